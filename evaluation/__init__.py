@@ -1,0 +1,3 @@
+"""Evaluation container for biomedical image-analysis challenges on grand-challenge.org."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,41 @@
+"""The registry of challenges: every ``Challenge`` subclass with a ``name`` defined in a module of
+this package. Adding a challenge means adding one module; nothing here changes."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import cache
+
+from evaluation.challenges.base import Challenge
+from evaluation.errors import ConfigurationError
+
+
+def _subclasses(cls: type[Challenge]) -> list[type[Challenge]]:
+    found = []
+    for sub in cls.__subclasses__():
+        found.append(sub)
+        found.extend(_subclasses(sub))
+    return found
+
+
+@cache
+def registry() -> dict[str, type[Challenge]]:
+    """``{name: challenge class}`` for every challenge module of this package."""
+    for module in pkgutil.iter_modules(__path__):
+        if module.name != "base":
+            importlib.import_module(f"{__name__}.{module.name}")
+    return {cls.name: cls for cls in _subclasses(Challenge) if "name" in cls.__dict__}
+
+
+def names() -> list[str]:
+    """The challenge names, sorted."""
+    return sorted(registry())
+
+
+def get(name: str) -> Challenge:
+    """A new instance of challenge ``name``."""
+    try:
+        return registry()[name]()
+    except KeyError:
+        raise ConfigurationError(f"Unknown challenge '{name}'; known: {', '.join(names())}.") from None

@@ -1,0 +1,130 @@
+"""What a challenge declares: its phase (sockets, leaderboard settings), options with defaults,
+how it loads its reference, turns the input into per-case tasks, scores a case and aggregates.
+
+The runner calls ``prepare`` once (reading predictions.json and matching jobs to cases), maps
+``score_case`` over the tasks in worker processes, then calls ``aggregate`` once.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from evaluation.errors import ConfigurationError
+from evaluation.platform.predictions import Socket
+
+
+@dataclass(frozen=True)
+class Option:
+    """A documented challenge option, overridable with ``--set name=value``."""
+
+    name: str
+    default: Any
+    help: str
+    choices: tuple[Any, ...] | None = None
+
+    def parse(self, text: str) -> Any:
+        """``text`` converted to the default's type and checked against ``choices``."""
+        kind = type(self.default)
+        try:
+            if kind is bool:
+                lowered = text.strip().lower()
+                if lowered not in ("true", "false", "1", "0", "yes", "no"):
+                    raise ValueError(text)
+                value: Any = lowered in ("true", "1", "yes")
+            elif kind in (int, float):
+                value = kind(text)
+            else:
+                value = text
+        except ValueError:
+            raise ConfigurationError(f"Option {self.name} expects a {kind.__name__}, got '{text}'.") from None
+        if self.choices is not None and value not in self.choices:
+            allowed = ", ".join(str(choice) for choice in self.choices)
+            raise ConfigurationError(f"Option {self.name} must be one of {allowed}; got '{text}'.")
+        return value
+
+
+@dataclass(frozen=True)
+class Phase:
+    """The phase settings on grand-challenge.org, in the platform's own field names."""
+
+    inputs: tuple[Socket, ...]
+    outputs: tuple[Socket, ...]
+    score_title: str
+    score_jsonpath: str
+    score_default_sort: str = "desc"
+    score_decimal_places: int = 4
+    score_error_jsonpath: str | None = None
+    extra_results_columns: tuple[Mapping[str, Any], ...] = ()
+    scoring_method_choice: str = "abs"
+    prediction_file: bool = False
+
+    @property
+    def ranked_paths(self) -> tuple[str, ...]:
+        """Every metrics.json path the leaderboard reads and ranks on."""
+        extra = tuple(
+            column["path"] for column in self.extra_results_columns if not column.get("exclude_from_ranking")
+        )
+        return (self.score_jsonpath, *extra)
+
+
+@dataclass(frozen=True)
+class CaseTask:
+    """One unit of per-case work sent to a worker process (everything in it must pickle)."""
+
+    case: str
+    payload: Any = None
+
+
+@dataclass
+class Prepared:
+    """What ``prepare`` found: the tasks to score and the reference cases without a prediction."""
+
+    tasks: list[CaseTask]
+    missing: list[str] = field(default_factory=list)
+
+
+class Challenge(ABC):
+    """Base of every challenge module in ``evaluation/challenges/``."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    phase: ClassVar[Phase]
+    options: ClassVar[tuple[Option, ...]] = ()
+
+    def settings(self, overrides: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """The option values in force: defaults, then ``--set`` overrides (unknown names refused)."""
+        by_name = {option.name: option for option in self.options}
+        values = {option.name: option.default for option in self.options}
+        for key, text in (overrides or {}).items():
+            if key not in by_name:
+                known = ", ".join(by_name) or "none"
+                raise ConfigurationError(f"{self.name} has no option '{key}' (options: {known}).")
+            values[key] = by_name[key].parse(text)
+        return values
+
+    @abstractmethod
+    def load_reference(self, ground_truth: Path, settings: Mapping[str, Any]) -> Any:
+        """Read the ground truth once (organizer data: problems are ``ConfigurationError``)."""
+
+    @abstractmethod
+    def prepare(self, input_dir: Path, reference: Any, settings: Mapping[str, Any]) -> Prepared:
+        """Read predictions.json (or the prediction file), match to the reference, build tasks."""
+
+    @staticmethod
+    @abstractmethod
+    def score_case(task: CaseTask, settings: Mapping[str, Any]) -> Any:
+        """Score one case in a worker process; must be a plain function of its arguments."""
+
+    @abstractmethod
+    def aggregate(
+        self,
+        results: Mapping[str, Any],
+        missing: Sequence[str],
+        reference: Any,
+        settings: Mapping[str, Any],
+    ) -> dict[str, Any]:
+        """The metrics document from the per-case results (in reference order)."""

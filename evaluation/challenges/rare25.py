@@ -1,0 +1,282 @@
+"""RARE25: early neoplasia in Barrett's esophagus, PPV at 90% recall under a 1:100 prevalence.
+
+Reference: TUE-VCA/Grand-Challenge-RARE25, open-development-phase/example-evaluation-method/
+evaluate.py (``bootstrap_metrics``); choices and options: ../shared/spec/challenges.md (RARE25).
+
+- ``protocol=official``: per iteration draw 10 neoplastic and 10 * 100 NDBE patients with
+  replacement (neoplastic first), take every frame of every drawn patient, and compute AUROC, AUPRC
+  and PPV@90; 1000 iterations; medians and 2.5/97.5 percentiles. With ``rng=legacy`` the draws are
+  those of ``np.random.seed(seed)`` followed by the official loop (``np.random.choice`` is
+  ``RandomState.randint`` over the patient list), patients listed in order of first appearance,
+  frames concatenated by stack name, then by frame index.
+- ``protocol=website``: every NDBE frame once plus ``max(1, round(n_ndbe / 100))`` neoplastic frames
+  drawn with replacement, 1000 iterations (the challenge website's description).
+
+The iterations are computed at once from integer weights (evaluation/metrics/precision_recall.py),
+not by 3000 scikit-learn calls; the full-dataset values use scikit-learn directly.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from evaluation.challenges.base import CaseTask, Challenge, Option, Phase, Prepared
+from evaluation.errors import ConfigurationError, SubmissionError
+from evaluation.metrics.precision_recall import PPV_METHODS, CurveMetrics, curve_metrics, weighted_curve_metrics
+from evaluation.platform.matching import match_jobs
+from evaluation.platform.predictions import Job, Socket, load_jobs
+from evaluation.platform.sockets import finite_number, output_path, parse_json_bytes
+
+INPUT = Socket(
+    "stacked-barretts-esophagus-endoscopy-images",
+    "images/stacked-barretts-esophagus-endoscopy",
+    "Image",
+    "Image",
+)
+OUTPUT = Socket(
+    "stacked-neoplastic-lesion-likelihoods",
+    "stacked-neoplastic-lesion-likelihoods.json",
+    "Anything",
+    "File",
+)
+METADATA_FILE = "val_metadata.json"
+STACK_SUFFIXES = (".tiff", ".tif", ".mha")
+TARGET_RECALL = 0.9
+
+
+@dataclass(frozen=True)
+class Stack:
+    """One ground-truth stack: frame labels (1 = neo) and patients, in frame-index order."""
+
+    labels: np.ndarray
+    patients: tuple[str, ...]
+
+
+def _load_metadata(ground_truth: Path) -> dict[str, Stack]:
+    path = ground_truth / METADATA_FILE
+    if not path.is_file():
+        raise ConfigurationError(f"The RARE25 ground truth has no {METADATA_FILE}.")
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        stacks = {}
+        for name, frames in document.items():
+            frames = sorted(frames, key=lambda frame: int(frame["index"]))
+            classes = [frame["class"] for frame in frames]
+            if set(classes) - {"ndbe", "neo"}:
+                raise ValueError("class is not 'ndbe' or 'neo'")
+            stacks[name] = Stack(
+                labels=np.array([c == "neo" for c in classes], dtype=np.int8),
+                patients=tuple(str(frame["patient_id"]) for frame in frames),
+            )
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise ConfigurationError(f"The RARE25 ground truth {METADATA_FILE} is malformed ({error}).") from None
+    if not stacks:
+        raise ConfigurationError(f"The RARE25 ground truth {METADATA_FILE} lists no stack.")
+    return dict(sorted(stacks.items()))
+
+
+def _stack_of_job(reference: Mapping[str, Stack]):
+    def stack(job: Job) -> str:
+        name = job.input_name(INPUT.slug)
+        if name in reference:
+            return name
+        stem = next((name[: -len(s)] for s in STACK_SUFFIXES if name.lower().endswith(s)), name)
+        matches = [key for key in reference if key == stem or key.rsplit(".", 1)[0] == stem]
+        return matches[0] if len(matches) == 1 else name
+
+    return stack
+
+
+def read_likelihoods(path: Path, n_frames: int, stack: str) -> np.ndarray:
+    """The stack's likelihoods: a JSON list of finite numbers, exactly one per frame."""
+    values = parse_json_bytes(path.read_bytes(), f"The likelihoods of stack {stack}", stack)
+    if not isinstance(values, list):
+        raise SubmissionError(f"The likelihoods of stack {stack} are not a JSON list of numbers.", stack)
+    if len(values) != n_frames:
+        raise SubmissionError(
+            f"Stack {stack} has {n_frames} frames but {len(values)} likelihoods were given.", stack
+        )
+    for position, value in enumerate(values):
+        finite_number(value, f"Likelihood {position} of stack {stack}", stack)
+    return np.asarray(values, dtype=float)
+
+
+def _draw_patients(
+    neo: int, ndbe: int, iterations: int, sample_size: int, ratio: int, rng: str, seed: int
+) -> np.ndarray:
+    """Patient draws, neoplastic then NDBE per iteration: (iterations, sample_size * (1 + ratio)),
+    indices into the neoplastic list followed by ``neo +`` indices into the NDBE list."""
+    n_ndbe_draws = sample_size * ratio
+    if rng == "legacy":
+        # np.random.choice(population, size, replace=True) draws RandomState.randint(0, len, size);
+        # the two calls per iteration interleave, so the stream is consumed in the official order.
+        state = np.random.RandomState(seed)
+        draws = np.empty((iterations, sample_size + n_ndbe_draws), dtype=np.int64)
+        for iteration in range(iterations):
+            draws[iteration, :sample_size] = state.randint(0, neo, size=sample_size)
+            draws[iteration, sample_size:] = neo + state.randint(0, ndbe, size=n_ndbe_draws)
+        return draws
+    generator = np.random.default_rng(seed)
+    return np.hstack(
+        [
+            generator.integers(0, neo, size=(iterations, sample_size)),
+            neo + generator.integers(0, ndbe, size=(iterations, n_ndbe_draws)),
+        ]
+    )
+
+
+def official_bootstrap_weights(
+    labels: np.ndarray, patients: Sequence[str], settings: Mapping[str, Any]
+) -> np.ndarray:
+    """Frame weights (iterations x frames): how often each frame is in each iteration's sample."""
+    first_seen: dict[str, int] = {}
+    for patient in patients:
+        first_seen.setdefault(patient, len(first_seen))
+    patient_index = np.array([first_seen[p] for p in patients])
+    neoplastic = np.zeros(len(first_seen), dtype=bool)
+    np.logical_or.at(neoplastic, patient_index, labels.astype(bool))
+    neo_patients, ndbe_patients = np.flatnonzero(neoplastic), np.flatnonzero(~neoplastic)
+    if neo_patients.size == 0 or ndbe_patients.size == 0:
+        raise ConfigurationError("The RARE25 ground truth needs both neoplastic and NDBE patients.")
+    draws = _draw_patients(
+        neo_patients.size,
+        ndbe_patients.size,
+        settings["iterations"],
+        settings["sample_size"],
+        settings["imbalance_ratio"],
+        settings["rng"],
+        settings["seed"],
+    )
+    drawn_patients = np.concatenate([neo_patients, ndbe_patients])[draws]
+    counts = _row_counts(drawn_patients, len(first_seen))
+    return counts[:, patient_index]
+
+
+def website_bootstrap_weights(labels: np.ndarray, settings: Mapping[str, Any]) -> np.ndarray:
+    """Frame weights for the website protocol: NDBE frames once, neoplastic frames drawn."""
+    neo_frames = np.flatnonzero(labels == 1)
+    n_ndbe = int(np.count_nonzero(labels == 0))
+    if neo_frames.size == 0 or n_ndbe == 0:
+        raise ConfigurationError("The RARE25 ground truth needs both neoplastic and NDBE frames.")
+    size = max(1, round(n_ndbe / settings["imbalance_ratio"]))
+    iterations, seed = settings["iterations"], settings["seed"]
+    if settings["rng"] == "legacy":
+        state = np.random.RandomState(seed)
+        draws = np.stack([state.randint(0, neo_frames.size, size=size) for _ in range(iterations)])
+    else:
+        draws = np.random.default_rng(seed).integers(0, neo_frames.size, size=(iterations, size))
+    weights = _row_counts(neo_frames[draws], labels.size)
+    weights[:, labels == 0] = 1
+    return weights
+
+
+def _row_counts(indices: np.ndarray, width: int) -> np.ndarray:
+    """``counts[i, k]`` = occurrences of ``k`` in row ``i`` of ``indices``."""
+    rows = np.repeat(np.arange(indices.shape[0]), indices.shape[1])
+    return np.bincount(rows * width + indices.ravel(), minlength=indices.shape[0] * width).reshape(-1, width)
+
+
+def _summary(name: str, values: np.ndarray) -> dict[str, float]:
+    low, high = np.percentile(values, [2.5, 97.5])
+    return {
+        name: float(np.median(values)),
+        f"{name} 95% CI Lower Bound": float(low),
+        f"{name} 95% CI Upper Bound": float(high),
+    }
+
+
+class Rare25(Challenge):
+    name = "rare25"
+    title = "RARE25: early neoplasia in Barrett's esophagus (PPV at 90% recall)"
+    phase = Phase(
+        inputs=(INPUT,),
+        outputs=(OUTPUT,),
+        score_title="PPV@90 recall (median over 1000 bootstrap samples at 1:100 prevalence)",
+        score_jsonpath="Score",
+        score_default_sort="desc",
+        score_decimal_places=4,
+        extra_results_columns=(
+            {"title": "AUROC", "path": "AUROC", "order": "desc", "exclude_from_ranking": True},
+            {"title": "AUPRC", "path": "AUPRC", "order": "desc", "exclude_from_ranking": True},
+        ),
+    )
+    options = (
+        Option("protocol", "official", "bootstrap protocol: the official code's patient-level "
+               "bootstrap, or the website's frame-level one", ("official", "website")),
+        Option("seed", 0, "bootstrap seed"),
+        Option("rng", "legacy", "legacy: np.random.seed(seed) and the official loop's draws (reproducible "
+               "with the official code); generator: numpy.random.default_rng(seed)", ("legacy", "generator")),
+        Option("iterations", 1000, "bootstrap iterations"),
+        Option("sample_size", 10, "neoplastic patients drawn per iteration (official protocol)"),
+        Option("imbalance_ratio", 100, "NDBE draws per neoplastic draw (prevalence 1:ratio)"),
+        Option("ppv_at_recall", "interp", "interp: np.interp on the PR curve as the official code "
+               "(quirks kept); max_precision: best precision with recall >= 0.9", PPV_METHODS),
+    )
+
+    def load_reference(self, ground_truth: Path, settings: Mapping[str, Any]) -> dict[str, Stack]:
+        for key in ("iterations", "sample_size", "imbalance_ratio"):
+            if settings[key] < 1:
+                raise ConfigurationError(f"Option {key} must be at least 1.")
+        return _load_metadata(ground_truth)
+
+    def prepare(self, input_dir: Path, reference: Mapping[str, Stack], settings: Mapping[str, Any]) -> Prepared:
+        matched = match_jobs(load_jobs(input_dir), _stack_of_job(reference), reference)
+        if matched.missing:
+            raise SubmissionError(
+                f"No algorithm job for stack {', '.join(matched.missing)}; every stack needs likelihoods.",
+                matched.missing[0],
+            )
+        tasks = []
+        for stack, job in matched.jobs.items():
+            path = output_path(input_dir, job, OUTPUT.slug, stack)
+            if path is None or not path.is_file():
+                raise SubmissionError(f"Stack {stack} has no output file {OUTPUT.relative_path}.", stack)
+            tasks.append(CaseTask(stack, (path, reference[stack].labels.size)))
+        return Prepared(tasks)
+
+    @staticmethod
+    def score_case(task: CaseTask, settings: Mapping[str, Any]) -> np.ndarray:
+        path, n_frames = task.payload
+        return read_likelihoods(path, n_frames, task.case)
+
+    def aggregate(
+        self,
+        results: Mapping[str, np.ndarray],
+        missing: Sequence[str],
+        reference: Mapping[str, Stack],
+        settings: Mapping[str, Any],
+    ) -> dict[str, Any]:
+        stacks = sorted(results)  # jobs by input image name, frames by index (challenges.md)
+        labels = np.concatenate([reference[s].labels for s in stacks])
+        scores = np.concatenate([results[s] for s in stacks])
+        patients = [p for s in stacks for p in reference[s].patients]
+        method = settings["ppv_at_recall"]
+        full = curve_metrics(labels, scores, TARGET_RECALL, method)
+        if settings["protocol"] == "official":
+            weights = official_bootstrap_weights(labels, patients, settings)
+        else:
+            weights = website_bootstrap_weights(labels, settings)
+        boot: CurveMetrics = weighted_curve_metrics(labels, scores, weights, TARGET_RECALL, method)
+        ppv = _summary("PPV@90RECALL", boot.ppv)
+        return {
+            "Score": ppv["PPV@90RECALL"],
+            **ppv,
+            **_summary("AUROC", boot.auroc),
+            **_summary("AUPRC", boot.auprc),
+            "AUROC Full Dataset": float(full.auroc[0]),
+            "AUPRC Full Dataset": float(full.auprc[0]),
+            "PPV@90RECALL Full Dataset": float(full.ppv[0]),
+            "settings": {"challenge": self.name, "target_recall": TARGET_RECALL, **settings},
+            "dataset": {
+                "stacks": len(stacks),
+                "frames": int(labels.size),
+                "neoplastic_frames": int(labels.sum()),
+                "patients": len(set(patients)),
+            },
+        }

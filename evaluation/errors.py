@@ -1,0 +1,31 @@
+"""Errors whose message is shown to participants.
+
+The platform shows participants only the last non-empty stderr line (cut at 1,024 characters), so
+every problem with a submission is raised as an :class:`EvaluationError` whose text is one
+participant-safe sentence naming the case; the CLI prints it last and exits non-zero.
+"""
+
+from __future__ import annotations
+
+
+class EvaluationError(Exception):
+    """A problem with a submission (or its evaluation) that a participant may read.
+
+    The message must be one line, name the case when there is one, and never contain a
+    ground-truth value.
+    """
+
+    def __init__(self, message: str, case: str | None = None) -> None:
+        message = " ".join(str(message).split())
+        if case is not None and case not in message:
+            message = f"Case {case}: {message}"
+        super().__init__(message)
+        self.case = case
+
+
+class SubmissionError(EvaluationError):
+    """The participant's outputs are malformed, missing or do not match the reference."""
+
+
+class ConfigurationError(EvaluationError):
+    """The organizer's settings or ground truth are wrong (not the participant's fault)."""

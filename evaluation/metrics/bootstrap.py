@@ -1,0 +1,27 @@
+"""Seeded bootstrap resampling and percentile intervals.
+
+Bootstraps resample per-case results (never re-read or recompute images): draw an index matrix
+once, then evaluate a vectorised statistic on it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def resample_indices(n_cases: int, n_resamples: int, seed: int) -> np.ndarray:
+    """``(n_resamples, n_cases)`` indices drawn with replacement by ``numpy.random.default_rng(seed)``."""
+    if n_cases < 1:
+        raise ValueError("cannot resample an empty set of cases")
+    return np.random.default_rng(seed).integers(0, n_cases, size=(n_resamples, n_cases))
+
+
+def percentile_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """The central ``level`` percentile interval (numpy ``linear`` = R type 7), NaNs ignored."""
+    tail = 100.0 * (1.0 - level) / 2.0
+    finite = np.asarray(values, dtype=float)
+    finite = finite[np.isfinite(finite)]
+    if finite.size == 0:
+        return float("nan"), float("nan")
+    low, high = np.percentile(finite, [tail, 100.0 - tail])
+    return float(low), float(high)

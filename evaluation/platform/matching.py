@@ -1,0 +1,46 @@
+"""Map algorithm jobs to reference cases and check completeness.
+
+Nothing in predictions.json names the ground-truth case; the convention is the input's original
+file name (``Job.input_name``). A job may carry several cases. A case claimed by two jobs, or a
+case the reference does not know, is an error; reference cases without a job are returned as
+missing so the challenge can apply its missing policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from evaluation.errors import SubmissionError
+from evaluation.platform.predictions import Job
+
+
+@dataclass(frozen=True)
+class Matched:
+    """Jobs by reference case (each case exactly once), and the reference cases without a job."""
+
+    jobs: dict[str, Job]
+    missing: list[str]
+
+
+def match_jobs(
+    jobs: Iterable[Job],
+    cases_of_job: Callable[[Job], str | list[str]],
+    reference_cases: Iterable[str],
+) -> Matched:
+    """Assign each job to the reference case(s) it names; reference order is kept."""
+    reference = list(reference_cases)
+    known = set(reference)
+    by_case: dict[str, Job] = {}
+    for job in jobs:
+        cases = cases_of_job(job)
+        for case in [cases] if isinstance(cases, str) else cases:
+            if case not in known:
+                raise SubmissionError(f"job {job.pk} is for '{case}', which is not in the reference.", case)
+            if case in by_case:
+                raise SubmissionError(
+                    f"two jobs ({by_case[case].pk} and {job.pk}) are for the same case.", case
+                )
+            by_case[case] = job
+    ordered = {case: by_case[case] for case in reference if case in by_case}
+    return Matched(jobs=ordered, missing=[case for case in reference if case not in by_case])

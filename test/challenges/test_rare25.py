@@ -1,0 +1,251 @@
+"""RARE25 end to end through the command line: golden numbers from the official code, bad input."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import DEMO_INPUT, GROUND_TRUTH
+from oracles.rare25_official import official_bootstrap, summary
+
+from evaluation.challenges.rare25 import INPUT, OUTPUT, official_bootstrap_weights, website_bootstrap_weights
+from evaluation.platform.layout import JobSpec, write_input
+
+# Issue 2's bootstrap example; numbers computed with the official evaluate.py right after
+# np.random.seed(0) (10 neoplastic : 1000 NDBE patients per iteration, 1000 iterations).
+GOLDEN_PATIENTS = {
+    "n1": [0.9, 0.8], "n2": [0.7, 0.4], "n3": [0.95, 0.6], "n4": [0.3, 0.85],
+    "d1": [0.1, 0.2, 0.5], "d2": [0.05, 0.65, 0.15], "d3": [0.35, 0.25, 0.12],
+    "d4": [0.45, 0.02, 0.08], "d5": [0.75, 0.11, 0.09], "d6": [0.03, 0.04, 0.55],
+}  # fmt: skip
+GOLDEN = {
+    "Score": 0.01768172888015717,
+    "AUROC Full Dataset": 0.9027777777777778,
+    "AUPRC Full Dataset": 0.8422619047619048,
+    "PPV@90RECALL Full Dataset": 0.545054945054945,
+}
+OFFICIAL_KEYS = [
+    "Score", "PPV@90RECALL", "PPV@90RECALL 95% CI Lower Bound", "PPV@90RECALL 95% CI Upper Bound",
+    "AUROC", "AUROC 95% CI Lower Bound", "AUROC 95% CI Upper Bound", "AUPRC", "AUPRC 95% CI Lower Bound",
+    "AUPRC 95% CI Upper Bound", "AUROC Full Dataset", "AUPRC Full Dataset", "PPV@90RECALL Full Dataset",
+]  # fmt: skip
+
+
+def make_case(root: Path, stacks: dict[str, list[tuple[str, str, float]]], jobs: list[JobSpec] | None = None):
+    """Ground truth and a submission for ``{stack: [(patient, class, likelihood), ...]}``."""
+    ground_truth, input_dir = root / "gt", root / "input"
+    ground_truth.mkdir(parents=True)
+    metadata = {
+        stack: [
+            {"filename": f"{stack}-{i}.png", "index": i, "class": cls, "patient_id": patient}
+            for i, (patient, cls, _) in enumerate(frames)
+        ]
+        for stack, frames in stacks.items()
+    }
+    (ground_truth / "val_metadata.json").write_text(json.dumps(metadata))
+    if jobs is None:
+        jobs = [
+            JobSpec({INPUT: stack}, {OUTPUT: [score for _, _, score in frames]}) for stack, frames in stacks.items()
+        ]
+    write_input(input_dir, jobs)
+    return ground_truth, input_dir
+
+
+def golden_stacks() -> dict[str, list[tuple[str, str, float]]]:
+    frames = [(p, "neo" if p.startswith("n") else "ndbe", s) for p, scores in GOLDEN_PATIENTS.items() for s in scores]
+    return {"stack_a.tiff": frames[:9], "stack_b.tiff": frames[9:]}
+
+
+def test_official_bootstrap_golden(tmp_path, evaluate_cli):
+    ground_truth, input_dir = make_case(tmp_path, golden_stacks())
+    run = evaluate_cli("rare25", input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 0, run.stderr
+    for key, expected in GOLDEN.items():
+        assert run.metrics[key] == pytest.approx(expected, abs=1e-12)
+    assert run.metrics["settings"]["seed"] == 0 and run.metrics["settings"]["rng"] == "legacy"
+    assert list(run.metrics)[: len(OFFICIAL_KEYS)] == OFFICIAL_KEYS
+
+
+def test_demo_equals_official_loop_on_every_key(evaluate_cli):
+    """The bundled demo (1,086 frames, 40 patients) against the official algorithm run as a loop."""
+    run = evaluate_cli("rare25", DEMO_INPUT / "rare25")
+    assert run.exit_code == 0, run.stderr
+    metadata = json.loads((GROUND_TRUTH / "rare25" / "val_metadata.json").read_text())
+    by_stack = {}
+    for job in json.loads((DEMO_INPUT / "rare25" / "predictions.json").read_text()):
+        path = DEMO_INPUT / "rare25" / job["pk"] / "output" / OUTPUT.relative_path
+        by_stack[job["inputs"][0]["image"]["name"]] = json.loads(path.read_text())
+    labels, scores, patients = [], [], []
+    for stack in sorted(metadata):
+        frames = sorted(metadata[stack], key=lambda f: f["index"])
+        labels += [f["class"] == "neo" for f in frames]
+        patients += [f["patient_id"] for f in frames]
+        scores += by_stack[stack]
+    reference = summary(*official_bootstrap(np.array(labels, dtype=int), np.array(scores), patients))
+    for key in OFFICIAL_KEYS:
+        assert run.metrics[key] == pytest.approx(reference[key], abs=1e-12), key
+    expected_file = Path(__file__).resolve().parents[1] / "expected" / "rare25" / "metrics.json"
+    assert json.loads(expected_file.read_text()) == run.metrics, "test/expected/rare25 is stale"
+
+
+def test_same_input_same_bytes(evaluate_cli):
+    first = evaluate_cli("rare25", DEMO_INPUT / "rare25")
+    second = evaluate_cli("rare25", DEMO_INPUT / "rare25", "--workers", "1")
+    assert (first.output / "metrics.json").read_bytes() == (second.output / "metrics.json").read_bytes()
+
+
+def test_options_change_the_protocol_and_are_recorded(tmp_path, evaluate_cli):
+    ground_truth, input_dir = make_case(tmp_path, golden_stacks())
+    base = evaluate_cli("rare25", input_dir, ground_truth=ground_truth).metrics
+    other_seed = evaluate_cli("rare25", input_dir, "--set", "seed=7", ground_truth=ground_truth).metrics
+    generator = evaluate_cli("rare25", input_dir, "--set", "rng=generator", ground_truth=ground_truth).metrics
+    website = evaluate_cli("rare25", input_dir, "--set", "protocol=website", ground_truth=ground_truth).metrics
+    bootstrap_keys = [key for key in OFFICIAL_KEYS if "Full" not in key]
+    assert other_seed["settings"]["seed"] == 7
+    assert [other_seed[k] for k in bootstrap_keys] != [base[k] for k in bootstrap_keys]
+    assert generator["settings"]["rng"] == "generator"
+    assert website["settings"]["protocol"] == "website"
+    for metrics in (other_seed, generator, website):
+        assert metrics["AUROC Full Dataset"] == base["AUROC Full Dataset"]
+
+
+def test_official_weights_are_patient_draws():
+    labels = np.array([1, 1, 0, 0, 0, 1, 0])
+    patients = ["a", "a", "b", "c", "c", "d", "d"]
+    settings = {"iterations": 50, "sample_size": 3, "imbalance_ratio": 2, "rng": "legacy", "seed": 1}
+    weights = official_bootstrap_weights(labels, patients, settings)
+    # frames of one patient always share a weight; 3 neoplastic and 6 NDBE patients per iteration
+    assert (weights[:, 0] == weights[:, 1]).all() and (weights[:, 3] == weights[:, 4]).all()
+    assert (weights[:, [0, 5]].sum(axis=1) == 3).all()
+    assert (weights[:, [2, 3]].sum(axis=1) == 6).all()
+    # the legacy stream is np.random.choice's, in the official loop's order
+    np.random.seed(1)
+    first_neo = np.random.choice(["a", "d"], size=3, replace=True)
+    assert weights[0, 0] == list(first_neo).count("a")
+
+
+def test_website_weights_keep_ndbe_once_and_draw_neoplastic_frames():
+    labels = np.array([0] * 250 + [1] * 4)
+    settings = {"iterations": 20, "imbalance_ratio": 100, "rng": "generator", "seed": 0}
+    weights = website_bootstrap_weights(labels, settings)
+    assert (weights[:, :250] == 1).all()
+    assert (weights[:, 250:].sum(axis=1) == round(250 / 100)).all()
+
+
+# --- bad input: exit 1, no metrics.json, last stderr line names the stack ---------------------------
+
+
+def _stack_frames(n: int = 4):
+    return {"s1.tiff": [("p1", "neo", 0.9), ("p2", "ndbe", 0.1)] * (n // 2), "s2.tiff": [("p3", "ndbe", 0.2)] * n}
+
+
+def _corrupt(input_dir: Path, stack_index: int, text: str) -> None:
+    document = json.loads((input_dir / "predictions.json").read_text())
+    pk = document[stack_index]["pk"]
+    (input_dir / pk / "output" / OUTPUT.relative_path).write_text(text)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("[0.5, NaN, 0.1, 0.2]", "contains NaN"),
+        ("[0.5, Infinity, 0.1, 0.2]", "contains Infinity"),
+        ("[0.5, 1e999, 0.1, 0.2]", "Likelihood 1 of stack s1.tiff is not a finite number"),
+        ('[0.5, "0.3", 0.1, 0.2]', "Likelihood 1 of stack s1.tiff is not a number"),
+        ("[0.5, true, 0.1, 0.2]", "Likelihood 1 of stack s1.tiff is not a number"),
+        ("[0.5, 0.3, 0.1, 0.2, 0.7]", "Stack s1.tiff has 4 frames but 5 likelihoods"),
+        ("[0.5, 0.3, 0.1]", "Stack s1.tiff has 4 frames but 3 likelihoods"),
+        ('{"a": 1}', "not a JSON list"),
+        ("[0.5, 0.3,", "not valid JSON"),
+    ],
+)
+def test_bad_likelihoods(tmp_path, evaluate_cli, content, message):
+    ground_truth, input_dir = make_case(tmp_path, _stack_frames())
+    _corrupt(input_dir, 0, content)
+    run = evaluate_cli("rare25", input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 1 and not run.wrote_metrics
+    assert message in run.last_error_line and "s1.tiff" in run.last_error_line
+
+
+def _jobs(*pairs):
+    return [JobSpec({INPUT: stack}, {OUTPUT: scores} if scores is not None else {}) for stack, scores in pairs]
+
+
+@pytest.mark.parametrize(
+    ("jobs", "message"),
+    [
+        (_jobs(("s1.tiff", [0.1] * 4)), "No algorithm job for stack s2.tiff"),
+        (_jobs(("s1.tiff", [0.1] * 4), ("s2.tiff", [0.1] * 4), ("s9.tiff", [0.1])), "s9.tiff"),
+        (_jobs(("s1.tiff", [0.1] * 4), ("s2.tiff", [0.1] * 4), ("s2.tiff", [0.1] * 4)), "two jobs"),
+        (_jobs(("s1.tiff", [0.1] * 4), ("s2.tiff", None)), "Stack s2.tiff has no output file"),
+        ([], "No algorithm job for stack s1.tiff, s2.tiff"),
+    ],
+)
+def test_bad_jobs(tmp_path, evaluate_cli, jobs, message):
+    ground_truth, input_dir = make_case(tmp_path, _stack_frames(), jobs=jobs)
+    run = evaluate_cli("rare25", input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 1 and not run.wrote_metrics
+    assert message in run.last_error_line
+
+
+def test_unknown_stack_is_named(tmp_path, evaluate_cli):
+    jobs = _jobs(("s1.tiff", [0.1] * 4), ("s2.tiff", [0.1] * 4), ("s9.tiff", [0.1]))
+    ground_truth, input_dir = make_case(tmp_path, _stack_frames(), jobs=jobs)
+    line = evaluate_cli("rare25", input_dir, ground_truth=ground_truth).last_error_line
+    assert "'s9.tiff', which is not in the reference" in line
+
+
+def test_missing_output_file_on_disk(tmp_path, evaluate_cli):
+    ground_truth, input_dir = make_case(tmp_path, _stack_frames())
+    pk = json.loads((input_dir / "predictions.json").read_text())[1]["pk"]
+    (input_dir / pk / "output" / OUTPUT.relative_path).unlink()
+    run = evaluate_cli("rare25", input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 1 and "Stack s2.tiff has no output file" in run.last_error_line
+
+
+@pytest.mark.parametrize("text", ["{not json", '{"pk": 1}', "[1, 2]", '[{"pk": "a", "inputs": 3}]'])
+def test_malformed_predictions_json(tmp_path, evaluate_cli, text):
+    ground_truth, input_dir = make_case(tmp_path, _stack_frames())
+    (input_dir / "predictions.json").write_text(text)
+    run = evaluate_cli("rare25", input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 1 and not run.wrote_metrics
+    assert run.last_error_line.startswith("predictions.json")
+    assert "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize("escape", ["relative", "symlink"])
+def test_output_path_escaping_input(tmp_path, evaluate_cli, escape):
+    ground_truth, input_dir = make_case(tmp_path, _stack_frames())
+    outside = tmp_path / "secret.json"
+    outside.write_text("[0.1, 0.2, 0.3, 0.4]")
+    document = json.loads((input_dir / "predictions.json").read_text())
+    if escape == "relative":
+        document[0]["outputs"][0]["interface"]["relative_path"] = "../../../secret.json"
+        (input_dir / "predictions.json").write_text(json.dumps(document))
+    else:
+        target = input_dir / document[0]["pk"] / "output" / OUTPUT.relative_path
+        target.unlink()
+        target.symlink_to(outside)
+    run = evaluate_cli("rare25", input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 1 and not run.wrote_metrics
+    assert "points outside the input folder" in run.last_error_line and "s1.tiff" in run.last_error_line
+
+
+def test_empty_input_folder(tmp_path, evaluate_cli):
+    ground_truth, input_dir = make_case(tmp_path, _stack_frames())
+    shutil.rmtree(input_dir)
+    input_dir.mkdir()
+    run = evaluate_cli("rare25", input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 1 and not run.wrote_metrics
+    assert "no predictions.json" in run.last_error_line
+
+
+def test_stack_name_without_suffix_in_reference(tmp_path, evaluate_cli):
+    stacks = {"s1": [("p1", "neo", 0.9), ("p2", "ndbe", 0.1)], "s2": [("p3", "ndbe", 0.2)]}
+    jobs = _jobs(("s1.tiff", [0.9, 0.1]), ("s2.tif", [0.2]))
+    ground_truth, input_dir = make_case(tmp_path, stacks, jobs=jobs)
+    run = evaluate_cli("rare25", input_dir, "--set", "iterations=5", ground_truth=ground_truth)
+    assert run.exit_code == 0, run.stderr

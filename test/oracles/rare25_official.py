@@ -1,0 +1,48 @@
+"""The RARE25 official bootstrap restated as a plain loop, as an oracle for tests and benchmarks.
+
+Semantics of TUE-VCA/Grand-Challenge-RARE25, open-development-phase/example-evaluation-method/
+evaluate.py (``bootstrap_metrics``): global ``np.random`` draws with ``np.random.choice``, three
+scikit-learn calls per iteration. Written from its description, not copied; deliberately slow.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.metrics import average_precision_score, precision_recall_curve, roc_auc_score
+
+
+def ppv90(labels, scores) -> float:
+    precisions, recalls, _ = precision_recall_curve(labels, scores)
+    return float(np.interp(0.9, recalls[::-1], precisions[::-1]))
+
+
+def official_bootstrap(labels, scores, patients, iterations=1000, sample_size=10, ratio=100, seed=0):
+    """(per-iteration array of (auroc, auprc, ppv90), full-data (auroc, auprc, ppv90))."""
+    labels, scores, patients = np.asarray(labels), np.asarray(scores), np.asarray(patients)
+    frames_of: dict = {}
+    for index, patient in enumerate(patients):
+        frames_of.setdefault(patient, []).append(index)
+    neo = [p for p, idx in frames_of.items() if labels[idx].any()]
+    ndbe = [p for p, idx in frames_of.items() if not labels[idx].any()]
+    full = (roc_auc_score(labels, scores), average_precision_score(labels, scores), ppv90(labels, scores))
+    np.random.seed(seed)
+    rows = []
+    for _ in range(iterations):
+        drawn = np.concatenate(
+            [np.random.choice(neo, size=sample_size, replace=True), np.random.choice(ndbe, size=sample_size * ratio)]
+        )
+        index = np.array([i for p in drawn for i in frames_of[p]])
+        y, s = labels[index], scores[index]
+        rows.append((roc_auc_score(y, s), average_precision_score(y, s), ppv90(y, s)))
+    return np.array(rows), full
+
+
+def summary(rows: np.ndarray, full) -> dict[str, float]:
+    """The official metrics.json keys from the loop's results."""
+    out = {"Score": float(np.median(rows[:, 2]))}
+    for column, name in ((2, "PPV@90RECALL"), (0, "AUROC"), (1, "AUPRC")):
+        out[name] = float(np.median(rows[:, column]))
+        out[f"{name} 95% CI Lower Bound"] = float(np.percentile(rows[:, column], 2.5))
+        out[f"{name} 95% CI Upper Bound"] = float(np.percentile(rows[:, column], 97.5))
+    out["AUROC Full Dataset"], out["AUPRC Full Dataset"], out["PPV@90RECALL Full Dataset"] = map(float, full)
+    return out

@@ -1,0 +1,47 @@
+"""The per-case process pool: results in order, and no hang on a stalled or dying worker."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import runner_cases
+
+from evaluation.challenges.base import CaseTask
+from evaluation.errors import EvaluationError
+from evaluation.runner import run_cases
+
+
+def _tasks(payloads):
+    return [CaseTask(f"case-{p}", p) for p in payloads]
+
+
+def test_results_in_task_order_with_progress():
+    lines: list[str] = []
+    results = run_cases(runner_cases.square, _tasks([3, 1, 2, 5]), {}, workers=2, case_timeout=60, log=lines.append)
+    assert list(results.items()) == [("case-3", 9), ("case-1", 1), ("case-2", 4), ("case-5", 25)]
+    assert "4/4 cases done" in lines[-1]
+
+
+def test_stalled_case_is_stopped_and_named():
+    start = time.monotonic()
+    with pytest.raises(EvaluationError, match=r"case-0 took longer than 2 s"):
+        run_cases(runner_cases.stall_on_payload_zero, _tasks([1, 0, 2]), {}, workers=2, case_timeout=2, log=print)
+    assert time.monotonic() - start < 20
+
+
+def test_dead_worker_is_reported_with_the_case():
+    with pytest.raises(EvaluationError, match=r"worker process died while evaluating case case-0"):
+        run_cases(runner_cases.die_on_payload_zero, _tasks([0]), {}, workers=1, case_timeout=60, log=print)
+
+
+def test_submission_error_passes_through():
+    with pytest.raises(EvaluationError, match=r"^Case case-0: the likelihoods are not a list\.$"):
+        run_cases(runner_cases.reject_payload_zero, _tasks([2, 0]), {}, workers=2, case_timeout=60, log=print)
+
+
+def test_unexpected_exception_is_an_internal_error_naming_the_case():
+    logged: list[str] = []
+    with pytest.raises(EvaluationError, match=r"internal error \(ZeroDivisionError\) while evaluating case case-0"):
+        run_cases(runner_cases.crash_on_payload_zero, _tasks([0]), {}, workers=1, case_timeout=60, log=logged.append)
+    assert "Traceback" in logged[0]
