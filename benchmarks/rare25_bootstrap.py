@@ -1,0 +1,91 @@
+"""RARE25 bootstrap: the vectorised implementation against the official algorithm's plain loop
+(three scikit-learn calls per iteration, test/oracles/rare25_official.py), on the bundled demo
+(1,086 frames, 40 patients) and on a larger synthetic set; checks the numbers agree and prints
+the speed-up. Goal (issue 2): at least 20x.
+
+Usage: .venv/bin/python benchmarks/rare25_bootstrap.py [--frames N] [--patients N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "test")]
+
+from oracles.rare25_official import official_bootstrap, summary  # noqa: E402
+
+from evaluation.challenges.rare25 import OUTPUT, Rare25, Stack  # noqa: E402
+
+
+def demo_data() -> tuple[np.ndarray, np.ndarray, list[str]]:
+    metadata = json.loads((REPO / "ground-truth/rare25/val_metadata.json").read_text())
+    likelihoods = {}
+    for job in json.loads((REPO / "test/input/rare25/predictions.json").read_text()):
+        path = REPO / "test/input/rare25" / job["pk"] / "output" / OUTPUT.relative_path
+        likelihoods[job["inputs"][0]["image"]["name"]] = json.loads(path.read_text())
+    labels, scores, patients = [], [], []
+    for stack in sorted(metadata):
+        frames = sorted(metadata[stack], key=lambda f: f["index"])
+        labels += [f["class"] == "neo" for f in frames]
+        patients += [f["patient_id"] for f in frames]
+        scores += likelihoods[stack]
+    return np.array(labels, dtype=int), np.array(scores), patients
+
+
+def synthetic_data(frames: int, patients: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    rng = np.random.default_rng(seed)
+    patient = np.sort(rng.integers(0, patients, frames))
+    neoplastic_patient = rng.random(patients) < 0.2
+    labels = (neoplastic_patient[patient] & (rng.random(frames) < 0.6)).astype(int)
+    scores = np.round(np.where(labels == 1, rng.beta(5, 2, frames), rng.beta(1.2, 6, frames)), 3)
+    return labels, scores, [f"P{p}" for p in patient]
+
+
+def ours(labels: np.ndarray, scores: np.ndarray, patients: list[str]) -> dict[str, float]:
+    challenge = Rare25()
+    settings = challenge.settings()
+    reference = {"stack": Stack(labels=labels, patients=tuple(patients))}
+    metrics = challenge.aggregate({"stack": scores}, [], reference, settings)
+    return {key: value for key, value in metrics.items() if isinstance(value, float)}
+
+
+def compare(name: str, labels: np.ndarray, scores: np.ndarray, patients: list[str]) -> float:
+    start = time.perf_counter()
+    reference = summary(*official_bootstrap(labels, scores, patients))
+    loop_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    result = ours(labels, scores, patients)
+    our_seconds = time.perf_counter() - start
+    worst = max(abs(result[key] - reference[key]) for key in reference)
+    status = f"{'identical' if worst <= 1e-12 else 'DIFFERENT'} (max |diff| {worst:.1e})"
+    ratio = loop_seconds / our_seconds
+    print(
+        f"{name}: {labels.size} frames, {len(set(patients))} patients | official loop {loop_seconds:.2f} s | "
+        f"vectorised {our_seconds:.3f} s | speed-up {ratio:.0f}x | numbers {status}"
+    )
+    if worst > 1e-12:
+        raise SystemExit(1)
+    return ratio
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=5000)
+    parser.add_argument("--patients", type=int, default=200)
+    arguments = parser.parse_args()
+    ratios = [
+        compare("demo", *demo_data()),
+        compare("synthetic", *synthetic_data(arguments.frames, arguments.patients)),
+    ]
+    print(f"goal >= 20x: {'met' if min(ratios) >= 20 else 'NOT met'} (lowest {min(ratios):.0f}x)")
+
+
+if __name__ == "__main__":
+    main()
