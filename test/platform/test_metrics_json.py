@@ -1,0 +1,50 @@
+"""metrics.json: plain numbers, the ranked-value guard, atomic writes."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from evaluation.errors import ConfigurationError
+from evaluation.platform.metrics_json import MISSING, dumps, json_safe, lookup, ranked_value_problem, write_metrics
+
+
+def test_numpy_scalars_become_plain_json():
+    document = {"a": np.float32(0.5), "b": np.int64(3), "c": np.bool_(True), "d": np.array([1.0, np.nan])}
+    assert json_safe(document) == {"a": 0.5, "b": 3, "c": True, "d": [1.0, None]}
+    assert json.loads(dumps(document))["d"] == [1.0, None]
+
+
+def test_lookup_walks_dict_keys_split_on_dots():
+    document = {"aggregates": {"dice": 0.5}, "a.b": 1, "list": [1]}
+    assert lookup(document, "aggregates.dice") == 0.5
+    assert lookup(document, "a.b") is MISSING
+    assert lookup(document, "list.0") is MISSING
+
+
+@pytest.mark.parametrize(
+    ("document", "problem"),
+    [
+        ({}, "missing"),
+        ({"score": None}, "null"),
+        ({"score": "0.5"}, "str"),
+        ({"score": float("nan")}, "not finite"),
+        ({"score": True}, "bool"),
+    ],
+)
+def test_ranked_value_problems(document, problem):
+    assert problem in ranked_value_problem(document, "score")
+
+
+def test_write_refuses_bad_ranked_value_and_writes_nothing(tmp_path):
+    with pytest.raises(ConfigurationError, match="'score' is not finite"):
+        write_metrics(tmp_path / "metrics.json", {"score": float("nan")}, ["score"])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_write_is_complete_and_leaves_no_temporary(tmp_path):
+    write_metrics(tmp_path / "metrics.json", {"score": np.float64(0.25), "other": float("inf")}, ["score"])
+    assert json.loads((tmp_path / "metrics.json").read_text()) == {"score": 0.25, "other": None}
+    assert [p.name for p in tmp_path.iterdir()] == ["metrics.json"]
