@@ -1,0 +1,47 @@
+"""``python -m evaluation.compare``: equal files, numbers off, missing keys, lists of other lengths."""
+
+from __future__ import annotations
+
+import json
+
+from evaluation.compare import main
+
+EXPECTED = {"Score": 0.5, "aggregates": {"dice": 0.75, "ranks": [1, 2]}, "settings": {"seed": 0}}
+
+
+def _files(tmp_path, actual):
+    (tmp_path / "e.json").write_text(json.dumps(EXPECTED))
+    (tmp_path / "a.json").write_text(json.dumps(actual))
+    return [str(tmp_path / "e.json"), str(tmp_path / "a.json")]
+
+
+def test_equal_files(tmp_path, capsys):
+    assert main(_files(tmp_path, EXPECTED)) == 0
+    assert "agrees" in capsys.readouterr().out
+
+
+def test_number_within_and_beyond_tolerance(tmp_path, capsys):
+    within = {**EXPECTED, "Score": 0.5 + 1e-12}
+    assert main(_files(tmp_path, within)) == 0
+    capsys.readouterr()
+    beyond = {**EXPECTED, "aggregates": {"dice": 0.7501, "ranks": [1, 2]}}
+    assert main(_files(tmp_path, beyond)) == 1
+    assert capsys.readouterr().out.splitlines() == ["aggregates.dice: expected 0.75, actual 0.7501 (|diff| 0.0001)"]
+    assert main([*_files(tmp_path, beyond), "--tol", "1e-3"]) == 0
+
+
+def test_missing_and_extra_keys(tmp_path, capsys):
+    actual = {"Score": 0.5, "aggregates": {"dice": 0.75, "ranks": [1, 2]}, "new": 1}
+    assert main(_files(tmp_path, actual)) == 1
+    assert capsys.readouterr().out.splitlines() == ['settings: missing (expected {"seed": 0})', "new: extra (actual 1)"]
+
+
+def test_list_of_different_length_and_type_changes(tmp_path, capsys):
+    actual = {"Score": None, "aggregates": {"dice": 0.75, "ranks": [1, 2, 3]}, "settings": {"seed": "0"}}
+    assert main(_files(tmp_path, actual)) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [
+        "Score: expected 0.5, actual null",
+        "aggregates.ranks: list of 2 expected, 3 actual",
+        'settings.seed: expected 0, actual "0"',
+    ]
