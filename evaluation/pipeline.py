@@ -45,6 +45,6 @@ def evaluate(
         log(f"{len(prepared.missing)} reference case(s) without a prediction: {', '.join(prepared.missing)}")
     results = run_cases(challenge.score_case, prepared.tasks, settings, workers, case_timeout, log)
     metrics = challenge.aggregate(results, prepared.missing, reference, settings)
-    write_metrics(output_dir / METRICS_FILE, metrics, challenge.phase.ranked_paths)
+    write_metrics(output_dir / METRICS_FILE, metrics, challenge.phase_for(settings).leaderboard_paths)
     log(f"Wrote {output_dir / METRICS_FILE} in {time.monotonic() - start:.1f} s")
     return metrics

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from evaluation.errors import ConfigurationError
-from evaluation.platform.predictions import Socket
+from evaluation.platform.predictions import Job, Socket
 
 
 @dataclass(frozen=True)
@@ -63,12 +63,35 @@ class Phase:
     prediction_file: bool = False
 
     @property
-    def ranked_paths(self) -> tuple[str, ...]:
-        """Every metrics.json path the leaderboard reads and ranks on."""
-        extra = tuple(
-            column["path"] for column in self.extra_results_columns if not column.get("exclude_from_ranking")
-        )
-        return (self.score_jsonpath, *extra)
+    def leaderboard_paths(self) -> tuple[str, ...]:
+        """Every metrics.json path the leaderboard reads: each must hold a finite number, or the
+        platform silently drops the submission (or shows an empty cell)."""
+        paths = [self.score_jsonpath, self.score_error_jsonpath]
+        for column in self.extra_results_columns:
+            paths += [column["path"], column.get("error_path")]
+        return tuple(path for path in paths if path)
+
+    def settings_json(self) -> dict[str, Any]:
+        """The phase form's fields, in the platform's names, plus the sockets."""
+
+        def sockets(items: tuple[Socket, ...]) -> list[dict[str, Any]]:
+            return [
+                {"slug": s.slug, "kind": s.kind, "super_kind": s.super_kind, "relative_path": s.relative_path}
+                for s in items
+            ]
+
+        return {
+            "submission_kind": "CSV" if self.prediction_file else "Algorithm",
+            "algorithm_inputs": sockets(self.inputs),
+            "algorithm_outputs": sockets(self.outputs),
+            "score_title": self.score_title,
+            "score_jsonpath": self.score_jsonpath,
+            "score_error_jsonpath": self.score_error_jsonpath or "",
+            "score_default_sort": self.score_default_sort,
+            "score_decimal_places": self.score_decimal_places,
+            "extra_results_columns": [dict(column) for column in self.extra_results_columns],
+            "scoring_method_choice": self.scoring_method_choice,
+        }
 
 
 @dataclass(frozen=True)
@@ -105,6 +128,19 @@ class Challenge(ABC):
                 raise ConfigurationError(f"{self.name} has no option '{key}' (options: {known}).")
             values[key] = by_name[key].parse(text)
         return values
+
+    def job_inputs(self, case: str) -> dict[Socket, str]:
+        """The input file names of a job for ``case`` (used to build platform inputs); by default the
+        case name itself for every input socket. Inverse of ``case_of_job``."""
+        return {socket: case for socket in self.phase.inputs}
+
+    def case_of_job(self, job: Job) -> str:
+        """The case a job is for: by default the name of its first input socket's file."""
+        return job.input_name(self.phase.inputs[0].slug)
+
+    def phase_for(self, settings: Mapping[str, Any]) -> Phase:
+        """The phase under ``settings`` (a challenge whose leaderboard depends on an option overrides)."""
+        return self.phase
 
     @abstractmethod
     def load_reference(self, ground_truth: Path, settings: Mapping[str, Any]) -> Any:

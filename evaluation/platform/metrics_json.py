@@ -73,9 +73,9 @@ def dumps(metrics: Mapping[str, Any]) -> str:
     return json.dumps(json_safe(metrics), indent=2, allow_nan=False) + "\n"
 
 
-def write_metrics(path: Path, metrics: Mapping[str, Any], ranked_paths: Iterable[str] = ()) -> None:
-    """Check the ranked paths, then write ``metrics`` to ``path`` atomically."""
-    for ranked in ranked_paths:
+def write_metrics(path: Path, metrics: Mapping[str, Any], leaderboard_paths: Iterable[str] = ()) -> None:
+    """Check the leaderboard paths, then write ``metrics`` to ``path`` atomically."""
+    for ranked in leaderboard_paths:
         problem = ranked_value_problem(metrics, ranked)
         if problem:
             raise ConfigurationError(

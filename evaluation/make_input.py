@@ -1,0 +1,102 @@
+"""``python -m evaluation.make_input --challenge NAME --outputs DIR --output DIR [--seed S]``
+
+Builds a submission in the platform's exact ``/input`` layout from plain algorithm outputs, so an
+organizer can test the container locally with what the platform will give it. ``DIR/<case>/``
+holds exactly what an algorithm wrote to ``/output`` for that case (``<case>`` is the challenge's
+case name: the stack name for RARE25, the patient id for HECKTOR, the image name for DigestPath):
+value and file outputs at their relative path (``rfs.json``), image outputs as a folder holding one
+image (``images/<socket>/<any name>.mha``). A socket whose file is absent gives a job without that
+output (the challenge's missing policy applies); a file no output socket knows, a value that is not
+JSON, or an image folder holding several images is an error naming the case. The same call with
+the same seed writes the same bytes.
+
+Prediction-file phases (ISIC) need no builder: put the participant's CSV at /input/predictions.csv.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from evaluation.challenges import get
+from evaluation.challenges.base import Challenge
+from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
+from evaluation.platform.layout import JobSpec, write_input
+from evaluation.platform.predictions import Socket
+from evaluation.platform.sockets import IMAGE_SUFFIXES, parse_json_bytes
+
+
+def _case_outputs(challenge: Challenge, case_dir: Path) -> dict[Socket, Any]:
+    case = case_dir.name
+    outputs: dict[Socket, Any] = {}
+    claimed: set[Path] = set()
+    for socket in challenge.phase.outputs:
+        path = case_dir / socket.relative_path
+        if socket.super_kind == "Image":
+            if not path.is_dir():
+                continue
+            files = sorted(p for p in path.iterdir() if p.is_file())
+            images = [p for p in files if p.name.lower().endswith(IMAGE_SUFFIXES)]
+            if len(images) != 1 or len(files) != 1:
+                raise SubmissionError(
+                    f"{path.relative_to(case_dir.parent)} must hold exactly one image; it holds {len(files)} files.",
+                    case,
+                )
+            outputs[socket] = images[0]
+            claimed.add(images[0])
+        elif path.is_file():
+            outputs[socket] = parse_json_bytes(path.read_bytes(), f"{socket.relative_path}", case)
+            claimed.add(path)
+    unknown = sorted(p for p in case_dir.rglob("*") if p.is_file() and p not in claimed)
+    if unknown:
+        names = ", ".join(str(p.relative_to(case_dir)) for p in unknown)
+        raise SubmissionError(f"{names} is not an output of {challenge.name}.", case)
+    return outputs
+
+
+def build_input(challenge: Challenge, outputs_dir: Path, output_dir: Path, seed: int = 0) -> list[str]:
+    """Write the platform layout for every case folder of ``outputs_dir``; returns the job pks."""
+    if challenge.phase.prediction_file:
+        raise ConfigurationError(
+            f"{challenge.name} is a prediction-file phase: put the participant's CSV at /input/predictions.csv."
+        )
+    if not outputs_dir.is_dir():
+        raise ConfigurationError(f"The outputs folder {outputs_dir} does not exist.")
+    case_dirs = sorted(p for p in outputs_dir.iterdir() if p.is_dir())
+    if not case_dirs:
+        raise ConfigurationError(f"The outputs folder {outputs_dir} holds no case folder.")
+    jobs = [JobSpec(challenge.job_inputs(d.name), _case_outputs(challenge, d)) for d in case_dirs]
+    if output_dir.exists():
+        shutil.rmtree(output_dir)
+    return write_input(output_dir, jobs, seed)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m evaluation.make_input",
+        description=__doc__.split("\n\n")[1],
+        epilog=__doc__.split("\n\n")[2],
+    )
+    parser.add_argument("--challenge", default=os.environ.get("EVALUATION_CHALLENGE"))
+    parser.add_argument("--outputs", type=Path, required=True, help="DIR/<case>/ = what the algorithm wrote")
+    parser.add_argument("--output", type=Path, required=True, help="where to write the /input layout")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the job and image UUIDs (default 0)")
+    arguments = parser.parse_args(argv)
+    try:
+        if not arguments.challenge:
+            raise ConfigurationError("No challenge given: use --challenge or set EVALUATION_CHALLENGE.")
+        pks = build_input(get(arguments.challenge), arguments.outputs, arguments.output, arguments.seed)
+    except EvaluationError as error:
+        print(str(error), file=sys.stderr)
+        return 1
+    print(f"Wrote {len(pks)} jobs to {arguments.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
