@@ -84,6 +84,13 @@ def parser() -> argparse.ArgumentParser:
         default=float(os.environ.get("EVALUATION_CASE_TIMEOUT", DEFAULT_CASE_TIMEOUT)),
         help="seconds one case may take before the run stops (default: $EVALUATION_CASE_TIMEOUT or %(default)s)",
     )
+    result.add_argument(
+        "--scheduler",
+        default=os.environ.get("EVALUATION_SCHEDULER") or None,
+        metavar="ADDRESS",
+        help="run the cases on this Dask scheduler (e.g. tcp://host:8786) instead of the local pool "
+        "(default: $EVALUATION_SCHEDULER, else local)",
+    )
     result.add_argument("--list", action="store_true", help="print the challenge names and exit")
     return result
 
@@ -117,6 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             overrides=parse_overrides(arguments.set),
             workers=workers,
             case_timeout=arguments.case_timeout,
+            scheduler=arguments.scheduler,
         )
     except EvaluationError as error:
         sys.stdout.flush()

@@ -55,10 +55,16 @@ def run_cases(
     workers: int,
     case_timeout: float,
     log: Callable[[str], None] = print,
+    scheduler: str | Any | None = None,
 ) -> dict[str, Any]:
-    """``{case: score_case(task, settings)}`` computed in worker processes, in task order."""
+    """``{case: score_case(task, settings)}`` computed in worker processes, in task order: a local
+    pool of ``workers`` processes, or the Dask cluster at ``scheduler`` (an address or a Client)."""
     if not tasks:
         return {}
+    if scheduler is not None:
+        from evaluation.dask_runner import run_cases_on_dask
+
+        return run_cases_on_dask(score_case, tasks, settings, scheduler, case_timeout, log)
     workers = max(1, min(workers, len(tasks)))
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["evaluation.challenges"])

@@ -35,3 +35,8 @@ def reject_payload_zero(task: CaseTask, settings: Mapping[str, Any]) -> int:
 
 def crash_on_payload_zero(task: CaseTask, settings: Mapping[str, Any]) -> int:
     return 1 // task.payload
+
+
+def slow_square(task: CaseTask, settings: Mapping[str, Any]) -> int:
+    time.sleep(settings.get("sleep", 0.2))
+    return task.payload * task.payload

@@ -1,0 +1,118 @@
+"""``python -m evaluation.batch --challenge NAME --submissions DIR --output DIR [--scheduler ADDRESS]``
+
+Re-evaluates many submissions (each ``DIR/<submission>/`` a platform-layout input folder) and writes
+``OUTPUT/<submission>/metrics.json`` for each, or ``OUTPUT/<submission>/error.txt`` with the
+participant-facing message when it fails. Resumable: a submission that already has a metrics.json is
+skipped, a failed one is tried again. With ``--scheduler`` the cases of several submissions run at
+once on the Dask cluster; without it, one submission at a time on the local process pool.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from evaluation.cli import DEFAULT_CASE_TIMEOUT, default_workers, parse_overrides
+from evaluation.errors import EvaluationError
+from evaluation.pipeline import METRICS_FILE, evaluate
+
+ERROR_FILE = "error.txt"
+
+
+def submissions_in(folder: Path) -> list[Path]:
+    """The submission folders (those holding a predictions.json or any file), sorted by name."""
+    return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+def run_batch(
+    challenge: str,
+    submissions: Path,
+    output: Path,
+    ground_truth: Path | None = None,
+    overrides: Mapping[str, str] | None = None,
+    workers: int = 1,
+    case_timeout: float = DEFAULT_CASE_TIMEOUT,
+    scheduler: str | Any | None = None,
+    log: Callable[[str], None] = print,
+) -> dict[str, str]:
+    """Evaluate every submission not yet done; returns ``{submission: "done" | "skipped" | message}``."""
+    client = None
+    if isinstance(scheduler, str):
+        from evaluation.dask_runner import client_for
+
+        client = client_for(scheduler)
+    elif scheduler is not None:
+        client = scheduler
+    lock = threading.Lock()
+
+    def one(folder: Path) -> tuple[str, str]:
+        target = output / folder.name
+        if (target / METRICS_FILE).exists():
+            return folder.name, "skipped"
+
+        def prefixed(line: str) -> None:
+            with lock:
+                log(f"[{folder.name}] {line}")
+
+        target.mkdir(parents=True, exist_ok=True)
+        (target / ERROR_FILE).unlink(missing_ok=True)
+        try:
+            evaluate(challenge, folder, target, ground_truth, overrides, workers, case_timeout, prefixed, client)
+        except EvaluationError as error:
+            (target / ERROR_FILE).write_text(f"{error}\n", encoding="utf-8")
+            prefixed(f"FAILED: {error}")
+            return folder.name, str(error)
+        return folder.name, "done"
+
+    folders = submissions_in(submissions)
+    concurrent = 1 if client is None else max(1, sum(client.nthreads().values()))
+    with ThreadPoolExecutor(max_workers=concurrent) as pool:
+        return dict(pool.map(one, folders))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m evaluation.batch", description=__doc__.split("\n\n")[1])
+    parser.add_argument("--challenge", default=os.environ.get("EVALUATION_CHALLENGE"), required=False)
+    parser.add_argument("--submissions", type=Path, required=True, help="DIR/<submission>/ = an /input folder")
+    parser.add_argument("--output", type=Path, required=True, help="OUTPUT/<submission>/metrics.json")
+    parser.add_argument("--ground-truth", type=Path, default=None)
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--workers", type=int, default=None, help="local pool size (default: usable CPUs)")
+    parser.add_argument("--case-timeout", type=float, default=DEFAULT_CASE_TIMEOUT)
+    parser.add_argument("--scheduler", default=os.environ.get("EVALUATION_SCHEDULER") or None, metavar="ADDRESS")
+    arguments = parser.parse_args(argv)
+    try:
+        if not arguments.challenge:
+            raise EvaluationError("No challenge given: use --challenge or set EVALUATION_CHALLENGE.")
+        if not arguments.submissions.is_dir():
+            raise EvaluationError(f"The submissions folder {arguments.submissions} does not exist.")
+        outcome = run_batch(
+            arguments.challenge,
+            arguments.submissions,
+            arguments.output,
+            arguments.ground_truth,
+            parse_overrides(arguments.set),
+            arguments.workers or default_workers(),
+            arguments.case_timeout,
+            arguments.scheduler,
+        )
+    except EvaluationError as error:
+        print(str(error), file=sys.stderr)
+        return 1
+    failed = {name: message for name, message in outcome.items() if message not in ("done", "skipped")}
+    counts = {state: list(outcome.values()).count(state) for state in ("done", "skipped")}
+    print(f"{counts['done']} evaluated, {counts['skipped']} skipped (already done), {len(failed)} failed")
+    if failed:
+        print(f"{len(failed)} submission(s) failed: {', '.join(sorted(failed))}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

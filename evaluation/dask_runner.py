@@ -1,0 +1,91 @@
+"""Per-case work on a Dask cluster (``dask.distributed``) instead of the local process pool.
+
+Used when ``--scheduler ADDRESS`` (or ``EVALUATION_SCHEDULER``) is given: the cases are mapped with
+``Client.map``; Dask re-runs the tasks of a worker that is lost (up to its
+``distributed.scheduler.allowed-failures``), a case that raises still fails the run naming the case,
+and aggregation stays local, so the metrics are the same bytes whichever executor ran the cases.
+Workers must be able to import this package and read the input and ground-truth paths (a shared
+file system; on a LocalCluster that is given).
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from functools import cache
+from typing import Any
+
+from evaluation.challenges.base import CaseTask
+from evaluation.errors import ConfigurationError, EvaluationError
+
+
+@cache
+def client_for(address: str) -> Any:
+    """One ``distributed.Client`` per scheduler address for this process."""
+    try:
+        from distributed import Client
+    except ImportError:  # pragma: no cover - the image does not ship Dask
+        raise ConfigurationError("--scheduler needs dask.distributed: pip install 'dask[distributed]'.") from None
+    try:
+        return Client(address, timeout="20s", set_as_default=False)
+    except OSError as error:
+        raise ConfigurationError(f"Cannot reach the Dask scheduler at {address} ({error}).") from None
+
+
+def run_cases_on_dask(
+    score_case: Callable[[CaseTask, Mapping[str, Any]], Any],
+    tasks: Sequence[CaseTask],
+    settings: Mapping[str, Any],
+    scheduler: str | Any,
+    case_timeout: float,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
+    """``{case: score_case(task, settings)}`` computed on the cluster, in task order.
+
+    ``scheduler`` is an address or a ``distributed.Client``. The run stops when no case has finished
+    for ``case_timeout`` seconds (per-case start times are not observable on a shared cluster).
+    """
+    from distributed import wait
+
+    if not tasks:
+        return {}
+    client = client_for(scheduler) if isinstance(scheduler, str) else scheduler
+    futures = client.map(score_case, list(tasks), settings=dict(settings), pure=False)
+    case_of = {future.key: task.case for future, task in zip(futures, tasks, strict=True)}
+    pending, results = set(futures), {}
+    start = time.monotonic()
+    try:
+        while pending:
+            done, pending = _wait_first(wait, pending, case_timeout)
+            if not done:
+                case = min((case_of[f.key] for f in pending), key=[t.case for t in tasks].index)
+                raise EvaluationError(f"no case finished within {case_timeout:g} s; case {case} was stopped.", case)
+            for future in done:
+                case = case_of[future.key]
+                results[case] = _result(future, case, log)
+            log(f"{len(results)}/{len(tasks)} cases done on Dask, {time.monotonic() - start:.1f} s elapsed")
+    finally:
+        client.cancel(list(pending))
+    return {task.case: results[task.case] for task in tasks}
+
+
+def _wait_first(wait: Callable[..., Any], pending: set[Any], timeout: float) -> tuple[set[Any], set[Any]]:
+    """``distributed.wait`` for the first finished future; nothing done when ``timeout`` passes."""
+    try:
+        done, not_done = wait(pending, timeout=timeout, return_when="FIRST_COMPLETED")
+    except TimeoutError:
+        return set(), pending
+    return set(done), set(not_done)
+
+
+def _result(future: Any, case: str, log: Callable[[str], None]) -> Any:
+    if future.status == "finished":
+        return future.result()
+    error = future.exception()
+    if isinstance(error, EvaluationError):
+        raise error
+    if type(error).__name__ == "KilledWorker":
+        raise EvaluationError(f"Dask workers kept dying while evaluating case {case}.", case)
+    log(f"Internal error while evaluating case {case}:\n{''.join(traceback.format_exception(error))}")
+    raise EvaluationError(f"internal error ({type(error).__name__}) while evaluating case {case}.", case)

@@ -1,0 +1,92 @@
+"""The Dask execution seam: same bytes as the local pool, lost workers retried, batch resumable."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import threading
+import time
+
+import pytest
+import runner_cases
+from conftest import DEMO_INPUT
+
+from evaluation.batch import main as batch_main
+from evaluation.challenges.base import CaseTask
+from evaluation.errors import EvaluationError
+from evaluation.pipeline import evaluate
+from evaluation.runner import run_cases
+
+distributed = pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as local_cluster, distributed.Client(local_cluster) as client:
+        yield local_cluster, client
+
+
+def test_rare25_same_bytes_on_dask_and_local_pool(tmp_path, cluster):
+    _, client = cluster
+    evaluate("rare25", DEMO_INPUT / "rare25", tmp_path / "local", workers=2)
+    evaluate("rare25", DEMO_INPUT / "rare25", tmp_path / "dask", scheduler=client)
+    assert (tmp_path / "local/metrics.json").read_bytes() == (tmp_path / "dask/metrics.json").read_bytes()
+
+
+def test_scheduler_address_from_the_command_line(tmp_path, cluster, evaluate_cli):
+    local_cluster, _ = cluster
+    run = evaluate_cli("rare25", DEMO_INPUT / "rare25", "--scheduler", local_cluster.scheduler_address)
+    assert run.exit_code == 0, run.stderr
+    assert "cases done on Dask" in run.stdout
+
+
+def test_failing_case_still_fails_the_run_naming_it(cluster):
+    _, client = cluster
+    tasks = [CaseTask("case-1", 1), CaseTask("case-0", 0)]
+    with pytest.raises(EvaluationError, match=r"^Case case-0: the likelihoods are not a list\.$"):
+        run_cases(runner_cases.reject_payload_zero, tasks, {}, 1, 60, print, client)
+
+
+def test_killed_worker_does_not_change_the_result(cluster):
+    _, client = cluster
+    tasks = [CaseTask(f"case-{i}", i) for i in range(12)]
+    pids = list(client.run(os.getpid).values())
+
+    def kill_one_worker():
+        time.sleep(0.5)
+        os.kill(pids[0], signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_one_worker)
+    killer.start()
+    results = run_cases(runner_cases.slow_square, tasks, {"sleep": 0.3}, 1, 120, print, client)
+    killer.join()
+    assert results == {f"case-{i}": i * i for i in range(12)}
+    client.wait_for_workers(2, timeout=60)
+
+
+def test_batch_is_resumable_and_records_failures(tmp_path, cluster, capsys):
+    local_cluster, _ = cluster
+    submissions = tmp_path / "submissions"
+    for name in ("team-a", "team-b", "team-c"):
+        shutil.copytree(DEMO_INPUT / "rare25", submissions / name)
+    broken = json.loads((submissions / "team-c" / "predictions.json").read_text())
+    (submissions / "team-c" / broken[0]["pk"] / "output" / "stacked-neoplastic-lesion-likelihoods.json").write_text(
+        "[0.5]"
+    )
+    args = ["--challenge", "rare25", "--submissions", str(submissions), "--output", str(tmp_path / "out"),
+            "--set", "iterations=50"]  # fmt: skip
+    assert batch_main([*args, "--scheduler", local_cluster.scheduler_address]) == 1
+    assert "1 failed" in capsys.readouterr().out
+    assert "has 181 frames but 1 likelihoods" in (tmp_path / "out/team-c/error.txt").read_text()
+    assert not (tmp_path / "out/team-c/metrics.json").exists()
+    a = (tmp_path / "out/team-a/metrics.json").read_bytes()
+    assert a == (tmp_path / "out/team-b/metrics.json").read_bytes()
+    shutil.copytree(DEMO_INPUT / "rare25", submissions / "team-c", dirs_exist_ok=True)
+    assert batch_main([*args, "--workers", "1"]) == 0
+    assert "1 evaluated, 2 skipped" in capsys.readouterr().out
+    assert (tmp_path / "out/team-c/metrics.json").read_bytes() == a
+    assert not (tmp_path / "out/team-c/error.txt").exists()
