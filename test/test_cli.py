@@ -54,3 +54,17 @@ def test_no_challenge(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("EVALUATION_CHALLENGE", raising=False)
     assert main(["--input", str(tmp_path), "--output", str(tmp_path)]) == 1
     assert "No challenge given" in capsys.readouterr().err
+
+
+def test_internal_error_is_one_generic_line_with_the_traceback_on_stdout(tmp_path, capsys, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("ground truth value 0.123 leaked")
+
+    monkeypatch.setattr("evaluation.cli.evaluate", broken)
+    assert main(["--challenge", "rare25", "--input", str(tmp_path), "--output", str(tmp_path)]) == 1
+    captured = capsys.readouterr()
+    assert captured.err.strip().splitlines() == [
+        "The evaluation failed with an internal error (RuntimeError); "
+        "the challenge organizers can see the details in the logs."
+    ]
+    assert "Traceback" in captured.out and "0.123" not in captured.err
