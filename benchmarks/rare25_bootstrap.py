@@ -9,7 +9,6 @@ Usage: .venv/bin/python benchmarks/rare25_bootstrap.py [--frames N] [--patients 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -19,24 +18,13 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "test")]
 
-from oracles.rare25_official import official_bootstrap, summary  # noqa: E402
+from oracles.rare25_official import official_bootstrap, platform_arrays, summary  # noqa: E402
 
-from evaluation.challenges.rare25 import OUTPUT, Rare25, Stack  # noqa: E402
+from evaluation.challenges.rare25 import Rare25, Stack  # noqa: E402
 
 
 def demo_data() -> tuple[np.ndarray, np.ndarray, list[str]]:
-    metadata = json.loads((REPO / "ground-truth/rare25/val_metadata.json").read_text())
-    likelihoods = {}
-    for job in json.loads((REPO / "test/input/rare25/predictions.json").read_text()):
-        path = REPO / "test/input/rare25" / job["pk"] / "output" / OUTPUT.relative_path
-        likelihoods[job["inputs"][0]["image"]["name"]] = json.loads(path.read_text())
-    labels, scores, patients = [], [], []
-    for stack in sorted(metadata):
-        frames = sorted(metadata[stack], key=lambda f: f["index"])
-        labels += [f["class"] == "neo" for f in frames]
-        patients += [f["patient_id"] for f in frames]
-        scores += likelihoods[stack]
-    return np.array(labels, dtype=int), np.array(scores), patients
+    return platform_arrays(REPO / "ground-truth/rare25/val_metadata.json", REPO / "test/input/rare25")
 
 
 def synthetic_data(frames: int, patients: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, list[str]]:

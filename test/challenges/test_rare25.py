@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import DEMO_INPUT, GROUND_TRUTH
-from oracles.rare25_official import official_bootstrap, summary
+from oracles.rare25_official import official_bootstrap, platform_arrays, summary
 
 from evaluation.challenges.rare25 import INPUT, OUTPUT, official_bootstrap_weights, website_bootstrap_weights
 from evaluation.platform.layout import JobSpec, write_input
@@ -73,18 +73,8 @@ def test_demo_equals_official_loop_on_every_key(evaluate_cli):
     """The bundled demo (1,086 frames, 40 patients) against the official algorithm run as a loop."""
     run = evaluate_cli("rare25", DEMO_INPUT / "rare25")
     assert run.exit_code == 0, run.stderr
-    metadata = json.loads((GROUND_TRUTH / "rare25" / "val_metadata.json").read_text())
-    by_stack = {}
-    for job in json.loads((DEMO_INPUT / "rare25" / "predictions.json").read_text()):
-        path = DEMO_INPUT / "rare25" / job["pk"] / "output" / OUTPUT.relative_path
-        by_stack[job["inputs"][0]["image"]["name"]] = json.loads(path.read_text())
-    labels, scores, patients = [], [], []
-    for stack in sorted(metadata):
-        frames = sorted(metadata[stack], key=lambda f: f["index"])
-        labels += [f["class"] == "neo" for f in frames]
-        patients += [f["patient_id"] for f in frames]
-        scores += by_stack[stack]
-    reference = summary(*official_bootstrap(np.array(labels, dtype=int), np.array(scores), patients))
+    arrays = platform_arrays(GROUND_TRUTH / "rare25" / "val_metadata.json", DEMO_INPUT / "rare25")
+    reference = summary(*official_bootstrap(*arrays))
     for key in OFFICIAL_KEYS:
         assert run.metrics[key] == pytest.approx(reference[key], abs=1e-12), key
     expected_file = Path(__file__).resolve().parents[1] / "expected" / "rare25" / "metrics.json"

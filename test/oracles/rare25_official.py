@@ -7,6 +7,9 @@ scikit-learn calls per iteration. Written from its description, not copied; deli
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 from sklearn.metrics import average_precision_score, precision_recall_curve, roc_auc_score
 
@@ -46,3 +49,21 @@ def summary(rows: np.ndarray, full) -> dict[str, float]:
         out[f"{name} 95% CI Upper Bound"] = float(np.percentile(rows[:, column], 97.5))
     out["AUROC Full Dataset"], out["AUPRC Full Dataset"], out["PPV@90RECALL Full Dataset"] = map(float, full)
     return out
+
+
+def platform_arrays(metadata_file, input_dir):
+    """(labels, scores, patients) of a platform-layout RARE25 submission, read independently of the
+    project's code: jobs sorted by input image name, frames by index (challenges.md)."""
+    metadata = json.loads(Path(metadata_file).read_text())
+    by_stack = {}
+    for job in json.loads((Path(input_dir) / "predictions.json").read_text()):
+        output = job["outputs"][0]["interface"]["relative_path"]
+        path = Path(input_dir) / job["pk"] / "output" / output
+        by_stack[job["inputs"][0]["image"]["name"]] = json.loads(path.read_text())
+    labels, scores, patients = [], [], []
+    for stack in sorted(metadata):
+        frames = sorted(metadata[stack], key=lambda frame: frame["index"])
+        labels += [frame["class"] == "neo" for frame in frames]
+        patients += [frame["patient_id"] for frame in frames]
+        scores += by_stack[stack]
+    return np.array(labels, dtype=int), np.array(scores), patients
