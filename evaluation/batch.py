@@ -2,9 +2,11 @@
 
 Re-evaluates many submissions (each ``DIR/<submission>/`` a platform-layout input folder) and writes
 ``OUTPUT/<submission>/metrics.json`` for each, or ``OUTPUT/<submission>/error.txt`` with the
-participant-facing message when it fails. Resumable: a submission that already has a metrics.json is
-skipped, a failed one is tried again. With ``--scheduler`` the cases of several submissions run at
-once on the Dask cluster; without it, one submission at a time on the local process pool.
+participant-facing message when it fails, then ``OUTPUT/long.csv``: the per-case values of every
+evaluated submission as the ranking tool reads them (``python -m evaluation.ranking --data``).
+Resumable: a submission that already has a metrics.json is skipped, a failed one is tried again.
+With ``--scheduler`` the cases of several submissions run at once on the Dask cluster; without it,
+one submission at a time on the local process pool.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from evaluation.errors import EvaluationError
 from evaluation.pipeline import METRICS_FILE, evaluate
 
 ERROR_FILE = "error.txt"
+LONG_TABLE = "long.csv"
 
 
 def submissions_in(folder: Path) -> list[Path]:
@@ -73,7 +76,22 @@ def run_batch(
     folders = submissions_in(submissions)
     concurrent = 1 if client is None else max(1, sum(client.nthreads().values()))
     with ThreadPoolExecutor(max_workers=concurrent) as pool:
-        return dict(pool.map(one, folders))
+        outcome = dict(pool.map(one, folders))
+    write_long_table(output, log)
+    return outcome
+
+
+def write_long_table(output: Path, log: Callable[[str], None] = print) -> None:
+    """``OUTPUT/long.csv`` from the ``case`` sections of the metrics.json files, when there are any."""
+    from evaluation.ranking.data import collect
+
+    try:
+        table = collect(output)
+    except EvaluationError as error:
+        log(f"No long table written: {error}")
+        return
+    table.to_csv(output / LONG_TABLE, index=False)
+    log(f"Wrote {len(table)} per-case values to {output / LONG_TABLE}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -90,3 +90,24 @@ def test_batch_is_resumable_and_records_failures(tmp_path, cluster, capsys):
     assert "1 evaluated, 2 skipped" in capsys.readouterr().out
     assert (tmp_path / "out/team-c/metrics.json").read_bytes() == a
     assert not (tmp_path / "out/team-c/error.txt").exists()
+
+
+@pytest.mark.parametrize("scheme", ["test-then-rank", "rank-then-aggregate", "aggregate-then-rank"])
+def test_ranking_bootstrap_on_dask_equals_local(tmp_path, cluster, scheme):
+    import numpy as np
+
+    from evaluation.ranking.cli import main as ranking_main
+
+    rng = np.random.default_rng(4)
+    rows = ["algorithm,case,value"] + [
+        f"A{a},c{c},{rng.normal(0.6 + 0.02 * a, 0.1):.4f}" for a in range(6) for c in range(40)
+    ]
+    (tmp_path / "data.csv").write_text("\n".join(rows) + "\n")
+    local_cluster, _ = cluster
+    args = ["--data", str(tmp_path / "data.csv"), "--scheme", scheme, "--bootstrap", "250", "--seed", "3"]
+    assert ranking_main([*args, "--output", str(tmp_path / "local")]) == 0
+    spread_args = ["--output", str(tmp_path / "dask"), "--scheduler", local_cluster.scheduler_address]
+    assert ranking_main([*args, *spread_args]) == 0
+    local = json.loads((tmp_path / "local/ranking.json").read_text())
+    spread = json.loads((tmp_path / "dask/ranking.json").read_text())
+    assert spread["tasks"] == local["tasks"]

@@ -20,7 +20,7 @@ import pandas as pd
 from evaluation.errors import ConfigurationError
 from evaluation.metrics.bootstrap import resample_indices
 from evaluation.ranking.primitives import kendall_tau_b
-from evaluation.ranking.schemes import Ranking
+from evaluation.ranking.schemes import Ranking, Scheme, rank_resamples
 
 WINNER_SHARE = 0.01
 
@@ -50,6 +50,36 @@ def read_indices(path: Path, n_cases: int, task: str) -> np.ndarray:
 def draw(n_cases: int, n_resamples: int, seed: int) -> np.ndarray:
     """Seeded resamples of the cases with replacement (the same matrix for every scheme of a task)."""
     return resample_indices(n_cases, n_resamples, seed)
+
+
+def rank_resamples_on_dask(
+    values: np.ndarray,
+    scheme: Scheme,
+    indices: np.ndarray,
+    compat: bool,
+    task: str,
+    scheduler: str | Any,
+    resamples_per_task: int = 100,
+) -> Ranking:
+    """``rank_resamples`` with the resamples spread over a Dask cluster in blocks of rows.
+
+    Every resample is ranked independently of the others, so the blocks give the same numbers as one
+    local call (tested); only random tie-breaking, which draws from one generator in row order, is
+    refused.
+    """
+    if scheme.ties == "random":
+        raise ConfigurationError("--scheduler cannot spread a bootstrap with ties 'random'; run it locally.")
+    from evaluation.dask_runner import client_for
+
+    client = client_for(scheduler) if isinstance(scheduler, str) else scheduler
+    table = client.scatter(values, broadcast=True)
+    blocks = [indices[start : start + resamples_per_task] for start in range(0, len(indices), resamples_per_task)]
+    futures = [client.submit(rank_resamples, table, scheme, block, compat, None, task, pure=False) for block in blocks]
+    parts: list[Ranking] = client.gather(futures)
+    wins = None if parts[0].wins is None else np.concatenate([part.wins for part in parts])
+    return Ranking(
+        np.concatenate([part.scores for part in parts]), np.concatenate([part.ranks for part in parts]), wins
+    )
 
 
 def _quantiles(values: np.ndarray, probabilities: list[float]) -> list[float | None]:

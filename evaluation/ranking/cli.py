@@ -8,6 +8,7 @@ as the last stderr line and a non-zero exit, never a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -59,6 +60,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--compat", choices=("challengeR",), help="reproduce challengeR's bootstrap handling of copies")
     p.add_argument("--bootstrap-indices", type=Path, help="CSV of 0-based resample indices (one row per resample)")
+    p.add_argument(
+        "--scheduler",
+        default=os.environ.get("EVALUATION_SCHEDULER") or None,
+        metavar="ADDRESS",
+        help="spread the bootstrap resamples over this Dask scheduler (default: $EVALUATION_SCHEDULER, else local)",
+    )
     p.add_argument("--consensus", choices=("euclidean",), help="consensus ranking over tasks")
     p.add_argument("--consensus-weights", help="task=weight,... for the consensus (default equal)")
     p.add_argument(
@@ -126,7 +133,11 @@ def rank_tasks(args: argparse.Namespace, tasks: dict[str, Task]) -> dict[str, An
                 indices = bootstrap.read_indices(args.bootstrap_indices, task.n_units, name)
             else:
                 indices = bootstrap.draw(task.n_units, args.bootstrap, args.seed)
-            resampled = rank_resamples(task.values, scheme, task.columns(indices), compat=compat, rng=rng, task=name)
+            columns = task.columns(indices)
+            if args.scheduler:
+                resampled = bootstrap.rank_resamples_on_dask(task.values, scheme, columns, compat, name, args.scheduler)
+            else:
+                resampled = rank_resamples(task.values, scheme, columns, compat=compat, rng=rng, task=name)
             entry["bootstrap"] = bootstrap.summarise(full, resampled, task.algorithms, compat)
         entry["robustness"] = {
             "leave_one_case_out": robustness.leave_one_out(task, scheme, full),
