@@ -1,0 +1,125 @@
+"""ISIC 2019 scoring of 25,000 images: ours against isic-challenge-scoring 5.6.0 in the same run.
+
+Both read the same truth.csv and predictions.csv (synthetic, scripts/make_demo_isic.py's
+generator: weights, ties, ``.jpg`` suffixes, shuffled rows) and compute every metric for each
+target metric. Timed: the reference's ``ClassificationScore.from_file`` as shipped (it also
+simplifies a ROC curve per category for display), the same without those curves, and ours
+in-process (load the truth, check and read the CSV, score, build the document). Every number is
+compared; prints the ratios. Goal (issue 3): ours not slower than the reference.
+
+Usage: .venv/bin/python benchmarks/isic_scoring.py [--images N] [--repeats N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from isic_challenge_scoring import classification as reference_classification
+from isic_challenge_scoring.classification import ClassificationMetric, ClassificationScore
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from evaluation.challenges import get  # noqa: E402
+from evaluation.platform.metrics_json import json_safe  # noqa: E402
+
+
+def _demo_generator() -> Any:
+    spec = importlib.util.spec_from_file_location("make_demo_isic", REPO / "scripts" / "make_demo_isic.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def write_case(root: Path, n_images: int) -> tuple[Path, Path]:
+    demo = _demo_generator()
+    rng = np.random.default_rng(25)
+    truth = demo.truth_table(rng, demo.PREVALENCE_2019, n_images)
+    (root / "gt").mkdir()
+    (root / "input").mkdir()
+    truth.to_csv(root / "gt" / "truth.csv", index=False, float_format="%g")
+    demo.submission_table(rng, truth, decimals=6).to_csv(root / "input" / "predictions.csv", index=False)
+    return root / "gt", root / "input"
+
+
+def reference(truth: Path, predictions: Path, target: str) -> dict[str, float]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        score = ClassificationScore.from_file(truth, predictions, ClassificationMetric(target))
+    numbers = {"overall": score.overall, "validation": score.validation}
+    numbers["aggregates.balanced_accuracy"] = score.aggregate["balanced_accuracy"]
+    numbers |= {f"aggregates.{k}": v for k, v in score.macro_average.items() if k in ("auc", "ap", "auc_sens_80")}
+    for category, row in score.per_category.iterrows():
+        numbers |= {f"per_category.{category}.{name}": value for name, value in row.items()}
+    return {key: float(value) for key, value in numbers.items()}
+
+
+def ours(ground_truth: Path, input_dir: Path, target: str) -> dict[str, float]:
+    challenge = get("isic2019")
+    settings = challenge.settings({"target_metric": target})
+    truth = challenge.load_reference(ground_truth, settings)
+    prepared = challenge.prepare(input_dir, truth, settings)
+    results = {task.case: challenge.score_case(task, settings) for task in prepared.tasks}
+    document = json_safe(challenge.aggregate(results, prepared.missing, truth, settings))
+    numbers = {"overall": document["overall"], "validation": document["validation"]}
+    numbers |= {f"aggregates.{k}": document["aggregates"][k] for k in ("balanced_accuracy", "auc", "ap", "auc_sens_80")}
+    for category, values in document["per_category"].items():
+        numbers |= {f"per_category.{category}.{name}": value for name, value in values.items()}
+    return {key: float("nan") if value is None else value for key, value in numbers.items()}
+
+
+def timed(function: Callable[[], dict[str, float]], repeats: int) -> tuple[float, dict[str, float]]:
+    best, result = float("inf"), {}
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = function()
+        best = min(best, time.perf_counter() - start)
+    return best, result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--images", type=int, default=25_000)
+    parser.add_argument("--repeats", type=int, default=1, help="best of N timings of each")
+    arguments = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        ground_truth, input_dir = write_case(Path(scratch), arguments.images)
+        truth, predictions = ground_truth / "truth.csv", input_dir / "predictions.csv"
+        size = predictions.stat().st_size / 1e6
+        print(f"{arguments.images} images, predictions.csv {size:.1f} MB")
+        ratios = []
+        for target in (metric.value for metric in ClassificationMetric):
+            shipped, expected = timed(lambda t=target: reference(truth, predictions, t), arguments.repeats)
+            original_roc = reference_classification.metrics.roc
+            reference_classification.metrics.roc = lambda *args: None  # no display curves
+            try:
+                no_curves, _ = timed(lambda t=target: reference(truth, predictions, t), arguments.repeats)
+            finally:
+                reference_classification.metrics.roc = original_roc
+            our_seconds, got = timed(lambda t=target: ours(ground_truth, input_dir, t), arguments.repeats)
+            worst = max(abs(got[key] - value) for key, value in expected.items())
+            same = worst <= 1e-12 and len(got) == len(expected)
+            ratios.append(no_curves / our_seconds)
+            print(
+                f"target {target}: reference {shipped:.2f} s (without display ROC curves {no_curves:.2f} s) | "
+                f"ours {our_seconds:.2f} s | speed-up {shipped / our_seconds:.1f}x "
+                f"({no_curves / our_seconds:.1f}x without curves) | "
+                f"{len(expected)} numbers {'identical' if same else 'DIFFERENT'} (max |diff| {worst:.1e})"
+            )
+            if not same:
+                raise SystemExit(1)
+    print(f"goal: not slower than the reference: {'met' if min(ratios) >= 1 else 'NOT met'} "
+          f"(lowest {min(ratios):.1f}x against the reference without display curves)")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
