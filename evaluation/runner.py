@@ -67,7 +67,7 @@ def run_cases(
         return run_cases_on_dask(score_case, tasks, settings, scheduler, case_timeout, log)
     workers = max(1, min(workers, len(tasks)))
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["evaluation.challenges"])
+    context.set_forkserver_preload(["evaluation.challenges", score_case.__module__])  # imported once, not per worker
     executor = ProcessPoolExecutor(max_workers=workers, mp_context=context)
     progress = Progress(len(tasks), log)
     queue = list(reversed(tasks))

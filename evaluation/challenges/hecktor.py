@@ -1,0 +1,700 @@
+"""HECKTOR 2025 (three phases) and 2026 (one container): PET/CT head and neck tumour segmentation,
+GTVn detection, TN staging, HPV status and recurrence-free survival.
+
+Choices and options: ../shared/spec/challenges.md (HECKTOR); the seed ../shared/seeds/001_*.
+References: BioMedIA-MBZUAI/HECKTOR2025 ``Task1/utils/metrics.py`` (aggregated Dice in mm³, 1.0 for a
+label absent everywhere), BioMedIA-MBZUAI/HECKTOR2026 README and ``Task/inference.py`` (sockets, stage
+strings, RFS in days), voreille/hecktor ``notebooks/evaluate_segmentation2022.ipynb`` (aggregated
+Dice) and ``src/aicrowd_evaluator/survival_metrics.py`` (C-index, missing predictions as ties).
+
+Each image is read once with SimpleITK in ``score_case``, checked (pixel type, labels, geometry),
+cropped to the union bounding box of both label maps; the case returns only small numbers
+(volumes, intersections, surface distances, lesion counts). ``aggregate`` computes every score and
+its bootstrap CI from those numbers: no image metric is recomputed per resample.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+import SimpleITK as sitk
+
+from evaluation.challenges.base import CaseTask, Challenge, Option, Phase, Prepared
+from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
+from evaluation.metrics.bootstrap import percentile_interval, resample_indices
+from evaluation.metrics.lesions import LesionCounts, f1_score, match_lesions
+from evaluation.metrics.overlap import aggregated_dice
+from evaluation.metrics.surface import bounding_box, crop_padded, surface_distances
+from evaluation.metrics.survival import MISSING_POLICIES, concordance_index
+from evaluation.platform.matching import match_jobs
+from evaluation.platform.predictions import Job, Socket, load_jobs
+from evaluation.platform.sockets import finite_number, image_output_file, read_json_output
+
+CT = Socket("ct-image", "images/ct", "Image", "Image")
+PET = Socket("pet-image", "images/pet", "Image", "Image")
+SEGMENTATION_2026 = Socket(
+    "head-neck-tumor-segmentation", "images/head-neck-tumor-segmentation", "Segmentation", "Image"
+)
+SEGMENTATION_2025 = Socket(
+    "tumor-lymph-node-segmentation", "images/tumor-lymph-node-segmentation", "Segmentation", "Image"
+)
+T_STAGE = Socket("t-stage", "t-stage.json", "String", "Value")
+N_STAGE = Socket("n-stage", "n-stage.json", "String", "Value")
+RFS = Socket("rfs", "rfs.json", "Float", "Value")
+HPV = Socket("hpv-status", "hpv-status.json", "Bool", "Value")
+
+LABELS = {1: "gtvp", 2: "gtvn"}
+NSD_TOLERANCES_MM = (1.0, 2.0)
+T_CLASSES, N_CLASSES = ("T1", "T2", "T3", "T4"), ("N0", "N1", "N2", "N3")
+UNSCORED_STAGES = {"T": ("T0", "TX", "TIS"), "N": ("NX",)}
+INVALID = "invalid"  # a stage or HPV answer that can never be right: a misclassification
+IMAGE_SUFFIXES = (".nii.gz", ".nii", ".mha")
+CLINICAL_FILE = "clinical.csv"
+CLINICAL_COLUMNS = ("PatientID", "RFS", "Relapse", "T-stage", "N-stage", "HPV Status")
+INTEGER_PIXELS = {
+    sitk.sitkUInt8, sitk.sitkInt8, sitk.sitkUInt16, sitk.sitkInt16,
+    sitk.sitkUInt32, sitk.sitkInt32, sitk.sitkUInt64, sitk.sitkInt64,
+}  # fmt: skip
+GEOMETRY_TOLERANCE = 1e-4
+
+
+def patient_of_image(name: str) -> str:
+    """The patient id of an input image name: extension and a ``__CT`` suffix removed."""
+    lowered = name.lower()
+    stem = next((name[: -len(s)] for s in IMAGE_SUFFIXES if lowered.endswith(s)), name)
+    return stem[: -len("__CT")] if stem.upper().endswith("__CT") else stem
+
+
+# ----------------------------------------------------------------------------------------- values
+
+
+def parse_stage(value: Any, axis: str, case: str | None, invalid: str = "error") -> str:
+    """A T or N stage as a scored class (``T1``..``T4``, ``N0``..``N3``; a subcategory letter such as
+    ``N2b`` or ``T4a`` folds into its stage), ``INVALID`` for a recognised but unscored answer
+    (``Tx``, ``T0``, ``Tis``, ``Nx``: always a misclassification), or, for anything else, an error
+    (``invalid="error"``) or ``INVALID`` (``invalid="misclassification"``)."""
+    text = value.strip().upper() if isinstance(value, str) else None
+    if text is not None:
+        match = re.fullmatch(rf"({axis}[0-4])[ABC]?", text)
+        classes = T_CLASSES if axis == "T" else N_CLASSES
+        if match and match.group(1) in classes:
+            return match.group(1)
+        if text in UNSCORED_STAGES[axis]:
+            return INVALID
+    if invalid == "misclassification":
+        return INVALID
+    shown = repr(value)[:40]
+    raise SubmissionError(f"The {axis} stage of {case} is {shown}; expected a string {axis}1..{axis}4.", case)
+
+
+def parse_hpv(value: Any, case: str) -> bool:
+    """The HPV status output: a JSON boolean."""
+    if not isinstance(value, bool):
+        raise SubmissionError(f"The HPV status of {case} is not a JSON boolean (true or false).", case)
+    return value
+
+
+# ---------------------------------------------------------------------------------- ground truth
+
+
+@dataclass(frozen=True)
+class Clinical:
+    """One patient's clinical ground truth; ``None`` where unknown (the patient is then left out of
+    that subtask)."""
+
+    rfs: float | None = None
+    relapse: bool | None = None
+    t_stage: str | None = None
+    n_stage: str | None = None
+    hpv: bool | None = None
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The patients (sorted), their label images and clinical data."""
+
+    patients: tuple[str, ...]
+    labels: Mapping[str, Path] = field(default_factory=dict)
+    clinical: Mapping[str, Clinical] = field(default_factory=dict)
+
+
+def _label_files(ground_truth: Path) -> dict[str, Path]:
+    folder = ground_truth / "labels"
+    if not folder.is_dir():
+        raise ConfigurationError("The HECKTOR ground truth has no labels/ folder.")
+    files: dict[str, Path] = {}
+    for path in sorted(folder.iterdir()):
+        if not path.name.lower().endswith(IMAGE_SUFFIXES):
+            continue
+        patient = patient_of_image(path.name)
+        if patient in files:
+            raise ConfigurationError(f"The HECKTOR ground truth has two label files for {patient}.")
+        files[patient] = path
+    if not files:
+        raise ConfigurationError("The HECKTOR ground truth labels/ folder holds no label image.")
+    return files
+
+
+def _blank(text: str) -> bool:
+    return text.strip().lower() in ("", "nan", "na", "none")
+
+
+def _clinical_row(row: Mapping[str, str]) -> Clinical:
+    patient = row["PatientID"]
+    try:
+        rfs = None if _blank(row["RFS"]) else float(row["RFS"])
+        relapse = None if _blank(row["Relapse"]) else bool(int(float(row["Relapse"])))
+        hpv_text = row["HPV Status"].strip().lower()
+        hpv = None if _blank(hpv_text) else hpv_text in ("1", "1.0", "true", "positive", "yes", "+")
+        if not _blank(hpv_text) and not hpv and hpv_text not in ("0", "0.0", "false", "negative", "no", "-"):
+            raise ValueError(f"HPV Status {row['HPV Status']!r}")
+        stages = [None if _blank(row[c]) else parse_stage(row[c], c[0], patient) for c in ("T-stage", "N-stage")]
+    except (ValueError, SubmissionError) as error:
+        raise ConfigurationError(f"clinical.csv: the row of {patient} is malformed ({error}).") from None
+    if rfs is not None and (not np.isfinite(rfs) or relapse is None):
+        raise ConfigurationError(f"clinical.csv: the RFS of {patient} needs a finite time and a Relapse flag.")
+    if INVALID in stages:
+        raise ConfigurationError(f"clinical.csv: the stage of {patient} is not a scored class.")
+    return Clinical(rfs, relapse, stages[0], stages[1], hpv)
+
+
+def _clinical(ground_truth: Path, required: bool) -> dict[str, Clinical]:
+    path = ground_truth / CLINICAL_FILE
+    if not path.is_file():
+        if required:
+            raise ConfigurationError(f"The HECKTOR ground truth has no {CLINICAL_FILE}.")
+        return {}
+    import pandas as pd  # main process only: workers (score_case) never pay for this import
+
+    table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    absent = [c for c in CLINICAL_COLUMNS if c not in table.columns]
+    if absent:
+        raise ConfigurationError(f"{CLINICAL_FILE} lacks the column(s) {', '.join(absent)}.")
+    if table["PatientID"].duplicated().any():
+        raise ConfigurationError(f"{CLINICAL_FILE} lists a patient twice.")
+    return {row["PatientID"]: _clinical_row(row) for row in table.to_dict("records")}
+
+
+# ------------------------------------------------------------------------------ per-case scoring
+
+
+@dataclass(frozen=True)
+class LabelResult:
+    """One label of one patient: voxel counts and surface metrics."""
+
+    reference_voxels: int
+    prediction_voxels: int
+    intersection_voxels: int
+    hd95: float
+    nsd: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class Segmentation:
+    """One patient's segmentation numbers (everything the aggregates and bootstraps need)."""
+
+    voxel_volume: float
+    labels: Mapping[int, LabelResult]
+    lesions: LesionCounts
+
+
+@dataclass(frozen=True)
+class CasePayload:
+    """What a worker needs for one patient; clinical outputs were parsed in ``prepare``."""
+
+    reference: Path | None
+    prediction: Path | None
+    outputs: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One patient's segmentation numbers and parsed value outputs (risk sign applied)."""
+
+    segmentation: Segmentation | None
+    outputs: Mapping[str, Any]
+    segmentation_submitted: bool
+
+
+def _read(path: Path, case: str, whose: str) -> sitk.Image:
+    error = ConfigurationError if whose == "reference" else SubmissionError
+    try:
+        image = sitk.ReadImage(str(path))
+    except RuntimeError:
+        raise error(f"The {whose} segmentation of {case} could not be read as an image file.", case) from None
+    if image.GetDimension() != 3 or image.GetNumberOfComponentsPerPixel() != 1:
+        raise error(f"The {whose} segmentation of {case} is not a 3D single-channel label image.", case)
+    if image.GetPixelID() not in INTEGER_PIXELS:
+        raise error(
+            f"The {whose} segmentation of {case} has {image.GetPixelIDTypeAsString()} voxels; "
+            "an integer label image (0, 1, 2) is expected.",
+            case,
+        )
+    return image
+
+
+def _check_geometry(prediction: sitk.Image, reference: sitk.Image, case: str, resample: str) -> sitk.Image:
+    """The prediction on the reference grid: identical geometry required, or nearest resampling."""
+    if resample == "nearest":
+        pixel = prediction.GetPixelID()
+        return sitk.Resample(prediction, reference, sitk.Transform(), sitk.sitkNearestNeighbor, 0, pixel)
+    if prediction.GetSize() != reference.GetSize():
+        raise SubmissionError(
+            f"The segmentation of {case} has size {prediction.GetSize()} but the CT grid is {reference.GetSize()} "
+            "(or evaluate with --set resample=nearest).",
+            case,
+        )
+    for what in ("Spacing", "Origin", "Direction"):
+        found, expected = getattr(prediction, f"Get{what}")(), getattr(reference, f"Get{what}")()
+        if not np.allclose(found, expected, rtol=GEOMETRY_TOLERANCE, atol=GEOMETRY_TOLERANCE):
+            shown = ", ".join(f"{v:.6g}" for v in found)
+            wanted = ", ".join(f"{v:.6g}" for v in expected)
+            raise SubmissionError(
+                f"The segmentation of {case} has {what.lower()} ({shown}) but the CT grid has ({wanted}).", case
+            )
+    return prediction
+
+
+def _labels_array(image: sitk.Image, case: str, whose: str) -> np.ndarray:
+    array = sitk.GetArrayViewFromImage(image)
+    low, high = (int(array.min()), int(array.max())) if array.size else (0, 0)
+    if low < 0 or high > 2:
+        error = ConfigurationError if whose == "reference" else SubmissionError
+        bad = low if low < 0 else high
+        raise error(f"The {whose} segmentation of {case} has the label {bad}; only 0, 1 and 2 are allowed.", case)
+    return array
+
+
+def score_segmentation(
+    reference: np.ndarray,
+    prediction: np.ndarray,
+    spacing_zyx: tuple[float, float, float],
+    surface: bool = True,
+) -> Segmentation:
+    """Per-label counts, HD95/NSD and GTVn lesion counts of two label arrays on one grid."""
+    spacing_zyx = tuple(float(s) for s in spacing_zyx)
+    diagonal = float(np.linalg.norm(np.array(reference.shape) * np.array(spacing_zyx)))
+    box = bounding_box(reference, prediction)
+    if box is None:
+        empty = LabelResult(0, 0, 0, 0.0, tuple(1.0 for _ in NSD_TOLERANCES_MM))
+        return Segmentation(float(np.prod(spacing_zyx)), {label: empty for label in LABELS}, LesionCounts(0, 0, 0))
+    ref, pred = crop_padded(reference, box), crop_padded(prediction, box)
+    labels: dict[int, LabelResult] = {}
+    lesions = LesionCounts(0, 0, 0)
+    for label in LABELS:
+        r, p = ref == label, pred == label
+        hd95, nsd = float("nan"), tuple(float("nan") for _ in NSD_TOLERANCES_MM)
+        if surface:
+            distances = surface_distances(r, p, spacing_zyx, empty_distance=diagonal)
+            hd95, nsd = distances.hd(95.0), tuple(distances.nsd(t) for t in NSD_TOLERANCES_MM)
+        n_ref, n_pred = int(np.count_nonzero(r)), int(np.count_nonzero(p))
+        labels[label] = LabelResult(n_ref, n_pred, int(np.count_nonzero(r & p)), hd95, nsd)
+        if label == 2:
+            lesions = match_lesions(r, p)
+    return Segmentation(float(np.prod(spacing_zyx)), labels, lesions)
+
+
+def score_patient(payload: CasePayload, case: str, settings: Mapping[str, Any]) -> Segmentation | None:
+    """Read the reference (and prediction, if any) once and score them; a missing prediction is an
+    empty mask on the reference grid."""
+    if payload.reference is None:
+        return None
+    reference = _read(payload.reference, case, "reference")
+    reference_array = _labels_array(reference, case, "reference")
+    if payload.prediction is None:
+        prediction_array = np.zeros_like(reference_array)
+    else:
+        submitted = _read(payload.prediction, case, "submitted")
+        prediction = _check_geometry(submitted, reference, case, settings["resample"])
+        prediction_array = _labels_array(prediction, case, "submitted")
+    spacing = tuple(reversed(reference.GetSpacing()))
+    return score_segmentation(reference_array, prediction_array, spacing, settings["surface_metrics"])
+
+
+# ------------------------------------------------------------------------------------ aggregation
+
+
+def draw_weights(n_cases: int, settings: Mapping[str, Any]) -> np.ndarray:
+    """(resamples x cases) draw counts of the seeded bootstrap over patients."""
+    draws = resample_indices(n_cases, settings["bootstrap_resamples"], settings["seed"])
+    rows = np.repeat(np.arange(draws.shape[0]), n_cases)
+    counts = np.bincount(rows * n_cases + draws.ravel(), minlength=draws.shape[0] * n_cases)
+    return counts.reshape(draws.shape[0], n_cases)
+
+
+def balanced_accuracy_resamples(truth: Sequence[str], predicted: Sequence[str], weights: np.ndarray) -> np.ndarray:
+    """Balanced accuracy (mean recall over the classes present in the reference, as
+    ``sklearn.metrics.balanced_accuracy_score`` with ``sample_weight``) for every weight row."""
+    classes, truth_index = np.unique(np.asarray(truth), return_inverse=True)
+    one_hot = np.eye(classes.size)[truth_index]
+    correct = (np.asarray(truth) == np.asarray(predicted)).astype(float)
+    support = weights @ one_hot
+    hits = weights @ (one_hot * correct[:, None])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        recall = np.where(support > 0, hits / support, np.nan)
+    present = np.isfinite(recall).sum(axis=1)
+    return np.where(present > 0, np.nansum(recall, axis=1) / np.maximum(present, 1), np.nan)
+
+
+def balanced_accuracy(truth: Sequence[str], predicted: Sequence[str]) -> float:
+    """``sklearn.metrics.balanced_accuracy_score``; its warnings about classes absent from the
+    reference (a wrong or invalid answer) are expected here, not news for the log."""
+    from sklearn.metrics import balanced_accuracy_score  # main process only (import costs seconds)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return float(balanced_accuracy_score(list(truth), list(predicted)))
+
+
+def _with_ci(name: str, value: float, resamples: np.ndarray, level: float = 0.95) -> dict[str, float]:
+    low, high = percentile_interval(resamples, level)
+    return {name: float(value), f"{name}_ci_low": low, f"{name}_ci_high": high}
+
+
+def _ranked(value: float, what: str) -> float:
+    if not np.isfinite(value):
+        raise ConfigurationError(f"The {what} is undefined for this ground truth; check the reference data.")
+    return float(value)
+
+
+def segmentation_aggregates(
+    cases: Sequence[str], results: Sequence[Segmentation], settings: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """Aggregated and per-patient segmentation metrics with bootstrap CIs, and the per-case values."""
+    weights = draw_weights(len(cases), settings)
+    scale = np.array([r.voxel_volume if settings["aggregate_volume"] == "mm3" else 1.0 for r in results])
+    aggregates: dict[str, Any] = {}
+    per_case: dict[str, dict[str, Any]] = {case: {} for case in cases}
+    aggregated, absent = [], []
+    for label, name in LABELS.items():
+        ref = np.array([r.labels[label].reference_voxels for r in results], dtype=float)
+        pred = np.array([r.labels[label].prediction_voxels for r in results], dtype=float)
+        inter = np.array([r.labels[label].intersection_voxels for r in results], dtype=float)
+        value = aggregated_dice(inter * scale, (ref + pred) * scale)
+        boot = aggregated_dice(inter * scale, (ref + pred) * scale, weights)
+        aggregated.append((value, boot))
+        if ref.sum() + pred.sum() == 0:
+            absent.append(name)
+        aggregates.update(_with_ci(f"dice_{name}", _ranked(value, f"aggregated Dice of {name}"), boot))
+        both_empty = ref + pred == 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            per_patient = np.where(both_empty, 1.0, 2 * inter / np.where(both_empty, 1, ref + pred))
+        if settings["dice_both_empty"] == "exclude":
+            per_patient = np.where(both_empty, np.nan, per_patient)
+        counted = np.isfinite(per_patient)
+        mean = float(per_patient[counted].mean()) if counted.any() else float("nan")
+        sums, counts = weights[:, counted] @ per_patient[counted], weights[:, counted].sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            aggregates.update(_with_ci(f"dice_{name}_mean", mean, np.where(counts > 0, sums / counts, np.nan)))
+        present = ~both_empty  # surface means over the patients where the label is somewhere
+        hd95 = np.array([r.labels[label].hd95 for r in results])
+        aggregates[f"hd95_{name}_mean"] = float(hd95[present].mean()) if present.any() else None
+        for position, tolerance in enumerate(NSD_TOLERANCES_MM):
+            nsd = np.array([r.labels[label].nsd[position] for r in results])
+            aggregates[f"nsd_{tolerance:g}mm_{name}_mean"] = float(nsd[present].mean()) if present.any() else None
+        for index, case in enumerate(cases):
+            per_case[case][f"dice_{name}"] = float(per_patient[index])
+            per_case[case][f"hd95_{name}"] = float(hd95[index])
+            for position, tolerance in enumerate(NSD_TOLERANCES_MM):
+                per_case[case][f"nsd_{tolerance:g}mm_{name}"] = float(results[index].labels[label].nsd[position])
+    score = (aggregated[0][0] + aggregated[1][0]) / 2
+    aggregates.update(_with_ci("score", score, (aggregated[0][1] + aggregated[1][1]) / 2))
+    aggregates["labels_absent_everywhere"] = absent  # their aggregated Dice is 1.0 (2025 baseline rule)
+    return aggregates, per_case
+
+
+def detection_aggregates(
+    cases: Sequence[str], results: Sequence[Segmentation], settings: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, dict[str, int]]]:
+    """GTVn lesion TP/FP/FN summed over patients and the aggregated F1 with its CI."""
+    counts = np.array([[r.lesions.tp, r.lesions.fp, r.lesions.fn] for r in results], dtype=float)
+    tp, fp, fn = counts.sum(axis=0)
+    boot = f1_score(*(draw_weights(len(cases), settings) @ counts).T)
+    aggregates = {
+        **_with_ci("f1_gtvn", _ranked(f1_score(tp, fp, fn), "GTVn F1"), boot),
+        "tp_gtvn": int(tp), "fp_gtvn": int(fp), "fn_gtvn": int(fn),
+    }  # fmt: skip
+    per_case = {
+        case: {"lesions_tp_gtvn": r.lesions.tp, "lesions_fp_gtvn": r.lesions.fp, "lesions_fn_gtvn": r.lesions.fn}
+        for case, r in zip(cases, results, strict=True)
+    }
+    return aggregates, per_case
+
+
+# -------------------------------------------------------------------------------------- challenges
+
+SHARED_OPTIONS = (
+    Option("seed", 0, "bootstrap seed (numpy.random.default_rng)"),
+    Option("bootstrap_resamples", 1000, "bootstrap resamples of the patients for the 95% CIs"),
+)
+SEGMENTATION_OPTIONS = (
+    Option("aggregate_volume", "mm3", "aggregated Dice summed in mm³ (official) or in voxels", ("mm3", "voxels")),
+    Option("dice_both_empty", "one", "per-patient Dice when both masks lack the label: 1.0, or exclude the "
+           "patient from the mean", ("one", "exclude")),
+    Option("resample", "none", "none: a prediction off the CT grid is an error; nearest: resample it onto the "
+           "reference grid (nearest neighbour)", ("none", "nearest")),
+    Option("surface_metrics", True, "compute HD95 and NSD at 1 and 2 mm (secondary, not ranked)"),
+)  # fmt: skip
+STAGING_OPTIONS = (
+    Option("invalid_stage", "error", "a stage that is not T0-T4/Tx/Tis or N0-N3/Nx (e.g. 'T5'): an error, or a "
+           "misclassification", ("error", "misclassification")),
+)  # fmt: skip
+MISSING_PROGNOSIS = Option(
+    "missing_prognosis", "non-concordant", "a patient without an RFS output: every comparable pair with it "
+    "counts 0 (the seed's rule) or 0.5 (tie, the 2021 official code)", MISSING_POLICIES
+)  # fmt: skip
+
+
+def _rfs_option(default: str) -> Option:
+    return Option("rfs_output", default, "what rfs.json holds: a risk (higher = earlier recurrence) or a "
+                  "predicted RFS time in days (higher = later)", ("risk", "time"))  # fmt: skip
+
+
+class _Hecktor(Challenge):
+    """What the HECKTOR phases share: job matching by the CT name, reading, scoring, aggregation."""
+
+    segmentation_output: ClassVar[Socket | None] = None
+    value_outputs: ClassVar[tuple[Socket, ...]] = ()
+    needs_labels: ClassVar[bool] = True
+
+    def case_of_job(self, job: Job) -> str:
+        return patient_of_image(job.input_name(CT.slug))
+
+    def job_inputs(self, case: str) -> dict[Socket, str]:
+        return {CT: f"{case}__CT.mha", PET: f"{case}__PT.mha"}
+
+    def load_reference(self, ground_truth: Path, settings: Mapping[str, Any]) -> Reference:
+        if settings["bootstrap_resamples"] < 1:
+            raise ConfigurationError("Option bootstrap_resamples must be at least 1.")
+        labels = _label_files(ground_truth) if self.needs_labels else {}
+        clinical = _clinical(ground_truth, required=bool(self.value_outputs))
+        if labels:
+            patients = tuple(labels)
+            lacking = [p for p in patients if self.value_outputs and p not in clinical]
+            if lacking:
+                raise ConfigurationError(f"{CLINICAL_FILE} has no row for {lacking[0]}, which has a label image.")
+        else:
+            patients = tuple(sorted(p for p, c in clinical.items() if self._in_reference(c)))
+        if not patients:
+            raise ConfigurationError(f"The {self.name} ground truth holds no patient.")
+        return Reference(patients, labels, clinical)
+
+    def _in_reference(self, clinical: Clinical) -> bool:
+        return True
+
+    def _read_outputs(self, input_dir: Path, job: Job, case: str, settings: Mapping[str, Any]) -> dict[str, Any]:
+        outputs: dict[str, Any] = {}
+        for socket in self.value_outputs:
+            value = read_json_output(input_dir, job, socket.slug, case)
+            if value is None:
+                continue
+            if socket is T_STAGE or socket is N_STAGE:
+                outputs[socket.slug] = parse_stage(value, socket.slug[0].upper(), case, settings["invalid_stage"])
+            elif socket is RFS:
+                number = finite_number(value, f"The RFS output of {case}", case)
+                outputs[socket.slug] = number if settings["rfs_output"] == "risk" else -number
+            else:
+                outputs[socket.slug] = parse_hpv(value, case)
+        return outputs
+
+    def prepare(self, input_dir: Path, reference: Reference, settings: Mapping[str, Any]) -> Prepared:
+        matched = match_jobs(load_jobs(input_dir), self.case_of_job, reference.patients)
+        tasks = []
+        for case in reference.patients:
+            job = matched.jobs.get(case)
+            prediction, outputs = None, {}
+            if job is not None:
+                if self.segmentation_output is not None:
+                    prediction = image_output_file(input_dir, job, self.segmentation_output.slug, case)
+                outputs = self._read_outputs(input_dir, job, case, settings)
+            tasks.append(CaseTask(case, CasePayload(reference.labels.get(case), prediction, outputs)))
+        return Prepared(tasks, matched.missing)
+
+    @staticmethod
+    def score_case(task: CaseTask, settings: Mapping[str, Any]) -> CaseResult:
+        try:
+            segmentation = score_patient(task.payload, task.case, settings)
+        except EvaluationError:
+            raise
+        except RuntimeError as error:  # SimpleITK failures on a submitted file
+            raise SubmissionError(
+                f"The segmentation of {task.case} could not be evaluated ({error.__class__.__name__}).", task.case
+            ) from None
+        return CaseResult(segmentation, dict(task.payload.outputs), task.payload.prediction is not None)
+
+    def _document(
+        self, aggregates: dict[str, Any], per_case: dict[str, dict[str, Any]], missing: dict[str, list[str]],
+        settings: Mapping[str, Any],
+    ) -> dict[str, Any]:  # fmt: skip
+        return {
+            "aggregates": aggregates,
+            "case": per_case,
+            "missing": missing,
+            "settings": {"challenge": self.name, "ci_level": 0.95, "nsd_tolerances_mm": list(NSD_TOLERANCES_MM),
+                         "iou_threshold_gtvn": 0.3, **settings},
+        }  # fmt: skip
+
+    def _segmentation(
+        self, results: Mapping[str, CaseResult], reference: Reference, settings: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, dict[str, Any]], list[str]]:
+        cases = list(reference.patients)
+        segmentations = [results[c].segmentation for c in cases]
+        aggregates, per_case = segmentation_aggregates(cases, segmentations, settings)
+        detection, lesions = detection_aggregates(cases, segmentations, settings)
+        for case in cases:
+            per_case[case].update(lesions[case])
+        missing = [c for c in cases if not results[c].segmentation_submitted]
+        return aggregates, detection, per_case, missing
+
+    def _staging(
+        self, results: Mapping[str, CaseResult], reference: Reference, settings: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, list[str]]]:
+        """T and N balanced accuracy over the patients with both stages known; score = their mean."""
+        cases = [c for c in reference.patients if reference.clinical[c].t_stage and reference.clinical[c].n_stage]
+        if not cases:
+            raise ConfigurationError(f"{CLINICAL_FILE} gives no patient both a T and an N stage.")
+        weights = draw_weights(len(cases), settings)
+        aggregates: dict[str, Any] = {}
+        missing: dict[str, list[str]] = {}
+        boots = []
+        for socket, column in ((T_STAGE, "t_stage"), (N_STAGE, "n_stage")):
+            truth = [getattr(reference.clinical[c], column) for c in cases]
+            predicted = [results[c].outputs.get(socket.slug, INVALID) for c in cases]
+            name = f"balanced_accuracy_{column[0]}"
+            value = _ranked(balanced_accuracy(truth, predicted), f"{column[0].upper()} balanced accuracy")
+            boots.append(balanced_accuracy_resamples(truth, predicted, weights))
+            aggregates.update(_with_ci(name, value, boots[-1]))
+            missing[column] = [c for c in cases if socket.slug not in results[c].outputs]
+        score = (aggregates["balanced_accuracy_t"] + aggregates["balanced_accuracy_n"]) / 2
+        aggregates.update(_with_ci("score", score, (boots[0] + boots[1]) / 2))
+        return aggregates, missing
+
+    def _prognosis(
+        self, results: Mapping[str, CaseResult], reference: Reference, settings: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], list[str]]:
+        """Harrell's C-index over the patients with a known RFS (risk sign applied in ``prepare``)."""
+        cases = [c for c in reference.patients if reference.clinical[c].rfs is not None]
+        if not cases:
+            raise ConfigurationError(f"{CLINICAL_FILE} gives no patient an RFS.")
+        time = np.array([reference.clinical[c].rfs for c in cases], dtype=float)
+        event = np.array([reference.clinical[c].relapse for c in cases], dtype=bool)
+        risk = np.array([results[c].outputs.get(RFS.slug, np.nan) for c in cases], dtype=float)
+        missing = ~np.isfinite(risk)
+        policy = settings["missing_prognosis"]
+        value = concordance_index(time, event, risk, missing, policy)
+        boot = concordance_index(time, event, risk, missing, policy, weights=draw_weights(len(cases), settings))
+        absent = [c for c, m in zip(cases, missing, strict=True) if m]
+        return _with_ci("c_index", _ranked(value, "C-index"), boot), absent
+
+
+    def _hpv(
+        self, results: Mapping[str, CaseResult], reference: Reference, settings: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], list[str]]:
+        """Balanced accuracy of the HPV status over the patients with a known status."""
+        cases = [c for c in reference.patients if reference.clinical[c].hpv is not None]
+        truth = [str(reference.clinical[c].hpv) for c in cases]
+        predicted = [str(results[c].outputs.get(HPV.slug, INVALID)) for c in cases]
+        value = _ranked(balanced_accuracy(truth, predicted), "HPV balanced accuracy")
+        boot = balanced_accuracy_resamples(truth, predicted, draw_weights(len(cases), settings))
+        return _with_ci("balanced_accuracy", value, boot), [c for c in cases if HPV.slug not in results[c].outputs]
+
+    def aggregate(
+        self,
+        results: Mapping[str, CaseResult],
+        missing: Sequence[str],
+        reference: Reference,
+        settings: Mapping[str, Any],
+    ) -> dict[str, Any]:
+        """Every subtask of the phase (the ones its outputs answer), with CIs and missing lists."""
+        aggregates: dict[str, Any] = {}
+        per_case: dict[str, dict[str, Any]] = {}
+        lists: dict[str, list[str]] = {"jobs": list(missing)}
+        if self.segmentation_output is not None:
+            segmentation, detection, per_case, lists["segmentation"] = self._segmentation(results, reference, settings)
+            aggregates.update(segmentation=segmentation, detection=detection)
+        if T_STAGE in self.value_outputs:
+            aggregates["staging"], staging_missing = self._staging(results, reference, settings)
+            lists.update(staging_missing)
+        if RFS in self.value_outputs:
+            aggregates["prognosis"], lists["prognosis"] = self._prognosis(results, reference, settings)
+        if HPV in self.value_outputs:
+            aggregates["hpv"], lists["hpv"] = self._hpv(results, reference, settings)
+        return self._document(aggregates, per_case, lists, settings)
+
+
+def _column(title: str, path: str, ranked: bool = True) -> dict[str, Any]:
+    column: dict[str, Any] = {"title": title, "path": path, "order": "desc"}
+    return column if ranked else {**column, "exclude_from_ranking": True}
+
+
+def _phase(outputs: tuple[Socket, ...], title: str, path: str, *columns: dict[str, Any]) -> Phase:
+    """A HECKTOR phase: CT and PET in; higher is better; several ranked columns are averaged as ranks
+    ("avg"), the 2026 weighted rank aggregate being the ranking tool's job."""
+    ranked = any(not column.get("exclude_from_ranking") for column in columns)
+    return Phase(
+        inputs=(CT, PET), outputs=outputs, score_title=title, score_jsonpath=path, score_default_sort="desc",
+        score_decimal_places=4, extra_results_columns=columns, scoring_method_choice="avg" if ranked else "abs",
+    )  # fmt: skip
+
+
+class Hecktor2026(_Hecktor):
+    name = "hecktor2026"
+    title = "HECKTOR 2026: head and neck tumour segmentation, TN staging and prognosis (PET/CT)"
+    phase = _phase(
+        (SEGMENTATION_2026, T_STAGE, N_STAGE, RFS),
+        "Segmentation score (mean aggregated Dice of GTVp and GTVn)",
+        "aggregates.segmentation.score",
+        _column("Staging score (mean balanced accuracy T, N)", "aggregates.staging.score"),
+        _column("C-index (RFS)", "aggregates.prognosis.c_index"),
+        _column("Aggregated Dice GTVp", "aggregates.segmentation.dice_gtvp", ranked=False),
+        _column("Aggregated Dice GTVn", "aggregates.segmentation.dice_gtvn", ranked=False),
+        _column("Balanced accuracy T", "aggregates.staging.balanced_accuracy_t", ranked=False),
+        _column("Balanced accuracy N", "aggregates.staging.balanced_accuracy_n", ranked=False),
+    )
+    options = (*SEGMENTATION_OPTIONS, *STAGING_OPTIONS, _rfs_option("time"), MISSING_PROGNOSIS, *SHARED_OPTIONS)
+    segmentation_output = SEGMENTATION_2026
+    value_outputs = (T_STAGE, N_STAGE, RFS)
+
+
+class Hecktor2025Task1(_Hecktor):
+    name = "hecktor2025-task1"
+    title = "HECKTOR 2025 task 1: GTVp and GTVn segmentation, GTVn detection (PET/CT)"
+    phase = _phase(
+        (SEGMENTATION_2025,),
+        "GTVp Dice (mean over patients)",
+        "aggregates.segmentation.dice_gtvp_mean",
+        _column("Aggregated Dice GTVn", "aggregates.segmentation.dice_gtvn"),
+        _column("Aggregated F1 GTVn (detection)", "aggregates.detection.f1_gtvn"),
+    )
+    options = (*SEGMENTATION_OPTIONS, *SHARED_OPTIONS)
+    segmentation_output = SEGMENTATION_2025
+
+
+class Hecktor2025Task2(_Hecktor):
+    name = "hecktor2025-task2"
+    title = "HECKTOR 2025 task 2: recurrence-free survival (C-index)"
+    phase = _phase((RFS,), "C-index (RFS)", "aggregates.prognosis.c_index")
+    options = (_rfs_option("risk"), MISSING_PROGNOSIS, *SHARED_OPTIONS)
+    value_outputs = (RFS,)
+    needs_labels = False
+
+    def _in_reference(self, clinical: Clinical) -> bool:
+        return clinical.rfs is not None
+
+
+class Hecktor2025Task3(_Hecktor):
+    name = "hecktor2025-task3"
+    title = "HECKTOR 2025 task 3: HPV status (balanced accuracy)"
+    phase = _phase((HPV,), "HPV status balanced accuracy", "aggregates.hpv.balanced_accuracy")
+    options = SHARED_OPTIONS
+    value_outputs = (HPV,)
+    needs_labels = False
+
+    def _in_reference(self, clinical: Clinical) -> bool:
+        return clinical.hpv is not None
