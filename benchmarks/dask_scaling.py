@@ -2,10 +2,13 @@
 
 1. Per-task overhead: N trivial cases on the local process pool vs a Dask LocalCluster (same number
    of worker processes), seconds per case beyond the work itself.
-2. Batch speed-up: ``evaluation.batch`` over S copies of a demo submission with 1 vs 2 Dask workers
-   (``--challenge``; HECKTOR-size when its generator is given ``--hecktor-size``).
+2. Batch speed-up: ``evaluation.batch`` over S submissions with 1 vs 2 Dask workers. By default each
+   is a HECKTOR 2026 submission of P synthetic patients at the CT grid size 300x512x512 (spacing
+   3.0 x 0.98 x 0.98 mm; benchmarks/hecktor_full_run.py's generator); ``--challenge rare25`` copies
+   the RARE25 demo instead.
 
-Usage: .venv/bin/python benchmarks/dask_scaling.py [--challenge rare25] [--submissions 20] [--tasks 200]
+Usage: .venv/bin/python benchmarks/dask_scaling.py [--challenge hecktor2026] [--submissions 20]
+       [--patients 4] [--tasks 200]
 """
 
 from __future__ import annotations
@@ -20,10 +23,11 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO), str(REPO / "test")]
+sys.path[:0] = [str(REPO), str(REPO / "test"), str(REPO / "benchmarks")]
 
 import runner_cases  # noqa: E402
 from distributed import Client, LocalCluster  # noqa: E402
+from hecktor_full_run import make_data  # noqa: E402
 
 from evaluation.batch import run_batch  # noqa: E402
 from evaluation.challenges.base import CaseTask  # noqa: E402
@@ -49,9 +53,13 @@ def per_task_overhead(n_tasks: int) -> None:
     )
 
 
-def batch_speedup(challenge: str, source: Path, n_submissions: int) -> None:
+def batch_speedup(challenge: str, n_submissions: int, patients: int) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         submissions = Path(scratch) / "submissions"
+        if challenge == "hecktor2026":
+            ground_truth, source = make_data(Path(scratch) / "data", patients, (300, 512, 512))
+        else:
+            ground_truth, source = None, REPO / "test" / "input" / challenge
         for index in range(n_submissions):
             shutil.copytree(source, submissions / f"team-{index:02d}")
         timings = {}
@@ -63,7 +71,7 @@ def batch_speedup(challenge: str, source: Path, n_submissions: int) -> None:
                 contextlib.redirect_stdout(io.StringIO()),
             ):
                 start = time.perf_counter()
-                outcome = run_batch(challenge, submissions, output, scheduler=client, log=quiet)
+                outcome = run_batch(challenge, submissions, output, ground_truth, scheduler=client, log=quiet)
                 timings[workers] = time.perf_counter() - start
             assert set(outcome.values()) == {"done"}, outcome
         same = all(
@@ -72,21 +80,21 @@ def batch_speedup(challenge: str, source: Path, n_submissions: int) -> None:
             for s in submissions.iterdir()
         )
         print(
-            f"batch of {n_submissions} {challenge} submissions: 1 Dask worker {timings[1]:.1f} s, "
+            f"batch of {n_submissions} {challenge} submissions ({patients} patients each if HECKTOR): "
+            f"1 Dask worker {timings[1]:.1f} s, "
             f"2 workers {timings[2]:.1f} s, speed-up {timings[1] / timings[2]:.2f}x; identical metrics: {same}"
         )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--challenge", default="rare25")
-    parser.add_argument("--input", type=Path, default=None, help="submission to copy (default test/input/<c>)")
+    parser.add_argument("--challenge", default="hecktor2026", choices=("hecktor2026", "rare25"))
     parser.add_argument("--submissions", type=int, default=20)
+    parser.add_argument("--patients", type=int, default=4, help="patients per HECKTOR submission")
     parser.add_argument("--tasks", type=int, default=200)
     arguments = parser.parse_args()
     per_task_overhead(arguments.tasks)
-    batch_speedup(arguments.challenge, arguments.input or REPO / "test" / "input" / arguments.challenge,
-                  arguments.submissions)  # fmt: skip
+    batch_speedup(arguments.challenge, arguments.submissions, arguments.patients)
 
 
 if __name__ == "__main__":
