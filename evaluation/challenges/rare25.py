@@ -29,8 +29,8 @@ import numpy as np
 from evaluation.challenges.base import CaseTask, Challenge, Option, Phase, Prepared
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics.precision_recall import PPV_METHODS, CurveMetrics, curve_metrics, weighted_curve_metrics
-from evaluation.platform.matching import match_jobs
-from evaluation.platform.predictions import Job, Socket, load_jobs
+from evaluation.platform.matching import match_jobs, reference_name
+from evaluation.platform.predictions import Socket, load_jobs
 from evaluation.platform.sockets import finite_number, output_path, parse_json_bytes
 
 INPUT = Socket(
@@ -46,7 +46,6 @@ OUTPUT = Socket(
     "File",
 )
 METADATA_FILE = "val_metadata.json"
-STACK_SUFFIXES = (".tiff", ".tif", ".mha")
 TARGET_RECALL = 0.9
 
 
@@ -79,18 +78,6 @@ def _load_metadata(ground_truth: Path) -> dict[str, Stack]:
     if not stacks:
         raise ConfigurationError(f"The RARE25 ground truth {METADATA_FILE} lists no stack.")
     return dict(sorted(stacks.items()))
-
-
-def _stack_of_job(reference: Mapping[str, Stack]):
-    def stack(job: Job) -> str:
-        name = job.input_name(INPUT.slug)
-        if name in reference:
-            return name
-        stem = next((name[: -len(s)] for s in STACK_SUFFIXES if name.lower().endswith(s)), name)
-        matches = [key for key in reference if key == stem or key.rsplit(".", 1)[0] == stem]
-        return matches[0] if len(matches) == 1 else name
-
-    return stack
 
 
 def read_likelihoods(path: Path, n_frames: int, stack: str) -> np.ndarray:
@@ -226,7 +213,8 @@ class Rare25(Challenge):
         return _load_metadata(ground_truth)
 
     def prepare(self, input_dir: Path, reference: Mapping[str, Stack], settings: Mapping[str, Any]) -> Prepared:
-        matched = match_jobs(load_jobs(input_dir), _stack_of_job(reference), reference)
+        jobs = load_jobs(input_dir)
+        matched = match_jobs(jobs, lambda job: reference_name(self.case_of_job(job), reference), reference)
         if matched.missing:
             raise SubmissionError(
                 f"No algorithm job for stack {', '.join(matched.missing)}; every stack needs likelihoods.",

@@ -8,11 +8,28 @@ missing so the challenge can apply its missing policy.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
 from evaluation.errors import SubmissionError
 from evaluation.platform.predictions import Job
+
+IMAGE_NAME_SUFFIXES = (".tiff", ".tif", ".mha", ".nii.gz", ".nii", ".png", ".jpg", ".jpeg")
+
+
+def stem(name: str, suffixes: Iterable[str] = IMAGE_NAME_SUFFIXES) -> str:
+    """``name`` without its image suffix (case-insensitive)."""
+    return next((name[: -len(s)] for s in suffixes if name.lower().endswith(s)), name)
+
+
+def reference_name(name: str, reference: Collection[str]) -> str:
+    """The reference case an input file name stands for: the same name, else the one reference name
+    with the same stem (a reference keyed ``case_1`` or ``case_1.png`` for an input ``case_1.tif``);
+    ``name`` itself when none or several match (then it is reported as unknown)."""
+    if name in reference:
+        return name
+    matches = [key for key in reference if stem(key) == stem(name)]
+    return matches[0] if len(matches) == 1 else name
 
 
 @dataclass(frozen=True)
