@@ -19,12 +19,20 @@ def _subclasses(cls: type[Challenge]) -> list[type[Challenge]]:
     return found
 
 
+_BROKEN: dict[str, str] = {}
+
+
 @cache
 def registry() -> dict[str, type[Challenge]]:
-    """``{name: challenge class}`` for every challenge module of this package."""
+    """``{name: challenge class}`` for every challenge module of this package. A module that fails
+    to import (a missing package, say) is left out and remembered, so it breaks only its own
+    challenges, with a one-line reason, never the image's others."""
     for module in pkgutil.iter_modules(__path__):
         if module.name != "base":
-            importlib.import_module(f"{__name__}.{module.name}")
+            try:
+                importlib.import_module(f"{__name__}.{module.name}")
+            except ImportError as error:
+                _BROKEN[module.name] = f"{type(error).__name__}: {error}"
     return {cls.name: cls for cls in _subclasses(Challenge) if "name" in cls.__dict__}
 
 
@@ -38,4 +46,5 @@ def get(name: str) -> Challenge:
     try:
         return registry()[name]()
     except KeyError:
-        raise ConfigurationError(f"Unknown challenge '{name}'; known: {', '.join(names())}.") from None
+        broken = "".join(f" Module {module} could not be loaded ({why})." for module, why in _BROKEN.items())
+        raise ConfigurationError(f"Unknown challenge '{name}'; known: {', '.join(names())}.{broken}") from None

@@ -1,0 +1,28 @@
+# The evaluation method image, one per challenge: ./build.sh <challenge>
+#
+# Instruction order matters on the vfs storage driver used to build here, which copies the whole
+# file system for every step: metadata steps come first, the large dependency layer next, the
+# project's own files in one last step.
+FROM --platform=linux/amd64 python:3.11-slim
+
+ENV PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    MPLBACKEND=Agg \
+    MPLCONFIGDIR=/tmp/matplotlib \
+    PATH=/opt/venv/bin:$PATH
+WORKDIR /opt/app
+RUN groupadd --system user && useradd --system --gid user --create-home user \
+    && mkdir /opt/venv && chown user:user /opt/venv
+USER user
+ENTRYPOINT ["python", "-m", "evaluation"]
+
+ARG EVALUATION_CHALLENGE
+ENV EVALUATION_CHALLENGE=${EVALUATION_CHALLENGE}
+
+COPY requirements.txt /opt/app/
+RUN python -m venv /opt/venv && python -m pip install --no-cache-dir -r /opt/app/requirements.txt
+
+# evaluation/ and ground-truth/ only (see .dockerignore), owned by root: read-only for the user.
+COPY . /opt/app/

@@ -1,0 +1,120 @@
+"""The real image, built once and run as grand-challenge.org runs it (./test-run.sh: no network,
+/input read-only, --memory=8g, no capabilities, a scratch /tmp, the ground truth mounted at
+/opt/ml/input/data/ground_truth).
+
+Needs a Docker engine: scripts/docker-engine.sh installs and starts one and builds the local
+python:3.11-slim stand-in (../shared/spec/docker-here.md). Where that cannot be done these tests skip
+with the reason, unless EVALUATION_REQUIRE_DOCKER=1 (CI), where it is a failure. Each container start
+costs tens of seconds on the vfs storage driver, so the tests share runs where they can.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+from conftest import DEMO_INPUT, REPO
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+CHALLENGE = "rare25"
+TAG = f"evaluation-{CHALLENGE}"
+LIKELIHOODS = "stacked-neoplastic-lesion-likelihoods.json"
+
+
+def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        args, cwd=REPO, capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=1200
+    )
+
+
+def _why_no_engine() -> str | None:
+    """None when a Docker engine answers and the base image exists, else the reason."""
+    if shutil.which("docker") is None and os.geteuid() != 0:
+        return "no docker client on PATH (and not root, so scripts/docker-engine.sh cannot install one)"
+    engine = _run("bash", "scripts/docker-engine.sh")
+    if engine.returncode == 0:
+        return None
+    return f"scripts/docker-engine.sh could not provide an engine: {engine.stderr.strip()[-500:]}"
+
+
+@pytest.fixture(scope="module")
+def image() -> str:
+    """The challenge's image, built once per test session by ./build.sh."""
+    reason = _why_no_engine()
+    if reason:
+        if os.environ.get("EVALUATION_REQUIRE_DOCKER") == "1":
+            pytest.fail(f"EVALUATION_REQUIRE_DOCKER=1 but {reason}")
+        pytest.skip(reason)
+    build = _run("./build.sh", CHALLENGE)
+    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
+    return TAG
+
+
+@pytest.fixture(scope="module")
+def demo_runs(image: str, tmp_path_factory: pytest.TempPathFactory) -> list[tuple[Path, subprocess.CompletedProcess]]:
+    """Two test-runs of the demo submission (with the default expected metrics compared by test-run.sh)."""
+    runs = []
+    for name in ("first", "second"):
+        output = tmp_path_factory.mktemp(name)
+        runs.append((output, _run("./test-run.sh", CHALLENGE, env={"OUTPUT_DIR": str(output)})))
+    return runs
+
+
+def test_demo_submission_gives_the_expected_metrics(demo_runs):
+    output, run = demo_runs[0]
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert "agrees with" in run.stdout
+    assert json.loads((output / "metrics.json").read_text())["settings"]["challenge"] == CHALLENGE
+
+
+def test_two_runs_write_identical_bytes(demo_runs):
+    (first, run_1), (second, run_2) = demo_runs
+    assert run_1.returncode == 0 and run_2.returncode == 0, run_2.stderr[-3000:]
+    assert (first / "metrics.json").read_bytes() == (second / "metrics.json").read_bytes()
+
+
+def test_image_runs_as_the_non_root_user_with_the_challenge_baked_in(image, demo_runs):
+    config = json.loads(_run("docker", "image", "inspect", image, "--format", "{{json .Config}}").stdout)
+    assert config["User"] == "user"
+    assert f"EVALUATION_CHALLENGE={CHALLENGE}" in config["Env"] and "PYTHONUNBUFFERED=1" in config["Env"]
+    # the file the container wrote is owned by the uid it ran as
+    output, _ = demo_runs[0]
+    assert (output / "metrics.json").stat().st_uid != 0
+
+
+def test_broken_submission_fails_naming_the_stack(image, tmp_path):
+    broken = tmp_path / "input"
+    shutil.copytree(DEMO_INPUT / CHALLENGE, broken)
+    job = json.loads((broken / "predictions.json").read_text())[0]
+    stack = job["inputs"][0]["image"]["name"]
+    (broken / job["pk"] / "output" / LIKELIHOODS).write_text("[0.5, NaN]")
+    output = tmp_path / "output"
+    run = _run("./test-run.sh", CHALLENGE, str(broken), env={"OUTPUT_DIR": str(output)})
+    assert run.returncode != 0
+    assert not (output / "metrics.json").exists()
+    last = [line for line in run.stderr.splitlines() if line.strip()][-1]
+    assert stack in last and "NaN" in last
+    assert "Traceback" not in run.stderr
+
+
+def test_export_writes_the_two_upload_files(image):
+    export = _run("./export.sh", CHALLENGE)
+    assert export.returncode == 0, export.stderr[-3000:]
+    image_file, ground_truth = (REPO / line for line in export.stdout.split())
+    try:
+        assert image_file.name.startswith(f"{TAG}_") and image_file.name.endswith(".tar.gz")
+        with gzip.open(image_file) as stream:
+            assert stream.read(512)  # a gzip stream (docker save output)
+        with tarfile.open(ground_truth) as archive:
+            names = sorted(archive.getnames())
+        folder = REPO / "ground-truth" / CHALLENGE
+        bundled = sorted(f"./{path.relative_to(folder)}" for path in folder.rglob("*"))
+        assert names == [".", *bundled]  # unpacks at the top level of /opt/ml/input/data/ground_truth
+    finally:
+        image_file.unlink(missing_ok=True)
