@@ -37,6 +37,13 @@ def test_rare25_same_bytes_on_dask_and_local_pool(tmp_path, cluster):
     assert (tmp_path / "local/metrics.json").read_bytes() == (tmp_path / "dask/metrics.json").read_bytes()
 
 
+def test_hecktor_same_bytes_on_dask_and_local_pool(tmp_path, cluster):
+    _, client = cluster
+    evaluate("hecktor2026", DEMO_INPUT / "hecktor2026", tmp_path / "local", workers=2)
+    evaluate("hecktor2026", DEMO_INPUT / "hecktor2026", tmp_path / "dask", scheduler=client)
+    assert (tmp_path / "local/metrics.json").read_bytes() == (tmp_path / "dask/metrics.json").read_bytes()
+
+
 def test_scheduler_address_from_the_command_line(tmp_path, cluster, evaluate_cli):
     local_cluster, _ = cluster
     run = evaluate_cli("rare25", DEMO_INPUT / "rare25", "--scheduler", local_cluster.scheduler_address)
