@@ -1,0 +1,22 @@
+"""evaluation.batch on the local pool: one metrics.json per submission and the long table."""
+
+from __future__ import annotations
+
+import shutil
+
+import pandas as pd
+from conftest import DEMO_INPUT
+
+from evaluation.batch import main
+
+
+def test_batch_writes_metrics_and_the_long_table_for_the_ranking_tool(tmp_path, capsys):
+    for name in ("team-a", "team-b"):
+        shutil.copytree(DEMO_INPUT / "digestpath2019-task2", tmp_path / "in" / name)
+    args = ["--challenge", "digestpath2019-task2", "--submissions", str(tmp_path / "in"), "--output",
+            str(tmp_path / "out"), "--workers", "1"]  # fmt: skip
+    assert main(args) == 0
+    table = pd.read_csv(tmp_path / "out" / "long.csv")
+    assert set(table.columns) == {"algorithm", "case", "task", "value"}
+    assert set(table["algorithm"]) == {"team-a", "team-b"} and "dice" in set(table["task"])
+    assert len(table) == 2 * 24  # two submissions x 24 images x one numeric per-case value (dice)
