@@ -27,7 +27,7 @@ import SimpleITK as sitk
 
 from evaluation.challenges.base import CaseTask, Challenge, Option, Phase, Prepared
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
-from evaluation.metrics.bootstrap import percentile_interval, resample_indices
+from evaluation.metrics.bootstrap import percentile_interval, resample_weights
 from evaluation.metrics.lesions import LesionCounts, f1_score, match_lesions
 from evaluation.metrics.overlap import aggregated_dice
 from evaluation.metrics.surface import bounding_box, crop_padded, surface_distances
@@ -322,10 +322,7 @@ def score_patient(payload: CasePayload, case: str, settings: Mapping[str, Any]) 
 
 def draw_weights(n_cases: int, settings: Mapping[str, Any]) -> np.ndarray:
     """(resamples x cases) draw counts of the seeded bootstrap over patients."""
-    draws = resample_indices(n_cases, settings["bootstrap_resamples"], settings["seed"])
-    rows = np.repeat(np.arange(draws.shape[0]), n_cases)
-    counts = np.bincount(rows * n_cases + draws.ravel(), minlength=draws.shape[0] * n_cases)
-    return counts.reshape(draws.shape[0], n_cases)
+    return resample_weights(n_cases, settings["bootstrap_resamples"], settings["seed"])
 
 
 def balanced_accuracy_resamples(truth: Sequence[str], predicted: Sequence[str], weights: np.ndarray) -> np.ndarray:

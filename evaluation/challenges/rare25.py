@@ -28,6 +28,7 @@ import numpy as np
 
 from evaluation.challenges.base import CaseTask, Challenge, Option, Phase, Prepared
 from evaluation.errors import ConfigurationError, SubmissionError
+from evaluation.metrics.bootstrap import row_counts
 from evaluation.metrics.precision_recall import PPV_METHODS, CurveMetrics, curve_metrics, weighted_curve_metrics
 from evaluation.platform.matching import match_jobs, reference_name
 from evaluation.platform.predictions import Socket, load_jobs
@@ -141,7 +142,7 @@ def official_bootstrap_weights(
         settings["seed"],
     )
     drawn_patients = np.concatenate([neo_patients, ndbe_patients])[draws]
-    counts = _row_counts(drawn_patients, len(first_seen))
+    counts = row_counts(drawn_patients, len(first_seen))
     return counts[:, patient_index]
 
 
@@ -158,15 +159,9 @@ def website_bootstrap_weights(labels: np.ndarray, settings: Mapping[str, Any]) -
         draws = np.stack([state.randint(0, neo_frames.size, size=size) for _ in range(iterations)])
     else:
         draws = np.random.default_rng(seed).integers(0, neo_frames.size, size=(iterations, size))
-    weights = _row_counts(neo_frames[draws], labels.size)
+    weights = row_counts(neo_frames[draws], labels.size)
     weights[:, labels == 0] = 1
     return weights
-
-
-def _row_counts(indices: np.ndarray, width: int) -> np.ndarray:
-    """``counts[i, k]`` = occurrences of ``k`` in row ``i`` of ``indices``."""
-    rows = np.repeat(np.arange(indices.shape[0]), indices.shape[1])
-    return np.bincount(rows * width + indices.ravel(), minlength=indices.shape[0] * width).reshape(-1, width)
 
 
 def _summary(name: str, values: np.ndarray) -> dict[str, float]:

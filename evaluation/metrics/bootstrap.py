@@ -16,6 +16,19 @@ def resample_indices(n_cases: int, n_resamples: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).integers(0, n_cases, size=(n_resamples, n_cases))
 
 
+def row_counts(indices: np.ndarray, width: int) -> np.ndarray:
+    """``counts[i, k]``: how often ``k`` occurs in row ``i`` of ``indices`` (a draw matrix becomes the
+    integer case weights of each resample)."""
+    indices = np.asarray(indices)
+    offsets = indices + width * np.arange(indices.shape[0])[:, None]
+    return np.bincount(offsets.ravel(), minlength=width * indices.shape[0]).reshape(indices.shape[0], width)
+
+
+def resample_weights(n_cases: int, n_resamples: int, seed: int) -> np.ndarray:
+    """``(n_resamples, n_cases)`` draw counts of :func:`resample_indices`."""
+    return row_counts(resample_indices(n_cases, n_resamples, seed), n_cases)
+
+
 def percentile_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float]:
     """The central ``level`` percentile interval (numpy ``linear`` = R type 7), NaNs ignored."""
     tail = 100.0 * (1.0 - level) / 2.0

@@ -23,6 +23,7 @@ import numpy as np
 from scipy.stats import rankdata
 
 from evaluation.errors import ConfigurationError
+from evaluation.metrics.bootstrap import row_counts
 from evaluation.ranking.primitives import aggregate, rank_na, treat_na
 from evaluation.ranking.significance import better_pvalues, decisions
 
@@ -85,12 +86,6 @@ def _all_rows(n_cases: int) -> np.ndarray:
 def _chunks(n_resamples: int, per_resample: int) -> list[slice]:
     step = max(1, _ROWS_PER_CHUNK // max(1, per_resample))
     return [slice(start, start + step) for start in range(0, n_resamples, step)]
-
-
-def counts(indices: np.ndarray, n_cases: int) -> np.ndarray:
-    """How often each case is drawn in each resample: (resamples, cases)."""
-    offsets = indices + n_cases * np.arange(indices.shape[0])[:, None]
-    return np.bincount(offsets.ravel(), minlength=n_cases * indices.shape[0]).reshape(indices.shape[0], n_cases)
 
 
 def _compat_coefficients(values: np.ndarray, scheme: Scheme) -> tuple[np.ndarray, np.ndarray]:
@@ -157,7 +152,7 @@ def rank_resamples(
         if compat and scheme.ties in ("min", "average", "max"):
             a, b = _compat_coefficients(treated, scheme)
             a = np.where(dropped, np.nan, a)
-            multiplicity = np.take_along_axis(counts(indices, n_cases), indices, axis=1)
+            multiplicity = np.take_along_axis(row_counts(indices, n_cases), indices, axis=1)
             parts = [
                 multiplicity[part][:, None, :] * a[:, indices[part]].transpose(1, 0, 2)
                 + b[:, indices[part]].transpose(1, 0, 2)
@@ -165,7 +160,7 @@ def rank_resamples(
             ]
             scores = np.concatenate([aggregate(part, scheme.aggregate) for part in parts])
         else:
-            if compat and np.any(counts(indices, n_cases) > 1):
+            if compat and np.any(row_counts(indices, n_cases) > 1):
                 raise ConfigurationError(
                     "--compat challengeR reproduces rank-then-aggregate resamples for ties min, average and max, "
                     f"not {scheme.ties!r} (its result depends on R's row order or random numbers)."
@@ -181,7 +176,7 @@ def rank_resamples(
         return Ranking(scores, _rank_scores(scores, scheme, True, rng))
     if scheme.kind == "test-then-rank":
         treated = treat_na(values, scheme.na, scheme.smaller_better, task)
-        weights = counts(indices, n_cases)
+        weights = row_counts(indices, n_cases)
         if compat:
             weights = (weights > 0).astype(float)
         wins = decisions(better_pvalues(treated, weights, scheme.smaller_better), scheme.alpha, scheme.p_adjust)
