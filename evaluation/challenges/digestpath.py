@@ -19,7 +19,7 @@ from evaluation.challenges.base import CaseTask, Challenge, Option, Phase, Prepa
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics.detection import FROC_FP_RATES, MATCHING_METHODS, ImageDetections, match_image, summarise
 from evaluation.metrics.overlap import aggregated_dice
-from evaluation.platform.matching import match_jobs, reference_name, stem
+from evaluation.platform.matching import jobs_for_every_case, reference_name, stem
 from evaluation.platform.predictions import Job, Socket, load_jobs
 from evaluation.platform.sockets import finite_number, image_output_file, read_json_output
 
@@ -38,15 +38,10 @@ MASK_SUFFIXES = (".png", ".mha", ".tif", ".tiff")
 
 
 def _jobs_by_case(challenge: Challenge, input_dir: Path, reference: Sequence[str]) -> dict[str, Job]:
-    """Every reference image needs its job (no missing policy in the seed: a missing image is an error)."""
-    matched = match_jobs(load_jobs(input_dir), lambda job: reference_name(challenge.case_of_job(job), reference),
-                         reference)  # fmt: skip
-    if matched.missing:
-        raise SubmissionError(
-            f"No algorithm job for image {', '.join(matched.missing)}; every image needs a prediction.",
-            matched.missing[0],
-        )
-    return matched.jobs
+    """Every reference image needs its job (the seed has no missing policy)."""
+    return jobs_for_every_case(
+        load_jobs(input_dir), lambda job: reference_name(challenge.case_of_job(job), reference), reference, "image"
+    )
 
 
 # --- task 1 ----------------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from evaluation.challenges.base import CaseTask, Challenge, Option, Phase, Prepa
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics.bootstrap import row_counts
 from evaluation.metrics.precision_recall import PPV_METHODS, CurveMetrics, curve_metrics, weighted_curve_metrics
-from evaluation.platform.matching import match_jobs, reference_name
+from evaluation.platform.matching import jobs_for_every_case, reference_name
 from evaluation.platform.predictions import Socket, load_jobs
 from evaluation.platform.sockets import finite_number, output_path, parse_json_bytes
 
@@ -208,15 +208,11 @@ class Rare25(Challenge):
         return _load_metadata(ground_truth)
 
     def prepare(self, input_dir: Path, reference: Mapping[str, Stack], settings: Mapping[str, Any]) -> Prepared:
-        jobs = load_jobs(input_dir)
-        matched = match_jobs(jobs, lambda job: reference_name(self.case_of_job(job), reference), reference)
-        if matched.missing:
-            raise SubmissionError(
-                f"No algorithm job for stack {', '.join(matched.missing)}; every stack needs likelihoods.",
-                matched.missing[0],
-            )
+        jobs = jobs_for_every_case(
+            load_jobs(input_dir), lambda job: reference_name(self.case_of_job(job), reference), reference, "stack"
+        )
         tasks = []
-        for stack, job in matched.jobs.items():
+        for stack, job in jobs.items():
             path = output_path(input_dir, job, OUTPUT.slug, stack)
             if path is None or not path.is_file():
                 raise SubmissionError(f"Stack {stack} has no output file {OUTPUT.relative_path}.", stack)

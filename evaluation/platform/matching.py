@@ -61,3 +61,17 @@ def match_jobs(
             by_case[case] = job
     ordered = {case: by_case[case] for case in reference if case in by_case}
     return Matched(jobs=ordered, missing=[case for case in reference if case not in by_case])
+
+
+def jobs_for_every_case(
+    jobs: Iterable[Job], cases_of_job: Callable[[Job], str | list[str]], reference_cases: Iterable[str], what: str
+) -> dict[str, Job]:
+    """``match_jobs`` for a challenge without a missing policy: a reference case without a job is an
+    error naming it (``what`` is the challenge's word for a case: stack, image, ...)."""
+    matched = match_jobs(jobs, cases_of_job, reference_cases)
+    if matched.missing:
+        raise SubmissionError(
+            f"No algorithm job for {what} {', '.join(matched.missing)}; every {what} needs a prediction.",
+            matched.missing[0],
+        )
+    return matched.jobs
