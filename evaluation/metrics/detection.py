@@ -220,13 +220,15 @@ def match_by_distance(
     (m,) int64 array of reference indices, -1 for an unmatched prediction.
     """
     scores = checks.as_finite("scores", scores, ndim=1)
-    points = checks.as_finite("points", np.asarray(points, dtype=float).reshape(scores.size, -1))
-    reference = checks.as_finite("reference", np.asarray(reference, dtype=float).reshape(-1, points.shape[1]))
     if method not in MATCHING_METHODS:
         raise ValueError(f"unknown matching method {method!r}; expected one of {MATCHING_METHODS}")
     matched = np.full(scores.size, -1, dtype=np.int64)
     if scores.size == 0 or len(reference) == 0:
         return matched
+    points = checks.as_finite("points", np.asarray(points, dtype=float).reshape(scores.size, -1))
+    reference = checks.as_finite("reference", np.asarray(reference, dtype=float).reshape(len(reference), -1))
+    if reference.shape[1] != points.shape[1]:
+        raise ValueError(f"reference points have {reference.shape[1]} coordinates, predictions {points.shape[1]}")
     distance = np.sqrt(((points[:, None, :] - reference[None, :, :]) ** 2).sum(axis=2))
     valid = distance <= max_distance
     if method == "hungarian":
@@ -280,6 +282,11 @@ def detection_curve(
     flags, scores, negative = [], [], []
     for image in images:
         image_scores = checks.as_finite("scores", image.scores, ndim=1)
+        if len(image.boxes) != image_scores.size:
+            raise ValueError(f"{len(image.boxes)} predictions but {image_scores.size} scores in an image")
+        for name, values in (("reference", image.reference), ("boxes", image.boxes)):
+            if criterion != "distance" and len(values) and np.shape(values)[-1] != 4:
+                raise ValueError(f"{name} must be boxes [x1, y1, x2, y2] for criterion {criterion!r}")
         if criterion == "iou":
             matched = match_image(image.reference, image.boxes, image_scores, threshold, method)
         elif criterion == "centre_distance":

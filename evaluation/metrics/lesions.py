@@ -120,7 +120,9 @@ def f1_score(
     tp: np.ndarray | int, fp: np.ndarray | int, fn: np.ndarray | int, empty: float = 1.0
 ) -> np.ndarray | float:
     """Lesion F1 = 2TP / (2TP + FP + FN); ``empty`` when there is no lesion at all (0/0)."""
-    tp, fp, fn = (np.asarray(x, dtype=float) for x in (tp, fp, fn))
+    tp, fp, fn = (checks.as_finite(name, x) for name, x in (("tp", tp), ("fp", fp), ("fn", fn)))
+    if np.any(tp < 0) or np.any(fp < 0) or np.any(fn < 0):
+        raise ValueError("lesion counts must be non-negative")
     denominator = 2 * tp + fp + fn
     with np.errstate(invalid="ignore", divide="ignore"):
         value = np.where(denominator > 0, 2 * tp / denominator, empty)

@@ -35,12 +35,17 @@ def aggregated_dice(
     Task1/utils/metrics.py (``DiceAggScore``, 1.0 when the label is absent everywhere: ``empty``).
     ``weights`` (resamples x cases, bootstrap draw counts) gives one value per resample at once.
     """
-    intersections = np.asarray(intersections, dtype=float)
-    totals = np.asarray(totals, dtype=float)
+    intersections = checks.as_finite("intersections", intersections, ndim=1)
+    totals = checks.as_finite("totals", totals, ndim=1)
+    checks.same_length(intersections=intersections, totals=totals)
+    if np.any(intersections < 0) or np.any(2 * intersections > totals):
+        raise ValueError("each intersection must lie between 0 and half its total |G| + |P|")
     if weights is None:
         total = totals.sum()
         return float(2.0 * intersections.sum() / total) if total > 0 else float(empty)
-    weights = np.asarray(weights, dtype=float)
+    weights = checks.as_finite("weights", weights, ndim=2)
+    if weights.shape[1] != intersections.size:
+        raise ValueError(f"weights has {weights.shape[1]} columns for {intersections.size} cases")
     numerator, denominator = 2.0 * (weights @ intersections), weights @ totals
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(denominator > 0, numerator / denominator, empty)

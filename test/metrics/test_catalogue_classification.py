@@ -10,6 +10,7 @@ dict_args={"bins_ece": M}).expectation_calibration_error()`` and, on the 3-class
 ``.specificity_at_sensitivity()``; ``MetricsReloaded/metrics/pairwise_measures.py``
 ``MultiClassPairwiseMeasures(pred, ref, [0, 1, 2]).balanced_accuracy()`` and, on the ordinal case,
 ``.weighted_cohens_kappa()`` with ``dict_args={"weights": W}`` for W = 1 - I, |i - j| and (i - j)².
+``catalogue_reference_numbers.py`` reprints them.
 """
 
 from __future__ import annotations

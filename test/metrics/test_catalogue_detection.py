@@ -123,6 +123,9 @@ def test_distance_matching_by_hand():
     assert match_by_distance(reference, points, scores[:2], 5.0).tolist() == [1, -1]
     assert match_by_distance(reference, points, scores[:2], 5.0, "hungarian").tolist() == [0, 1]
     assert match_by_distance(np.empty((0, 2)), points, scores[:2], 5.0).tolist() == [-1, -1]
+    assert match_by_distance(reference, np.empty((0, 2)), np.empty(0), 5.0).tolist() == []
+    with pytest.raises(ValueError, match="coordinates"):
+        match_by_distance(reference, np.zeros((1, 3)), scores[:1], 5.0)
 
 
 def test_centre_distance_criterion():
@@ -134,6 +137,10 @@ def test_centre_distance_criterion():
     assert detection_average_precision(shifted, criterion="centre_distance", threshold=4.9) == 0.0
     points = [ImageDetections(np.array([[1.0, 1.0, 1.0]]), np.array([[1.0, 2.0, 3.0]]), np.array([0.5]))]
     assert recall_at_precision(points, 1.0, criterion="distance", threshold=np.sqrt(5)) == 1.0
+    silent_points = [ImageDetections(np.array([[1.0, 1.0]]), np.empty((0, 2)), np.empty(0))]
+    assert detection_average_precision(silent_points, criterion="distance", threshold=1.0) == 0.0
+    silent_boxes = [image([[0, 0, 10, 10]], [])]
+    assert detection_average_precision(silent_boxes, criterion="centre_distance", threshold=1.0) == 0.0
 
 
 def test_edge_cases_by_hand():
@@ -155,3 +162,8 @@ def test_edge_cases_by_hand():
         detection_average_precision([image([[0, 0, 1, 1]], [[0, 0, 1, 1, np.nan]])])
     with pytest.raises(ValueError, match="precision"):
         recall_at_precision(IMAGES, 1.5)
+    points = [ImageDetections(np.array([[1.0, 1.0]]), np.array([[1.0, 1.5]]), np.array([0.5]))]
+    with pytest.raises(ValueError, match="must be boxes"):
+        detection_average_precision(points, criterion="centre_distance", threshold=1.0)
+    with pytest.raises(ValueError, match="scores in an image"):
+        detection_average_precision([ImageDetections(np.empty((0, 4)), np.zeros((2, 4)), np.array([0.5]))])

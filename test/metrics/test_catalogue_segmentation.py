@@ -11,12 +11,14 @@ separate venv on ``catalogue_fixtures.lesion_case`` / ``greedy_trap_case`` with
 ConnectedComponentsInstanceApproximator(cca_backend=CCABackend.cc3d), instance_matcher=...,
 instance_metrics=[Metric.IOU])``: ``NaiveThresholdMatching(Metric.IOU, t, strict_threshold=True)``
 (greedy) or ``MaxBipartiteMatching(Metric.IOU, t, strict_threshold=True)`` (Hungarian); ``rq`` is
-the F1, ``pq_iou``/``sq_iou`` PQ and SQ.
+the F1, ``pq`` and ``sq`` PQ and SQ.
 
 MetricsReloaded (github Project-MONAI/MetricsReloaded, commit cb38dfc, not on PyPI) was run from
 its repository on the same fixtures: ``MetricsReloaded/metrics/pairwise_measures.py``,
 ``BinaryPairwiseMeasures(pred, ref).dsc()``, ``.intersection_over_union()``,
-``.absolute_volume_difference_ratio()``.
+``.absolute_volume_difference_ratio()``. ``catalogue_reference_numbers.py`` reprints all of them.
+MetricsReloaded's own HD / MASD / NSD are not used: it measures between border voxels, not
+DeepMind's surfels, so its distances differ by definition.
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ import surface_distance as deepmind
 from metrics.catalogue_fixtures import greedy_trap_case, lesion_case, surface_case
 from sklearn.metrics import f1_score, jaccard_score
 
+from evaluation.metrics.lesions import f1_score as lesion_counts_f1
 from evaluation.metrics.lesions import lesion_f1, match_lesions, panoptic_quality
-from evaluation.metrics.overlap import dice_per_label, iou, iou_per_label, volume_difference
+from evaluation.metrics.overlap import aggregated_dice, dice_per_label, iou, iou_per_label, volume_difference
 from evaluation.metrics.surface import (
     hausdorff_distance,
     image_diagonal,
@@ -198,3 +201,18 @@ def test_lesion_and_panoptic_edge_cases_by_hand():
         lesion_f1(some * 2, some)
     with pytest.raises(ValueError, match="shapes differ"):
         panoptic_quality(some, some[:1])
+
+
+def test_aggregate_validation():
+    assert aggregated_dice(np.array([1.0, 2.0]), np.array([4.0, 4.0])) == pytest.approx(0.75)
+    with pytest.raises(ValueError, match="inconsistent"):
+        aggregated_dice(np.array([1.0, 2.0]), np.array([4.0]))
+    with pytest.raises(ValueError, match="half its total"):
+        aggregated_dice(np.array([3.0]), np.array([4.0]))
+    with pytest.raises(ValueError, match="NaN"):
+        aggregated_dice(np.array([np.nan]), np.array([4.0]))
+    with pytest.raises(ValueError, match="columns"):
+        aggregated_dice(np.array([1.0]), np.array([4.0]), np.ones((2, 3)))
+    assert lesion_counts_f1(np.array([0, 2]), np.array([0, 1]), np.array([0, 1]), empty=0.5).tolist() == [0.5, 2 / 3]
+    with pytest.raises(ValueError, match="non-negative"):
+        lesion_counts_f1(1, -1, 0)
