@@ -173,3 +173,32 @@ def test_validation_messages():
         cohen_kappa(truth, truth, "cubic")
     with pytest.raises(ValueError, match="outside labels"):
         cohen_kappa(np.array([0, 1, 5]), np.array([0, 1, 1]), labels=[0, 1])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_random_inputs_with_ties_equal_sklearn(seed):
+    rng = np.random.default_rng(seed)
+    n = 200
+    truth = (rng.random(n) < 0.3).astype(int)
+    scores = np.round(np.clip(0.25 * truth + rng.random(n) * 0.75, 0, 1), 1 + seed % 2)  # many ties
+    assert auroc(truth, scores) == pytest.approx(roc_auc_score(truth, scores), abs=1e-12)
+    assert binary_average_precision(truth, scores) == pytest.approx(average_precision_score(truth, scores), abs=1e-12)
+    assert brier_score(truth, scores) == pytest.approx(brier_score_loss(truth, scores), abs=1e-12)
+    fpr, tpr, _ = roc_curve(truth, scores, drop_intermediate=False)
+    for target in (0.8, 0.9, 0.95):
+        assert sensitivity_at_specificity(truth, scores, target) == pytest.approx(tpr[1 - fpr >= target].max())
+        assert specificity_at_sensitivity(truth, scores, target) == pytest.approx((1 - fpr)[tpr >= target].max())
+    grades = rng.integers(0, 5, n)
+    rated = np.clip(grades + rng.integers(-1, 2, n), 0, 4)
+    for weights in (None, "linear", "quadratic"):
+        expected = cohen_kappa_score(grades, rated, weights=weights)
+        assert cohen_kappa(grades, rated, weights) == pytest.approx(expected, abs=1e-12)
+    assert balanced_accuracy(grades, rated) == pytest.approx(balanced_accuracy_score(grades, rated), abs=1e-12)
+    # ECE by a direct loop over the right-closed bins ((m-1)/M, m/M], 0 in the first one
+    edges = np.linspace(0, 1, 11)
+    total = 0.0
+    for m in range(10):
+        inside = (scores > edges[m]) & (scores <= edges[m + 1]) if m else scores <= edges[1]
+        if inside.any():
+            total += inside.sum() / n * abs(truth[inside].mean() - scores[inside].mean())
+    assert expected_calibration_error(truth, scores) == pytest.approx(total, abs=1e-12)

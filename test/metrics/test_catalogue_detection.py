@@ -167,3 +167,23 @@ def test_edge_cases_by_hand():
         detection_average_precision(points, criterion="centre_distance", threshold=1.0)
     with pytest.raises(ValueError, match="scores in an image"):
         detection_average_precision([ImageDetections(np.empty((0, 4)), np.zeros((2, 4)), np.array([0.5]))])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_ap_equals_voc_devkit_loop_on_random_images(seed):
+    rng = np.random.default_rng(seed)
+    images = []
+    for _ in range(5):
+        n_ref = int(rng.integers(0, 4))
+        corners = rng.integers(0, 80, (n_ref, 2))
+        reference = np.hstack([corners, corners + rng.integers(8, 20, (n_ref, 2))]).astype(float)
+        jitter = rng.integers(-4, 5, (n_ref, 4))
+        boxes = [reference + jitter, rng.integers(0, 60, (int(rng.integers(0, 3)), 1)) + np.array([0, 0, 15, 15])]
+        boxes = np.vstack(boxes).astype(float)
+        images.append(ImageDetections(reference, boxes, rng.random(len(boxes))))  # distinct scores
+    if sum(len(im.reference) for im in images) == 0:
+        pytest.skip("no reference box drawn")
+    for threshold in (0.3, 0.5):
+        assert detection_average_precision(images, threshold=threshold) == pytest.approx(
+            voc_ap(images, threshold), abs=1e-12
+        )

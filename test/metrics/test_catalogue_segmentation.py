@@ -23,10 +23,13 @@ DeepMind's surfels, so its distances differ by definition.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 import surface_distance as deepmind
 from metrics.catalogue_fixtures import greedy_trap_case, lesion_case, surface_case
+from scipy import ndimage
 from sklearn.metrics import f1_score, jaccard_score
 
 from evaluation.metrics.lesions import f1_score as lesion_counts_f1
@@ -216,3 +219,62 @@ def test_aggregate_validation():
     assert lesion_counts_f1(np.array([0, 2]), np.array([0, 1]), np.array([0, 1]), empty=0.5).tolist() == [0.5, 2 / 3]
     with pytest.raises(ValueError, match="non-negative"):
         lesion_counts_f1(1, -1, 0)
+
+
+def brute_force_matching(reference: np.ndarray, prediction: np.ndarray, threshold: float) -> tuple[int, float]:
+    """(matches, total IoU) of the best one-to-one assignment over pairs with IoU > threshold, by
+    enumerating every subset of candidate pairs; components by scipy.ndimage.label (8-/26-connected)."""
+    structure = np.ones((3,) * reference.ndim)
+    ref_labels, n_ref = ndimage.label(reference, structure=structure)
+    pred_labels, n_pred = ndimage.label(prediction, structure=structure)
+    candidates = []
+    for r in range(1, n_ref + 1):
+        for p in range(1, n_pred + 1):
+            a, b = ref_labels == r, pred_labels == p
+            value = np.count_nonzero(a & b) / np.count_nonzero(a | b)
+            if value > threshold:
+                candidates.append((r, p, value))
+    best = (0, 0.0)
+    for chosen in itertools.product((False, True), repeat=len(candidates)):
+        pairs = [c for c, keep in zip(candidates, chosen, strict=True) if keep]
+        if len({r for r, _, _ in pairs}) == len(pairs) == len({p for _, p, _ in pairs}):
+            total = sum(v for _, _, v in pairs)
+            if total > best[1] + 1e-12:
+                best = (len(pairs), total)
+    return best
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_hungarian_equals_brute_force_maximum_iou(seed):
+    rng = np.random.default_rng(seed)
+    reference = ndimage.binary_dilation(rng.random((14, 14)) < 0.03, iterations=1)
+    prediction = ndimage.binary_dilation(rng.random((14, 14)) < 0.03, iterations=1)
+    prediction |= np.roll(reference, int(rng.integers(-1, 2)), axis=1) & (rng.random((14, 14)) < 0.8)
+    for threshold in (0.0, 0.1, 0.25):
+        matches, _ = brute_force_matching(reference, prediction, threshold)
+        assert match_lesions(reference, prediction, threshold, "hungarian").tp == matches
+        assert match_lesions(reference, prediction, threshold, "greedy").tp <= matches
+
+
+def test_brute_force_on_the_greedy_trap():
+    reference, prediction = greedy_trap_case()
+    assert brute_force_matching(reference, prediction, 0.2)[0] == 2
+    assert match_lesions(reference, prediction, 0.2, "hungarian").tp == 2
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_masd_and_hausdorff_equal_deepmind_on_random_blobs(seed):
+    rng = np.random.default_rng(seed)
+    shape = tuple(int(n) for n in rng.integers(8, 20, 3))
+    spacing = tuple(float(s) for s in rng.uniform(0.5, 3.0, 3))
+    reference = ndimage.binary_dilation(rng.random(shape) < 0.02, iterations=2)
+    prediction = ndimage.binary_dilation(rng.random(shape) < 0.02, iterations=2)
+    if not reference.any() or not prediction.any():
+        pytest.skip("an empty draw")
+    found = deepmind.compute_surface_distances(reference, prediction, spacing)
+    assert mean_average_surface_distance(reference, prediction, spacing) == pytest.approx(
+        sum(deepmind.compute_average_surface_distance(found)) / 2, abs=1e-12
+    )
+    assert hausdorff_distance(reference, prediction, spacing, percent=90) == pytest.approx(
+        deepmind.compute_robust_hausdorff(found, 90), abs=1e-12
+    )
