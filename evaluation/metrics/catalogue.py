@@ -102,10 +102,10 @@ _SURFACE = (*_MASKS, "spacing")
 _ENTRIES = (
     # segmentation, one case
     _entry("dice", overlap.dice, "per-case", _MASKS, ("empty",), reference="Dice 1945"),
-    _entry("dice_per_label", overlap.dice_per_label, "per-case", (*_MASKS, "labels"), ("empty",),
+    _entry("dice_per_label", overlap.dice_per_label, "per-case", _MASKS, ("empty",),
            "array (len(labels),)", "Dice 1945"),
     _entry("iou", overlap.iou, "per-case", _MASKS, ("empty",), reference="Jaccard 1912"),
-    _entry("iou_per_label", overlap.iou_per_label, "per-case", (*_MASKS, "labels"), ("empty",),
+    _entry("iou_per_label", overlap.iou_per_label, "per-case", _MASKS, ("empty",),
            "array (len(labels),)", "Jaccard 1912"),
     _entry("volume_difference", overlap.volume_difference, "per-case", _MASKS, ("empty_reference",),
            reference="MetricsReloaded pairwise_measures.py absolute_volume_difference_ratio"),

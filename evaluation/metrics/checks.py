@@ -37,7 +37,13 @@ def same_shape(reference: np.ndarray, prediction: np.ndarray) -> None:
 def binary(name: str, values: np.ndarray) -> np.ndarray:
     """``values`` (0/1 or boolean) as a boolean array; ``ValueError`` on any other value."""
     array = np.asarray(values)
-    if array.dtype != bool and not np.all(np.isin(array, (0, 1))):
+    if array.dtype == bool:
+        return array
+    if array.dtype.kind in "iu":
+        valid = array.size == 0 or (array.min() >= 0 and array.max() <= 1)
+    else:
+        valid = bool(np.all((array == 0) | (array == 1)))
+    if not valid:
         raise ValueError(f"{name} must hold only 0 and 1")
     return array.astype(bool)
 

@@ -31,6 +31,8 @@ def test_call_by_name_and_refusals():
     assert catalogue.compute("nsd", reference, prediction, (1.0, 1.0, 1.0), tolerance=1.0) == 1.0
     assert catalogue.get("hd95").parameters["percent"] == 95.0
     assert catalogue.get("nsd").required == ("tolerance",)
+    assert catalogue.get("dice_per_label").required == ("labels",)
+    assert catalogue.compute("dice_per_label", reference * 2, prediction * 2, labels=[2, 1]).tolist() == [0.5, 1.0]
     with pytest.raises(ValueError, match="needs the parameter 'tolerance'"):
         catalogue.compute("nsd", reference, prediction, (1.0, 1.0, 1.0))
     with pytest.raises(ValueError, match="has no parameter 'emtpy'"):
@@ -62,8 +64,6 @@ def edge_inputs(name: str) -> list[tuple]:
     masks = [(empty, empty), (some, empty), (empty, some)]
     if metric.inputs == ("reference", "prediction"):
         return masks
-    if metric.inputs == ("reference", "prediction", "labels"):
-        return [(*m, [1, 2]) for m in masks]
     if metric.inputs == ("reference", "prediction", "spacing"):
         return [(*m, spacing) for m in masks]
     if metric.inputs in (("truth", "scores"), ("truth", "probabilities")):
@@ -87,7 +87,7 @@ def edge_inputs(name: str) -> list[tuple]:
 @pytest.mark.parametrize("name", catalogue.names())
 def test_no_silent_nan_on_edge_cases(name):
     metric = catalogue.get(name)
-    parameters = {key: 1.0 for key in metric.required}
+    parameters = {key: [1, 2] if key == "labels" else 1.0 for key in metric.required}
     assert edge_inputs(name) or name == "c_index", name
     for inputs in edge_inputs(name):
         value = catalogue.compute(name, *inputs, **parameters)
