@@ -146,6 +146,8 @@ _ENTRIES = (
            reference="sklearn brier_score_loss"),
     _entry("expected_calibration_error", classification.expected_calibration_error, "aggregate",
            ("truth", "probabilities"), reference="Naeini et al. 2015; Guo et al. 2017"),
+    _entry("top_label_calibration_error", classification.top_label_calibration_error, "aggregate",
+           ("truth_labels", "probabilities"), reference="Guo et al. 2017, eq. 3"),
     # detection, the set of images
     _entry("detection_average_precision", detection.detection_average_precision, "aggregate", ("images",),
            ("no_reference",), reference="PASCAL VOC 2010-2012 all-point AP"),

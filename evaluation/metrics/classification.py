@@ -395,6 +395,35 @@ def expected_calibration_error(truth: np.ndarray, probabilities: np.ndarray, n_b
     return float(np.sum(np.abs(frequency_sum - probability_sum)) / truth.size)
 
 
+def top_label_calibration_error(
+    truth_labels: np.ndarray, probabilities: np.ndarray, classes: Sequence, n_bins: int = 10
+) -> float:
+    """Top-label (confidence) ECE of a multi-class classifier: Guo et al., ICML 2017, eq. 3.
+
+    The confidence of a row is its largest probability and its prediction that column's class (the
+    first column on a tie, ``numpy.argmax``); the value is :func:`expected_calibration_error` of
+    (prediction correct, confidence), with the same equal-width, right-closed bins.
+
+    Parameters
+    ----------
+    truth_labels : (n,) class labels.
+    probabilities : (n, len(classes)) class probabilities in [0, 1], column ``j`` for ``classes[j]``.
+    classes : the classes, in column order.
+    n_bins : number of equal-width bins.
+
+    Returns
+    -------
+    float in [0, 1].
+    """
+    truth = _labels("truth_labels", truth_labels)
+    probabilities = checks.as_finite("probabilities", probabilities, ndim=2)
+    checks.same_length(truth_labels=truth, probabilities=probabilities)
+    if probabilities.shape[1] != len(classes):
+        raise ValueError(f"probabilities has {probabilities.shape[1]} columns for {len(classes)} classes")
+    predicted = np.asarray(classes)[probabilities.argmax(axis=1)]
+    return expected_calibration_error(predicted == truth, probabilities.max(axis=1), n_bins)
+
+
 def one_vs_rest(
     metric: Callable[..., float],
     truth_labels: np.ndarray,

@@ -70,6 +70,8 @@ def edge_inputs(name: str) -> list[tuple]:
         return [(np.ones(3, int), np.array([0.1, 0.5, 0.5])), (np.zeros(3, int), np.full(3, 0.5))]
     if metric.inputs == ("truth_labels", "predicted_labels"):
         return [(np.ones(3, int), np.ones(3, int)), (np.zeros(3, int), np.ones(3, int))]
+    if metric.inputs == ("truth_labels", "probabilities"):
+        return [(np.zeros(2, int), np.array([[0.5, 0.5], [0.5, 0.5]])), (np.ones(1, int), np.array([[1.0, 0.0]]))]
     if metric.inputs == ("truth", "prediction"):
         return [(np.ones(3), np.array([1.0, 2.0, 3.0])), (np.array([1.0, 2.0, 3.0]), np.ones(3))]
     if metric.inputs == ("images",):
@@ -87,7 +89,8 @@ def edge_inputs(name: str) -> list[tuple]:
 @pytest.mark.parametrize("name", catalogue.names())
 def test_no_silent_nan_on_edge_cases(name):
     metric = catalogue.get(name)
-    parameters = {key: [1, 2] if key == "labels" else 1.0 for key in metric.required}
+    lists = {"labels": [1, 2], "classes": [0, 1]}
+    parameters = {key: lists.get(key, 1.0) for key in metric.required}
     assert edge_inputs(name) or name == "c_index", name
     for inputs in edge_inputs(name):
         value = catalogue.compute(name, *inputs, **parameters)

@@ -4,7 +4,8 @@ MetricsReloaded (github Project-MONAI/MetricsReloaded, commit cb38dfc, not on Py
 repository on ``catalogue_fixtures``; the numbers are written below with the class and method used:
 ``MetricsReloaded/metrics/calibration_measures.py`` ``CalibrationMeasures(np.stack([1 - s, s], 1), t,
 dict_args={"bins_ece": M}).expectation_calibration_error()`` and, on the 3-class case,
-``.class_wise_expectation_calibration_error()`` (10 bins);
+``.class_wise_expectation_calibration_error()`` (10 bins), and its binary ECE on (argmax correct,
+max probability) for the top-label ECE;
 ``MetricsReloaded/metrics/prob_pairwise_measures.py`` ``ProbabilityPairwiseMeasures(s, t, dict_args=
 {"value_specificity": v, "value_sensitivity": v}).sensitivity_at_specificity()`` /
 ``.specificity_at_sensitivity()``; ``MetricsReloaded/metrics/pairwise_measures.py``
@@ -39,12 +40,14 @@ from evaluation.metrics.classification import (
     sensitivity_at_specificity,
     specificity,
     specificity_at_sensitivity,
+    top_label_calibration_error,
 )
 
 MR_ECE = {5: 0.11674999999999995, 10: 0.20725, 15: 0.21225}
 MR_SENS_AT_SPEC = {0.5: 0.8125, 0.8: 0.5, 0.9: 0.5}
 MR_SPEC_AT_SENS = {0.5: 0.9166666666666666, 0.8: 0.5, 0.9: 0.4166666666666667}
 MR_CLASSWISE_ECE = 0.15757481727196018
+MR_TOP_LABEL_ECE = 0.2323975311172312  # expectation_calibration_error of (argmax correct, max probability)
 MR_BALANCED_ACCURACY = 0.6888888888888888
 MR_KAPPA = {None: 0.37869822485207094, "linear": 0.574468085106383, "quadratic": 0.7342781222320638}
 
@@ -85,6 +88,8 @@ def test_class_wise_ece_and_balanced_accuracy_equal_metrics_reloaded():
     truth, probabilities = multiclass_case()
     macro = one_vs_rest(expected_calibration_error, truth, probabilities, [0, 1, 2]).mean()
     assert macro == pytest.approx(MR_CLASSWISE_ECE, abs=1e-12)
+    top_label = top_label_calibration_error(truth, probabilities, [0, 1, 2])
+    assert top_label == pytest.approx(MR_TOP_LABEL_ECE, abs=1e-12)
     predicted = probabilities.argmax(axis=1)
     assert balanced_accuracy(truth, predicted) == pytest.approx(MR_BALANCED_ACCURACY, abs=1e-12)
     assert balanced_accuracy(truth, predicted) == pytest.approx(balanced_accuracy_score(truth, predicted), abs=1e-12)
@@ -202,3 +207,14 @@ def test_random_inputs_with_ties_equal_sklearn(seed):
         if inside.any():
             total += inside.sum() / n * abs(truth[inside].mean() - scores[inside].mean())
     assert expected_calibration_error(truth, scores) == pytest.approx(total, abs=1e-12)
+
+
+def test_top_label_ece_by_hand():
+    # rows: confidence .6 (class 0, right), .7 (class 1, wrong), .5 tied -> class 0 (first column, right)
+    # 2 bins: (0, .5] holds .5 (right): |1 - .5| = .5; (.5, 1] holds .6 right, .7 wrong: |.5 - .65| = .15.
+    # ECE = 1/3 * .5 + 2/3 * .15 = 4/15.
+    truth = np.array(["a", "a", "a"])
+    probabilities = np.array([[0.6, 0.4], [0.3, 0.7], [0.5, 0.5]])
+    assert top_label_calibration_error(truth, probabilities, ["a", "b"], 2) == pytest.approx(4 / 15, abs=1e-15)
+    with pytest.raises(ValueError, match="columns"):
+        top_label_calibration_error(truth, probabilities, ["a"])
