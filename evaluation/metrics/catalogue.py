@@ -24,7 +24,9 @@ or sums) and return the set's value. Per-class and macro values of the binary cl
 Every edge case (empty masks, a single class, no reference object, constant values...) returns the
 value of a parameter listed in ``edge_cases`` (or a constant stated in the function's docstring),
 never NaN -- except ``c_index``, which :mod:`evaluation.metrics.survival` defines (NaN when no
-pair is comparable).
+pair is comparable). One default is not finite: ``volume_difference(relative=True)`` gives
+``empty_reference=inf`` for an empty reference and a non-empty prediction; a declaration that ranks
+it should state a finite value (metrics.json refuses inf on ranked keys).
 """
 
 from __future__ import annotations
