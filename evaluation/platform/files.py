@@ -81,7 +81,10 @@ def contained(root: Path, relative: str | Path, case: str | None = None) -> Path
     """``root / relative`` with every symlink resolved (``root`` itself first), refusing any path
     that ends up outside ``root``; nothing is opened."""
     root_resolved = root.resolve()
-    candidate = Path(os.path.realpath(root_resolved / relative))
+    try:
+        candidate = Path(os.path.realpath(root_resolved / relative))
+    except ValueError:  # an embedded NUL byte
+        raise SubmissionError(f"the output path {str(relative)!r} is not a valid file name.", case) from None
     if candidate != root_resolved and root_resolved not in candidate.parents:
         raise SubmissionError(f"the output path '{relative}' points outside the input folder.", case)
     return candidate
@@ -164,9 +167,11 @@ def _metaimage_header(head: bytes, what: str, case: str | None) -> tuple[dict[st
         key, sep, value = line.partition("=")
         if not sep:
             raise _refuse(what, case, "it does not start with a MetaImage header")
-        fields[key.strip()] = value.strip()
-        if key.strip() == "ElementDataFile":
+        key = key.strip()
+        if key.lower() == "elementdatafile":  # the last key, however it is spelled
+            fields["ElementDataFile"] = value.strip()
             return fields, position
+        fields[key] = value.strip()
 
 
 def _metaimage_bytes(path: Path, size: int, what: str, case: str | None) -> int:
