@@ -111,36 +111,62 @@ def grouped_curve_metrics(
     scores = np.asarray(scores, dtype=float)
     group = np.asarray(group, dtype=np.int64)
     weights = np.atleast_2d(np.asarray(weights))
-    table = _count_table(labels, scores, group, weights.shape[1])
+    tables = _count_tables(labels, scores, group, weights.shape[1])
     largest_row = float(weights.sum(axis=1, dtype=np.float64).max(initial=0)) * max(1, int(np.bincount(group).max()))
     dtype = np.float32 if largest_row < 2**24 else np.float64  # integer sums stay exact
-    table = table.astype(dtype)
     parts = [
-        _curve_block(weights[start : start + block].astype(dtype) @ table, recall, method)
+        _curve_block(_counts(weights[start : start + block].astype(dtype), tables), recall, method)
         for start in range(0, weights.shape[0], block)
     ]
     return CurveMetrics(*(np.concatenate([part[k] for part in parts]) for k in range(3)))
 
 
-def _count_table(labels: np.ndarray, scores: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
-    """(n_groups x 3K+1) per-group counts at the K distinct positive scores, highest first: positives at
-    or above (TP, K columns), negatives at or above (FA, K), negatives strictly above (FB, K columns)
-    and all negatives (1 column)."""
+@dataclass(frozen=True)
+class _Tables:
+    """Per-group counts at the K distinct positive scores, highest first, each for the groups that have
+    such samples: positives at or above (TP), negatives at or above (FA) plus all negatives (last
+    column), negatives tied with the score (FA - tied = negatives strictly above)."""
+
+    positive_groups: np.ndarray
+    positives: np.ndarray
+    negative_groups: np.ndarray
+    negatives: np.ndarray
+    tied_groups: np.ndarray
+    tied: np.ndarray
+
+
+def _table(group: np.ndarray, column: np.ndarray, width: int, cumulative: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(groups present, their count per column) for samples of ``group`` at ``column`` (cumulated along
+    the columns when asked); a column index equal to ``width`` is counted nowhere."""
+    present, row = np.unique(group, return_inverse=True)
+    table = np.zeros((present.size, width + 1), dtype=np.int64)
+    np.add.at(table, (row, column), 1)
+    if cumulative:
+        np.cumsum(table, axis=1, out=table)
+    return present, table[:, :width]
+
+
+def _count_tables(labels: np.ndarray, scores: np.ndarray, group: np.ndarray, n_groups: int) -> _Tables:
     descending = -np.unique(-scores[labels])
     k = descending.size
-    table = np.zeros((n_groups, 3 * k + 1), dtype=np.int64)
-    # descending[j] <= s for j >= (number of positive scores > s); < s for j >= (number >= s)
-    above = np.searchsorted(-descending, -scores, "left")  # positive scores strictly above each sample
+    above = np.searchsorted(-descending, -scores, "left")  # distinct positive scores strictly above each sample
     at_or_above = np.searchsorted(-descending, -scores, "right")
     positive, negative = labels, ~labels
-    counted = negative & (above < k)  # a negative below every positive is at or above none of them
-    np.add.at(table, (group[positive], above[positive]), 1)
-    np.add.at(table, (group[counted], k + above[counted]), 1)
-    np.add.at(table, (group[negative], 2 * k + at_or_above[negative]), 1)
-    np.cumsum(table[:, :k], axis=1, out=table[:, :k])
-    np.cumsum(table[:, k : 2 * k], axis=1, out=table[:, k : 2 * k])
-    np.cumsum(table[:, 2 * k :], axis=1, out=table[:, 2 * k :])
-    return table
+    tied = negative & (at_or_above > above)
+    positive_groups, positives = _table(group[positive], above[positive], k, cumulative=True)
+    negative_groups, negatives = _table(group[negative], above[negative], k + 1, cumulative=True)
+    negatives[:, k] = np.bincount(group[negative], minlength=n_groups)[negative_groups]
+    tied_groups, tied_counts = _table(group[tied], above[tied], k, cumulative=False)
+    return _Tables(positive_groups, positives, negative_groups, negatives, tied_groups, tied_counts)
+
+
+def _counts(weights: np.ndarray, tables: _Tables) -> np.ndarray:
+    """Per weight row: TP (K columns), FA (K), negatives strictly above each score (K) and all (1)."""
+    tps = weights[:, tables.positive_groups] @ tables.positives.astype(weights.dtype)
+    negatives = weights[:, tables.negative_groups] @ tables.negatives.astype(weights.dtype)
+    tied = weights[:, tables.tied_groups] @ tables.tied.astype(weights.dtype)
+    k = tps.shape[1]
+    return np.hstack([tps, negatives[:, :k], negatives[:, :k] - tied, negatives[:, k:]])
 
 
 def _precision(tp: np.ndarray, fp: np.ndarray) -> np.ndarray:
@@ -150,7 +176,7 @@ def _precision(tp: np.ndarray, fp: np.ndarray) -> np.ndarray:
 
 
 def _curve_block(counts: np.ndarray, recall: float, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The metrics from per-row counts laid out as in :func:`_count_table`."""
+    """The metrics from per-row counts laid out as :func:`_counts` returns them."""
     k = (counts.shape[1] - 1) // 3
     counts = counts.astype(float)
     tps, fa, fb = counts[:, :k], counts[:, k : 2 * k], counts[:, 2 * k :]
