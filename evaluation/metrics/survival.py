@@ -137,7 +137,7 @@ def concordance_index(
     rows = np.ones((1, time.size), dtype=np.int32) if weights is None else np.atleast_2d(np.asarray(weights))
     if rows.dtype.kind in "iub":
         totals = rows.sum(axis=1, dtype=np.int64)
-        dtype = np.int32 if totals.size == 0 or totals.max() < 2**30 else np.int64
+        dtype = np.int32 if totals.size == 0 or totals.max() < 2**29 else np.int64  # 2 x sums fit int32
     else:
         dtype = np.float64
     block = max(1, _BLOCK_ELEMENTS // max(1, time.size))
