@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+_BLOCK_ELEMENTS = 4_000_000  # iterations x curve counts computed together (a few float64 arrays of 32 MB)
 PPV_METHODS = ("interp", "max_precision")
 
 
@@ -79,7 +80,7 @@ def weighted_curve_metrics(
     weights: np.ndarray,
     recall: float = 0.9,
     method: str = "interp",
-    block: int = 200,
+    block: int | None = None,
 ) -> CurveMetrics:
     """The three metrics for every row of ``weights`` (n_rows x n_samples, non-negative integers):
     row ``i`` stands for the data set in which sample ``k`` occurs ``weights[i, k]`` times."""
@@ -94,7 +95,7 @@ def grouped_curve_metrics(
     weights: np.ndarray,
     recall: float = 0.9,
     method: str = "interp",
-    block: int = 1000,
+    block: int | None = None,
 ) -> CurveMetrics:
     """The three metrics for every row of ``weights`` (n_rows x n_groups, non-negative integers): row
     ``i`` stands for the data set in which every sample of group ``g`` (``group[k]`` is sample k's
@@ -103,7 +104,8 @@ def grouped_curve_metrics(
     Equal to scikit-learn on the expanded data set (``roc_auc_score``, ``average_precision_score``,
     PPV on ``precision_recall_curve``) to float rounding, about 1e-16, and to the bit for the
     interpolated PPV of a single data set. Rows without a positive or a negative sample give NaN
-    AUROC (and NaN AUPRC/PPV without a positive).
+    AUROC (and NaN AUPRC/PPV without a positive). ``block`` rows are computed together (default:
+    about ``_BLOCK_ELEMENTS`` counts per block).
     """
     if method not in PPV_METHODS:
         raise ValueError(f"unknown PPV method {method!r}; expected one of {PPV_METHODS}")
@@ -114,6 +116,8 @@ def grouped_curve_metrics(
     tables = _count_tables(labels, scores, group, weights.shape[1])
     largest_row = float(weights.sum(axis=1, dtype=np.float64).max(initial=0)) * max(1, int(np.bincount(group).max()))
     dtype = np.float32 if largest_row < 2**24 else np.float64  # integer sums stay exact
+    if block is None:
+        block = max(1, _BLOCK_ELEMENTS // (3 * tables.positives.shape[1] + 1))
     parts = [
         _curve_block(_counts(weights[start : start + block].astype(dtype), tables), recall, method)
         for start in range(0, weights.shape[0], block)
