@@ -1,0 +1,488 @@
+"""The declaration format: one TOML file per challenge, parsed and validated into plain dataclasses.
+
+Every key is checked (type, allowed values, references between sections) before anything runs; the
+first problem is a ``ConfigurationError`` of one line naming the file and the key, e.g.
+``kits.toml: outputs[1].missing: 'zero' is not one of error, empty-mask, exclude (for a segmentation
+output)``. The README section "A new challenge without Python" documents every key with an example.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evaluation.errors import ConfigurationError
+from evaluation.platform.images import GEOMETRY_POLICIES, GEOMETRY_TOLERANCE
+from evaluation.platform.matching import IMAGE_NAME_SUFFIXES
+
+NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
+SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
+KEY = re.compile(r"[A-Za-z0-9_-]+")  # a metrics.json key: no dot (the platform splits paths on dots)
+
+OUTPUT_KINDS = ("segmentation", "number", "boolean", "choice")
+RESERVED_KINDS = ("list", "boxes", "points", "csv-column")  # in the format, not yet in the engine
+PLATFORM_KINDS = {"segmentation": "Segmentation", "number": "Float", "boolean": "Bool", "choice": "String"}
+MISSING_POLICIES = ("error", "empty-mask", "worst-value", "misclassification", "exclude")
+MISSING_BY_KIND = {
+    "segmentation": ("error", "empty-mask", "exclude"),
+    "number": ("error", "worst-value", "exclude"),
+    "boolean": ("error", "misclassification", "exclude"),
+    "choice": ("error", "misclassification", "exclude"),
+}
+SEGMENTATION_METRICS = ("dice", "iou", "hd95", "nsd", "lesion_f1")
+VALUE_METRICS = {  # metric -> output kinds it scores
+    "auroc": ("number",),
+    "average_precision": ("number",),
+    "brier": ("number",),
+    "ece": ("number",),
+    "mae": ("number",),
+    "rmse": ("number",),
+    "balanced_accuracy": ("boolean", "choice"),
+    "accuracy": ("boolean", "choice"),
+}
+BINARY_REFERENCE_METRICS = ("auroc", "average_precision", "brier", "ece")
+PROBABILITY_METRICS = ("brier", "ece")
+FORMS = {"dice": ("mean", "dataset"), "iou": ("mean", "dataset"), "hd95": ("mean",), "nsd": ("mean",),
+         "lesion_f1": ("mean", "dataset")}  # fmt: skip
+SCORING_METHODS = ("abs", "avg", "med")
+SORTS = ("asc", "desc")
+
+
+@dataclass(frozen=True)
+class Cases:
+    """How a job names its case: the image name of input socket ``input``, minus one of
+    ``strip_suffixes`` (file extensions), minus one of ``strip`` (trailing markers such as ``__CT``)."""
+
+    input: str
+    strip_suffixes: tuple[str, ...]
+    strip: tuple[str, ...]
+    id_column: str
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    slug: str
+    relative_path: str
+    kind: str
+    name: str  # the input file name of a case, for make_input: "{case}.mha"
+
+
+@dataclass(frozen=True)
+class Reference:
+    """Where an output's reference lives: a path pattern with ``{case}`` or a CSV column."""
+
+    text: str
+    pattern: str | None = None
+    csv_file: str | None = None
+    column: str | None = None
+
+
+@dataclass(frozen=True)
+class OutputSpec:
+    slug: str
+    kind: str
+    relative_path: str
+    platform_kind: str
+    reference: Reference
+    missing: str
+    labels: tuple[tuple[str, int], ...] = ()
+    geometry: str = "error"
+    tolerance: float = GEOMETRY_TOLERANCE
+    dimension: int = 3
+    range: tuple[float, float] | None = None
+    classes: tuple[str, ...] = ()
+
+    @property
+    def super_kind(self) -> str:
+        return "Image" if self.kind == "segmentation" else "Value"
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """One declared metric; ``params`` holds its parameters and edge-case values, defaults filled in."""
+
+    name: str
+    metric: str
+    output: str
+    labels: tuple[str, ...]
+    aggregates: tuple[str, ...]
+    bootstrap: bool
+    params: tuple[tuple[str, Any], ...]
+
+    def param(self, key: str) -> Any:
+        return dict(self.params)[key]
+
+
+@dataclass(frozen=True)
+class Column:
+    title: str
+    path: str
+    order: str
+    exclude_from_ranking: bool
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    score: str
+    title: str
+    sort: str
+    decimal_places: int
+    scoring_method: str
+    columns: tuple[Column, ...]
+
+
+@dataclass(frozen=True)
+class Declaration:
+    source: str
+    name: str
+    title: str
+    cases: Cases
+    inputs: tuple[InputSpec, ...]
+    outputs: tuple[OutputSpec, ...]
+    metrics: tuple[MetricSpec, ...]
+    leaderboard: Leaderboard
+    resamples: int
+    seed: int
+    level: float
+
+    def output(self, slug: str) -> OutputSpec:
+        return next(o for o in self.outputs if o.slug == slug)
+
+    def aggregate_keys(self) -> list[str]:
+        """Every key this declaration writes under ``aggregates`` (with CI siblings where declared)."""
+        keys = []
+        for metric in self.metrics:
+            for key in metric_keys(metric):
+                keys.append(key)
+                if metric.bootstrap:
+                    keys += [f"{key}_ci_low", f"{key}_ci_high"]
+        return keys
+
+
+def metric_keys(metric: MetricSpec) -> list[str]:
+    """The aggregate keys of one metric: ``<name>_<label>_<form>`` for a segmentation metric (per
+    label, per form), ``<name>`` for a case-level output metric."""
+    if metric.metric in SEGMENTATION_METRICS:
+        return [f"{metric.name}_{label}_{form}" for label in metric.labels for form in metric.aggregates]
+    return [metric.name]
+
+
+# ------------------------------------------------------------------------------------- validation
+
+
+class _Table:
+    """A TOML table being validated: every key read is remembered; leftovers are unknown keys."""
+
+    def __init__(self, file: str, where: str, data: Any) -> None:
+        self.file, self.where = file, where
+        if not isinstance(data, dict):
+            self.fail("", f"must be a table, not {_type(data)}")
+        self.data, self.read = data, set()
+
+    def fail(self, key: str, problem: str) -> None:
+        location = ".".join(part for part in (self.where, key) if part) or "(top level)"
+        raise ConfigurationError(f"{self.file}: {location}: {problem}")
+
+    def get(self, key: str, kind: type | tuple[type, ...], default: Any = ..., choices: tuple[Any, ...] = ()) -> Any:
+        self.read.add(key)
+        if key not in self.data:
+            if default is ...:
+                self.fail(key, "is required")
+            return default
+        value = self.data[key]
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if float in kinds and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+            self.fail(key, f"must be {' or '.join(_name(k) for k in kinds)}, not {_type(value)} {value!r}")
+        if choices and value not in choices:
+            self.fail(key, f"{value!r} is not one of {', '.join(map(str, choices))}")
+        return value
+
+    def strings(self, key: str, default: Any = ...) -> tuple[str, ...]:
+        value = self.get(key, list, default)
+        if not all(isinstance(item, str) for item in value):
+            self.fail(key, "must be a list of strings")
+        return tuple(value)
+
+    def sub(self, key: str) -> _Table:
+        """An optional sub-table (empty when absent)."""
+        where = f"{self.where}.{key}" if self.where else key
+        return _Table(self.file, where, self.get(key, dict, {}))
+
+    def items(self, key: str) -> list[_Table]:
+        raw = self.get(key, list)
+        if not raw:
+            self.fail(key, "needs at least one entry")
+        prefix = f"{self.where}.{key}" if self.where else key
+        return [_Table(self.file, f"{prefix}[{i}]", item) for i, item in enumerate(raw)]
+
+    def done(self) -> None:
+        unknown = sorted(set(self.data) - self.read)
+        if unknown:
+            known = ", ".join(sorted(self.read))
+            self.fail(unknown[0], f"unknown key (known here: {known})")
+
+
+def _name(kind: type) -> str:
+    return {str: "a string", int: "an integer", float: "a number", bool: "true or false", list: "a list",
+            dict: "a table"}[kind]  # fmt: skip
+
+
+def _type(value: Any) -> str:
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
+            dict: "a table"}.get(type(value), type(value).__name__)  # fmt: skip
+
+
+def _reference(table: _Table, kind: str) -> Reference:
+    text = table.get("reference", str)
+    if ":" in text:
+        csv_file, _, column = text.partition(":")
+        if not csv_file.endswith(".csv") or not column:
+            table.fail("reference", f"{text!r} is neither a path pattern with {{case}} nor 'file.csv:column'")
+        if kind == "segmentation":
+            table.fail("reference", "a segmentation output needs a path pattern such as 'labels/{case}.mha'")
+        return Reference(text, csv_file=csv_file, column=column)
+    if text.count("{case}") != 1 or kind != "segmentation":
+        what = "a path pattern with exactly one {case}" if kind == "segmentation" else "'file.csv:column'"
+        table.fail("reference", f"{text!r} is not {what}")
+    if Path(text).is_absolute() or ".." in Path(text).parts:
+        table.fail("reference", f"{text!r} must be a relative path inside the ground truth")
+    return Reference(text, pattern=text)
+
+
+def _output(table: _Table) -> OutputSpec:
+    slug = table.get("slug", str)
+    if not SLUG.fullmatch(slug):
+        table.fail("slug", f"{slug!r} is not a socket slug (lower-case letters, digits, '-')")
+    kind = table.get("kind", str)
+    if kind in RESERVED_KINDS:
+        table.fail("kind", f"{kind!r} is not supported by this version (supported: {', '.join(OUTPUT_KINDS)})")
+    if kind not in OUTPUT_KINDS:
+        table.fail("kind", f"{kind!r} is not one of {', '.join(OUTPUT_KINDS + RESERVED_KINDS)}")
+    default_path = f"images/{slug}" if kind == "segmentation" else f"{slug}.json"
+    relative_path = table.get("relative_path", str, default_path)
+    platform_kind = table.get("platform_kind", str, PLATFORM_KINDS[kind])
+    reference = _reference(table, kind)
+    missing = table.get("missing", str, "error")
+    if missing not in MISSING_POLICIES:
+        table.fail("missing", f"{missing!r} is not one of {', '.join(MISSING_POLICIES)}")
+    if missing not in MISSING_BY_KIND[kind]:
+        table.fail("missing", f"{missing!r} is not one of {', '.join(MISSING_BY_KIND[kind])} (for a {kind} output)")
+    extra: dict[str, Any] = {}
+    if kind == "segmentation":
+        labels = table.get("labels", dict)
+        for label, value in labels.items():
+            if not KEY.fullmatch(label):
+                table.fail(f"labels.{label}", "a label name may hold letters, digits, '_' and '-' only")
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                table.fail(f"labels.{label}", f"must be a positive integer voxel value, not {value!r}")
+        if not labels:
+            table.fail("labels", "needs at least one label")
+        if len(set(labels.values())) != len(labels):
+            table.fail("labels", "two labels share a voxel value")
+        extra["labels"] = tuple(labels.items())
+        extra["geometry"] = table.get("geometry", str, "error", GEOMETRY_POLICIES)
+        extra["tolerance"] = table.get("tolerance", float, GEOMETRY_TOLERANCE)
+        if not 0 <= extra["tolerance"] < 1:
+            table.fail("tolerance", "must be in [0, 1) (relative and absolute)")
+        extra["dimension"] = table.get("dimension", int, 3, (2, 3))
+    elif kind == "number":
+        bounds = table.get("range", list, None)
+        if bounds is not None:
+            if len(bounds) != 2 or not all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in bounds):
+                table.fail("range", "must be [low, high], two numbers")
+            if not bounds[0] < bounds[1]:
+                table.fail("range", "low must be smaller than high")
+            extra["range"] = (float(bounds[0]), float(bounds[1]))
+        if missing == "worst-value" and bounds is None:
+            table.fail("missing", "'worst-value' needs a range = [low, high] (the worst value is its end farthest "
+                       "from the reference)")  # fmt: skip
+    elif kind == "choice":
+        classes = table.strings("classes")
+        if len(classes) < 2 or len(set(classes)) != len(classes):
+            table.fail("classes", "needs at least two distinct classes")
+        extra["classes"] = classes
+    table.done()
+    return OutputSpec(slug, kind, relative_path, platform_kind, reference, missing, **extra)
+
+
+def _metric(table: _Table, outputs: dict[str, OutputSpec]) -> MetricSpec:
+    metric = table.get("metric", str)
+    known = SEGMENTATION_METRICS + tuple(VALUE_METRICS)
+    if metric not in known:
+        table.fail("metric", f"{metric!r} is not one of {', '.join(known)}")
+    slug = table.get("output", str)
+    if slug not in outputs:
+        table.fail("output", f"{slug!r} is not a declared output (outputs: {', '.join(outputs)})")
+    output = outputs[slug]
+    allowed_kinds = ("segmentation",) if metric in SEGMENTATION_METRICS else VALUE_METRICS[metric]
+    if output.kind not in allowed_kinds:
+        table.fail("output", f"{metric} scores a {' or '.join(allowed_kinds)} output; {slug!r} is a {output.kind}")
+    name = table.get("name", str, metric)
+    if not KEY.fullmatch(name):
+        table.fail("name", f"{name!r} may hold letters, digits, '_' and '-' only (it becomes a metrics.json key)")
+    bootstrap = table.get("bootstrap", bool, False)
+    params: dict[str, Any] = {}
+    labels: tuple[str, ...] = ()
+    aggregates: tuple[str, ...] = ()
+    if metric in SEGMENTATION_METRICS:
+        label_names = [label for label, _ in output.labels]
+        labels = table.strings("labels", label_names)
+        for label in labels:
+            if label not in label_names:
+                table.fail("labels", f"{label!r} is not a label of {slug!r} ({', '.join(label_names)})")
+        aggregates = table.strings("aggregates", ["mean"])
+        for form in aggregates:
+            if form not in FORMS[metric]:
+                table.fail("aggregates", f"{form!r} is not one of {', '.join(FORMS[metric])} (for {metric})")
+        if not aggregates or len(set(aggregates)) != len(aggregates):
+            table.fail("aggregates", "needs one or more distinct forms")
+        if metric in ("hd95", "nsd") and output.dimension != 3:
+            table.fail("metric", f"{metric} needs a 3D segmentation (output {slug!r} has dimension 2)")
+    both_empty_defaults = {"dice": 1.0, "iou": 1.0, "hd95": 0.0, "nsd": 1.0}
+    if metric in both_empty_defaults:
+        params["both_empty"] = table.get("both_empty", (float, str), both_empty_defaults[metric])
+        if isinstance(params["both_empty"], str) and params["both_empty"] != "exclude":
+            table.fail("both_empty", f"must be a number or 'exclude', not {params['both_empty']!r}")
+    if metric in ("dice", "iou"):
+        params["absent_everywhere"] = table.get("absent_everywhere", float, 1.0)
+        params["volume"] = table.get("volume", str, "voxels", ("voxels", "mm3"))
+    if metric == "hd95":
+        params["one_empty"] = table.get("one_empty", (float, str), "diagonal")
+        if isinstance(params["one_empty"], str) and params["one_empty"] != "diagonal":
+            table.fail("one_empty", f"must be a number or 'diagonal', not {params['one_empty']!r}")
+    if metric == "nsd":
+        params["tolerance_mm"] = table.get("tolerance_mm", float)
+        if params["tolerance_mm"] <= 0:
+            table.fail("tolerance_mm", "must be positive")
+        params["one_empty"] = table.get("one_empty", float, 0.0)
+    if metric == "lesion_f1":
+        params["iou_threshold"] = table.get("iou_threshold", float, 0.3)
+        if not 0 <= params["iou_threshold"] < 1:
+            table.fail("iou_threshold", "must be in [0, 1) (a match needs IoU strictly above it)")
+        params["matching"] = table.get("matching", str, "greedy", ("greedy",))
+        params["connectivity"] = table.get("connectivity", int, 26, (26,))
+        params["no_lesions"] = table.get("no_lesions", float, 1.0)
+    if metric in ("auroc", "average_precision"):
+        params["single_class"] = table.get("single_class", (float, str), "error")
+        if isinstance(params["single_class"], str) and params["single_class"] != "error":
+            table.fail("single_class", f"must be a number or 'error', not {params['single_class']!r}")
+    if metric == "ece":
+        params["bins"] = table.get("bins", int, 10)
+        if params["bins"] < 1:
+            table.fail("bins", "must be at least 1")
+    if metric in PROBABILITY_METRICS and output.range != (0.0, 1.0):
+        table.fail("output", f"{metric} needs a probability: declare range = [0, 1] on output {slug!r}")
+    table.done()
+    return MetricSpec(name, metric, slug, labels, aggregates, bootstrap, tuple(params.items()))
+
+
+def _leaderboard(table: _Table, produced: list[str]) -> Leaderboard:
+    def path(sub: _Table, key: str) -> str:
+        value = sub.get(key, str)
+        if not value.startswith("aggregates.") or value.removeprefix("aggregates.") not in produced:
+            examples = ", ".join(f"aggregates.{k}" for k in produced[:6])
+            sub.fail(key, f"{value!r} is not a value this declaration writes (for example {examples})")
+        return value
+
+    score = path(table, "score")
+    columns = []
+    for column in table.items("columns") if "columns" in table.data else []:
+        columns.append(
+            Column(
+                title=column.get("title", str),
+                path=path(column, "path"),
+                order=column.get("order", str, "desc", SORTS),
+                exclude_from_ranking=column.get("exclude_from_ranking", bool, False),
+            )
+        )
+        column.done()
+    table.read.add("columns")
+    board = Leaderboard(
+        score=score,
+        title=table.get("title", str, score),
+        sort=table.get("sort", str, "desc", SORTS),
+        decimal_places=table.get("decimal_places", int, 4),
+        scoring_method=table.get("scoring_method", str, "abs", SCORING_METHODS),
+        columns=tuple(columns),
+    )
+    table.done()
+    return board
+
+
+def parse(text: str, file: str) -> Declaration:
+    """A validated declaration from TOML ``text``; ``file`` names it in error messages."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigurationError(f"{file}: not valid TOML ({error}).") from None
+    top = _Table(file, "", data)
+    name = top.get("name", str)
+    if not NAME.fullmatch(name):
+        top.fail("name", f"{name!r} may hold lower-case letters, digits, '.', '_' and '-' only")
+    title = top.get("title", str)
+    inputs = []
+    for table in top.items("inputs"):
+        slug = table.get("slug", str)
+        if not SLUG.fullmatch(slug):
+            table.fail("slug", f"{slug!r} is not a socket slug (lower-case letters, digits, '-')")
+        spec = InputSpec(
+            slug=slug,
+            relative_path=table.get("relative_path", str, f"images/{slug}"),
+            kind=table.get("kind", str, "Image"),
+            name=table.get("name", str, "{case}.mha"),
+        )
+        if spec.name.count("{case}") != 1:
+            table.fail("name", f"{spec.name!r} needs exactly one {{case}}")
+        table.done()
+        inputs.append(spec)
+    input_slugs = [spec.slug for spec in inputs]
+    cases_table = top.sub("cases")
+    cases = Cases(
+        input=cases_table.get("input", str, input_slugs[0]),
+        strip_suffixes=cases_table.strings("strip_suffixes", list(IMAGE_NAME_SUFFIXES)),
+        strip=cases_table.strings("strip", []),
+        id_column=cases_table.get("id_column", str, "case"),
+    )
+    if cases.input not in input_slugs:
+        cases_table.fail("input", f"{cases.input!r} is not a declared input ({', '.join(input_slugs)})")
+    cases_table.done()
+    outputs: dict[str, OutputSpec] = {}
+    for table in top.items("outputs"):
+        output = _output(table)
+        if output.slug in outputs or output.slug in input_slugs:
+            table.fail("slug", f"{output.slug!r} is declared twice")
+        outputs[output.slug] = output
+    metrics = [_metric(table, outputs) for table in top.items("metrics")]
+    names = [key for metric in metrics for key in metric_keys(metric)]
+    duplicate = next((key for key in names if names.count(key) > 1), None)
+    if duplicate:
+        top.fail("metrics", f"two metrics write aggregates.{duplicate}: give one a different name")
+    boot = top.sub("bootstrap")
+    resamples = boot.get("resamples", int, 1000)
+    seed = boot.get("seed", int, 0)
+    level = boot.get("level", float, 0.95)
+    if resamples < 1:
+        boot.fail("resamples", "must be at least 1")
+    if not 0 < level < 1:
+        boot.fail("level", "must be between 0 and 1")
+    boot.done()
+    partial = Declaration(file, name, title, cases, tuple(inputs), tuple(outputs.values()), tuple(metrics),
+                          Leaderboard("", "", "desc", 4, "abs", ()), resamples, seed, level)  # fmt: skip
+    leaderboard = _leaderboard(top.sub("leaderboard"), partial.aggregate_keys())
+    top.done()
+    return Declaration(file, name, title, cases, tuple(inputs), tuple(outputs.values()), tuple(metrics),
+                       leaderboard, resamples, seed, level)  # fmt: skip
+
+
+def load(path: Path) -> Declaration:
+    """The validated declaration in ``path``."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigurationError(f"{path.name}: cannot be read ({error.__class__.__name__}).") from None
+    return parse(text, path.name)

@@ -1,0 +1,535 @@
+"""Declared challenges (evaluation/declarative): the example declaration end to end through the CLI,
+its numbers against independent computations (numpy by hand, DeepMind surface-distance, scipy
+connected components, scikit-learn), every declared edge case and missing policy on hand-made
+volumes, and bad declarations refused with the key named."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import SimpleITK as sitk
+import surface_distance
+from conftest import DEMO_INPUT, GROUND_TRUTH, REPO
+from scipy import ndimage
+from sklearn.metrics import balanced_accuracy_score, roc_auc_score
+
+from evaluation.challenges import get, names
+from evaluation.declarative.schema import parse
+from evaluation.errors import ConfigurationError
+from evaluation.phase import main as phase_main
+from evaluation.platform.layout import JobSpec, write_input
+
+NAME = "kits-example"
+DECLARATION = REPO / "evaluation" / "declarations" / f"{NAME}.toml"
+LABELS = {"kidney": 1, "tumour": 2, "cyst": 3}
+
+
+# ----------------------------------------------------------------------------- independent oracles
+
+
+def read(path: Path) -> tuple[np.ndarray, tuple[float, ...]]:
+    image = sitk.ReadImage(str(path))
+    return sitk.GetArrayFromImage(image), tuple(reversed(image.GetSpacing()))
+
+
+def lesion_counts(reference: np.ndarray, prediction: np.ndarray, threshold: float) -> tuple[int, int, int]:
+    """TP / FP / FN: scipy 26-connected components, every pair's IoU, greedy by descending IoU."""
+    structure = np.ones((3, 3, 3))
+    ref, n_ref = ndimage.label(reference, structure)
+    pred, n_pred = ndimage.label(prediction, structure)
+    pairs = []
+    for r in range(1, n_ref + 1):
+        for p in range(1, n_pred + 1):
+            inter = np.sum((ref == r) & (pred == p))
+            iou = inter / np.sum((ref == r) | (pred == p))
+            if iou > threshold:
+                pairs.append((-iou, r, p))
+    used_r, used_p = set(), set()
+    for _, r, p in sorted(pairs):
+        if r not in used_r and p not in used_p:
+            used_r.add(r)
+            used_p.add(p)
+    return len(used_r), n_pred - len(used_r), n_ref - len(used_r)
+
+
+def demo_submission() -> dict[str, tuple[Path | None, float | None]]:
+    """case -> (predicted label image, likelihood), read straight from predictions.json."""
+    found = {}
+    for job in json.loads((DEMO_INPUT / NAME / "predictions.json").read_text()):
+        case = job["inputs"][0]["image"]["name"].removesuffix("_0000.mha")
+        image, value = None, None
+        for output in job["outputs"]:
+            if output["interface"]["slug"] == "kidney-segmentation":
+                folder = DEMO_INPUT / NAME / job["pk"] / "output" / output["interface"]["relative_path"]
+                image = next(folder.iterdir())
+            else:
+                value = output["value"]
+        found[case] = (image, value)
+    return found
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> dict:
+    from evaluation.cli import main
+
+    output = tmp_path_factory.mktemp("kits")
+    code = main(["--challenge", NAME, "--input", str(DEMO_INPUT / NAME), "--output", str(output), "--workers", "2"])
+    assert code == 0
+    return json.loads((output / "metrics.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def oracle() -> dict:
+    """Every per-case number of the demo, computed independently of the package."""
+    truth = dict(line.split(",") for line in (GROUND_TRUTH / NAME / "clinical.csv").read_text().split()[1:])
+    result = {"case": {}, "label": {}, "likelihood": {}}
+    for case, (image, likelihood) in sorted(demo_submission().items()):
+        reference, spacing = read(GROUND_TRUTH / NAME / "labels" / f"{case}.mha")
+        prediction = read(image)[0] if image is not None else np.zeros_like(reference)
+        diagonal = float(np.linalg.norm(np.array(reference.shape) * np.array(spacing)))
+        numbers = {}
+        for label, value in LABELS.items():
+            r, p = reference == value, prediction == value
+            inter, total = np.sum(r & p), np.sum(r) + np.sum(p)
+            numbers[f"inter_{label}"], numbers[f"total_{label}"] = int(inter), int(total)
+            numbers[f"dice_{label}"] = 1.0 if total == 0 else 2 * inter / total
+            if r.any() and p.any():
+                distances = surface_distance.compute_surface_distances(r, p, spacing)
+                numbers[f"nsd_{label}"] = surface_distance.compute_surface_dice_at_tolerance(distances, 2.0)
+                numbers[f"hd95_{label}"] = surface_distance.compute_robust_hausdorff(distances, 95)
+            else:  # the declared edge values
+                numbers[f"nsd_{label}"] = 1.0 if total == 0 else 0.0
+                numbers[f"hd95_{label}"] = 0.0 if total == 0 else diagonal
+        numbers["lesions"] = lesion_counts(reference == 2, prediction == 2, 0.3)
+        result["case"][case] = numbers
+        result["label"][case] = int(truth[case])
+        # worst-value policy: a missing likelihood is the end of [0, 1] farthest from the label
+        result["likelihood"][case] = likelihood if likelihood is not None else 1.0 - int(truth[case])
+    return result
+
+
+# ------------------------------------------------------------------------------------ the example
+
+
+def test_the_example_is_registered_from_its_declaration():
+    assert NAME in names()
+    challenge = get(NAME)
+    assert challenge.phase.score_jsonpath == "aggregates.dice_tumour_mean"
+    assert [s.slug for s in challenge.phase.outputs] == ["kidney-segmentation", "malignancy-likelihood"]
+
+
+def test_demo_equals_the_expected_file(demo):
+    expected = json.loads((REPO / "test" / "expected" / NAME / "metrics.json").read_text())
+    assert demo == expected
+
+
+def test_demo_segmentation_against_independent_computations(demo, oracle):
+    cases = sorted(oracle["case"])
+    aggregates = demo["aggregates"]
+    for label in LABELS:
+        for case in cases:
+            mine, theirs = demo["case"][case], oracle["case"][case]
+            assert mine[f"dice_{label}"] == pytest.approx(theirs[f"dice_{label}"], abs=1e-12)
+            assert mine[f"nsd_2mm_{label}"] == pytest.approx(theirs[f"nsd_{label}"], abs=1e-9)
+            assert mine[f"hd95_{label}"] == pytest.approx(theirs[f"hd95_{label}"], abs=1e-9)
+        dices = [oracle["case"][c][f"dice_{label}"] for c in cases]
+        assert aggregates[f"dice_{label}_mean"] == pytest.approx(np.mean(dices), abs=1e-12)
+        inter = sum(oracle["case"][c][f"inter_{label}"] for c in cases)
+        total = sum(oracle["case"][c][f"total_{label}"] for c in cases)
+        assert aggregates[f"dice_{label}_dataset"] == pytest.approx(2 * inter / total, abs=1e-12)
+        nsd = np.mean([oracle["case"][c][f"nsd_{label}"] for c in cases])
+        assert aggregates[f"nsd_2mm_{label}_mean"] == pytest.approx(nsd, abs=1e-9)
+    tp, fp, fn = np.sum([oracle["case"][c]["lesions"] for c in cases], axis=0)
+    assert (tp, fp, fn) == tuple(
+        sum(demo["case"][c][f"lesion_f1_tumour_{k}"] for c in cases) for k in ("tp", "fp", "fn")
+    )
+    assert aggregates["lesion_f1_tumour_dataset"] == pytest.approx(2 * tp / (2 * tp + fp + fn), abs=1e-12)
+    per_case = [1.0 if sum(n) == 0 else 2 * n[0] / (2 * n[0] + n[1] + n[2]) for n in
+                (oracle["case"][c]["lesions"] for c in cases)]  # fmt: skip
+    assert aggregates["lesion_f1_tumour_mean"] == pytest.approx(np.mean(per_case), abs=1e-12)
+    assert tp > 0 and fp > 0 and fn > 0  # the demo exercises every kind of lesion outcome
+
+
+def test_demo_classification_against_independent_computations(demo, oracle):
+    cases = sorted(oracle["label"])
+    y = np.array([oracle["label"][c] for c in cases], dtype=float)
+    p = np.array([oracle["likelihood"][c] for c in cases], dtype=float)
+    aggregates = demo["aggregates"]
+    assert aggregates["auroc"] == pytest.approx(roc_auc_score(y, p), abs=1e-12)
+    assert aggregates["brier"] == pytest.approx(
+        sum((pi - yi) ** 2 for pi, yi in zip(p, y, strict=True)) / len(y), abs=1e-12
+    )
+    ece = 0.0
+    for k in range(5):  # equal-width bins [k/5, (k+1)/5), the last one closed
+        inside = [(pi, yi) for pi, yi in zip(p, y, strict=True) if k / 5 <= pi < (k + 1) / 5 or (k == 4 and pi == 1.0)]
+        if inside:
+            ece += len(inside) / len(y) * abs(np.mean([b for _, b in inside]) - np.mean([a for a, _ in inside]))
+    assert aggregates["ece"] == pytest.approx(ece, abs=1e-12)
+    assert demo["missing"] == {
+        "jobs": [],
+        "kidney-segmentation": ["case_00005"],
+        "malignancy-likelihood": ["case_00008"],
+    }
+    assert demo["case"]["case_00008"]["malignancy-likelihood"] is None  # the imputed value is never shown
+
+
+def test_demo_confidence_intervals_reproduce_from_indices(demo, oracle):
+    """The CI of the mean tumour Dice and of the AUROC, rebuilt from the documented draw
+    (numpy.random.default_rng(seed).integers(0, n, (resamples, n))) by indexing, not by weights."""
+    cases = sorted(oracle["case"])
+    draws = np.random.default_rng(0).integers(0, len(cases), size=(1000, len(cases)))
+    dices = np.array([oracle["case"][c]["dice_tumour"] for c in cases])
+    means = dices[draws].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    assert demo["aggregates"]["dice_tumour_mean_ci_low"] == pytest.approx(low, abs=1e-12)
+    assert demo["aggregates"]["dice_tumour_mean_ci_high"] == pytest.approx(high, abs=1e-12)
+    y = np.array([oracle["label"][c] for c in cases])
+    p = np.array([oracle["likelihood"][c] for c in cases])
+    aucs = [roc_auc_score(y[row], p[row]) for row in draws if len(set(y[row])) == 2]
+    low, high = np.percentile(aucs, [2.5, 97.5])
+    assert demo["aggregates"]["auroc_ci_low"] == pytest.approx(low, abs=1e-12)
+    assert demo["aggregates"]["auroc_ci_high"] == pytest.approx(high, abs=1e-12)
+
+
+def test_phase_settings_of_the_example(capsys):
+    assert phase_main(["--challenge", NAME]) == 0
+    settings = json.loads(capsys.readouterr().out)
+    assert settings["score_jsonpath"] == "aggregates.dice_tumour_mean"
+    assert settings["scoring_method_choice"] == "avg"
+    assert settings["extra_results_columns"][-1] == {
+        "title": "Expected calibration error", "path": "aggregates.ece", "order": "asc", "exclude_from_ranking": True,
+    }  # fmt: skip
+    assert settings["algorithm_outputs"][1] == {
+        "slug": "malignancy-likelihood", "kind": "Float", "super_kind": "Value",
+        "relative_path": "malignancy-likelihood.json",
+    }  # fmt: skip
+
+
+# ----------------------------------------------------------------- a tiny challenge, by hand
+
+
+TINY = """
+name = "tiny"
+title = "Tiny"
+[[inputs]]
+slug = "ct-image"
+[[outputs]]
+slug = "seg"
+kind = "segmentation"
+reference = "labels/{case}.mha"
+labels = { a = 1, b = 2 }
+missing = "__SEG_MISSING__"
+[[outputs]]
+slug = "p"
+kind = "number"
+reference = "truth.csv:y"
+range = [0, 1]
+missing = "__P_MISSING__"
+[[outputs]]
+slug = "grade"
+kind = "choice"
+classes = ["low", "high"]
+reference = "truth.csv:grade"
+missing = "misclassification"
+[[metrics]]
+metric = "dice"
+output = "seg"
+aggregates = ["mean", "dataset"]
+both_empty = __BOTH_EMPTY__
+absent_everywhere = 0.25
+[[metrics]]
+metric = "iou"
+output = "seg"
+labels = ["a"]
+aggregates = ["mean", "dataset"]
+[[metrics]]
+metric = "hd95"
+output = "seg"
+labels = ["a"]
+one_empty = __ONE_EMPTY__
+[[metrics]]
+metric = "lesion_f1"
+output = "seg"
+labels = ["a"]
+aggregates = ["dataset", "mean"]
+no_lesions = 0.75
+[[metrics]]
+metric = "auroc"
+output = "p"
+single_class = __SINGLE__
+[[metrics]]
+metric = "balanced_accuracy"
+output = "grade"
+[leaderboard]
+score = "aggregates.dice_a_mean"
+"""
+
+
+def tiny_case(
+    root: Path,
+    predictions: dict[str, np.ndarray | None],
+    references: dict[str, np.ndarray],
+    likelihoods: dict[str, float | None],
+    grades: dict[str, str | None],
+    labels_y: dict[str, int] | None = None,
+    **fill: str,
+) -> tuple[Path, Path, Path]:
+    """Write the declaration, the ground truth and a submission; returns (toml, ground truth, input)."""
+    values = {"SEG_MISSING": "empty-mask", "P_MISSING": "worst-value", "BOTH_EMPTY": "1.0",
+              "ONE_EMPTY": '"diagonal"', "SINGLE": '"error"'} | fill  # fmt: skip
+    text = TINY
+    for key, value in values.items():
+        text = text.replace(f"__{key}__", value)
+    root.mkdir(parents=True, exist_ok=True)
+    toml = root / "tiny.toml"
+    toml.write_text(text)
+    ground_truth = root / "gt"
+    (ground_truth / "labels").mkdir(parents=True)
+    labels_y = labels_y or {case: i % 2 for i, case in enumerate(references)}
+    rows = ["case,y,grade"] + [f"{c},{labels_y[c]},{'high' if labels_y[c] else 'low'}" for c in references]
+    (ground_truth / "truth.csv").write_text("\n".join(rows) + "\n")
+    for case, array in references.items():
+        sitk.WriteImage(sitk.GetImageFromArray(array.astype(np.uint8)), str(ground_truth / "labels" / f"{case}.mha"))
+    challenge = get(str(toml))
+    seg, p, grade = challenge.phase.outputs
+    jobs = []
+    for case in references:
+        outputs = {}
+        if predictions.get(case) is not None:
+            path = root / f"{case}-pred.mha"
+            sitk.WriteImage(sitk.GetImageFromArray(predictions[case].astype(np.uint8)), str(path))
+            outputs[seg] = path
+        if likelihoods.get(case) is not None:
+            outputs[p] = likelihoods[case]
+        if grades.get(case) is not None:
+            outputs[grade] = grades[case]
+        jobs.append(JobSpec(challenge.job_inputs(case), outputs))
+    write_input(root / "input", jobs)
+    return toml, ground_truth, root / "input"
+
+
+def volume(*boxes: tuple[int, tuple[slice, ...]]) -> np.ndarray:
+    array = np.zeros((6, 8, 8), np.uint8)
+    for value, box in boxes:
+        array[box] = value
+    return array
+
+
+A1 = (1, (slice(1, 3), slice(1, 3), slice(1, 3)))  # 8 voxels of label a
+A1_SHIFTED = (1, (slice(1, 3), slice(1, 3), slice(2, 4)))  # overlaps A1 in 4 voxels (IoU 1/3)
+A2 = (1, (slice(4, 6), slice(5, 7), slice(5, 7)))  # a second, separate lesion of label a
+B1 = (2, (slice(3, 5), slice(3, 5), slice(0, 2)))
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    references = {"c1": volume(A1, B1), "c2": volume(A1), "c3": volume(), "c4": volume(A1)}
+    predictions = {"c1": volume(A1_SHIFTED, A2, B1), "c2": volume(A1), "c3": volume(), "c4": None}
+    likelihoods = {"c1": 0.3, "c2": 0.8, "c3": None, "c4": 0.6}
+    grades = {"c1": "low", "c2": "high", "c3": "high", "c4": None}
+    return tmp_path, references, predictions, likelihoods, grades
+
+
+def test_tiny_by_hand(tiny, evaluate_cli):
+    root, references, predictions, likelihoods, grades = tiny
+    toml, ground_truth, input_dir = tiny_case(root, predictions, references, likelihoods, grades)
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 0, run.stderr
+    case, aggregates = run.metrics["case"], run.metrics["aggregates"]
+    # label a: c1 2*4/(8+16) = 1/3; c2 1; c3 both empty (1.0 as declared); c4 missing -> empty mask: 0
+    assert [case[c]["dice_a"] for c in ("c1", "c2", "c3", "c4")] == pytest.approx([1 / 3, 1, 1, 0])
+    assert aggregates["dice_a_mean"] == pytest.approx((1 / 3 + 1 + 1 + 0) / 4)
+    assert aggregates["dice_a_dataset"] == pytest.approx(2 * (4 + 8) / (24 + 16 + 8))
+    # label b only in c1 (perfect); absent elsewhere
+    assert aggregates["dice_b_dataset"] == 1.0 and aggregates["dice_b_mean"] == 1.0
+    # IoU = |R∩P| / |R∪P|: c1 4/20
+    assert case["c1"]["iou_a"] == pytest.approx(4 / 20)
+    assert aggregates["iou_a_dataset"] == pytest.approx((4 + 8) / (20 + 8 + 8))
+    # HD95 of c4 (one empty): the image diagonal in mm (spacing 1)
+    assert case["c4"]["hd95_a"] == pytest.approx(np.linalg.norm([6, 8, 8]))
+    assert case["c3"]["hd95_a"] == 0.0
+    # lesions of a: c1 IoU 1/3 > 0.3 -> TP, A2 FP; c2 TP; c3 none (0.75 declared); c4 FN
+    assert [case[c]["lesion_f1_a"] for c in ("c1", "c2", "c3", "c4")] == pytest.approx([2 / 3, 1, 0.75, 0])
+    assert aggregates["lesion_f1_a_dataset"] == pytest.approx(2 * 2 / (4 + 1 + 1))
+    # AUROC: y = c1 0, c2 1, c3 0, c4 1; c3 missing -> worst value 1 (benign)
+    assert aggregates["auroc"] == pytest.approx(roc_auc_score([0, 1, 0, 1], [0.3, 0.8, 1.0, 0.6]))
+    # grades: c4 missing -> misclassification
+    truth = ["low", "high", "low", "high"]
+    assert aggregates["balanced_accuracy"] == pytest.approx(
+        balanced_accuracy_score(truth, ["low", "high", "high", "<missing>"])
+    )
+    assert run.metrics["missing"] == {"jobs": [], "seg": ["c4"], "p": ["c3"], "grade": ["c4"]}
+
+
+def test_tiny_declared_edge_values(tiny, evaluate_cli):
+    root, references, predictions, likelihoods, grades = tiny
+    toml, ground_truth, input_dir = tiny_case(
+        root, predictions, references, likelihoods, grades, BOTH_EMPTY='"exclude"', ONE_EMPTY="99.5"
+    )
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 0, run.stderr
+    case, aggregates = run.metrics["case"], run.metrics["aggregates"]
+    assert case["c3"]["dice_a"] is None  # excluded (written as null), left out of the mean
+    assert aggregates["dice_a_mean"] == pytest.approx((1 / 3 + 1 + 0) / 3)
+    assert aggregates["dice_b_mean"] == 1.0  # only c1 counts
+    assert case["c4"]["hd95_a"] == 99.5
+
+
+def test_tiny_absent_everywhere_and_single_class(tmp_path, evaluate_cli):
+    references = {"c1": volume(A1), "c2": volume(A1)}
+    toml, ground_truth, input_dir = tiny_case(
+        tmp_path, dict(references), references, {"c1": 0.2, "c2": 0.4}, {"c1": "low", "c2": "low"},
+        labels_y={"c1": 0, "c2": 0},
+    )  # fmt: skip
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 1 and not run.wrote_metrics
+    assert "single class" in run.last_error_line and "auroc" in run.last_error_line
+    toml.write_text(toml.read_text().replace('single_class = "error"', "single_class = 0.5"))
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 0, run.stderr
+    assert run.metrics["aggregates"]["auroc"] == 0.5
+    assert run.metrics["aggregates"]["dice_b_dataset"] == 0.25  # label b in no case: absent_everywhere
+
+
+@pytest.mark.parametrize(
+    ("seg", "p", "message"),
+    [
+        ("error", "worst-value", "Case c4 has no output 'seg'"),
+        ("empty-mask", "error", "Case c3 has no output 'p' (p.json)"),
+    ],
+)
+def test_tiny_missing_error_policy(tiny, evaluate_cli, seg, p, message):
+    root, references, predictions, likelihoods, grades = tiny
+    toml, ground_truth, input_dir = tiny_case(
+        root, predictions, references, likelihoods, grades, SEG_MISSING=seg, P_MISSING=p
+    )
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 1 and not run.wrote_metrics
+    assert message in run.last_error_line
+
+
+def test_tiny_exclude_policy_and_missing_job(tiny, evaluate_cli):
+    root, references, predictions, likelihoods, grades = tiny
+    toml, ground_truth, input_dir = tiny_case(
+        root, predictions, references, likelihoods, grades, SEG_MISSING="exclude", P_MISSING="exclude"
+    )
+    document = json.loads((input_dir / "predictions.json").read_text())
+    (input_dir / "predictions.json").write_text(json.dumps(document[:3]))  # no job for c4
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 0, run.stderr
+    aggregates = run.metrics["aggregates"]
+    assert aggregates["dice_a_mean"] == pytest.approx((1 / 3 + 1 + 1) / 3)  # c4 left out
+    assert "dice_a" not in run.metrics["case"]["c4"]
+    assert aggregates["auroc"] == pytest.approx(roc_auc_score([0, 1], [0.3, 0.8]))  # c3 and c4 left out
+    assert run.metrics["missing"]["jobs"] == ["c4"] and run.metrics["missing"]["p"] == ["c3", "c4"]
+    toml.write_text(toml.read_text().replace('missing = "exclude"', 'missing = "error"', 1))
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 1 and "No algorithm job for case c4" in run.last_error_line
+
+
+def test_tiny_bad_submissions(tiny, evaluate_cli):
+    root, references, predictions, likelihoods, grades = tiny
+    bad = {**predictions, "c2": volume((5, (slice(0, 1), slice(0, 1), slice(0, 1))))}
+    toml, ground_truth, input_dir = tiny_case(root, bad, references, likelihoods, grades)
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 1 and "segmentation of c2 has the label 5; only 0, 1, 2 are allowed" in run.last_error_line
+    toml, ground_truth, input_dir = tiny_case(root / "b", predictions, references, {**likelihoods, "c2": 1.5}, grades)
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 1 and "The output 'p' of c2 is 1.5, outside [0, 1]" in run.last_error_line
+    toml, ground_truth, input_dir = tiny_case(root / "c", predictions, references, likelihoods, {**grades, "c1": "mid"})
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 1 and "The output 'grade' of c1 is not one of the strings low, high" in run.last_error_line
+
+
+def test_tiny_geometry_error_and_nearest(tiny, evaluate_cli):
+    root, references, predictions, likelihoods, grades = tiny
+    toml, ground_truth, input_dir = tiny_case(root, predictions, references, likelihoods, grades)
+    pk = json.loads((input_dir / "predictions.json").read_text())[1]["pk"]
+    path = next((input_dir / pk / "output" / "images" / "seg").iterdir())
+    image = sitk.ReadImage(str(path))
+    image.SetSpacing((1.0, 1.0, 1.5))
+    sitk.WriteImage(image, str(path))
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 1
+    assert "The 'seg' segmentation of c2 has spacing (1, 1, 1.5) but the reference grid has (1, 1, 1)" in (
+        run.last_error_line
+    )
+    toml.write_text(
+        toml.read_text().replace("labels = { a = 1, b = 2 }", 'labels = { a = 1, b = 2 }\ngeometry = "nearest"')
+    )
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 0, run.stderr
+    assert run.metrics["settings"]["outputs"]["seg"]["geometry"] == "nearest"
+
+
+# ---------------------------------------------------------------------------- bad declarations
+
+
+def _mutated(old: str, new: str) -> str:
+    text = DECLARATION.read_text(encoding="utf-8")
+    assert old in text
+    return text.replace(old, new, 1)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ('missing = "worst-value"', 'missing = "zero"',
+         "kits.toml: outputs[1].missing: 'zero' is not one of error, empty-mask, worst-value, misclassification, "
+         "exclude"),
+        ('missing = "empty-mask"', 'missing = "worst-value"',
+         "outputs[0].missing: 'worst-value' is not one of error, empty-mask, exclude (for a segmentation output)"),
+        ('metric = "dice"', 'metric = "dise"', "metrics[0].metric: 'dise' is not one of dice, iou"),
+        ('labels = ["tumour"]', 'labels = ["tumor"]', "metrics[3].labels: 'tumor' is not a label of"),
+        ('tolerance_mm = 2.0', 'tolerance_mm = "2 mm"', "metrics[1].tolerance_mm: must be a number, not a string"),
+        ('tolerance_mm = 2.0', '', "metrics[1].tolerance_mm: is required"),
+        ('bins = 5', 'bins = 5\nbinz = 3', "metrics[6].binz: unknown key"),
+        ('range = [0, 1]', 'range = [0, 2]', "metrics[5].output: brier needs a probability: declare range = [0, 1]"),
+        ('score = "aggregates.dice_tumour_mean"', 'score = "aggregates.dice_tumor_mean"',
+         "leaderboard.score: 'aggregates.dice_tumor_mean' is not a value this declaration writes"),
+        ('order = "asc"\nexclude', 'order = "up"\nexclude',
+         "leaderboard.columns[4].order: 'up' is not one of asc, desc"),
+        ('labels = { kidney = 1, tumour = 2, cyst = 3 }', 'labels = { kidney = 1, tumour = 2, cyst = 2 }',
+         "outputs[0].labels: two labels share a voxel value"),
+        ('reference = "labels/{case}.mha"', 'reference = "labels/case.mha"', "outputs[0].reference: 'labels/case.mha'"),
+        ('kind = "number"', 'kind = "boxes"', "outputs[1].kind: 'boxes' is not supported by this version"),
+        ('output = "malignancy-likelihood"\nsingle', 'output = "kidney-segmentation"\nsingle',
+         "metrics[4].output: auroc scores a number output; 'kidney-segmentation' is a segmentation"),
+        ('name = "nsd_2mm"', 'name = "dice"\naggregates = ["mean"]',
+         "metrics: two metrics write aggregates.dice_kidney_mean"),
+        ('strip = ["_0000"]', 'strip = "_0000"', "cases.strip: must be a list, not a string"),
+        ('[bootstrap]\nresamples = 1000', '[bootstrap]\nresamples = 0', "bootstrap.resamples: must be at least 1"),
+        ('title = "KiTS', 'titel = "KiTS', "kits.toml: title: is required"),
+    ],
+)  # fmt: skip
+def test_bad_declarations_name_the_key(old, new, message):
+    with pytest.raises(ConfigurationError) as caught:
+        parse(_mutated(old, new), "kits.toml")
+    assert message in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_bad_declaration_through_the_cli(tmp_path, evaluate_cli):
+    toml = tmp_path / "broken.toml"
+    toml.write_text(_mutated('missing = "worst-value"', 'missing = "zero"'))
+    run = evaluate_cli(str(toml), DEMO_INPUT / NAME)
+    assert run.exit_code == 1 and not run.wrote_metrics
+    assert run.last_error_line.startswith("broken.toml: outputs[1].missing: 'zero' is not one of")
+    toml.write_text("name = [")
+    run = evaluate_cli(str(toml), DEMO_INPUT / NAME)
+    assert run.exit_code == 1 and run.last_error_line.startswith("broken.toml: not valid TOML")
+    run = evaluate_cli(str(tmp_path / "absent.toml"), DEMO_INPUT / NAME)
+    assert run.exit_code == 1 and "does not exist" in run.last_error_line
+
+
+def test_declaration_by_path_equals_the_packaged_one(tmp_path, evaluate_cli, demo):
+    copy = tmp_path / "mine.toml"
+    copy.write_text(DECLARATION.read_text(encoding="utf-8"))
+    run = evaluate_cli(str(copy), DEMO_INPUT / NAME, ground_truth=GROUND_TRUTH / NAME)
+    assert run.exit_code == 0, run.stderr
+    metrics = run.metrics
+    assert metrics["settings"].pop("declaration") == "mine.toml"
+    assert metrics == {**demo, "settings": {k: v for k, v in demo["settings"].items() if k != "declaration"}}
