@@ -533,3 +533,31 @@ def test_declaration_by_path_equals_the_packaged_one(tmp_path, evaluate_cli, dem
     metrics = run.metrics
     assert metrics["settings"].pop("declaration") == "mine.toml"
     assert metrics == {**demo, "settings": {k: v for k, v in demo["settings"].items() if k != "declaration"}}
+
+
+# ------------------------------------------------------------------------- the metric adapters
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_vectorised_bootstrap_curves_equal_scikit_learn(seed):
+    """AUROC and AP of every resample at once equal scikit-learn's with the draw counts as
+    sample weights (ties in the scores, zero-weight cases, single-class rows NaN)."""
+    from sklearn.metrics import average_precision_score
+
+    from evaluation.declarative.measures import auroc_rows, average_precision_rows
+
+    rng = np.random.default_rng(seed)
+    truth = (rng.random(30) < 0.4).astype(float)
+    scores = np.round(rng.random(30), 1)  # many ties
+    weights = rng.integers(0, 3, size=(200, 30))
+    weights[0] = truth  # positives only: undefined
+    aucs, aps = auroc_rows(truth, scores, weights, {}), average_precision_rows(truth, scores, weights, {})
+    for row, auc, ap in zip(weights, aucs, aps, strict=True):
+        keep = row > 0
+        if len(set(truth[keep])) < 2:
+            assert np.isnan(auc) and np.isnan(ap)
+            continue
+        assert auc == pytest.approx(roc_auc_score(truth[keep], scores[keep], sample_weight=row[keep]), abs=1e-12)
+        assert ap == pytest.approx(
+            average_precision_score(truth[keep], scores[keep], sample_weight=row[keep]), abs=1e-12
+        )

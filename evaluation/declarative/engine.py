@@ -486,11 +486,12 @@ class DeclaredChallenge(Challenge):
                 )
             value = float(params["single_class"])
         weights = self._weights(len(cases), settings, metric)
-        boot = (
-            np.array([np.nan])
-            if weights is None
-            else np.array([function(truth, predicted, w, params) for w in weights])
-        )
+        if weights is None:
+            boot = np.array([np.nan])
+        elif metric.metric in measures.RESAMPLED:
+            boot = measures.RESAMPLED[metric.metric](truth, predicted, weights, params)
+        else:
+            boot = np.array([function(truth, predicted, w, params) for w in weights])
         return {metric.name: value}, {metric.name: boot}
 
     def _settings(self, settings: Mapping[str, Any]) -> dict[str, Any]:

@@ -158,6 +158,41 @@ def accuracy(truth: np.ndarray, predicted: np.ndarray, weight: np.ndarray, param
     return float(np.sum(weight * (truth == predicted)) / np.sum(weight))
 
 
+def _ranked_counts(truth: np.ndarray, predicted: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted true and false positives (resamples x distinct scores, from 0) at each threshold,
+    scores descending: the points of the ROC and precision-recall curves of every weight row."""
+    order = np.argsort(-predicted, kind="stable")
+    scores, positive = predicted[order], truth[order] == 1
+    rows = weights[:, order].astype(float)
+    ends = np.r_[np.flatnonzero(np.diff(scores)), scores.size - 1]  # the last case of each tied group
+    zero = np.zeros((rows.shape[0], 1))
+    tp = np.hstack([zero, np.cumsum(rows * positive, axis=1)[:, ends]])
+    fp = np.hstack([zero, np.cumsum(rows * ~positive, axis=1)[:, ends]])
+    return tp, fp
+
+
+def auroc_rows(truth: np.ndarray, predicted: np.ndarray, weights: np.ndarray, params: Mapping[str, Any]) -> np.ndarray:
+    """``auroc`` for every weight row at once: the trapezoidal area under the weighted ROC points
+    (scikit-learn's ``roc_auc_score``; tied scores share one point); NaN for a single-class row."""
+    tp, fp = _ranked_counts(truth, predicted, weights)
+    area = np.sum(np.diff(fp, axis=1) * (tp[:, 1:] + tp[:, :-1]) / 2.0, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return area / (tp[:, -1] * fp[:, -1])
+
+
+def average_precision_rows(
+    truth: np.ndarray, predicted: np.ndarray, weights: np.ndarray, params: Mapping[str, Any]
+) -> np.ndarray:
+    """``average_precision`` for every weight row at once: Σ (R_k - R_k-1) P_k over thresholds by
+    descending score (scikit-learn's step-wise definition); NaN for a row without a positive or a
+    negative case (scikit-learn's single-class rows are left out the same way)."""
+    tp, fp = _ranked_counts(truth, predicted, weights)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        precision = np.nan_to_num(tp[:, 1:] / (tp[:, 1:] + fp[:, 1:]))
+        value = np.sum(np.diff(tp, axis=1) * precision, axis=1) / tp[:, -1]
+    return np.where((tp[:, -1] > 0) & (fp[:, -1] > 0), value, np.nan)
+
+
 VALUE_METRICS: dict[str, Callable[[np.ndarray, np.ndarray, np.ndarray, Mapping[str, Any]], float]] = {
     "auroc": auroc,
     "average_precision": average_precision,
@@ -167,4 +202,10 @@ VALUE_METRICS: dict[str, Callable[[np.ndarray, np.ndarray, np.ndarray, Mapping[s
     "rmse": rmse,
     "balanced_accuracy": balanced_accuracy,
     "accuracy": accuracy,
+}
+
+# vectorised forms for the bootstrap (one call for every resample); the others run once per resample
+RESAMPLED: dict[str, Callable[[np.ndarray, np.ndarray, np.ndarray, Mapping[str, Any]], np.ndarray]] = {
+    "auroc": auroc_rows,
+    "average_precision": average_precision_rows,
 }
