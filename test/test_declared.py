@@ -561,3 +561,13 @@ def test_vectorised_bootstrap_curves_equal_scikit_learn(seed):
         assert ap == pytest.approx(
             average_precision_score(truth[keep], scores[keep], sample_weight=row[keep]), abs=1e-12
         )
+
+
+def test_the_readme_example_is_the_packaged_declaration():
+    """The README's complete example parses to the same declaration as the packaged file."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### The complete example") :]
+    start = section.index("```toml\n") + len("```toml\n")
+    block = section[start : section.index("\n```", start)]
+    documented, packaged = parse(block, "README"), parse(DECLARATION.read_text(encoding="utf-8"), "README")
+    assert documented == packaged
