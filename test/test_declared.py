@@ -571,3 +571,90 @@ def test_the_readme_example_is_the_packaged_declaration():
     block = section[start : section.index("\n```", start)]
     documented, packaged = parse(block, "README"), parse(DECLARATION.read_text(encoding="utf-8"), "README")
     assert documented == packaged
+
+
+VALUES_ONLY = """
+name = "values-only"
+title = "Values only: cases listed by a CSV"
+[[inputs]]
+slug = "scan"
+name = "{case}.tif"
+[cases]
+id_column = "patient"
+[[outputs]]
+slug = "age"
+kind = "number"
+reference = "truth.csv:age"
+missing = "exclude"
+[[outputs]]
+slug = "risk"
+kind = "number"
+reference = "truth.csv:event"
+[[outputs]]
+slug = "positive"
+kind = "boolean"
+reference = "truth.csv:positive"
+missing = "misclassification"
+[[metrics]]
+metric = "mae"
+output = "age"
+[[metrics]]
+metric = "rmse"
+output = "age"
+[[metrics]]
+metric = "average_precision"
+output = "risk"
+bootstrap = true
+[[metrics]]
+metric = "accuracy"
+output = "positive"
+[[metrics]]
+metric = "balanced_accuracy"
+output = "positive"
+[leaderboard]
+score = "aggregates.average_precision"
+[[leaderboard.columns]]
+title = "MAE"
+path = "aggregates.mae"
+order = "asc"
+"""
+
+
+def test_values_only_declaration_by_hand(tmp_path, evaluate_cli):
+    from sklearn.metrics import average_precision_score
+
+    (tmp_path / "gt").mkdir()
+    rows = {"p1": (50, 1, "yes"), "p2": (60, 0, "no"), "p3": (70, 1, "true"), "p4": (80, 0, "0")}
+    (tmp_path / "gt" / "truth.csv").write_text(
+        "patient,age,event,positive\n" + "".join(f"{p},{a},{e},{b}\n" for p, (a, e, b) in rows.items())
+    )
+    toml = tmp_path / "values.toml"
+    toml.write_text(VALUES_ONLY)
+    challenge = get(str(toml))
+    age, risk, positive = challenge.phase.outputs
+    assert (positive.kind, positive.super_kind, positive.relative_path) == ("Bool", "Value", "positive.json")
+    outputs = {
+        "p1": {age: 55.0, risk: 0.9, positive: True},
+        "p2": {age: 58.0, risk: 0.4, positive: True},
+        "p3": {risk: 0.4, positive: True},
+        "p4": {age: 90.0, risk: 0.1},
+    }
+    write_input(tmp_path / "input", [JobSpec(challenge.job_inputs(p), o) for p, o in outputs.items()])
+    assert (
+        json.loads((tmp_path / "input" / "predictions.json").read_text())[0]["inputs"][0]["image"]["name"] == "p1.tif"
+    )
+    run = evaluate_cli(str(toml), tmp_path / "input", ground_truth=tmp_path / "gt")
+    assert run.exit_code == 0, run.stderr
+    aggregates = run.metrics["aggregates"]
+    assert aggregates["mae"] == pytest.approx((5 + 2 + 10) / 3)  # p3 excluded
+    assert aggregates["rmse"] == pytest.approx(np.sqrt((25 + 4 + 100) / 3))
+    assert aggregates["average_precision"] == pytest.approx(average_precision_score([1, 0, 1, 0], [0.9, 0.4, 0.4, 0.1]))
+    assert aggregates["accuracy"] == pytest.approx(2 / 4)  # p2 wrong, p4 missing = wrong
+    truth, predicted = ["True", "False", "True", "False"], ["True", "True", "True", "<missing>"]
+    assert aggregates["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(truth, predicted))
+    assert run.metrics["missing"] == {"jobs": [], "age": ["p3"], "risk": [], "positive": ["p4"]}
+    assert run.metrics["case"]["p2"] == {"age": 58.0, "risk": 0.4, "positive": True}
+    outputs["p1"][positive] = "yes"
+    write_input(tmp_path / "bad", [JobSpec(challenge.job_inputs(p), o) for p, o in outputs.items()])
+    run = evaluate_cli(str(toml), tmp_path / "bad", ground_truth=tmp_path / "gt")
+    assert run.exit_code == 1 and "The output 'positive' of p1 is not a JSON boolean" in run.last_error_line
