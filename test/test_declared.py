@@ -658,3 +658,14 @@ def test_values_only_declaration_by_hand(tmp_path, evaluate_cli):
     write_input(tmp_path / "bad", [JobSpec(challenge.job_inputs(p), o) for p, o in outputs.items()])
     run = evaluate_cli(str(toml), tmp_path / "bad", ground_truth=tmp_path / "gt")
     assert run.exit_code == 1 and "The output 'positive' of p1 is not a JSON boolean" in run.last_error_line
+
+
+def test_ece_bins_at_their_edges():
+    """Each probability falls in the bin its edges k/B state, boundaries included (p = k/B opens bin k)."""
+    from evaluation.declarative.measures import ece
+
+    p = np.array([0.0, 0.1, 0.3, 0.7, 0.9, 1.0])
+    y = np.array([0.0, 0.0, 1.0, 1.0, 1.0, 1.0])
+    # bins of 0.1: 0.0 | 0.1 | 0.3 | 0.7 | 0.9 | 1.0 (the last bin [0.9, 1.0] holds 0.9 and 1.0)
+    by_hand = (0.0 + 0.1 + 0.7 + 0.3 + 2 * abs(1.0 - 0.95)) / 6
+    assert ece(y, p, np.ones(6), {"bins": 10}) == pytest.approx(by_hand, abs=1e-15)

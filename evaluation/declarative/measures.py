@@ -134,7 +134,8 @@ def brier(truth: np.ndarray, predicted: np.ndarray, weight: np.ndarray, params: 
 
 def ece(truth: np.ndarray, predicted: np.ndarray, weight: np.ndarray, params: Mapping[str, Any]) -> float:
     bins = int(params["bins"])
-    index = np.minimum((predicted * bins).astype(int), bins - 1)
+    edges = np.arange(bins + 1) / bins  # bin k: edges[k] <= p < edges[k + 1], the last bin closed
+    index = np.clip(np.searchsorted(edges, predicted, side="right") - 1, 0, bins - 1)
     gaps = np.bincount(index, weights=weight * (truth - predicted), minlength=bins)
     return float(np.abs(gaps).sum() / np.sum(weight))
 
