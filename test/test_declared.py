@@ -669,3 +669,21 @@ def test_ece_bins_at_their_edges():
     # bins of 0.1: 0.0 | 0.1 | 0.3 | 0.7 | 0.9 | 1.0 (the last bin [0.9, 1.0] holds 0.9 and 1.0)
     by_hand = (0.0 + 0.1 + 0.7 + 0.3 + 2 * abs(1.0 - 0.95)) / 6
     assert ece(y, p, np.ones(6), {"bins": 10}) == pytest.approx(by_hand, abs=1e-15)
+
+
+def test_a_broken_packaged_declaration_is_named_not_raised(tmp_path, monkeypatch):
+    from evaluation import challenges
+    from evaluation.challenges import declared
+
+    (tmp_path / "broken.toml").write_text(_mutated('missing = "worst-value"', 'missing = "zero"'))
+    (tmp_path / "renamed.toml").write_text(DECLARATION.read_text(encoding="utf-8"))
+    monkeypatch.setattr(declared, "DECLARATIONS", tmp_path)
+    monkeypatch.setattr(challenges, "_BROKEN", {})
+    assert declared._register() == []
+    assert challenges._BROKEN == {
+        "declarations/broken.toml": "broken.toml: outputs[1].missing: 'zero' is not one of error, empty-mask, "
+        "worst-value, misclassification, exclude",
+        "declarations/renamed.toml": "renamed.toml: name: 'kits-example' must equal the file name's stem",
+    }
+    with pytest.raises(ConfigurationError, match=r"Module declarations/broken.toml could not be loaded \(broken.toml"):
+        get("broken")
