@@ -499,7 +499,7 @@ def _mutated(old: str, new: str) -> str:
         ('output = "malignancy-likelihood"\nsingle', 'output = "kidney-segmentation"\nsingle',
          "metrics[4].output: auroc scores a number output; 'kidney-segmentation' is a segmentation"),
         ('name = "nsd_2mm"', 'name = "dice"\naggregates = ["mean"]',
-         "metrics: two metrics write aggregates.dice_kidney_mean"),
+         "metrics: two values go to aggregates.dice_kidney_mean"),
         ('strip = ["_0000"]', 'strip = "_0000"', "cases.strip: must be a list, not a string"),
         ('[bootstrap]\nresamples = 1000', '[bootstrap]\nresamples = 0', "bootstrap.resamples: must be at least 1"),
         ('title = "KiTS', 'titel = "KiTS', "kits.toml: title: is required"),
@@ -687,3 +687,55 @@ def test_a_broken_packaged_declaration_is_named_not_raised(tmp_path, monkeypatch
     }
     with pytest.raises(ConfigurationError, match=r"Module declarations/broken.toml could not be loaded \(broken.toml"):
         get("broken")
+
+
+def test_groups_and_key_templates_shape_metrics_json(tiny, evaluate_cli):
+    """Fixed key names (e.g. HECKTOR's aggregates.segmentation.dice_gtvp / dice_gtvp_mean) are
+    declared with ``group`` and ``key``; the leaderboard paths follow them."""
+    root, references, predictions, likelihoods, grades = tiny
+    toml, ground_truth, input_dir = tiny_case(root, predictions, references, likelihoods, grades)
+    text = toml.read_text().replace(
+        'metric = "dice"\n',
+        'metric = "dice"\ngroup = "segmentation"\nkey = { dataset = "dice_{label}", mean = "dice_{label}_mean" }\n'
+        "bootstrap = true\n",
+    )
+    text = text.replace('metric = "auroc"\n', 'metric = "auroc"\ngroup = "classification"\nkey = "auc"\n')
+    toml.write_text(text.replace("aggregates.dice_a_mean", "aggregates.segmentation.dice_a"))
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 0, run.stderr
+    aggregates = run.metrics["aggregates"]
+    assert sorted(aggregates["segmentation"]) == sorted(
+        f"dice_{label}{form}{ci}" for label in "ab" for form in ("", "_mean") for ci in ("", "_ci_low", "_ci_high")
+    )
+    assert aggregates["segmentation"]["dice_a"] == pytest.approx(0.5)  # the dataset form, as by hand above
+    assert aggregates["classification"] == {"auc": pytest.approx(roc_auc_score([0, 1, 0, 1], [0.3, 0.8, 1.0, 0.6]))}
+    assert get(str(toml)).phase.score_jsonpath == "aggregates.segmentation.dice_a"
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        (
+            'key = { mean = "d_{label}" }',
+            "metrics[0].key: a table of key templates needs exactly the forms mean, dataset",
+        ),
+        ('key = "d_{labels}_{form}"', "metrics[0].key: 'd_{labels}_{form}' may use only {name}, {label} and {form}"),
+        ('key = "d.{label}_{form}"', "metrics[0].key: 'd.{label}_{form}' gives a key with characters other than"),
+        ('key = "dice_{form}"', "metrics: two values go to aggregates.dice_mean"),
+        (
+            'group = "dice_a_mean"\nkey = "x_{label}_{form}"',
+            "metrics: aggregates.dice_a_mean is both a value and a group",
+        ),
+    ],
+)
+def test_bad_key_templates(lines, message):
+    text = TINY
+    for key, value in {"SEG_MISSING": "empty-mask", "P_MISSING": "worst-value", "BOTH_EMPTY": "1.0",
+                       "ONE_EMPTY": '"diagonal"', "SINGLE": '"error"'}.items():  # fmt: skip
+        text = text.replace(f"__{key}__", value)
+    text = text.replace('metric = "dice"\n', f'metric = "dice"\n{lines}\n')
+    if "group" in lines:  # the clash needs a second metric writing the flat key
+        text = text.replace('metric = "iou"\n', 'metric = "iou"\nname = "dice"\n')
+    with pytest.raises(ConfigurationError) as caught:
+        parse(text, "tiny.toml")
+    assert message in str(caught.value)

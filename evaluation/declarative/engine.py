@@ -396,11 +396,12 @@ class DeclaredChallenge(Challenge):
             else:
                 cases = [c for c in reference.cases if output.slug in results[c].values]
                 values, resamples = self._value_metric(metric, cases, results, reference, settings)
-            for key in metric_keys(metric):
-                aggregates[key] = values[key]
+            target = aggregates.setdefault(metric.group, {}) if metric.group else aggregates
+            for _, _, key in metric_keys(metric):
+                target[key] = values[key]
                 if metric.bootstrap:
                     low, high = percentile_interval(resamples[key], level)
-                    aggregates[f"{key}_ci_low"], aggregates[f"{key}_ci_high"] = low, high
+                    target[f"{key}_ci_low"], target[f"{key}_ci_high"] = low, high
         lists: dict[str, list[str]] = {"jobs": list(missing)}
         for output in self.declaration.outputs:
             lists[output.slug] = [c for c in reference.cases if not results[c].submitted[output.slug]]
@@ -456,7 +457,7 @@ class DeclaredChallenge(Challenge):
             if metric.metric in ("dice", "iou") and metric.param("volume") == "mm3":
                 scale = np.array([n.voxel_volume for n in numbers])
             for form in metric.aggregates:
-                key = f"{base}_{form}"
+                key = metric.key(label, form)
                 arguments = (metric, form, per, counts, inter * scale, (ref + pred) * scale)
                 values[key] = float(_form(*arguments, None)) if cases else float("nan")
                 boot = _form(*arguments, weights) if weights is not None else np.array([np.nan])
@@ -492,7 +493,8 @@ class DeclaredChallenge(Challenge):
             boot = measures.RESAMPLED[metric.metric](truth, predicted, weights, params)
         else:
             boot = np.array([function(truth, predicted, w, params) for w in weights])
-        return {metric.name: value}, {metric.name: boot}
+        key = metric.key("", "value")
+        return {key: value}, {key: boot}
 
     def _settings(self, settings: Mapping[str, Any]) -> dict[str, Any]:
         declaration = self.declaration
@@ -511,7 +513,9 @@ class DeclaredChallenge(Challenge):
             "metrics": {
                 m.name: {"metric": m.metric, "output": m.output, "bootstrap": m.bootstrap,
                          **({"labels": list(m.labels), "aggregates": list(m.aggregates)}
-                            if m.metric in SEGMENTATION_METRICS else {}), **dict(m.params)}
+                            if m.metric in SEGMENTATION_METRICS else {}), **dict(m.params),
+                         **({"group": m.group} if m.group else {}),
+                         "keys": dict(m.keys)}
                 for m in declaration.metrics
             },
         }  # fmt: skip

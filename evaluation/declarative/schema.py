@@ -12,7 +12,7 @@ import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from evaluation.errors import ConfigurationError
 from evaluation.platform.images import GEOMETRY_POLICIES, GEOMETRY_TOLERANCE
@@ -111,9 +111,15 @@ class MetricSpec:
     aggregates: tuple[str, ...]
     bootstrap: bool
     params: tuple[tuple[str, Any], ...]
+    group: str | None = None  # the aggregates sub-table the values go to (aggregates.<group>.<key>)
+    keys: tuple[tuple[str, str], ...] = ()  # form -> key template with {name}, {label}, {form}
 
     def param(self, key: str) -> Any:
         return dict(self.params)[key]
+
+    def key(self, label: str, form: str) -> str:
+        """The aggregate key of one label and form (value metrics: label "" and form "value")."""
+        return dict(self.keys)[form].format(name=self.name, label=label, form=form)
 
 
 @dataclass(frozen=True)
@@ -152,22 +158,24 @@ class Declaration:
         return next(o for o in self.outputs if o.slug == slug)
 
     def aggregate_keys(self) -> list[str]:
-        """Every key this declaration writes under ``aggregates`` (with CI siblings where declared)."""
+        """Every path this declaration writes under ``aggregates`` (``group.key`` or ``key``, with CI
+        siblings where declared)."""
         keys = []
         for metric in self.metrics:
-            for key in metric_keys(metric):
-                keys.append(key)
+            for _, _, key in metric_keys(metric):
+                path = f"{metric.group}.{key}" if metric.group else key
+                keys.append(path)
                 if metric.bootstrap:
-                    keys += [f"{key}_ci_low", f"{key}_ci_high"]
+                    keys += [f"{path}_ci_low", f"{path}_ci_high"]
         return keys
 
 
-def metric_keys(metric: MetricSpec) -> list[str]:
-    """The aggregate keys of one metric: ``<name>_<label>_<form>`` for a segmentation metric (per
-    label, per form), ``<name>`` for a case-level output metric."""
+def metric_keys(metric: MetricSpec) -> list[tuple[str, str, str]]:
+    """(label, form, key) of every aggregate of one metric: per label and form for a segmentation
+    metric (default key ``<name>_<label>_<form>``), one ``<name>`` for a case-level output metric."""
     if metric.metric in SEGMENTATION_METRICS:
-        return [f"{metric.name}_{label}_{form}" for label in metric.labels for form in metric.aggregates]
-    return [metric.name]
+        return [(label, form, metric.key(label, form)) for label in metric.labels for form in metric.aggregates]
+    return [("", "value", metric.key("", "value"))]
 
 
 # ------------------------------------------------------------------------------------- validation
@@ -182,7 +190,7 @@ class _Table:
             self.fail("", f"must be a table, not {_type(data)}")
         self.data, self.read = data, set()
 
-    def fail(self, key: str, problem: str) -> None:
+    def fail(self, key: str, problem: str) -> NoReturn:
         location = ".".join(part for part in (self.where, key) if part) or "(top level)"
         raise ConfigurationError(f"{self.file}: {location}: {problem}")
 
@@ -377,8 +385,25 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec]) -> MetricSpec:
             table.fail("bins", "must be at least 1")
     if metric in PROBABILITY_METRICS and output.range != (0.0, 1.0):
         table.fail("output", f"{metric} needs a probability: declare range = [0, 1] on output {slug!r}")
+    group = table.get("group", str, None)
+    if group is not None and not KEY.fullmatch(group):
+        table.fail("group", f"{group!r} may hold letters, digits, '_' and '-' only (it becomes a metrics.json key)")
+    forms = aggregates or ("value",)
+    default = "{name}_{label}_{form}" if metric in SEGMENTATION_METRICS else "{name}"
+    raw_keys = table.get("key", (str, dict), default)
+    templates = {form: raw_keys for form in forms} if isinstance(raw_keys, str) else raw_keys
+    if set(templates) != set(forms):
+        table.fail("key", f"a table of key templates needs exactly the forms {', '.join(forms)}")
+    for form, template in templates.items():
+        try:
+            rendered = [str(template).format(name=name, label=label, form=form) for label in labels or ("",)]
+        except (KeyError, IndexError, ValueError):
+            table.fail("key", f"{template!r} may use only {{name}}, {{label}} and {{form}}")
+        if not all(KEY.fullmatch(key) for key in rendered):
+            table.fail("key", f"{template!r} gives a key with characters other than letters, digits, '_', '-'")
     table.done()
-    return MetricSpec(name, metric, slug, labels, aggregates, bootstrap, tuple(params.items()))
+    keys = tuple((form, str(templates[form])) for form in forms)
+    return MetricSpec(name, metric, slug, labels, aggregates, bootstrap, tuple(params.items()), group, keys)
 
 
 def _leaderboard(table: _Table, produced: list[str]) -> Leaderboard:
@@ -458,10 +483,13 @@ def parse(text: str, file: str) -> Declaration:
             table.fail("slug", f"{output.slug!r} is declared twice")
         outputs[output.slug] = output
     metrics = [_metric(table, outputs) for table in top.items("metrics")]
-    names = [key for metric in metrics for key in metric_keys(metric)]
+    names = [f"{m.group}.{key}" if m.group else key for m in metrics for _, _, key in metric_keys(m)]
     duplicate = next((key for key in names if names.count(key) > 1), None)
     if duplicate:
-        top.fail("metrics", f"two metrics write aggregates.{duplicate}: give one a different name")
+        top.fail("metrics", f"two values go to aggregates.{duplicate}: give one a different name or key")
+    clash = next((key for key in names if any(other.startswith(f"{key}.") for other in names)), None)
+    if clash:
+        top.fail("metrics", f"aggregates.{clash} is both a value and a group")
     boot = top.sub("bootstrap")
     resamples = boot.get("resamples", int, 1000)
     seed = boot.get("seed", int, 0)
