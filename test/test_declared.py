@@ -268,6 +268,16 @@ score = "aggregates.dice_a_mean"
 """
 
 
+def tiny_text(**fill: str) -> str:
+    """TINY with its placeholders filled: the defaults below, or ``fill`` (raw TOML for the edge values)."""
+    values = {"SEG_MISSING": "empty-mask", "P_MISSING": "worst-value", "BOTH_EMPTY": "1.0",
+              "ONE_EMPTY": '"diagonal"', "SINGLE": '"error"'} | fill  # fmt: skip
+    text = TINY
+    for key, value in values.items():
+        text = text.replace(f"__{key}__", value)
+    return text
+
+
 def tiny_case(
     root: Path,
     predictions: dict[str, np.ndarray | None],
@@ -278,11 +288,7 @@ def tiny_case(
     **fill: str,
 ) -> tuple[Path, Path, Path]:
     """Write the declaration, the ground truth and a submission; returns (toml, ground truth, input)."""
-    values = {"SEG_MISSING": "empty-mask", "P_MISSING": "worst-value", "BOTH_EMPTY": "1.0",
-              "ONE_EMPTY": '"diagonal"', "SINGLE": '"error"'} | fill  # fmt: skip
-    text = TINY
-    for key, value in values.items():
-        text = text.replace(f"__{key}__", value)
+    text = tiny_text(**fill)
     root.mkdir(parents=True, exist_ok=True)
     toml = root / "tiny.toml"
     toml.write_text(text)
@@ -729,13 +735,71 @@ def test_groups_and_key_templates_shape_metrics_json(tiny, evaluate_cli):
     ],
 )
 def test_bad_key_templates(lines, message):
-    text = TINY
-    for key, value in {"SEG_MISSING": "empty-mask", "P_MISSING": "worst-value", "BOTH_EMPTY": "1.0",
-                       "ONE_EMPTY": '"diagonal"', "SINGLE": '"error"'}.items():  # fmt: skip
-        text = text.replace(f"__{key}__", value)
+    text = tiny_text()
     text = text.replace('metric = "dice"\n', f'metric = "dice"\n{lines}\n')
     if "group" in lines:  # the clash needs a second metric writing the flat key
         text = text.replace('metric = "iou"\n', 'metric = "iou"\nname = "dice"\n')
     with pytest.raises(ConfigurationError) as caught:
         parse(text, "tiny.toml")
+    assert message in str(caught.value)
+
+
+OPTIONS = """
+[[options]]
+name = "resample"
+default = "error"
+choices = ["error", "nearest"]
+sets = ["outputs.seg.geometry"]
+help = "error: a prediction off the reference grid is an error; nearest: resample it"
+[[options]]
+name = "dice_both_empty"
+default = 1.0
+sets = ["metrics.dice.both_empty", "metrics.iou.both_empty"]
+"""
+
+
+def test_declared_options_override_declared_values(tiny, evaluate_cli):
+    root, references, predictions, likelihoods, grades = tiny
+    toml, ground_truth, input_dir = tiny_case(root, predictions, references, likelihoods, grades)
+    toml.write_text(toml.read_text() + OPTIONS)
+    challenge = get(str(toml))
+    assert [(o.name, o.default, o.choices) for o in challenge.options][:2] == [
+        ("resample", "error", ("error", "nearest")), ("dice_both_empty", 1.0, None),
+    ]  # fmt: skip
+    pk = json.loads((input_dir / "predictions.json").read_text())[1]["pk"]
+    path = next((input_dir / pk / "output" / "images" / "seg").iterdir())
+    image = sitk.ReadImage(str(path))
+    image.SetOrigin((0.0, 0.0, 0.5))
+    sitk.WriteImage(image, str(path))
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 1 and "segmentation of c2 has origin (0, 0, 0.5)" in run.last_error_line
+    run = evaluate_cli(str(toml), input_dir, "--set", "resample=nearest", "--set", "dice_both_empty=0.25",
+                       ground_truth=ground_truth)  # fmt: skip
+    assert run.exit_code == 0, run.stderr
+    settings = run.metrics["settings"]
+    assert settings["resample"] == "nearest" and settings["outputs"]["seg"]["geometry"] == "nearest"
+    assert settings["metrics"]["dice"]["both_empty"] == 0.25 and settings["metrics"]["iou"]["both_empty"] == 0.25
+    assert run.metrics["case"]["c3"]["dice_a"] == 0.25 and run.metrics["case"]["c3"]["iou_a"] == 0.25
+    run = evaluate_cli(str(toml), input_dir, "--set", "resample=linear", ground_truth=ground_truth)
+    assert run.exit_code == 1 and "Option resample must be one of error, nearest; got 'linear'" in run.last_error_line
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ('"outputs.seg.geometry"', '"outputs.sag.geometry"',
+         "options[0].sets: 'outputs.sag.geometry' names no declared value"),
+        ('["error", "nearest"]', '["error", "sideways"]',
+         "options[0].choices: 'sideways' does not give a valid declaration (tiny.toml: outputs[0].geometry: "
+         "'sideways' is not one of error, nearest)"),
+        ('default = 1.0', 'default = "one"', "options[1].default: 'one' does not give a valid declaration"),
+        ('name = "resample"', 'name = "seed"', "options[0].name: 'seed' must be a new option name"),
+        ('choices = ["error", "nearest"]', 'choices = ["error", 2]',
+         "options[0].choices: 2 is not of the default's type"),
+    ],
+)  # fmt: skip
+def test_bad_options_name_the_key(old, new, message):
+    text = tiny_text()
+    with pytest.raises(ConfigurationError) as caught:
+        parse(text + OPTIONS.replace(old, new, 1), "tiny.toml")
     assert message in str(caught.value)

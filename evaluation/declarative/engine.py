@@ -35,6 +35,7 @@ from evaluation.declarative.schema import (
     OutputSpec,
     load,
     metric_keys,
+    with_options,
 )
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
 from evaluation.metrics.bootstrap import percentile_interval, resample_weights
@@ -262,9 +263,26 @@ def _phase(declaration: Declaration) -> Phase:
 
 def _options(declaration: Declaration) -> tuple[Option, ...]:
     return (
+        *(Option(o.name, o.default, o.help, o.choices) for o in declaration.options),
         Option("seed", declaration.seed, "bootstrap seed (numpy.random.default_rng)"),
         Option("bootstrap_resamples", declaration.resamples, "bootstrap resamples of the cases for the CIs"),
     )
+
+
+def _segmentation_task(
+    declaration: Declaration, output: OutputSpec, reference: Path, prediction: Path | None
+) -> SegmentationTask:
+    """What a worker needs to score ``output`` of one case: only the numbers the metrics ask for."""
+    metrics = [m for m in declaration.metrics if m.output == output.slug]
+    return SegmentationTask(
+        slug=output.slug, reference=reference, prediction=prediction, labels=output.labels,
+        geometry=output.geometry, tolerance=output.tolerance, dimension=output.dimension,
+        hd95=tuple(label for m in metrics if m.metric == "hd95" for label in m.labels),
+        nsd=tuple((label, m.param("tolerance_mm")) for m in metrics if m.metric == "nsd" for label in m.labels),
+        lesions=tuple(
+            (label, m.param("iou_threshold")) for m in metrics if m.metric == "lesion_f1" for label in m.labels
+        ),
+    )  # fmt: skip
 
 
 class DeclaredChallenge(Challenge):
@@ -288,10 +306,14 @@ class DeclaredChallenge(Challenge):
         names = {i.slug: i.name.replace("{case}", case) for i in self.declaration.inputs}
         return {socket: names[socket.slug] for socket in self.phase.inputs}
 
+    def in_force(self, settings: Mapping[str, Any]) -> Declaration:
+        """The declaration with the declared options of ``settings`` applied."""
+        return with_options(self.declaration, settings)
+
     def load_reference(self, ground_truth: Path, settings: Mapping[str, Any]) -> DeclaredReference:
         if settings["bootstrap_resamples"] < 1:
             raise ConfigurationError("Option bootstrap_resamples must be at least 1.")
-        return load_declared_reference(ground_truth, self.declaration)
+        return load_declared_reference(ground_truth, self.in_force(settings))
 
     def _value(self, output: OutputSpec, raw: Any, case: str) -> Any:
         what = f"The output '{output.slug}' of {case}"
@@ -316,8 +338,9 @@ class DeclaredChallenge(Challenge):
         return low if abs(low - truth) >= abs(high - truth) else high
 
     def prepare(self, input_dir: Path, reference: DeclaredReference, settings: Mapping[str, Any]) -> Prepared:
+        declaration = self.in_force(settings)
         matched = match_jobs(load_jobs(input_dir), self.case_of_job, reference.cases)
-        needs_job = [o.slug for o in self.declaration.outputs if o.missing == "error"]
+        needs_job = [o.slug for o in declaration.outputs if o.missing == "error"]
         if matched.missing and needs_job:
             raise SubmissionError(
                 f"No algorithm job for case {', '.join(matched.missing)}; every case needs the output "
@@ -328,13 +351,14 @@ class DeclaredChallenge(Challenge):
         for case in reference.cases:
             job = matched.jobs.get(case)
             segmentations, values, submitted = [], {}, {}
-            for output in self.declaration.outputs:
+            for output in declaration.outputs:
                 if output.kind == "segmentation":
                     path = image_output_file(input_dir, job, output.slug, case) if job else None
                     if path is None and output.missing == "error":
                         raise SubmissionError(f"Case {case} has no output '{output.slug}'.", case)
                     if path is not None or output.missing == "empty-mask":
-                        segmentations.append(self._segmentation_task(output, reference.files[output.slug][case], path))
+                        reference_file = reference.files[output.slug][case]
+                        segmentations.append(_segmentation_task(declaration, output, reference_file, path))
                     submitted[output.slug] = path is not None
                     continue
                 raw = read_json_output(input_dir, job, output.slug, case) if job else None
@@ -347,18 +371,6 @@ class DeclaredChallenge(Challenge):
                 submitted[output.slug] = raw is not None
             tasks.append(CaseTask(case, CasePayload(tuple(segmentations), values, submitted)))
         return Prepared(tasks, matched.missing)
-
-    def _segmentation_task(self, output: OutputSpec, reference: Path, prediction: Path | None) -> SegmentationTask:
-        metrics = [m for m in self.declaration.metrics if m.output == output.slug]
-        return SegmentationTask(
-            slug=output.slug, reference=reference, prediction=prediction, labels=output.labels,
-            geometry=output.geometry, tolerance=output.tolerance, dimension=output.dimension,
-            hd95=tuple(label for m in metrics if m.metric == "hd95" for label in m.labels),
-            nsd=tuple((label, m.param("tolerance_mm")) for m in metrics if m.metric == "nsd" for label in m.labels),
-            lesions=tuple(
-                (label, m.param("iou_threshold")) for m in metrics if m.metric == "lesion_f1" for label in m.labels
-            ),
-        )  # fmt: skip
 
     @staticmethod
     def score_case(task: CaseTask, settings: Mapping[str, Any]) -> CaseResult:
@@ -385,17 +397,18 @@ class DeclaredChallenge(Challenge):
         reference: DeclaredReference,
         settings: Mapping[str, Any],
     ) -> dict[str, Any]:
-        level = self.declaration.level
+        declaration = self.in_force(settings)
+        level = declaration.level
         aggregates: dict[str, Any] = {}
         per_case: dict[str, dict[str, Any]] = {case: {} for case in reference.cases}
-        for metric in self.declaration.metrics:
-            output = self.declaration.output(metric.output)
+        for metric in declaration.metrics:
+            output = declaration.output(metric.output)
             if output.kind == "segmentation":
                 cases = [c for c in reference.cases if output.slug in results[c].segmentations]
                 values, resamples = self._segmentation_metric(metric, cases, results, settings, per_case)
             else:
                 cases = [c for c in reference.cases if output.slug in results[c].values]
-                values, resamples = self._value_metric(metric, cases, results, reference, settings)
+                values, resamples = self._value_metric(metric, output, cases, results, reference, settings)
             target = aggregates.setdefault(metric.group, {}) if metric.group else aggregates
             for _, _, key in metric_keys(metric):
                 target[key] = values[key]
@@ -403,13 +416,18 @@ class DeclaredChallenge(Challenge):
                     low, high = percentile_interval(resamples[key], level)
                     target[f"{key}_ci_low"], target[f"{key}_ci_high"] = low, high
         lists: dict[str, list[str]] = {"jobs": list(missing)}
-        for output in self.declaration.outputs:
+        for output in declaration.outputs:
             lists[output.slug] = [c for c in reference.cases if not results[c].submitted[output.slug]]
             if output.kind != "segmentation":
                 for case in reference.cases:  # the participant's own value, never an imputed one (it would
                     submitted = results[case].submitted[output.slug]  # reveal the reference)
                     per_case[case][output.slug] = results[case].values[output.slug] if submitted else None
-        return {"aggregates": aggregates, "case": per_case, "missing": lists, "settings": self._settings(settings)}
+        return {
+            "aggregates": aggregates,
+            "case": per_case,
+            "missing": lists,
+            "settings": self._settings(declaration, settings),
+        }
 
     def _weights(self, n_cases: int, settings: Mapping[str, Any], metric: MetricSpec) -> np.ndarray | None:
         if not metric.bootstrap or n_cases == 0:
@@ -467,12 +485,12 @@ class DeclaredChallenge(Challenge):
     def _value_metric(
         self,
         metric: MetricSpec,
+        output: OutputSpec,
         cases: list[str],
         results: Mapping[str, CaseResult],
         reference: DeclaredReference,
         settings: Mapping[str, Any],
     ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
-        output = self.declaration.output(metric.output)
         kind = float if output.kind == "number" else str
         truth = np.array([kind(reference.values[output.slug][c]) for c in cases])
         predicted = np.array([kind(results[c].values[output.slug]) for c in cases])
@@ -496,8 +514,7 @@ class DeclaredChallenge(Challenge):
         key = metric.key("", "value")
         return {key: value}, {key: boot}
 
-    def _settings(self, settings: Mapping[str, Any]) -> dict[str, Any]:
-        declaration = self.declaration
+    def _settings(self, declaration: Declaration, settings: Mapping[str, Any]) -> dict[str, Any]:
         return {
             "challenge": self.name,
             "declaration": declaration.source,

@@ -8,9 +8,11 @@ output)``. The README section "A new challenge without Python" documents every k
 
 from __future__ import annotations
 
+import copy
 import re
 import tomllib
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -141,6 +143,19 @@ class Leaderboard:
 
 
 @dataclass(frozen=True)
+class OptionSpec:
+    """A ``--set`` option that overrides declared values: ``targets`` are (section, index, key), e.g.
+    ("outputs", 0, "geometry") for ``sets = ["outputs.kidney-segmentation.geometry"]``."""
+
+    name: str
+    default: Any
+    help: str
+    choices: tuple[Any, ...] | None
+    targets: tuple[tuple[str, int, str], ...]
+    sets: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Declaration:
     source: str
     name: str
@@ -153,6 +168,8 @@ class Declaration:
     resamples: int
     seed: int
     level: float
+    options: tuple[OptionSpec, ...] = ()
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def output(self, slug: str) -> OutputSpec:
         return next(o for o in self.outputs if o.slug == slug)
@@ -439,12 +456,81 @@ def _leaderboard(table: _Table, produced: list[str]) -> Leaderboard:
     return board
 
 
+RESERVED_OPTIONS = ("seed", "bootstrap_resamples")
+
+
+def _overridden(data: Mapping[str, Any], targets: tuple[tuple[str, int, str], ...], value: Any) -> dict[str, Any]:
+    changed = copy.deepcopy(dict(data))
+    for section, index, key in targets:
+        changed[section][index][key] = value
+    return changed
+
+
+def _target(table: _Table, data: Mapping[str, Any], text: str) -> tuple[str, int, str]:
+    section, _, rest = text.partition(".")
+    which, _, key = rest.rpartition(".")
+    entries = data.get(section) if section in ("outputs", "metrics") else None
+    if isinstance(entries, list) and which and key:
+        for index, entry in enumerate(entries):
+            named = entry.get("slug") if section == "outputs" else entry.get("name", entry.get("metric"))
+            if isinstance(entry, dict) and named == which:
+                return section, index, key
+    table.fail("sets", f"{text!r} names no declared value (outputs.<slug>.<key> or metrics.<name>.<key>)")
+
+
+def _options(top: _Table, data: Mapping[str, Any]) -> tuple[OptionSpec, ...]:
+    """The ``[[options]]``: each default and choice must give a valid declaration where it applies."""
+    options: list[OptionSpec] = []
+    for table in top.items("options"):
+        name = table.get("name", str)
+        if not KEY.fullmatch(name) or name in RESERVED_OPTIONS or name in [o.name for o in options]:
+            table.fail("name", f"{name!r} must be a new option name (letters, digits, '_', '-'; not seed, "
+                       "bootstrap_resamples)")  # fmt: skip
+        table.read.add("default")
+        default = table.data.get("default")
+        if not isinstance(default, (str, int, float, bool)):
+            table.fail("default", "is required: a string, number or boolean")
+        choices = table.get("choices", list, None)
+        sets = table.strings("sets")
+        if not sets:
+            table.fail("sets", "needs at least one declared value to override")
+        targets = tuple(_target(table, data, text) for text in sets)
+        for key, value in [("default", default)] + [("choices", choice) for choice in choices or []]:
+            if type(value) is not type(default):
+                table.fail(key, f"{value!r} is not of the default's type ({type(default).__name__})")
+            try:
+                parse_data(_overridden(data, targets, value), top.file, check_options=False)
+            except ConfigurationError as error:
+                table.fail(key, f"{value!r} does not give a valid declaration ({error})")
+        help_text = table.get("help", str, f"sets {', '.join(sets)}")
+        table.done()
+        options.append(OptionSpec(name, default, help_text, tuple(choices) if choices else None, targets, tuple(sets)))
+    return tuple(options)
+
+
+def with_options(declaration: Declaration, values: Mapping[str, Any]) -> Declaration:
+    """The declaration with the option ``values`` in force (itself when all are the defaults)."""
+    changed = [o for o in declaration.options if values.get(o.name, o.default) != o.default]
+    if not changed:
+        return declaration
+    data: Mapping[str, Any] = declaration.raw
+    for option in changed:
+        data = _overridden(data, option.targets, values[option.name])
+    return parse_data(data, declaration.source)
+
+
 def parse(text: str, file: str) -> Declaration:
     """A validated declaration from TOML ``text``; ``file`` names it in error messages."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigurationError(f"{file}: not valid TOML ({error}).") from None
+    return parse_data(data, file)
+
+
+def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -> Declaration:
+    """A validated declaration from parsed TOML ``data`` (``check_options=False``: the options are
+    not checked again, as when checking what an option's value gives)."""
     top = _Table(file, "", data)
     name = top.get("name", str)
     if not NAME.fullmatch(name):
@@ -502,9 +588,11 @@ def parse(text: str, file: str) -> Declaration:
     partial = Declaration(file, name, title, cases, tuple(inputs), tuple(outputs.values()), tuple(metrics),
                           Leaderboard("", "", "desc", 4, "abs", ()), resamples, seed, level)  # fmt: skip
     leaderboard = _leaderboard(top.sub("leaderboard"), partial.aggregate_keys())
+    top.read.add("options")
+    options = _options(top, data) if check_options and "options" in data else ()
     top.done()
     return Declaration(file, name, title, cases, tuple(inputs), tuple(outputs.values()), tuple(metrics),
-                       leaderboard, resamples, seed, level)  # fmt: skip
+                       leaderboard, resamples, seed, level, options, data)  # fmt: skip
 
 
 def load(path: Path) -> Declaration:
