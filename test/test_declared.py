@@ -803,3 +803,42 @@ def test_bad_options_name_the_key(old, new, message):
     with pytest.raises(ConfigurationError) as caught:
         parse(text + OPTIONS.replace(old, new, 1), "tiny.toml")
     assert message in str(caught.value)
+
+
+def test_blank_reference_cells_and_boolean_spellings(tmp_path, evaluate_cli):
+    """blank = "skip": a case without a reference value leaves that output (scored nowhere, listed
+    nowhere, its output still checked); true_values / false_values: the reference's spellings."""
+    (tmp_path / "gt").mkdir()
+    (tmp_path / "gt" / "truth.csv").write_text(
+        "patient,age,event,positive\np1,50,1,Positive\np2,,0,negative\np3,70,1,\np4,80,0,NEGATIVE\n"
+    )
+    text = VALUES_ONLY.replace('reference = "truth.csv:age"\n', 'reference = "truth.csv:age"\nblank = "skip"\n')
+    text = text.replace(
+        'reference = "truth.csv:positive"\n',
+        'reference = "truth.csv:positive"\nblank = "skip"\ntrue_values = ["positive"]\nfalse_values = ["Negative"]\n',
+    )
+    toml = tmp_path / "values.toml"
+    toml.write_text(text)
+    challenge = get(str(toml))
+    age, risk, positive = challenge.phase.outputs
+    outputs = {
+        "p1": {age: 55.0, risk: 0.9, positive: True},
+        "p2": {age: 58.0, risk: 0.4, positive: False},  # no reference age: not scored
+        "p3": {risk: 0.4},  # no reference status and no output: neither scored nor missing
+        "p4": {risk: 0.1, positive: False},  # age missing (as for p3): excluded, listed
+    }
+    write_input(tmp_path / "input", [JobSpec(challenge.job_inputs(p), o) for p, o in outputs.items()])
+    run = evaluate_cli(str(toml), tmp_path / "input", ground_truth=tmp_path / "gt")
+    assert run.exit_code == 0, run.stderr
+    aggregates = run.metrics["aggregates"]
+    assert aggregates["mae"] == 5.0 and aggregates["accuracy"] == 1.0 and aggregates["balanced_accuracy"] == 1.0
+    assert run.metrics["missing"] == {"jobs": [], "age": ["p3", "p4"], "risk": [], "positive": []}
+    assert "age" not in run.metrics["case"]["p2"] and "positive" not in run.metrics["case"]["p3"]
+    outputs["p2"][age] = "old"  # an unscored output is still checked
+    write_input(tmp_path / "bad", [JobSpec(challenge.job_inputs(p), o) for p, o in outputs.items()])
+    run = evaluate_cli(str(toml), tmp_path / "bad", ground_truth=tmp_path / "gt")
+    assert run.exit_code == 1 and "The output 'age' of p2 is not a number" in run.last_error_line
+    toml.write_text(text.replace('false_values = ["Negative"]', 'false_values = ["no"]'))
+    run = evaluate_cli(str(toml), tmp_path / "input", ground_truth=tmp_path / "gt")
+    assert run.exit_code == 1
+    assert run.last_error_line == "truth.csv:positive: the value of case p2 is not a boolean (positive/no)."

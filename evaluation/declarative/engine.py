@@ -47,7 +47,6 @@ from evaluation.platform.predictions import Job, Socket, load_jobs
 from evaluation.platform.sockets import finite_number, image_output_file, read_json_output
 
 MISCLASSIFIED = "<missing>"  # a class no reference holds: a missing answer is always wrong
-TRUE_TEXTS, FALSE_TEXTS = ("1", "1.0", "true", "yes"), ("0", "0.0", "false", "no")
 
 
 # ------------------------------------------------------------------------------ per-case scoring
@@ -187,9 +186,10 @@ def _reference_value(text: str, output: OutputSpec, binary: bool, case: str, whe
     """A CSV cell as the output's kind; problems are the organizer's (never echo the value)."""
     lowered = text.lower()
     if output.kind == "boolean":
-        if lowered not in TRUE_TEXTS + FALSE_TEXTS:
-            raise ConfigurationError(f"{where}: the value of case {case} is not a boolean (true/false, 1/0).")
-        return lowered in TRUE_TEXTS
+        if lowered not in output.true_values + output.false_values:
+            spellings = "/".join(output.true_values + output.false_values)
+            raise ConfigurationError(f"{where}: the value of case {case} is not a boolean ({spellings}).")
+        return lowered in output.true_values
     if output.kind == "choice":
         if text not in output.classes:
             raise ConfigurationError(f"{where}: the value of case {case} is not one of the declared classes.")
@@ -231,7 +231,9 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
         if output.slug in texts:
             binary = any(m.output == output.slug and m.metric in BINARY_REFERENCE_METRICS for m in declaration.metrics)
             values[output.slug] = {
-                c: _reference_value(texts[output.slug][c], output, binary, c, output.reference.text) for c in cases
+                c: _reference_value(texts[output.slug][c], output, binary, c, output.reference.text)
+                for c in cases
+                if texts[output.slug][c] or output.blank == "error"
             }
     return DeclaredReference(cases, files, values)
 
@@ -362,10 +364,13 @@ class DeclaredChallenge(Challenge):
                     submitted[output.slug] = path is not None
                     continue
                 raw = read_json_output(input_dir, job, output.slug, case) if job else None
+                value = None if raw is None else self._value(output, raw, case)  # checked even when unscored
+                if case not in reference.values[output.slug]:
+                    continue  # a blank reference cell under blank = "skip": not scored, not missing
                 if raw is None and output.missing == "error":
                     raise SubmissionError(f"Case {case} has no output '{output.slug}' ({output.relative_path}).", case)
                 if raw is not None:
-                    values[output.slug] = self._value(output, raw, case)
+                    values[output.slug] = value
                 elif output.missing != "exclude":
                     values[output.slug] = self._missing_value(output, reference.values[output.slug][case])
                 submitted[output.slug] = raw is not None
@@ -416,11 +421,12 @@ class DeclaredChallenge(Challenge):
                     low, high = percentile_interval(resamples[key], level)
                     target[f"{key}_ci_low"], target[f"{key}_ci_high"] = low, high
         lists: dict[str, list[str]] = {"jobs": list(missing)}
-        for output in declaration.outputs:
-            lists[output.slug] = [c for c in reference.cases if not results[c].submitted[output.slug]]
+        for output in declaration.outputs:  # (cases skipped for a blank reference have no entry)
+            scored = [c for c in reference.cases if output.slug in results[c].submitted]
+            lists[output.slug] = [c for c in scored if not results[c].submitted[output.slug]]
             if output.kind != "segmentation":
-                for case in reference.cases:  # the participant's own value, never an imputed one (it would
-                    submitted = results[case].submitted[output.slug]  # reveal the reference)
+                for case in scored:  # the participant's own value, never an imputed one (it would reveal the
+                    submitted = results[case].submitted[output.slug]  # reference)
                     per_case[case][output.slug] = results[case].values[output.slug] if submitted else None
         return {
             "aggregates": aggregates,
@@ -524,7 +530,10 @@ class DeclaredChallenge(Challenge):
                 o.slug: {"kind": o.kind, "reference": o.reference.text, "missing": o.missing,
                          **({"geometry": o.geometry, "tolerance": o.tolerance, "labels": dict(o.labels)}
                             if o.kind == "segmentation" else {}),
-                         **({"range": list(o.range)} if o.range else {})}
+                         **({"range": list(o.range)} if o.range else {}),
+                         **({"blank": o.blank} if o.reference.csv_file else {}),
+                         **({"true_values": list(o.true_values), "false_values": list(o.false_values)}
+                            if o.kind == "boolean" else {})}
                 for o in declaration.outputs
             },
             "metrics": {

@@ -96,6 +96,9 @@ class OutputSpec:
     dimension: int = 3
     range: tuple[float, float] | None = None
     classes: tuple[str, ...] = ()
+    true_values: tuple[str, ...] = ("1", "1.0", "true", "yes")  # boolean: the reference's spellings
+    false_values: tuple[str, ...] = ("0", "0.0", "false", "no")  # (case-insensitive)
+    blank: str = "error"  # a blank CSV reference cell: "error", or "skip" (the case leaves this output)
 
     @property
     def super_kind(self) -> str:
@@ -298,6 +301,8 @@ def _output(table: _Table) -> OutputSpec:
     if missing not in MISSING_BY_KIND[kind]:
         table.fail("missing", f"{missing!r} is not one of {', '.join(MISSING_BY_KIND[kind])} (for a {kind} output)")
     extra: dict[str, Any] = {}
+    if reference.csv_file is not None:
+        extra["blank"] = table.get("blank", str, "error", ("error", "skip"))
     if kind == "segmentation":
         labels = table.get("labels", dict)
         for label, value in labels.items():
@@ -326,6 +331,12 @@ def _output(table: _Table) -> OutputSpec:
         if missing == "worst-value" and bounds is None:
             table.fail("missing", "'worst-value' needs a range = [low, high] (the worst value is its end farthest "
                        "from the reference)")  # fmt: skip
+    elif kind == "boolean":
+        for key in ("true_values", "false_values"):
+            if key in table.data:
+                extra[key] = tuple(text.lower() for text in table.strings(key))
+        if set(extra.get("true_values", ())) & set(extra.get("false_values", ())):
+            table.fail("false_values", "shares a spelling with true_values")
     elif kind == "choice":
         classes = table.strings("classes")
         if len(classes) < 2 or len(set(classes)) != len(classes):
