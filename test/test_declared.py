@@ -842,3 +842,37 @@ def test_blank_reference_cells_and_boolean_spellings(tmp_path, evaluate_cli):
     run = evaluate_cli(str(toml), tmp_path / "input", ground_truth=tmp_path / "gt")
     assert run.exit_code == 1
     assert run.last_error_line == "truth.csv:positive: the value of case p2 is not a boolean (positive/no)."
+
+
+def test_a_mean_of_aggregates_with_its_bootstrap(tiny, evaluate_cli):
+    """metric = "mean": e.g. HECKTOR's segmentation score, the mean of two aggregated Dice, its CI
+    the percentiles of the resample-wise means (rebuilt here from the documented draw by indexing)."""
+    root, references, predictions, likelihoods, grades = tiny
+    toml, ground_truth, input_dir = tiny_case(root, predictions, references, likelihoods, grades)
+    text = toml.read_text().replace('metric = "dice"\n', 'metric = "dice"\ngroup = "seg"\nbootstrap = true\n')
+    score = 'metric = "mean"\nname = "score"\ngroup = "seg"\nof = ["seg.dice_a_dataset", "seg.dice_b_dataset"]'
+    text = text.replace("[leaderboard]", f"[[metrics]]\n{score}\nbootstrap = true\n[leaderboard]")
+    toml.write_text(text.replace("aggregates.dice_a_mean", "aggregates.seg.score"))
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 0, run.stderr
+    seg = run.metrics["aggregates"]["seg"]
+    assert seg["score"] == pytest.approx((0.5 + 1.0) / 2)
+    # per case (c1..c4): label a intersections 4, 8, 0, 0 and totals 24, 16, 0, 8; label b 8/16 in c1 only
+    inter_a, total_a = np.array([4, 8, 0, 0]), np.array([24, 16, 0, 8])
+    inter_b, total_b = np.array([8, 0, 0, 0]), np.array([16, 0, 0, 0])
+    draws = np.random.default_rng(0).integers(0, 4, size=(1000, 4))
+
+    def aggregated(inter: np.ndarray, total: np.ndarray) -> np.ndarray:  # a label absent in a resample: 0.25
+        sums = total[draws].sum(axis=1)
+        return np.where(sums > 0, 2 * inter[draws].sum(axis=1) / np.maximum(sums, 1), 0.25)
+
+    low, high = np.percentile((aggregated(inter_a, total_a) + aggregated(inter_b, total_b)) / 2, [2.5, 97.5])
+    assert (seg["score_ci_low"], seg["score_ci_high"]) == (
+        pytest.approx(low, abs=1e-12),
+        pytest.approx(high, abs=1e-12),
+    )
+    bad = text.replace('of = ["seg.dice_a_dataset", "seg.dice_b_dataset"]', 'of = ["seg.dice_a_dataset", "auroc"]')
+    with pytest.raises(ConfigurationError, match=r"metrics\[6\].bootstrap: a bootstrapped mean needs 'auroc'"):
+        parse(bad, "tiny.toml")
+    with pytest.raises(ConfigurationError, match=r"metrics\[6\].of: 'dice_a_dataset' is not a value of a metric"):
+        parse(text.replace('"seg.dice_a_dataset", "seg', '"dice_a_dataset", "seg'), "tiny.toml")

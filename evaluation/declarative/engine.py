@@ -29,6 +29,7 @@ from evaluation.challenges.base import CaseTask, Challenge, Option, Phase, Prepa
 from evaluation.declarative import measures
 from evaluation.declarative.schema import (
     BINARY_REFERENCE_METRICS,
+    COMBINED,
     SEGMENTATION_METRICS,
     Declaration,
     MetricSpec,
@@ -406,9 +407,14 @@ class DeclaredChallenge(Challenge):
         level = declaration.level
         aggregates: dict[str, Any] = {}
         per_case: dict[str, dict[str, Any]] = {case: {} for case in reference.cases}
+        computed: dict[str, tuple[float, np.ndarray]] = {}  # aggregate path -> value, resamples
         for metric in declaration.metrics:
-            output = declaration.output(metric.output)
-            if output.kind == "segmentation":
+            if metric.metric == COMBINED:  # the mean of earlier aggregates, resample by resample
+                parts = [computed[path] for path in metric.param("of")]
+                key = metric.key("", "value")
+                values = {key: float(np.mean([value for value, _ in parts]))}
+                resamples = {key: np.mean([boot for _, boot in parts], axis=0)}
+            elif (output := declaration.output(metric.output)).kind == "segmentation":
                 cases = [c for c in reference.cases if output.slug in results[c].segmentations]
                 values, resamples = self._segmentation_metric(metric, cases, results, settings, per_case)
             else:
@@ -417,6 +423,7 @@ class DeclaredChallenge(Challenge):
             target = aggregates.setdefault(metric.group, {}) if metric.group else aggregates
             for _, _, key in metric_keys(metric):
                 target[key] = values[key]
+                computed[f"{metric.group}.{key}" if metric.group else key] = (values[key], resamples[key])
                 if metric.bootstrap:
                     low, high = percentile_interval(resamples[key], level)
                     target[f"{key}_ci_low"], target[f"{key}_ci_high"] = low, high
@@ -537,7 +544,7 @@ class DeclaredChallenge(Challenge):
                 for o in declaration.outputs
             },
             "metrics": {
-                m.name: {"metric": m.metric, "output": m.output, "bootstrap": m.bootstrap,
+                m.name: {"metric": m.metric, **({"output": m.output} if m.output else {}), "bootstrap": m.bootstrap,
                          **({"labels": list(m.labels), "aggregates": list(m.aggregates)}
                             if m.metric in SEGMENTATION_METRICS else {}), **dict(m.params),
                          **({"group": m.group} if m.group else {}),

@@ -45,6 +45,7 @@ VALUE_METRICS = {  # metric -> output kinds it scores
     "balanced_accuracy": ("boolean", "choice"),
     "accuracy": ("boolean", "choice"),
 }
+COMBINED = "mean"  # the mean of aggregates declared before (e.g. HECKTOR's segmentation score)
 BINARY_REFERENCE_METRICS = ("auroc", "average_precision", "brier", "ece")
 PROBABILITY_METRICS = ("brier", "ece")
 FORMS = {"dice": ("mean", "dataset"), "iou": ("mean", "dataset"), "hd95": ("mean",), "nsd": ("mean",),
@@ -346,23 +347,37 @@ def _output(table: _Table) -> OutputSpec:
     return OutputSpec(slug, kind, relative_path, platform_kind, reference, missing, **extra)
 
 
-def _metric(table: _Table, outputs: dict[str, OutputSpec]) -> MetricSpec:
+def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str, MetricSpec]) -> MetricSpec:
+    """One ``[[metrics]]`` entry; ``earlier`` maps the aggregate paths of the metrics before it to them."""
     metric = table.get("metric", str)
-    known = SEGMENTATION_METRICS + tuple(VALUE_METRICS)
+    known = (*SEGMENTATION_METRICS, *VALUE_METRICS, COMBINED)
     if metric not in known:
         table.fail("metric", f"{metric!r} is not one of {', '.join(known)}")
-    slug = table.get("output", str)
-    if slug not in outputs:
-        table.fail("output", f"{slug!r} is not a declared output (outputs: {', '.join(outputs)})")
-    output = outputs[slug]
-    allowed_kinds = ("segmentation",) if metric in SEGMENTATION_METRICS else VALUE_METRICS[metric]
-    if output.kind not in allowed_kinds:
-        table.fail("output", f"{metric} scores a {' or '.join(allowed_kinds)} output; {slug!r} is a {output.kind}")
     name = table.get("name", str, metric)
     if not KEY.fullmatch(name):
         table.fail("name", f"{name!r} may hold letters, digits, '_' and '-' only (it becomes a metrics.json key)")
     bootstrap = table.get("bootstrap", bool, False)
     params: dict[str, Any] = {}
+    slug, output = "", None
+    if metric == COMBINED:
+        params["of"] = table.strings("of")
+        for path in params["of"]:
+            if path not in earlier:
+                shown = ", ".join(list(earlier)[:6])
+                table.fail("of", f"{path!r} is not a value of a metric declared before this one (e.g. {shown})")
+            if bootstrap and not earlier[path].bootstrap:
+                table.fail("bootstrap", f"a bootstrapped mean needs {path!r} bootstrapped too")
+        if len(params["of"]) < 2:
+            table.fail("of", "needs two or more aggregate paths")
+    else:
+        slug = table.get("output", str)
+        if slug not in outputs:
+            table.fail("output", f"{slug!r} is not a declared output (outputs: {', '.join(outputs)})")
+        output = outputs[slug]
+        allowed_kinds = ("segmentation",) if metric in SEGMENTATION_METRICS else VALUE_METRICS[metric]
+        if output.kind not in allowed_kinds:
+            kinds = " or ".join(allowed_kinds)
+            table.fail("output", f"{metric} scores a {kinds} output; {slug!r} is a {output.kind}")
     labels: tuple[str, ...] = ()
     aggregates: tuple[str, ...] = ()
     if metric in SEGMENTATION_METRICS:
@@ -579,7 +594,12 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -
         if output.slug in outputs or output.slug in input_slugs:
             table.fail("slug", f"{output.slug!r} is declared twice")
         outputs[output.slug] = output
-    metrics = [_metric(table, outputs) for table in top.items("metrics")]
+    metrics: list[MetricSpec] = []
+    earlier: dict[str, MetricSpec] = {}
+    for table in top.items("metrics"):
+        metrics.append(_metric(table, outputs, earlier))
+        for _, _, key in metric_keys(metrics[-1]):
+            earlier[f"{metrics[-1].group}.{key}" if metrics[-1].group else key] = metrics[-1]
     names = [f"{m.group}.{key}" if m.group else key for m in metrics for _, _, key in metric_keys(m)]
     duplicate = next((key for key in names if names.count(key) > 1), None)
     if duplicate:
