@@ -98,10 +98,8 @@ def label_array(
         bad = low
     elif high > max(allowed_set):
         bad = high
-    elif len(allowed_set) != max(allowed_set) - min(allowed_set) + 1:  # gaps: look at the values present
-        present = np.flatnonzero(np.bincount(np.asarray(array, dtype=np.int64).ravel() - low)) + low
-        unlisted = [int(v) for v in present if int(v) not in allowed_set]
-        bad = unlisted[0] if unlisted else None
+    else:  # gaps in the declared values: one comparison per unlisted value in range (a boolean temporary)
+        bad = next((v for v in range(low, high + 1) if v not in allowed_set and (array == v).any()), None)
     if bad is not None:
         shown = ", ".join(str(v) for v in sorted(allowed_set))
         raise _error(whose)(f"The {whose} {what} of {case} has the label {bad}; only {shown} are allowed.", case)
