@@ -876,3 +876,14 @@ def test_a_mean_of_aggregates_with_its_bootstrap(tiny, evaluate_cli):
         parse(bad, "tiny.toml")
     with pytest.raises(ConfigurationError, match=r"metrics\[6\].of: 'dice_a_dataset' is not a value of a metric"):
         parse(text.replace('"seg.dice_a_dataset", "seg', '"dice_a_dataset", "seg'), "tiny.toml")
+
+
+def test_mean_over_present_cases(tiny, evaluate_cli):
+    root, references, predictions, likelihoods, grades = tiny
+    toml, ground_truth, input_dir = tiny_case(root, predictions, references, likelihoods, grades)
+    toml.write_text(toml.read_text().replace('metric = "dice"\n', 'metric = "dice"\nmean_over = "present"\n'))
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 0, run.stderr
+    assert run.metrics["case"]["c3"]["dice_a"] == 1.0  # written as declared (both empty)...
+    assert run.metrics["aggregates"]["dice_a_mean"] == pytest.approx((1 / 3 + 1 + 0) / 3)  # ...but not averaged
+    assert run.metrics["aggregates"]["dice_b_mean"] == 1.0  # c1 only

@@ -489,7 +489,10 @@ class DeclaredChallenge(Challenge):
                 scale = np.array([n.voxel_volume for n in numbers])
             for form in metric.aggregates:
                 key = metric.key(label, form)
-                arguments = (metric, form, per, counts, inter * scale, (ref + pred) * scale)
+                averaged = per
+                if form == "mean" and metric.metric != "lesion_f1" and metric.param("mean_over") == "present":
+                    averaged = np.where(ref + pred == 0, np.nan, per)  # the mean skips cases without the label
+                arguments = (metric, form, averaged, counts, inter * scale, (ref + pred) * scale)
                 values[key] = float(_form(*arguments, None)) if cases else float("nan")
                 boot = _form(*arguments, weights) if weights is not None else np.array([np.nan])
                 resamples[key] = np.asarray(boot, dtype=float)

@@ -399,6 +399,7 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
         params["both_empty"] = table.get("both_empty", (float, str), both_empty_defaults[metric])
         if isinstance(params["both_empty"], str) and params["both_empty"] != "exclude":
             table.fail("both_empty", f"must be a number or 'exclude', not {params['both_empty']!r}")
+        params["mean_over"] = table.get("mean_over", str, "all", ("all", "present"))
     if metric in ("dice", "iou"):
         params["absent_everywhere"] = table.get("absent_everywhere", float, 1.0)
         params["volume"] = table.get("volume", str, "voxels", ("voxels", "mm3"))
