@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from functools import cache
+from pathlib import Path
 
 from evaluation.challenges.base import Challenge
 from evaluation.errors import ConfigurationError
@@ -42,7 +43,11 @@ def names() -> list[str]:
 
 
 def get(name: str) -> Challenge:
-    """A new instance of challenge ``name``."""
+    """A new instance of challenge ``name``, or of the challenge declared in ``name`` (a ``.toml`` path)."""
+    if name.endswith(".toml"):
+        from evaluation.declarative.engine import from_file
+
+        return from_file(Path(name))
     try:
         return registry()[name]()
     except KeyError:
