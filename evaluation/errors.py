@@ -7,6 +7,9 @@ participant-safe sentence naming the case; the CLI prints it last and exits non-
 
 from __future__ import annotations
 
+import resource
+import signal
+
 
 class EvaluationError(Exception):
     """A problem with a submission (or its evaluation) that a participant may read.
@@ -29,3 +32,33 @@ class SubmissionError(EvaluationError):
 
 class ConfigurationError(EvaluationError):
     """The organizer's settings or ground truth are wrong (not the participant's fault)."""
+
+
+class Stopped(BaseException):
+    """The process received SIGTERM (the platform's time limit) or SIGINT.
+
+    A ``BaseException``, like ``KeyboardInterrupt``, so that no ``except Exception`` on the way
+    swallows it: it unwinds the run (the runner's ``finally`` kills the worker processes) up to the
+    command line, which prints :attr:`message` and exits ``128 + signum``.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+    @property
+    def message(self) -> str:
+        return f"The evaluation was stopped ({self.args[0]}) before it finished; no metrics were written."
+
+
+def memory_limit() -> str:
+    """The memory limit in force, as the platform sets it: grand-challenge's job runner (sagemaker-shim)
+    applies the phase's memory as ``RLIMIT_DATA`` on each process (../shared/spec/platform.md)."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_DATA)
+    return "no limit set" if soft == resource.RLIM_INFINITY else f"limit {soft // 2**20} MiB per process"
+
+
+def out_of_memory(case: str | None, doing: str) -> EvaluationError:
+    """The error for a ``MemoryError``: which case (when there is one), what was being done, the limit."""
+    text = f"the evaluation ran out of memory ({memory_limit()}) {doing}."
+    return EvaluationError(text if case else text[0].upper() + text[1:], case)

@@ -14,10 +14,9 @@ import runner_cases
 from conftest import DEMO_INPUT
 
 from evaluation.batch import main as batch_main
-from evaluation.challenges.base import CaseTask
 from evaluation.errors import EvaluationError
 from evaluation.pipeline import evaluate
-from evaluation.runner import run_cases
+from evaluation.runner import CaseTask, run_cases
 
 distributed = pytest.importorskip("distributed")
 

@@ -7,9 +7,8 @@ import time
 import pytest
 import runner_cases
 
-from evaluation.challenges.base import CaseTask
 from evaluation.errors import EvaluationError
-from evaluation.runner import run_cases
+from evaluation.runner import CaseTask, run_cases
 
 
 def _tasks(payloads):
