@@ -50,14 +50,19 @@ def kill_pools() -> None:
 
 def _kill(executor: ProcessPoolExecutor) -> None:
     # ProcessPoolExecutor offers no public way to stop a running task; its worker table is the
-    # documented-by-use way to terminate them (shutdown() would wait for a stalled case).
+    # documented-by-use way to terminate them (shutdown() would wait for a stalled case). Once they
+    # are dead, its manager thread ends promptly; waiting for it (bounded) releases the pool's
+    # queues, whose semaphores the resource tracker would otherwise report as leaked on stderr.
     processes = list((getattr(executor, "_processes", None) or {}).values())
+    manager = getattr(executor, "_executor_manager_thread", None)
     for process in processes:
         if process.is_alive():
             process.kill()
     for process in processes:
         process.join(timeout=5)
     executor.shutdown(wait=False, cancel_futures=True)
+    if manager is not None:
+        manager.join(timeout=5)
     _LIVE_POOLS.discard(executor)
 
 
@@ -106,7 +111,7 @@ def run_cases(
         progress = Progress(len(tasks), log)
         results = {}
         for task in tasks:
-            results[task.case] = _outcome(partial(score_case, task, settings), task, "in the main process", log)
+            results[task.case] = _outcome(partial(score_case, task, settings), task, "the main process", log)
             progress.tick(task.case)
         return results
     return _run_in_pool(score_case, tasks, settings, workers, case_timeout, log)
@@ -149,7 +154,7 @@ def _run_in_pool(
                 )
             for future in done:
                 task, _ = in_flight.pop(future)
-                results[task.case] = _outcome(future.result, task, "in a worker process", log, in_flight)
+                results[task.case] = _outcome(future.result, task, "a worker process", log, in_flight)
                 progress.tick(task.case)
         clean = True
     finally:
@@ -174,7 +179,7 @@ def _outcome(
     except EvaluationError:
         raise
     except MemoryError:
-        raise out_of_memory(task.case, where) from None
+        raise out_of_memory(task.case, f"while scoring this case in {where}") from None
     except BrokenExecutor:  # the pool's BrokenProcessPool: a worker process died
         cases = sorted({task.case, *(other.case for other, _ in (in_flight or {}).values())})
         raise EvaluationError(
