@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from evaluation.errors import EvaluationError, out_of_memory
+from evaluation.errors import EvaluationError, Stopped, out_of_memory
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -55,6 +55,14 @@ def _kill(executor: ProcessPoolExecutor) -> None:
     # queues, whose semaphores the resource tracker would otherwise report as leaked on stderr.
     processes = list((getattr(executor, "_processes", None) or {}).values())
     manager = getattr(executor, "_executor_manager_thread", None)
+    try:
+        _end(executor, processes, manager)
+    except Stopped:  # a stop signal in the middle (the CLI's handler ignores any further one): finish
+        _end(executor, processes, manager)
+        raise
+
+
+def _end(executor: ProcessPoolExecutor, processes: list[Any], manager: Any) -> None:
     for process in processes:
         if process.is_alive():
             process.kill()

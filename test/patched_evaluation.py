@@ -1,6 +1,7 @@
-"""``python test/patched_evaluation.py [--score F] [--aggregate F] [--pool | --in-process] -- ARGS``
+"""``python test/patched_evaluation.py [--module M] [--score F] [--aggregate F] [--pool | --in-process] -- ARGS``
 
-Runs ``python -m evaluation ARGS`` (through ``runpy``, exactly as ``-m`` does, ``os._exit`` included)
+Runs ``python -m evaluation ARGS`` (or ``-m M``, e.g. ``evaluation.batch``) through ``runpy``, exactly
+as ``-m`` does, ``os._exit`` included,
 after replacing the challenge's ``score_case`` and/or ``aggregate`` with a test-only function of
 ``runner_cases`` and choosing where its cases run: for the subprocess tests of signals and memory
 limits, which need a slow or memory-hungry case in a real process.
@@ -19,6 +20,7 @@ from evaluation.challenges import get
 if __name__ == "__main__":
     split = sys.argv.index("--")
     parser = argparse.ArgumentParser()
+    parser.add_argument("--module", default="evaluation")
     parser.add_argument("--score")
     parser.add_argument("--aggregate")
     parser.add_argument("--pool", dest="in_process", action="store_false", default=None)
@@ -32,5 +34,5 @@ if __name__ == "__main__":
         challenge.aggregate = getattr(runner_cases, patch.aggregate)
     if patch.in_process is not None:
         challenge.cases_in_process = patch.in_process
-    sys.argv = ["python -m evaluation", *evaluation_args]
-    runpy.run_module("evaluation", run_name="__main__", alter_sys=True)
+    sys.argv = [f"python -m {patch.module}", *evaluation_args]
+    runpy.run_module(patch.module, run_name="__main__", alter_sys=True)

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -89,6 +90,37 @@ def test_a_stop_signal_ends_the_run_at_once_with_one_line_and_no_file(tmp_path, 
     assert _last_line(stderr) == f"The evaluation was stopped ({name}) before it finished; no metrics were written."
     assert took < 3
     assert list(output.iterdir()) == []  # neither metrics.json nor a temporary file
+    for _ in range(50):
+        if not _running_in_session(process.pid):
+            break
+        time.sleep(0.1)
+    assert _running_in_session(process.pid) == []
+
+
+def test_a_stopped_batch_kills_its_workers_and_says_so_in_one_line(tmp_path):
+    markers, submissions = tmp_path / "markers", tmp_path / "submissions"
+    markers.mkdir()
+    for name in ("team-a", "team-b"):
+        shutil.copytree(DEMO_INPUT / "rare25", submissions / name)
+    batch = ["--challenge", "rare25", "--submissions", str(submissions), "--output", str(tmp_path / "out"),
+             "--workers", "2"]  # fmt: skip
+    process = subprocess.Popen(
+        _patched("--module", "evaluation.batch", "--score", "sleep_long", "--pool", evaluation=batch),
+        cwd=REPO, env=_environment(RUNNER_CASES_MARKERS=str(markers)), start_new_session=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while len(list(markers.iterdir())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        os.kill(process.pid, signal.SIGTERM)
+        _, stderr = process.communicate(timeout=5)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 128 + signal.SIGTERM, stderr
+    assert _last_line(stderr) == "The batch was stopped (SIGTERM); finished submissions are kept."
+    assert not list((tmp_path / "out").rglob("metrics.json"))
     for _ in range(50):
         if not _running_in_session(process.pid):
             break
