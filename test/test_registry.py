@@ -50,3 +50,9 @@ def test_cheap_challenges_run_their_cases_in_process_image_reading_ones_in_the_p
     in_process = {name for name in challenges.names() if challenges.get(name).cases_in_process}
     assert in_process == {"rare25", "isic2019", "isic2018", "digestpath2019-task1", "hecktor2025-task2",
                           "hecktor2025-task3"}  # fmt: skip
+
+
+def test_the_runner_imports_no_challenge():
+    script = "import sys, evaluation.runner\nprint(sorted(m for m in sys.modules if m.startswith('evaluation.')))"
+    run = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=True)
+    assert json.loads(run.stdout.replace("'", '"')) == ["evaluation.errors", "evaluation.runner"]
