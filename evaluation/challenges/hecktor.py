@@ -91,7 +91,8 @@ def parse_stage(value: Any, axis: str, case: str | None, invalid: str = "error")
     if invalid == "misclassification":
         return INVALID
     shown = repr(value)[:40]
-    raise SubmissionError(f"The {axis} stage of {case} is {shown}; expected a string {axis}1..{axis}4.", case)
+    expected = "T1..T4" if axis == "T" else "N0..N3"
+    raise SubmissionError(f"The {axis} stage of {case} is {shown}; expected a string {expected}.", case)
 
 
 def parse_hpv(value: Any, case: str) -> bool:
@@ -173,7 +174,13 @@ def _clinical(ground_truth: Path, required: bool) -> dict[str, Clinical]:
         return {}
     import pandas as pd  # main process only: workers (score_case) never pay for this import
 
-    table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    try:
+        table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError) as error:
+        raise ConfigurationError(
+            f"The HECKTOR ground truth {CLINICAL_FILE} cannot be parsed as UTF-8 CSV ({type(error).__name__}): "
+            "fix it in the phase's ground truth."
+        ) from None
     absent = [c for c in CLINICAL_COLUMNS if c not in table.columns]
     if absent:
         raise ConfigurationError(f"{CLINICAL_FILE} lacks the column(s) {', '.join(absent)}.")
@@ -228,7 +235,8 @@ def _read(path: Path, case: str, whose: str) -> sitk.Image:
     try:
         image = sitk.ReadImage(str(path))
     except RuntimeError:
-        raise error(f"The {whose} segmentation of {case} could not be read as an image file.", case) from None
+        fix = f"; replace labels/{path.name} in the phase's ground truth" if whose == "reference" else ""
+        raise error(f"The {whose} segmentation of {case} could not be read as an image file{fix}.", case) from None
     if image.GetDimension() != 3 or image.GetNumberOfComponentsPerPixel() != 1:
         raise error(f"The {whose} segmentation of {case} is not a 3D single-channel label image.", case)
     if image.GetPixelID() not in INTEGER_PIXELS:
@@ -496,6 +504,9 @@ class _Hecktor(Challenge):
                 outputs[socket.slug] = parse_stage(value, socket.slug[0].upper(), case, settings["invalid_stage"])
             elif socket is RFS:
                 number = finite_number(value, f"The RFS output of {case}", case)
+                if settings["rfs_output"] == "time" and number < 0:
+                    message = f"The RFS output of {case} is {number:g} days; a predicted time cannot be negative."
+                    raise SubmissionError(message, case)
                 outputs[socket.slug] = number if settings["rfs_output"] == "risk" else -number
             else:
                 outputs[socket.slug] = parse_hpv(value, case)

@@ -30,9 +30,10 @@ from evaluation.challenges.base import Challenge, Option, Phase, Prepared
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics.bootstrap import row_counts
 from evaluation.metrics.precision_recall import PPV_METHODS, CurveMetrics, curve_metrics, weighted_curve_metrics
+from evaluation.platform.files import MAX_JSON_BYTES, read_bytes
 from evaluation.platform.matching import jobs_for_every_case, reference_name
 from evaluation.platform.predictions import Socket, load_jobs
-from evaluation.platform.sockets import finite_number, output_path, parse_json_bytes
+from evaluation.platform.sockets import finite_number, output_file, parse_json_bytes
 from evaluation.runner import CaseTask
 
 INPUT = Socket(
@@ -75,8 +76,11 @@ def _load_metadata(ground_truth: Path) -> dict[str, Stack]:
                 labels=np.array([c == "neo" for c in classes], dtype=np.int8),
                 patients=tuple(str(frame["patient_id"]) for frame in frames),
             )
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
-        raise ConfigurationError(f"The RARE25 ground truth {METADATA_FILE} is malformed ({error}).") from None
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
+        raise ConfigurationError(
+            f"The RARE25 ground truth {METADATA_FILE} is malformed ({type(error).__name__}): fix it in the "
+            "phase's ground truth (see the README's RARE25 section for its format)."
+        ) from None
     if not stacks:
         raise ConfigurationError(f"The RARE25 ground truth {METADATA_FILE} lists no stack.")
     return dict(sorted(stacks.items()))
@@ -84,7 +88,8 @@ def _load_metadata(ground_truth: Path) -> dict[str, Stack]:
 
 def read_likelihoods(path: Path, n_frames: int, stack: str) -> np.ndarray:
     """The stack's likelihoods: a JSON list of finite numbers, exactly one per frame."""
-    values = parse_json_bytes(path.read_bytes(), f"The likelihoods of stack {stack}", stack)
+    what = f"The likelihoods of stack {stack}"
+    values = parse_json_bytes(read_bytes(path, what, stack, MAX_JSON_BYTES), what, stack)
     if not isinstance(values, list):
         raise SubmissionError(f"The likelihoods of stack {stack} are not a JSON list of numbers.", stack)
     if len(values) != n_frames:
@@ -215,8 +220,8 @@ class Rare25(Challenge):
         )
         tasks = []
         for stack, job in jobs.items():
-            path = output_path(input_dir, job, OUTPUT.slug, stack)
-            if path is None or not path.is_file():
+            path = output_file(input_dir, job, OUTPUT.slug, stack)
+            if path is None:
                 raise SubmissionError(f"Stack {stack} has no output file {OUTPUT.relative_path}.", stack)
             tasks.append(CaseTask(stack, (path, reference[stack].labels.size)))
         return Prepared(tasks)
