@@ -21,8 +21,9 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from evaluation.errors import ConfigurationError, EvaluationError, Stopped, out_of_memory
+from evaluation.errors import ConfigurationError, EvaluationError, Stopped
 from evaluation.pipeline import METRICS_FILE, evaluate
+from evaluation.runner import out_of_memory
 
 DEFAULT_CASE_TIMEOUT = 1800.0
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)

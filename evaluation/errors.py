@@ -7,7 +7,6 @@ participant-safe sentence naming the case; the CLI prints it last and exits non-
 
 from __future__ import annotations
 
-import resource
 import signal
 
 
@@ -49,16 +48,3 @@ class Stopped(BaseException):
     @property
     def message(self) -> str:
         return f"The evaluation was stopped ({self.args[0]}) before it finished; no metrics were written."
-
-
-def memory_limit() -> str:
-    """The memory limit in force, as the platform sets it: grand-challenge's job runner (sagemaker-shim)
-    applies the phase's memory as ``RLIMIT_DATA`` on each process (../shared/spec/platform.md)."""
-    soft, _ = resource.getrlimit(resource.RLIMIT_DATA)
-    return "no limit set" if soft == resource.RLIM_INFINITY else f"limit {soft // 2**20} MiB per process"
-
-
-def out_of_memory(case: str | None, doing: str) -> EvaluationError:
-    """The error for a ``MemoryError``: which case (when there is one), what was being done, the limit."""
-    text = f"the evaluation ran out of memory ({memory_limit()}) {doing}."
-    return EvaluationError(text if case else text[0].upper() + text[1:], case)

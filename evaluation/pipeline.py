@@ -15,10 +15,10 @@ from typing import Any
 
 from evaluation import __version__
 from evaluation.challenges import get
-from evaluation.errors import ConfigurationError, SubmissionError, out_of_memory
+from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.platform.ground_truth import resolve_ground_truth
 from evaluation.platform.metrics_json import write_metrics
-from evaluation.runner import run_cases
+from evaluation.runner import out_of_memory, run_cases
 
 METRICS_FILE = "metrics.json"
 

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from evaluation.errors import EvaluationError, Stopped, out_of_memory
+from evaluation.errors import EvaluationError, Stopped
+from evaluation.platform import files
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -40,6 +41,15 @@ class CaseTask:
 ScoreCase = Callable[[CaseTask, Mapping[str, Any]], Any]
 
 _LIVE_POOLS: set[ProcessPoolExecutor] = set()  # so that a stop signal can kill every pool (kill_pools)
+
+
+def out_of_memory(case: str | None, doing: str) -> EvaluationError:
+    """The error for a ``MemoryError``: which case (when there is one), what was being done, and the
+    limit in force as the platform sets it (the phase's memory as RLIMIT_DATA on each process)."""
+    limit = files.data_limit()
+    described = "no limit set" if limit is None else f"limit {limit // 2**20} MiB per process"
+    text = f"the evaluation ran out of memory ({described}) {doing}."
+    return EvaluationError(text if case else text[0].upper() + text[1:], case)
 
 
 def kill_pools() -> None:

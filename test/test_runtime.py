@@ -162,7 +162,7 @@ def test_out_of_memory_under_the_platforms_rlimit_names_the_case_and_the_limit(t
 
 
 def test_the_memory_message_says_when_no_limit_is_set():
-    from evaluation.errors import out_of_memory
+    from evaluation.runner import out_of_memory
 
     soft, _ = resource.getrlimit(resource.RLIMIT_DATA)
     if soft != resource.RLIM_INFINITY:
