@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+_BLOCK_ELEMENTS = 4_000_000  # draws counted at once by row_counts (32 MB of int64 offsets)
+
 
 def resample_indices(n_cases: int, n_resamples: int, seed: int) -> np.ndarray:
     """``(n_resamples, n_cases)`` indices drawn with replacement by ``numpy.random.default_rng(seed)``."""
@@ -20,8 +22,13 @@ def row_counts(indices: np.ndarray, width: int) -> np.ndarray:
     """``counts[i, k]``: how often ``k`` occurs in row ``i`` of ``indices`` (a draw matrix becomes the
     integer case weights of each resample)."""
     indices = np.asarray(indices)
-    offsets = indices + width * np.arange(indices.shape[0])[:, None]
-    return np.bincount(offsets.ravel(), minlength=width * indices.shape[0]).reshape(indices.shape[0], width)
+    counts = np.empty((indices.shape[0], width), dtype=np.int64)
+    block = max(1, _BLOCK_ELEMENTS // max(1, indices.shape[1], width))  # no second full-size offset matrix
+    for start in range(0, indices.shape[0], block):
+        part = indices[start : start + block]
+        offsets = part + width * np.arange(part.shape[0])[:, None]
+        counts[start : start + block] = np.bincount(offsets.ravel(), minlength=width * part.shape[0]).reshape(-1, width)
+    return counts
 
 
 def resample_weights(n_cases: int, n_resamples: int, seed: int) -> np.ndarray:
