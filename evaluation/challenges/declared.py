@@ -4,13 +4,10 @@ its one-line reason remembered, like a challenge module that fails to import."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from evaluation.challenges import DECLARATIONS
 from evaluation.declarative.engine import DeclaredChallenge, challenge_class
 from evaluation.declarative.schema import load
 from evaluation.errors import ConfigurationError
-
-DECLARATIONS = Path(__file__).resolve().parents[1] / "declarations"
 
 
 def _register() -> list[type[DeclaredChallenge]]:

@@ -15,13 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from evaluation.challenges.base import CaseTask, Challenge, Option, Phase, Prepared
+from evaluation.challenges.base import Challenge, Option, Phase, Prepared
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics.detection import FROC_FP_RATES, MATCHING_METHODS, ImageDetections, match_image, summarise
 from evaluation.metrics.overlap import aggregated_dice
 from evaluation.platform.matching import jobs_for_every_case, reference_name, stem
 from evaluation.platform.predictions import Job, Socket, load_jobs
 from evaluation.platform.sockets import finite_number, image_output_file, read_json_output
+from evaluation.runner import CaseTask
 
 DETECTION_INPUT = Socket("histopathology-image", "images/histopathology", "Image", "Image")
 DETECTIONS = Socket(
@@ -129,6 +130,7 @@ def parse_detections(document: Any, case: str) -> tuple[np.ndarray, np.ndarray]:
 
 class DigestPath2019Task1(Challenge):
     name = "digestpath2019-task1"
+    cases_in_process = True
     title = "DigestPath 2019 task 1: signet ring cell detection (recall, normal-region FPs, FROC)"
     phase = Phase(
         inputs=(DETECTION_INPUT,),

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 import SimpleITK as sitk
 
-from evaluation.challenges.base import CaseTask, Challenge, Option, Phase, Prepared
+from evaluation.challenges.base import Challenge, Option, Phase, Prepared
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
 from evaluation.metrics.bootstrap import percentile_interval, resample_weights
 from evaluation.metrics.lesions import LesionCounts, f1_score, match_lesions
@@ -35,6 +35,7 @@ from evaluation.metrics.survival import MISSING_POLICIES, concordance_index
 from evaluation.platform.matching import match_jobs
 from evaluation.platform.predictions import Job, Socket, load_jobs
 from evaluation.platform.sockets import finite_number, image_output_file, read_json_output
+from evaluation.runner import CaseTask
 
 CT = Socket("ct-image", "images/ct", "Image", "Image")
 PET = Socket("pet-image", "images/pet", "Image", "Image")
@@ -686,6 +687,7 @@ class Hecktor2025Task1(_Hecktor):
 
 class Hecktor2025Task2(_Hecktor):
     name = "hecktor2025-task2"
+    cases_in_process = True
     title = "HECKTOR 2025 task 2: recurrence-free survival (C-index)"
     phase = _phase((RFS,), "C-index (RFS)", "aggregates.prognosis.c_index")
     options = (_rfs_option("risk"), MISSING_PROGNOSIS, *SHARED_OPTIONS)
@@ -698,6 +700,7 @@ class Hecktor2025Task2(_Hecktor):
 
 class Hecktor2025Task3(_Hecktor):
     name = "hecktor2025-task3"
+    cases_in_process = True
     title = "HECKTOR 2025 task 3: HPV status (balanced accuracy)"
     phase = _phase((HPV,), "HPV status balanced accuracy", "aggregates.hpv.balanced_accuracy")
     options = SHARED_OPTIONS

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from evaluation.challenges.base import CaseTask, Challenge, Option, Phase, Prepared
+from evaluation.challenges.base import Challenge, Option, Phase, Prepared
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics.classification import (
     CATEGORY_METRICS,
@@ -38,6 +38,7 @@ from evaluation.metrics.classification import (
 )
 from evaluation.platform.files import open_text, read_bytes, regular_size
 from evaluation.platform.sockets import inside
+from evaluation.runner import CaseTask
 
 TRUTH_FILE = "truth.csv"
 PREDICTION_FILE = "predictions.csv"
@@ -334,6 +335,8 @@ def leaderboard(target: str) -> Phase:
 
 class _Isic(Challenge):
     """Shared by both editions: only the categories and names differ."""
+
+    cases_in_process = True
 
     categories: ClassVar[tuple[str, ...]]
     options = (

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from evaluation.challenges.base import CaseTask, Challenge, Option, Phase, Prepared
+from evaluation.challenges.base import Challenge, Option, Phase, Prepared
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics.bootstrap import row_counts
 from evaluation.metrics.precision_recall import PPV_METHODS, CurveMetrics, curve_metrics, grouped_curve_metrics
@@ -37,6 +37,7 @@ from evaluation.platform.files import MAX_JSON_BYTES, read_bytes
 from evaluation.platform.matching import jobs_for_every_case, reference_name
 from evaluation.platform.predictions import Socket, load_jobs
 from evaluation.platform.sockets import finite_number, output_file, parse_json_bytes
+from evaluation.runner import CaseTask
 
 INPUT = Socket(
     "stacked-barretts-esophagus-endoscopy-images",
@@ -195,6 +196,7 @@ def _summary(name: str, values: np.ndarray) -> dict[str, float]:
 
 class Rare25(Challenge):
     name = "rare25"
+    cases_in_process = True
     title = "RARE25: early neoplasia in Barrett's esophagus (PPV at 90% recall)"
     phase = Phase(
         inputs=(INPUT,),
