@@ -419,10 +419,11 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
         params["matching"] = table.get("matching", str, "greedy", ("greedy",))
         params["connectivity"] = table.get("connectivity", int, 26, (26,))
         params["no_lesions"] = table.get("no_lesions", float, 1.0)
-    if metric in ("auroc", "average_precision"):
-        params["single_class"] = table.get("single_class", (float, str), "error")
-        if isinstance(params["single_class"], str) and params["single_class"] != "error":
-            table.fail("single_class", f"must be a number or 'error', not {params['single_class']!r}")
+    edge = {"auroc": "single_class", "average_precision": "no_positive"}.get(metric)
+    if edge:  # the catalogue's edge-case parameter of that metric, or "error"
+        params[edge] = table.get(edge, (float, str), "error")
+        if isinstance(params[edge], str) and params[edge] != "error":
+            table.fail(edge, f"must be a number or 'error', not {params[edge]!r}")
     if metric == "ece":
         params["bins"] = table.get("bins", int, 10)
         if params["bins"] < 1:
