@@ -908,3 +908,17 @@ def test_mean_over_present_cases(tiny, evaluate_cli):
     assert run.metrics["case"]["c3"]["dice_a"] == 1.0  # written as declared (both empty)...
     assert run.metrics["aggregates"]["dice_a_mean"] == pytest.approx((1 / 3 + 1 + 0) / 3)  # ...but not averaged
     assert run.metrics["aggregates"]["dice_b_mean"] == 1.0  # c1 only
+
+
+def test_every_declared_value_metric_is_a_catalogue_entry():
+    """The declared value metrics, their edge keys and their messages come from the catalogue."""
+    from evaluation.declarative import measures
+    from evaluation.declarative.schema import VALUE_METRICS
+    from evaluation.metrics import catalogue
+
+    assert set(measures.VALUE_METRICS) == set(VALUE_METRICS)
+    for name, entry in measures.VALUE_METRICS.items():
+        metric = catalogue.get(entry)
+        assert metric.inputs[:1] in (("truth",), ("truth_labels",)), name
+        assert set(metric.edge_cases) <= set(measures.EDGE_CASES), name
+        assert "weights" in metric.parameters, name  # the bootstrap's vectorised form

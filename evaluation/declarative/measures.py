@@ -104,7 +104,8 @@ VALUE_METRICS = {  # declared name -> catalogue name
     "accuracy": "accuracy",
 }
 PARAMETERS = {"bins": "n_bins"}  # a declared key -> the catalogue's parameter, where they differ
-EDGE_CASES = {"single_class": "a single class", "no_positive": "no positive case"}  # declared -> what it means
+# every edge-case parameter of a catalogue entry above (the declared key, "error" or a number) -> what it means
+EDGE_CASES = {"single_class": "a single class", "no_positive": "no positive case"}
 
 
 def value_metric(

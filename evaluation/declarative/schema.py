@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
+from evaluation.declarative import measures
 from evaluation.errors import ConfigurationError
+from evaluation.metrics import catalogue
 from evaluation.platform.images import GEOMETRY_POLICIES, GEOMETRY_TOLERANCE
 from evaluation.platform.matching import IMAGE_NAME_SUFFIXES
 
@@ -419,8 +421,8 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
         params["matching"] = table.get("matching", str, "greedy", ("greedy",))
         params["connectivity"] = table.get("connectivity", int, 26, (26,))
         params["no_lesions"] = table.get("no_lesions", float, 1.0)
-    edge = {"auroc": "single_class", "average_precision": "no_positive"}.get(metric)
-    if edge:  # the catalogue's edge-case parameter of that metric, or "error"
+    value_edges = catalogue.get(measures.VALUE_METRICS[metric]).edge_cases if metric in VALUE_METRICS else ()
+    for edge in value_edges:  # the catalogue's edge-case parameters: a number, or "error"
         params[edge] = table.get(edge, (float, str), "error")
         if isinstance(params[edge], str) and params[edge] != "error":
             table.fail(edge, f"must be a number or 'error', not {params[edge]!r}")
