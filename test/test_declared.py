@@ -163,8 +163,8 @@ def test_demo_classification_against_independent_computations(demo, oracle):
         sum((pi - yi) ** 2 for pi, yi in zip(p, y, strict=True)) / len(y), abs=1e-12
     )
     ece = 0.0
-    for k in range(5):  # equal-width bins [k/5, (k+1)/5), the last one closed
-        inside = [(pi, yi) for pi, yi in zip(p, y, strict=True) if k / 5 <= pi < (k + 1) / 5 or (k == 4 and pi == 1.0)]
+    for k in range(5):  # equal-width right-closed bins (k/5, (k+1)/5] (Guo et al. 2017), p = 0 in the first
+        inside = [(pi, yi) for pi, yi in zip(p, y, strict=True) if k / 5 < pi <= (k + 1) / 5 or (k == 0 and pi == 0.0)]
         if inside:
             ece += len(inside) / len(y) * abs(np.mean([b for _, b in inside]) - np.mean([a for a, _ in inside]))
     assert aggregates["ece"] == pytest.approx(ece, abs=1e-12)
@@ -544,29 +544,25 @@ def test_declaration_by_path_equals_the_packaged_one(tmp_path, evaluate_cli, dem
 # ------------------------------------------------------------------------- the metric adapters
 
 
-@pytest.mark.parametrize("seed", range(5))
-def test_vectorised_bootstrap_curves_equal_scikit_learn(seed):
-    """AUROC and AP of every resample at once equal scikit-learn's with the draw counts as
-    sample weights (ties in the scores, zero-weight cases, single-class rows NaN)."""
-    from sklearn.metrics import average_precision_score
+def test_value_metrics_are_the_catalogue_with_declared_edges():
+    """A declared value metric is its catalogue entry: declared keys mapped to the catalogue's
+    parameters, a declared edge value the catalogue's, and in the bootstrap a resample that hits an
+    edge case is NaN (left out of the interval) -- each resample the catalogue's value on the drawn cases."""
+    from evaluation.declarative.measures import value_metric
+    from evaluation.metrics.bootstrap import resample_indices, row_counts
+    from evaluation.metrics.classification import auroc, expected_calibration_error
 
-    from evaluation.declarative.measures import auroc_rows, average_precision_rows
-
-    rng = np.random.default_rng(seed)
-    truth = (rng.random(30) < 0.4).astype(float)
-    scores = np.round(rng.random(30), 1)  # many ties
-    weights = rng.integers(0, 3, size=(200, 30))
-    weights[0] = truth  # positives only: undefined
-    aucs, aps = auroc_rows(truth, scores, weights, {}), average_precision_rows(truth, scores, weights, {})
-    for row, auc, ap in zip(weights, aucs, aps, strict=True):
-        keep = row > 0
-        if len(set(truth[keep])) < 2:
-            assert np.isnan(auc) and np.isnan(ap)
-            continue
-        assert auc == pytest.approx(roc_auc_score(truth[keep], scores[keep], sample_weight=row[keep]), abs=1e-12)
-        assert ap == pytest.approx(
-            average_precision_score(truth[keep], scores[keep], sample_weight=row[keep]), abs=1e-12
-        )
+    y, p = np.array([1.0, 1.0, 0.0, 0.0, 1.0]), np.array([0.9, 0.2, 0.2, 0.4, 0.6])
+    assert value_metric("ece", y, p, {"bins": 5}) == expected_calibration_error(y, p, n_bins=5)
+    assert value_metric("auroc", y[:2], p[:2], {"single_class": 0.25}) == 0.25
+    assert np.isnan(value_metric("auroc", y[:2], p[:2], {"single_class": "error"}))
+    assert value_metric("average_precision", y * 0, p, {"no_positive": 0.125}) == 0.125
+    indices = resample_indices(5, 50, 3)
+    boot = value_metric("auroc", y, p, {"single_class": 0.5}, row_counts(indices, 5))
+    for row, value in zip(indices, boot, strict=True):
+        single = len(set(y[row])) < 2
+        assert np.isnan(value) if single else value == pytest.approx(auroc(y[row], p[row]), abs=1e-12)
+    assert np.isnan(boot).any() and not np.isnan(boot).all()
 
 
 def test_the_readme_example_is_the_packaged_declaration():
@@ -666,15 +662,40 @@ def test_values_only_declaration_by_hand(tmp_path, evaluate_cli):
     assert run.exit_code == 1 and "The output 'positive' of p1 is not a JSON boolean" in run.last_error_line
 
 
+def test_average_precision_declares_the_catalogues_no_positive(tmp_path, evaluate_cli):
+    """AP is undefined only without a positive case (all positives give 1.0), so its declared edge
+    is the catalogue's ``no_positive``: "error" refuses the run, a number is the value."""
+    declared = 'metric = "average_precision"\noutput = "risk"\n'
+    assert declared in VALUES_ONLY
+    with pytest.raises(ConfigurationError, match=r"metrics\[2\]\.single_class: unknown key"):
+        parse(VALUES_ONLY.replace(declared, declared + "single_class = 0.5\n"), "values.toml")
+    (tmp_path / "gt").mkdir()
+    (tmp_path / "gt" / "truth.csv").write_text("patient,age,event,positive\np1,50,0,yes\np2,60,0,no\n")
+    toml = tmp_path / "values.toml"
+    toml.write_text(VALUES_ONLY)
+    challenge = get(str(toml))
+    age, risk, positive = challenge.phase.outputs
+    outputs = {"p1": {age: 55.0, risk: 0.9, positive: True}, "p2": {age: 58.0, risk: 0.4, positive: False}}
+    write_input(tmp_path / "input", [JobSpec(challenge.job_inputs(p), o) for p, o in outputs.items()])
+    run = evaluate_cli(str(toml), tmp_path / "input", ground_truth=tmp_path / "gt")
+    assert run.exit_code == 1 and not run.wrote_metrics
+    assert "holds no positive case" in run.last_error_line and "declare no_positive" in run.last_error_line
+    toml.write_text(VALUES_ONLY.replace(declared, declared + "no_positive = 0.125\n"))
+    run = evaluate_cli(str(toml), tmp_path / "input", ground_truth=tmp_path / "gt")
+    assert run.exit_code == 0, run.stderr
+    assert run.metrics["aggregates"]["average_precision"] == 0.125
+    assert run.metrics["settings"]["metrics"]["average_precision"]["no_positive"] == 0.125
+
+
 def test_ece_bins_at_their_edges():
-    """Each probability falls in the bin its edges k/B state, boundaries included (p = k/B opens bin k)."""
-    from evaluation.declarative.measures import ece
+    """The declared ECE bins as the catalogue's: right-closed ((k-1)/B, k/B], p = 0 in the first bin."""
+    from evaluation.declarative.measures import value_metric
 
     p = np.array([0.0, 0.1, 0.3, 0.7, 0.9, 1.0])
     y = np.array([0.0, 0.0, 1.0, 1.0, 1.0, 1.0])
-    # bins of 0.1: 0.0 | 0.1 | 0.3 | 0.7 | 0.9 | 1.0 (the last bin [0.9, 1.0] holds 0.9 and 1.0)
-    by_hand = (0.0 + 0.1 + 0.7 + 0.3 + 2 * abs(1.0 - 0.95)) / 6
-    assert ece(y, p, np.ones(6), {"bins": 10}) == pytest.approx(by_hand, abs=1e-15)
+    # bins of 0.1: [0, 0.1] holds 0.0 and 0.1 | (0.2, 0.3] | (0.6, 0.7] | (0.8, 0.9] | (0.9, 1.0]
+    by_hand = (2 * abs(0.0 - 0.05) + 0.7 + 0.3 + 0.1 + 0.0) / 6
+    assert value_metric("ece", y, p, {"bins": 10}) == pytest.approx(by_hand, abs=1e-15)
 
 
 def test_a_broken_packaged_declaration_is_named_not_raised(tmp_path, monkeypatch):
@@ -887,3 +908,17 @@ def test_mean_over_present_cases(tiny, evaluate_cli):
     assert run.metrics["case"]["c3"]["dice_a"] == 1.0  # written as declared (both empty)...
     assert run.metrics["aggregates"]["dice_a_mean"] == pytest.approx((1 / 3 + 1 + 0) / 3)  # ...but not averaged
     assert run.metrics["aggregates"]["dice_b_mean"] == 1.0  # c1 only
+
+
+def test_every_declared_value_metric_is_a_catalogue_entry():
+    """The declared value metrics, their edge keys and their messages come from the catalogue."""
+    from evaluation.declarative import measures
+    from evaluation.declarative.schema import VALUE_METRICS
+    from evaluation.metrics import catalogue
+
+    assert set(measures.VALUE_METRICS) == set(VALUE_METRICS)
+    for name, entry in measures.VALUE_METRICS.items():
+        metric = catalogue.get(entry)
+        assert metric.inputs[:1] in (("truth",), ("truth_labels",)), name
+        assert set(metric.edge_cases) <= set(measures.EDGE_CASES), name
+        assert "weights" in metric.parameters, name  # the bootstrap's vectorised form

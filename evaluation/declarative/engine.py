@@ -10,7 +10,7 @@
   HD95 / NSD when a metric asks, lesion TP / FP / FN per declared IoU threshold;
 - ``aggregate`` turns those numbers into every declared metric, per case and over cases, with
   percentile bootstrap CIs over cases (the numbers are resampled, never the images), through the
-  adapters of ``measures``.
+  adapters of ``measures`` onto the metric catalogue (``evaluation.metrics``).
 """
 
 from __future__ import annotations
@@ -510,23 +510,20 @@ class DeclaredChallenge(Challenge):
         kind = float if output.kind == "number" else str
         truth = np.array([kind(reference.values[output.slug][c]) for c in cases])
         predicted = np.array([kind(results[c].values[output.slug]) for c in cases])
-        function = measures.VALUE_METRICS[metric.metric]
         params = dict(metric.params)
-        value = function(truth, predicted, np.ones(len(cases)), params) if cases else float("nan")
-        if math.isnan(value) and "single_class" in params:
-            if params["single_class"] == "error":
+        value = float(measures.value_metric(metric.metric, truth, predicted, params)) if cases else float("nan")
+        for edge, what in measures.EDGE_CASES.items():
+            if math.isnan(value) and params.get(edge) == "error":
                 raise ConfigurationError(
-                    f"The reference of output '{output.slug}' holds a single class over the scored cases: "
-                    f"{metric.metric} is undefined (declare single_class = <number> to give it a value)."
+                    f"The reference of output '{output.slug}' holds {what} over the scored cases: "
+                    f"{metric.metric} is undefined (declare {edge} = <number> to give it a value)."
                 )
-            value = float(params["single_class"])
         weights = self._weights(len(cases), settings, metric)
-        if weights is None:
-            boot = np.array([np.nan])
-        elif metric.metric in measures.RESAMPLED:
-            boot = measures.RESAMPLED[metric.metric](truth, predicted, weights, params)
-        else:
-            boot = np.array([function(truth, predicted, w, params) for w in weights])
+        boot = (
+            np.array([np.nan])
+            if weights is None
+            else measures.value_metric(metric.metric, truth, predicted, params, weights)
+        )
         key = metric.key("", "value")
         return {key: value}, {key: boot}
 

@@ -1,39 +1,32 @@
-"""The metric adapters of declared challenges: a declared metric name -> a computation on the small
-per-case numbers the workers return (segmentation) or on the case-level outputs (values).
+"""The metric adapters of declared challenges: a declared metric name -> a call of the metric catalogue
+(``evaluation.metrics``) on the small per-case numbers the workers return (segmentation) or on the
+case-level outputs (values). No metric is defined here: each comes from the catalogue, and this
+module only maps the declaration onto it (names, parameters, edge values, aggregate forms).
 
-THE ONE PLACE to switch to the shared catalogue (``evaluation.metrics.catalogue``) once it exists:
-``VALUE_METRICS`` maps a name to ``f(truth, predicted, weight, params) -> float`` and the
-``*_values`` / ``*_dataset`` functions below turn counts into per-case and dataset-level values;
-replacing their bodies by catalogue calls changes nothing else in the engine.
-
-Definitions and their references:
-- Dice 2|R∩P| / (|R|+|P|) and its aggregated (dataset) form 2Σ|R∩P| / Σ(|R|+|P|)
-  (``evaluation.metrics.overlap.aggregated_dice``; voreille/hecktor); IoU = |R∩P| / |R∪P| (and its
-  dataset form ΣI / Σ|R∪P|), computed as D / (2 - D), an identity that holds for both forms;
-- HD95 and NSD: DeepMind's surface-element definition (``evaluation.metrics.surface``);
-- lesion F1: connected components matched one-to-one (``evaluation.metrics.lesions``);
-- AUROC and average precision: ``sklearn.metrics.roc_auc_score`` / ``average_precision_score``;
-  balanced accuracy: ``sklearn.metrics.balanced_accuracy_score`` (mean recall over the classes present
-  in the reference);
-- Brier score (Brier 1950, Mon. Weather Rev. 78:1): mean of (p - y)²;
-- expected calibration error (Naeini et al., AAAI 2015; Guo et al., ICML 2017) of a binary
-  probability: ``bins`` equal-width bins on [0, 1] (bin k holds k/bins <= p < (k+1)/bins, the last
-  also p = 1), ECE = Σ_b (n_b / n) |mean(y in b) - mean(p in b)|;
-- MAE, RMSE: mean absolute error, root of the mean squared error.
-Every function takes case weights (bootstrap draw counts; 1 without a bootstrap), so one definition
-serves the value and its confidence interval.
+- Dice per case ``overlap.dice_from_counts`` and aggregated (dataset) Dice ``overlap.aggregated_dice``
+  (voreille/hecktor); IoU = D / (2 - D), an identity that holds per case and for the dataset form
+  ΣI / Σ|R∪P|; HD95 and NSD as ``evaluation.metrics.surface`` (DeepMind surface-distance); lesion
+  F1 as ``evaluation.metrics.lesions``;
+- value metrics: ``VALUE_METRICS`` maps a declared name to its catalogue entry (``auroc``,
+  ``average_precision``, ``brier_score``, ``expected_calibration_error``, ``mae``, ``rmse``,
+  ``accuracy``, ``balanced_accuracy``), ``PARAMETERS`` a declared key to the catalogue's parameter
+  (``bins`` -> ``n_bins``); a declared edge value (``single_class``, ``no_positive``) is the
+  catalogue's parameter of that name, ``"error"`` asks the engine to refuse the edge case.
+Bootstrap CIs pass the resamples' draw counts as the catalogue's ``weights`` (one value per
+resample, equal to the metric of the expanded resample); a resample that hits an edge case is NaN,
+left out of the percentile interval.
 """
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from evaluation.metrics import catalogue
 from evaluation.metrics.lesions import f1_score
-from evaluation.metrics.overlap import aggregated_dice
+from evaluation.metrics.overlap import aggregated_dice, dice_from_counts
 
 # ------------------------------------------------------------------------- segmentation, per case
 
@@ -45,8 +38,7 @@ def _edge(values: np.ndarray, where: np.ndarray, value: float | str) -> np.ndarr
 
 def dice_values(inter: np.ndarray, ref: np.ndarray, pred: np.ndarray, both_empty: float | str) -> np.ndarray:
     """Per-case Dice; ``both_empty`` (a number, or "exclude" = NaN) where both masks lack the label."""
-    raw = np.array([aggregated_dice(i, r + p, empty=np.nan) for i, r, p in zip(inter, ref, pred, strict=True)])
-    return _edge(raw, ref + pred == 0, both_empty)
+    return _edge(dice_from_counts(inter, ref + pred, empty=np.nan), ref + pred == 0, both_empty)
 
 
 def iou_values(inter: np.ndarray, ref: np.ndarray, pred: np.ndarray, both_empty: float | str) -> np.ndarray:
@@ -101,112 +93,32 @@ def lesion_f1_dataset(counts: np.ndarray, no_lesions: float, weights: np.ndarray
 
 # -------------------------------------------------------------------------- case-level outputs
 
-
-def _quiet(function: Callable[..., float], *args: Any, **kwargs: Any) -> float:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return float(function(*args, **kwargs))
-
-
-def _single_class(truth: np.ndarray, weight: np.ndarray) -> bool:
-    return np.unique(truth[weight > 0]).size < 2
-
-
-def auroc(truth: np.ndarray, predicted: np.ndarray, weight: np.ndarray, params: Mapping[str, Any]) -> float:
-    from sklearn.metrics import roc_auc_score
-
-    if _single_class(truth, weight):
-        return float("nan")
-    return _quiet(roc_auc_score, truth, predicted, sample_weight=weight)
-
-
-def average_precision(truth: np.ndarray, predicted: np.ndarray, weight: np.ndarray, params: Mapping[str, Any]) -> float:
-    from sklearn.metrics import average_precision_score
-
-    if _single_class(truth, weight):
-        return float("nan")
-    return _quiet(average_precision_score, truth, predicted, sample_weight=weight)
-
-
-def brier(truth: np.ndarray, predicted: np.ndarray, weight: np.ndarray, params: Mapping[str, Any]) -> float:
-    return float(np.sum(weight * (predicted - truth) ** 2) / np.sum(weight))
-
-
-def ece(truth: np.ndarray, predicted: np.ndarray, weight: np.ndarray, params: Mapping[str, Any]) -> float:
-    bins = int(params["bins"])
-    edges = np.arange(bins + 1) / bins  # bin k: edges[k] <= p < edges[k + 1], the last bin closed
-    index = np.clip(np.searchsorted(edges, predicted, side="right") - 1, 0, bins - 1)
-    gaps = np.bincount(index, weights=weight * (truth - predicted), minlength=bins)
-    return float(np.abs(gaps).sum() / np.sum(weight))
-
-
-def mae(truth: np.ndarray, predicted: np.ndarray, weight: np.ndarray, params: Mapping[str, Any]) -> float:
-    return float(np.sum(weight * np.abs(predicted - truth)) / np.sum(weight))
-
-
-def rmse(truth: np.ndarray, predicted: np.ndarray, weight: np.ndarray, params: Mapping[str, Any]) -> float:
-    return float(np.sqrt(np.sum(weight * (predicted - truth) ** 2) / np.sum(weight)))
-
-
-def balanced_accuracy(truth: np.ndarray, predicted: np.ndarray, weight: np.ndarray, params: Mapping[str, Any]) -> float:
-    from sklearn.metrics import balanced_accuracy_score
-
-    keep = weight > 0  # scikit-learn counts a class of zero weight as present (recall 0/0)
-    return _quiet(balanced_accuracy_score, truth[keep], predicted[keep], sample_weight=weight[keep])
-
-
-def accuracy(truth: np.ndarray, predicted: np.ndarray, weight: np.ndarray, params: Mapping[str, Any]) -> float:
-    return float(np.sum(weight * (truth == predicted)) / np.sum(weight))
-
-
-def _ranked_counts(truth: np.ndarray, predicted: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Weighted true and false positives (resamples x distinct scores, from 0) at each threshold,
-    scores descending: the points of the ROC and precision-recall curves of every weight row."""
-    order = np.argsort(-predicted, kind="stable")
-    scores, positive = predicted[order], truth[order] == 1
-    rows = weights[:, order].astype(float)
-    ends = np.r_[np.flatnonzero(np.diff(scores)), scores.size - 1]  # the last case of each tied group
-    zero = np.zeros((rows.shape[0], 1))
-    tp = np.hstack([zero, np.cumsum(rows * positive, axis=1)[:, ends]])
-    fp = np.hstack([zero, np.cumsum(rows * ~positive, axis=1)[:, ends]])
-    return tp, fp
-
-
-def auroc_rows(truth: np.ndarray, predicted: np.ndarray, weights: np.ndarray, params: Mapping[str, Any]) -> np.ndarray:
-    """``auroc`` for every weight row at once: the trapezoidal area under the weighted ROC points
-    (scikit-learn's ``roc_auc_score``; tied scores share one point); NaN for a single-class row."""
-    tp, fp = _ranked_counts(truth, predicted, weights)
-    area = np.sum(np.diff(fp, axis=1) * (tp[:, 1:] + tp[:, :-1]) / 2.0, axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return area / (tp[:, -1] * fp[:, -1])
-
-
-def average_precision_rows(
-    truth: np.ndarray, predicted: np.ndarray, weights: np.ndarray, params: Mapping[str, Any]
-) -> np.ndarray:
-    """``average_precision`` for every weight row at once: Σ (R_k - R_k-1) P_k over thresholds by
-    descending score (scikit-learn's step-wise definition); NaN for a row without a positive or a
-    negative case (scikit-learn's single-class rows are left out the same way)."""
-    tp, fp = _ranked_counts(truth, predicted, weights)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        precision = np.nan_to_num(tp[:, 1:] / (tp[:, 1:] + fp[:, 1:]))
-        value = np.sum(np.diff(tp, axis=1) * precision, axis=1) / tp[:, -1]
-    return np.where((tp[:, -1] > 0) & (fp[:, -1] > 0), value, np.nan)
-
-
-VALUE_METRICS: dict[str, Callable[[np.ndarray, np.ndarray, np.ndarray, Mapping[str, Any]], float]] = {
-    "auroc": auroc,
-    "average_precision": average_precision,
-    "brier": brier,
-    "ece": ece,
-    "mae": mae,
-    "rmse": rmse,
-    "balanced_accuracy": balanced_accuracy,
-    "accuracy": accuracy,
+VALUE_METRICS = {  # declared name -> catalogue name
+    "auroc": "auroc",
+    "average_precision": "average_precision",
+    "brier": "brier_score",
+    "ece": "expected_calibration_error",
+    "mae": "mae",
+    "rmse": "rmse",
+    "balanced_accuracy": "balanced_accuracy",
+    "accuracy": "accuracy",
 }
+PARAMETERS = {"bins": "n_bins"}  # a declared key -> the catalogue's parameter, where they differ
+# every edge-case parameter of a catalogue entry above (the declared key, "error" or a number) -> what it means
+EDGE_CASES = {"single_class": "a single class", "no_positive": "no positive case"}
 
-# vectorised forms for the bootstrap (one call for every resample); the others run once per resample
-RESAMPLED: dict[str, Callable[[np.ndarray, np.ndarray, np.ndarray, Mapping[str, Any]], np.ndarray]] = {
-    "auroc": auroc_rows,
-    "average_precision": average_precision_rows,
-}
+
+def value_metric(
+    metric: str, truth: np.ndarray, predicted: np.ndarray, params: Mapping[str, Any], weights: np.ndarray | None = None
+) -> float | np.ndarray:
+    """The catalogue's ``VALUE_METRICS[metric]`` of the scored cases with the declared ``params``; with
+    ``weights`` (resamples x cases draw counts) one value per resample, NaN for a resample that hits an
+    edge case. A declared edge value ``"error"`` gives NaN (the engine refuses it with a message)."""
+    entry = catalogue.get(VALUE_METRICS[metric])
+    keywords: dict[str, Any] = {PARAMETERS.get(key, key): value for key, value in params.items()}
+    for edge in entry.edge_cases:
+        if weights is not None or keywords.get(edge) == "error":
+            keywords[edge] = float("nan")
+    if weights is not None:
+        keywords["weights"] = weights
+    return catalogue.compute(entry.name, truth, predicted, **keywords)

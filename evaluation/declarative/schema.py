@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
+from evaluation.declarative import measures
 from evaluation.errors import ConfigurationError
+from evaluation.metrics import catalogue
 from evaluation.platform.images import GEOMETRY_POLICIES, GEOMETRY_TOLERANCE
 from evaluation.platform.matching import IMAGE_NAME_SUFFIXES
 
@@ -419,10 +421,11 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
         params["matching"] = table.get("matching", str, "greedy", ("greedy",))
         params["connectivity"] = table.get("connectivity", int, 26, (26,))
         params["no_lesions"] = table.get("no_lesions", float, 1.0)
-    if metric in ("auroc", "average_precision"):
-        params["single_class"] = table.get("single_class", (float, str), "error")
-        if isinstance(params["single_class"], str) and params["single_class"] != "error":
-            table.fail("single_class", f"must be a number or 'error', not {params['single_class']!r}")
+    value_edges = catalogue.get(measures.VALUE_METRICS[metric]).edge_cases if metric in VALUE_METRICS else ()
+    for edge in value_edges:  # the catalogue's edge-case parameters: a number, or "error"
+        params[edge] = table.get(edge, (float, str), "error")
+        if isinstance(params[edge], str) and params[edge] != "error":
+            table.fail(edge, f"must be a number or 'error', not {params[edge]!r}")
     if metric == "ece":
         params["bins"] = table.get("bins", int, 10)
         if params["bins"] < 1:

@@ -21,6 +21,12 @@ cases at once (one score and one reference value per case, all images' detection
 or sums) and return the set's value. Per-class and macro values of the binary classification metrics
 (``inputs == ('truth', 'scores')`` or ``('truth', 'probabilities')``): :func:`per_class`.
 
+Bootstrap confidence intervals: the metrics a declared challenge bootstraps (``aggregated_dice``,
+``auroc``, ``average_precision``, ``accuracy``, ``balanced_accuracy``, ``brier_score``,
+``expected_calibration_error``, ``mae``, ``rmse``) take ``weights``, the (resamples, n) draw counts of
+``bootstrap.resample_weights``, and return one value per resample: the metric of each resample's
+expanded set of cases, all at once.
+
 Every edge case (empty masks, a single class, no reference object, constant values...) returns the
 value of a parameter listed in ``edge_cases`` (or a constant stated in the function's docstring),
 never NaN -- except ``c_index``, which :mod:`evaluation.metrics.survival` defines (NaN when no
@@ -134,6 +140,8 @@ _ENTRIES = (
            reference="sklearn roc_auc_score"),
     _entry("average_precision", classification.binary_average_precision, "aggregate", ("truth", "scores"),
            ("no_positive",), reference="sklearn average_precision_score"),
+    _entry("accuracy", classification.accuracy, "aggregate", ("truth_labels", "predicted_labels"),
+           reference="sklearn accuracy_score"),
     _entry("balanced_accuracy", classification.balanced_accuracy, "aggregate",
            ("truth_labels", "predicted_labels"), reference="sklearn balanced_accuracy_score"),
     _entry("sensitivity", classification.sensitivity, "aggregate", ("truth", "scores"), ("empty",)),

@@ -15,9 +15,12 @@ and ``confusion.py`` (read, not copied); scikit-learn computes every curve and a
 All functions are pure; ``weights`` default to 1 for every row.
 
 Below the ISIC functions, the catalogue's validated binary and multi-class metrics (AUROC, average
-precision, balanced accuracy, sensitivity / specificity at a threshold or at a target of the other,
-Cohen's kappa, Brier score, expected calibration error) with every edge case a parameter, and
-:func:`one_vs_rest` for per-class and macro values. scikit-learn computes what it has.
+precision, accuracy, balanced accuracy, sensitivity / specificity at a threshold or at a target of the
+other, Cohen's kappa, Brier score, expected calibration error) with every edge case a parameter, and
+:func:`one_vs_rest` for per-class and macro values. scikit-learn computes what it has. Those a
+bootstrap needs also take ``weights``: (resamples, n) case weights (the draw counts of each resample,
+``evaluation.metrics.bootstrap.resample_weights``) for one value per resample at once, each equal to
+the metric of that resample's expanded set of cases (an edge case gives its parameter's value).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from contextlib import contextmanager
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import (
+    accuracy_score,
     auc,
     average_precision_score,
     balanced_accuracy_score,
@@ -39,6 +43,7 @@ from sklearn.metrics import (
 )
 
 from evaluation.metrics import checks
+from evaluation.metrics.bootstrap import case_weights, resample_means
 
 UNDECIDED = -1
 CONFUSION_METRICS = ("accuracy", "sensitivity", "specificity", "dice", "ppv", "npv")
@@ -192,27 +197,61 @@ def _binary_inputs(truth: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, n
     return truth, scores
 
 
-def auroc(truth: np.ndarray, scores: np.ndarray, single_class: float = 0.5) -> float:
+def _ranked_counts(truth: np.ndarray, scores: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted true and false positives (resamples x (1 + distinct scores), from 0) of the decision
+    ``scores >= t`` for each distinct score t, descending: the points of the ROC and precision-recall
+    curves of every weight row (tied scores share one point, as scikit-learn's ``_binary_clf_curve``)."""
+    order = np.argsort(-scores, kind="stable")
+    sorted_scores, positive = scores[order], truth[order]
+    rows = weights[:, order]
+    ends = np.r_[np.flatnonzero(np.diff(sorted_scores)), sorted_scores.size - 1]  # each tied group's last case
+    zero = np.zeros((rows.shape[0], 1))
+    tp = np.hstack([zero, np.cumsum(rows * positive, axis=1)[:, ends]])
+    fp = np.hstack([zero, np.cumsum(rows * ~positive, axis=1)[:, ends]])
+    return tp, fp
+
+
+def auroc(
+    truth: np.ndarray, scores: np.ndarray, single_class: float = 0.5, weights: np.ndarray | None = None
+) -> float | np.ndarray:
     """Area under the ROC curve (trapezoidal, ties counted half): ``sklearn.metrics.roc_auc_score``.
 
     Hanley & McNeil, Radiology 1982. Parameters: ``truth`` (n,) 0/1 reference; ``scores`` (n,) finite
     scores, higher = more positive; ``single_class``: the value when ``truth`` holds one class only
-    (AUROC undefined; 0.5 = chance). Returns a float in [0, 1].
+    (AUROC undefined; 0.5 = chance); ``weights``: (resamples, n) case weights, for one value per row
+    (the trapezoidal area under each row's weighted ROC points, ``roc_auc_score`` with the row as
+    ``sample_weight``). Returns a float in [0, 1] (an array of them with ``weights``).
     """
     truth, scores = _binary_inputs(truth, scores)
+    if weights is not None:
+        tp, fp = _ranked_counts(truth, scores, case_weights(weights, truth.size))
+        area = np.sum(np.diff(fp, axis=1) * (tp[:, 1:] + tp[:, :-1]) / 2.0, axis=1)
+        defined = (tp[:, -1] > 0) & (fp[:, -1] > 0)
+        return np.where(defined, area / np.where(defined, tp[:, -1] * fp[:, -1], 1.0), float(single_class))
     if truth.all() or not truth.any():
         return float(single_class)
     return float(roc_auc_score(truth, scores))
 
 
-def binary_average_precision(truth: np.ndarray, scores: np.ndarray, no_positive: float = 0.0) -> float:
+def binary_average_precision(
+    truth: np.ndarray, scores: np.ndarray, no_positive: float = 0.0, weights: np.ndarray | None = None
+) -> float | np.ndarray:
     """Average precision ``sum_k (R_k - R_{k-1}) P_k`` over the thresholds (no interpolation):
     ``sklearn.metrics.average_precision_score``.
 
     Parameters: ``truth`` (n,) 0/1; ``scores`` (n,) finite; ``no_positive``: the value without any
-    positive (recall undefined). Returns a float in [0, 1].
+    positive (recall undefined); ``weights``: (resamples, n) case weights, for one value per row (the
+    same sum over each row's weighted precision-recall points). Returns a float in [0, 1] (an array
+    of them with ``weights``).
     """
     truth, scores = _binary_inputs(truth, scores)
+    if weights is not None:
+        tp, fp = _ranked_counts(truth, scores, case_weights(weights, truth.size))
+        called = tp[:, 1:] + fp[:, 1:]
+        precision = np.divide(tp[:, 1:], called, out=np.zeros_like(called), where=called > 0)
+        positives = tp[:, -1]
+        value = np.sum(np.diff(tp, axis=1) * precision, axis=1) / np.where(positives > 0, positives, 1.0)
+        return np.where(positives > 0, value, float(no_positive))
     if not truth.any():
         return float(no_positive)
     return float(average_precision_score(truth, scores))
@@ -227,17 +266,48 @@ def _labels(name: str, values: np.ndarray) -> np.ndarray:
     return array
 
 
-def balanced_accuracy(truth_labels: np.ndarray, predicted_labels: np.ndarray) -> float:
-    """Mean per-class recall over the classes present in ``truth_labels``:
-    ``sklearn.metrics.balanced_accuracy_score`` (Brodersen et al., ICPR 2010).
-
-    Parameters: ``truth_labels``, ``predicted_labels`` (n,) class labels. A predicted class absent
-    from the reference adds no recall term (it only lowers the others'). A single reference class
-    gives that class's recall. Returns a float in [0, 1].
-    """
+def _label_pairs(truth_labels: np.ndarray, predicted_labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     truth = _labels("truth_labels", truth_labels)
     predicted = _labels("predicted_labels", predicted_labels)
     checks.nonempty("truth_labels", checks.same_length(truth_labels=truth, predicted_labels=predicted))
+    return truth, predicted
+
+
+def accuracy(
+    truth_labels: np.ndarray, predicted_labels: np.ndarray, weights: np.ndarray | None = None
+) -> float | np.ndarray:
+    """The fraction of samples whose predicted label equals the reference: ``sklearn.metrics.accuracy_score``.
+
+    Parameters: ``truth_labels``, ``predicted_labels`` (n,) class labels; ``weights``: (resamples, n)
+    case weights, for one value per row. Defined on every non-empty input. Returns a float in [0, 1]
+    (an array of them with ``weights``).
+    """
+    truth, predicted = _label_pairs(truth_labels, predicted_labels)
+    if weights is not None:
+        return resample_means(case_weights(weights, truth.size), (truth == predicted).astype(float))
+    return float(accuracy_score(truth, predicted))
+
+
+def balanced_accuracy(
+    truth_labels: np.ndarray, predicted_labels: np.ndarray, weights: np.ndarray | None = None
+) -> float | np.ndarray:
+    """Mean per-class recall over the classes present in ``truth_labels``:
+    ``sklearn.metrics.balanced_accuracy_score`` (Brodersen et al., ICPR 2010).
+
+    Parameters: ``truth_labels``, ``predicted_labels`` (n,) class labels; ``weights``: (resamples, n)
+    case weights, for one value per row (a class present only in zero-weighted samples adds no
+    term). A predicted class absent from the reference adds no recall term (it only lowers the
+    others'). A single reference class gives that class's recall. Returns a float in [0, 1] (an
+    array of them with ``weights``).
+    """
+    truth, predicted = _label_pairs(truth_labels, predicted_labels)
+    if weights is not None:
+        weights = case_weights(weights, truth.size)
+        is_class = truth[:, None] == np.unique(truth)[None, :]  # (n, classes)
+        hits = weights @ (is_class & (predicted == truth)[:, None])
+        support = weights @ is_class
+        recalls = np.divide(hits, support, out=np.zeros_like(hits), where=support > 0)
+        return recalls.sum(axis=1) / (support > 0).sum(axis=1)
     with _quiet():  # "y_pred contains classes not in y_true": the documented case
         return float(balanced_accuracy_score(truth, predicted))
 
@@ -340,9 +410,7 @@ def cohen_kappa(
     -------
     float in [-1, 1].
     """
-    truth = _labels("truth_labels", truth_labels)
-    predicted = _labels("predicted_labels", predicted_labels)
-    checks.nonempty("truth_labels", checks.same_length(truth_labels=truth, predicted_labels=predicted))
+    truth, predicted = _label_pairs(truth_labels, predicted_labels)
     if weights not in KAPPA_WEIGHTS:
         raise ValueError(f"unknown kappa weights {weights!r}; expected one of {KAPPA_WEIGHTS}")
     classes = np.unique(np.r_[truth, predicted]) if labels is None else np.asarray(labels)
@@ -354,16 +422,21 @@ def cohen_kappa(
     return float(cohen_kappa_score(truth, predicted, labels=classes, weights=weights))
 
 
-def brier_score(truth: np.ndarray, probabilities: np.ndarray) -> float:
+def brier_score(truth: np.ndarray, probabilities: np.ndarray, weights: np.ndarray | None = None) -> float | np.ndarray:
     """Brier score ``mean((p - y)²)`` of positive-class probabilities: ``sklearn.metrics.brier_score_loss``
-    (Brier, Monthly Weather Review 1950). ``truth`` (n,) 0/1, ``probabilities`` (n,) in [0, 1].
-    Defined on every non-empty input (lower is better, in [0, 1])."""
+    (Brier, Monthly Weather Review 1950). ``truth`` (n,) 0/1, ``probabilities`` (n,) in [0, 1];
+    ``weights``: (resamples, n) case weights, for one value per row. Defined on every non-empty input
+    (lower is better, in [0, 1])."""
     truth, probabilities = _binary_inputs(truth, probabilities)
     checks.probabilities("probabilities", probabilities)
+    if weights is not None:
+        return resample_means(case_weights(weights, truth.size), (probabilities - truth) ** 2)
     return float(brier_score_loss(truth, probabilities, pos_label=True))
 
 
-def expected_calibration_error(truth: np.ndarray, probabilities: np.ndarray, n_bins: int = 10) -> float:
+def expected_calibration_error(
+    truth: np.ndarray, probabilities: np.ndarray, n_bins: int = 10, weights: np.ndarray | None = None
+) -> float | np.ndarray:
     """Expected calibration error with equal-width bins:
     ``sum_m |B_m| / n * |mean(y in B_m) - mean(p in B_m)|``.
 
@@ -379,10 +452,11 @@ def expected_calibration_error(truth: np.ndarray, probabilities: np.ndarray, n_b
     truth : (n,) 0/1 reference.
     probabilities : (n,) predicted probabilities of the positive class, in [0, 1].
     n_bins : number of equal-width bins (>= 1).
+    weights : (resamples, n) case weights, for one value per row (``|B_m|`` and ``n`` weighted).
 
     Returns
     -------
-    float in [0, 1].
+    float in [0, 1] (an array of them with ``weights``).
     """
     truth, probabilities = _binary_inputs(truth, probabilities)
     checks.probabilities("probabilities", probabilities)
@@ -390,6 +464,11 @@ def expected_calibration_error(truth: np.ndarray, probabilities: np.ndarray, n_b
         raise ValueError(f"n_bins must be a positive integer, got {n_bins}")
     edges = np.linspace(0.0, 1.0, int(n_bins) + 1)
     bins = np.clip(np.searchsorted(edges, probabilities, side="left") - 1, 0, int(n_bins) - 1)
+    if weights is not None:
+        weights = case_weights(weights, truth.size)
+        in_bin = bins[:, None] == np.arange(int(n_bins))[None, :]  # (n, bins)
+        gaps = weights @ (in_bin * (truth - probabilities)[:, None])  # Σ y - Σ p per resample and bin
+        return np.abs(gaps).sum(axis=1) / weights.sum(axis=1)
     frequency_sum = np.bincount(bins, weights=truth.astype(float), minlength=int(n_bins))
     probability_sum = np.bincount(bins, weights=probabilities, minlength=int(n_bins))
     return float(np.sum(np.abs(frequency_sum - probability_sum)) / truth.size)

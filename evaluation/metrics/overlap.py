@@ -25,6 +25,28 @@ def dice(reference: np.ndarray, prediction: np.ndarray, empty: float = 1.0) -> f
     return 2.0 * int(np.count_nonzero(reference & prediction)) / total
 
 
+def _counts(intersections: np.ndarray, totals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-case ``|G ∩ P|`` and ``|G| + |P|`` as (n,) finite arrays, each 0 <= 2|G ∩ P| <= |G| + |P|."""
+    intersections = checks.as_finite("intersections", intersections, ndim=1)
+    totals = checks.as_finite("totals", totals, ndim=1)
+    checks.same_length(intersections=intersections, totals=totals)
+    if np.any(intersections < 0) or np.any(2 * intersections > totals):
+        raise ValueError("each intersection must lie between 0 and half its total |G| + |P|")
+    return intersections, totals
+
+
+def dice_from_counts(intersections: np.ndarray, totals: np.ndarray, empty: float = 1.0) -> np.ndarray:
+    """Each case's Dice ``2|G ∩ P| / (|G| + |P|)`` (:func:`dice`) from its counts, all cases at once.
+
+    ``intersections`` and ``totals``: (n,) per-case ``|G ∩ P|`` and ``|G| + |P|`` (mm³ or voxels), as
+    for :func:`aggregated_dice`; ``empty``: the value of a case with both masks empty (0/0; 1.0 as
+    :func:`dice`, NaN lets a caller exclude the case). Returns an (n,) float array.
+    """
+    intersections, totals = _counts(intersections, totals)
+    value = np.divide(2.0 * intersections, totals, out=np.zeros_like(totals), where=totals > 0)
+    return np.where(totals > 0, value, float(empty))
+
+
 def aggregated_dice(
     intersections: np.ndarray, totals: np.ndarray, weights: np.ndarray | None = None, empty: float = 1.0
 ) -> float | np.ndarray:
@@ -35,11 +57,7 @@ def aggregated_dice(
     Task1/utils/metrics.py (``DiceAggScore``, 1.0 when the label is absent everywhere: ``empty``).
     ``weights`` (resamples x cases, bootstrap draw counts) gives one value per resample at once.
     """
-    intersections = checks.as_finite("intersections", intersections, ndim=1)
-    totals = checks.as_finite("totals", totals, ndim=1)
-    checks.same_length(intersections=intersections, totals=totals)
-    if np.any(intersections < 0) or np.any(2 * intersections > totals):
-        raise ValueError("each intersection must lie between 0 and half its total |G| + |P|")
+    intersections, totals = _counts(intersections, totals)
     if weights is None:
         total = totals.sum()
         return float(2.0 * intersections.sum() / total) if total > 0 else float(empty)

@@ -10,6 +10,7 @@ import numpy as np
 from scipy import stats
 
 from evaluation.metrics import checks
+from evaluation.metrics.bootstrap import case_weights, resample_means
 
 
 def _pairs(truth: np.ndarray, prediction: np.ndarray, minimum: int = 1) -> tuple[np.ndarray, np.ndarray]:
@@ -21,16 +22,26 @@ def _pairs(truth: np.ndarray, prediction: np.ndarray, minimum: int = 1) -> tuple
     return truth, prediction
 
 
-def mean_absolute_error(truth: np.ndarray, prediction: np.ndarray) -> float:
-    """MAE ``mean(|prediction - truth|)`` of (n,) finite values (as ``sklearn.metrics.mean_absolute_error``)."""
+def mean_absolute_error(
+    truth: np.ndarray, prediction: np.ndarray, weights: np.ndarray | None = None
+) -> float | np.ndarray:
+    """MAE ``mean(|prediction - truth|)`` of (n,) finite values (as ``sklearn.metrics.mean_absolute_error``);
+    ``weights``: (resamples, n) case weights, for one value per row."""
     truth, prediction = _pairs(truth, prediction)
+    if weights is not None:
+        return resample_means(case_weights(weights, truth.size), np.abs(prediction - truth))
     return float(np.mean(np.abs(prediction - truth)))
 
 
-def root_mean_squared_error(truth: np.ndarray, prediction: np.ndarray) -> float:
+def root_mean_squared_error(
+    truth: np.ndarray, prediction: np.ndarray, weights: np.ndarray | None = None
+) -> float | np.ndarray:
     """RMSE ``sqrt(mean((prediction - truth)²))`` of (n,) finite values
-    (as ``sklearn.metrics.root_mean_squared_error``)."""
+    (as ``sklearn.metrics.root_mean_squared_error``); ``weights``: (resamples, n) case weights, for
+    one value per row."""
     truth, prediction = _pairs(truth, prediction)
+    if weights is not None:
+        return np.sqrt(resample_means(case_weights(weights, truth.size), (prediction - truth) ** 2))
     return float(np.sqrt(np.mean((prediction - truth) ** 2)))
 
 
