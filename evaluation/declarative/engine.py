@@ -40,7 +40,8 @@ from evaluation.declarative.schema import (
 )
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
 from evaluation.metrics.bootstrap import percentile_interval, resample_weights
-from evaluation.metrics.lesions import LesionCounts, match_lesions
+from evaluation.metrics.lesions import LesionCounts, PanopticQuality, match_lesions, panoptic_quality
+from evaluation.metrics.overlap import volume_difference
 from evaluation.metrics.surface import bounding_box, crop_padded, surface_distances
 from evaluation.platform.images import label_array, on_reference_grid, read_label_image, spacing_zyx
 from evaluation.platform.matching import match_jobs, stem
@@ -67,6 +68,11 @@ class SegmentationTask:
     hd95: tuple[str, ...]  # labels whose HD95 a metric needs
     nsd: tuple[tuple[str, float], ...]  # (label, tolerance mm) pairs
     lesions: tuple[tuple[str, float], ...]  # (label, IoU threshold) pairs
+    hausdorff: tuple[str, ...] = ()  # labels whose (maximum) Hausdorff distance a metric needs
+    masd: tuple[str, ...] = ()  # labels whose mean average surface distance a metric needs
+    volumes: tuple[tuple[str, bool, bool, bool], ...] = ()  # (label, relative, absolute, in mm³)
+    hungarian: tuple[tuple[str, float], ...] = ()  # (label, IoU threshold): lesions matched by max total IoU
+    panoptic: tuple[tuple[str, float], ...] = ()  # (label, IoU threshold) of panoptic quality
 
 
 @dataclass(frozen=True)
@@ -79,6 +85,11 @@ class LabelNumbers:
     hd95: float
     nsd: tuple[tuple[float, float], ...]
     lesions: tuple[tuple[float, LesionCounts], ...]
+    hausdorff: float = math.nan
+    masd: float = math.nan
+    volumes: tuple[tuple[tuple[bool, bool, bool], float], ...] = ()  # NaN: empty reference, relative form
+    hungarian: tuple[tuple[float, LesionCounts], ...] = ()
+    panoptic: tuple[tuple[float, PanopticQuality], ...] = ()  # NaN qualities: no instance in either mask
 
 
 @dataclass(frozen=True)
@@ -126,19 +137,41 @@ def score_segmentation(task: SegmentationTask, case: str) -> SegmentationNumbers
         r, p = ref_array == value, pred_array == value
         hd95, nsd = float("nan"), ()
         tolerances = [t for label, t in task.nsd if label == name]
-        if box is not None and (name in task.hd95 or tolerances):
+        hausdorff, masd = math.nan, math.nan
+        surfaces = name in task.hd95 or tolerances or name in task.hausdorff or name in task.masd
+        if box is not None and surfaces:  # one surface computation serves every distance of the label
             distances = surface_distances(r, p, spacing, empty_distance=diagonal)
             hd95 = distances.hd(95.0) if name in task.hd95 else hd95
             nsd = tuple((t, distances.nsd(t)) for t in tolerances)
+            hausdorff = distances.hd(100.0) if name in task.hausdorff else hausdorff
+            masd = distances.masd() if name in task.masd else masd
         elif box is None:  # both masks empty everywhere: the raw values of two empty surfaces
             hd95, nsd = 0.0, tuple((t, 1.0) for t in tolerances)
+            hausdorff, masd = 0.0, 0.0
         lesions = tuple(
             (threshold, match_lesions(r, p, threshold) if box is not None else LesionCounts(0, 0, 0))
             for label, threshold in task.lesions
             if label == name
         )
+        hungarian = tuple(
+            (threshold, match_lesions(r, p, threshold, "hungarian") if box is not None else LesionCounts(0, 0, 0))
+            for label, threshold in task.hungarian
+            if label == name
+        )
+        panoptic = tuple(
+            (threshold, panoptic_quality(r, p, threshold, empty=math.nan) if box is not None
+             else PanopticQuality(math.nan, math.nan, math.nan, 0, 0, 0))
+            for label, threshold in task.panoptic
+            if label == name
+        )  # fmt: skip
+        volumes = tuple(
+            ((relative, absolute, mm3), volume_difference(r, p, float(np.prod(spacing)) if mm3 else 1.0, relative,
+                                                          absolute, empty_reference=math.nan))
+            for label, relative, absolute, mm3 in task.volumes
+            if label == name
+        )  # fmt: skip
         counts = (int(np.count_nonzero(r)), int(np.count_nonzero(p)), int(np.count_nonzero(r & p)))
-        labels[name] = LabelNumbers(*counts, hd95, nsd, lesions)
+        labels[name] = LabelNumbers(*counts, hd95, nsd, lesions, hausdorff, masd, volumes, hungarian, panoptic)
     return SegmentationNumbers(float(np.prod(spacing)), labels)
 
 
@@ -284,7 +317,16 @@ def _segmentation_task(
         nsd=tuple((label, m.param("tolerance_mm")) for m in metrics if m.metric == "nsd" for label in m.labels),
         lesions=tuple(
             (label, m.param("iou_threshold")) for m in metrics if m.metric == "lesion_f1" for label in m.labels
+            if m.param("matching") == "greedy"
         ),
+        hausdorff=tuple(label for m in metrics if m.metric == "hausdorff" for label in m.labels),
+        masd=tuple(label for m in metrics if m.metric == "masd" for label in m.labels),
+        volumes=tuple((label, m.param("relative"), m.param("absolute"), m.param("volume") == "mm3")
+                      for m in metrics if m.metric == "volume_difference" for label in m.labels),
+        hungarian=tuple((label, m.param("iou_threshold")) for m in metrics if m.metric == "lesion_f1"
+                        for label in m.labels if m.param("matching") == "hungarian"),
+        panoptic=tuple((label, m.param("iou_threshold")) for m in metrics if m.metric == "panoptic_quality"
+                       for label in m.labels),
     )  # fmt: skip
 
 
@@ -474,8 +516,19 @@ class DeclaredChallenge(Challenge):
             elif metric.metric == "nsd":
                 raw = np.array([dict(r.nsd)[metric.param("tolerance_mm")] for r in rows], dtype=float)
                 per = measures.surface_values(raw, ref, pred, metric.param("both_empty"), metric.param("one_empty"))
+            elif metric.metric in ("hausdorff", "masd"):
+                raw = np.array([getattr(r, metric.metric) for r in rows], dtype=float)
+                per = measures.surface_values(raw, ref, pred, metric.param("both_empty"), metric.param("one_empty"))
+            elif metric.metric == "volume_difference":
+                raw = np.array([dict(r.volumes)[_volume_key(metric)] for r in rows], dtype=float)
+                per = measures.volume_difference_values(raw, dict(metric.params).get("empty_reference", "exclude"))
+            elif metric.metric == "panoptic_quality":
+                found_pq = [dict(r.panoptic)[metric.param("iou_threshold")] for r in rows]
+                raw = np.array([getattr(q, metric.param("quality")) for q in found_pq], dtype=float)
+                per = measures.panoptic_values(raw, metric.param("no_instances"))
             else:
-                found = [dict(r.lesions)[metric.param("iou_threshold")] for r in rows]
+                source = "hungarian" if metric.param("matching") == "hungarian" else "lesions"
+                found = [dict(getattr(r, source))[metric.param("iou_threshold")] for r in rows]
                 counts = np.array([[c.tp, c.fp, c.fn] for c in found], dtype=float).reshape(-1, 3)
                 per = measures.lesion_f1_values(*counts.T, metric.param("no_lesions"))
             base = f"{metric.name}_{label}"
@@ -490,7 +543,7 @@ class DeclaredChallenge(Challenge):
             for form in metric.aggregates:
                 key = metric.key(label, form)
                 averaged = per
-                if form == "mean" and metric.metric != "lesion_f1" and metric.param("mean_over") == "present":
+                if form == "mean" and dict(metric.params).get("mean_over") == "present":
                     averaged = np.where(ref + pred == 0, np.nan, per)  # the mean skips cases without the label
                 arguments = (metric, form, averaged, counts, inter * scale, (ref + pred) * scale)
                 values[key] = float(_form(*arguments, None)) if cases else float("nan")
@@ -552,6 +605,11 @@ class DeclaredChallenge(Challenge):
                 for m in declaration.metrics
             },
         }  # fmt: skip
+
+
+def _volume_key(metric: MetricSpec) -> tuple[bool, bool, bool]:
+    """How a worker keys one declared volume difference: (relative, absolute, in mm³)."""
+    return metric.param("relative"), metric.param("absolute"), metric.param("volume") == "mm3"
 
 
 def _form(

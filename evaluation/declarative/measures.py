@@ -5,8 +5,10 @@ module only maps the declaration onto it (names, parameters, edge values, aggreg
 
 - Dice per case ``overlap.dice_from_counts`` and aggregated (dataset) Dice ``overlap.aggregated_dice``
   (voreille/hecktor); IoU = D / (2 - D), an identity that holds per case and for the dataset form
-  ΣI / Σ|R∪P|; HD95 and NSD as ``evaluation.metrics.surface`` (DeepMind surface-distance); lesion
-  F1 as ``evaluation.metrics.lesions``;
+  ΣI / Σ|R∪P|; HD95, HD (maximum), MASD and NSD as ``evaluation.metrics.surface`` (DeepMind
+  surface-distance, one ``SurfaceDistances`` per label and case); volume difference as
+  ``overlap.volume_difference``; lesion F1 (greedy or Hungarian matching) and panoptic quality as
+  ``evaluation.metrics.lesions``;
 - value metrics: ``VALUE_METRICS`` maps a declared name to its catalogue entry (``auroc``,
   ``average_precision``, ``brier_score``, ``expected_calibration_error``, ``mae``, ``rmse``,
   ``accuracy``, ``balanced_accuracy``), ``PARAMETERS`` a declared key to the catalogue's parameter
@@ -60,6 +62,18 @@ def surface_values(
 def lesion_f1_values(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, no_lesions: float) -> np.ndarray:
     """Per-case lesion F1 2TP / (2TP + FP + FN); ``no_lesions`` when neither mask has a lesion."""
     return np.atleast_1d(f1_score(tp, fp, fn, empty=no_lesions))
+
+
+def volume_difference_values(raw: np.ndarray, empty_reference: float | str) -> np.ndarray:
+    """Per-case volume difference (``overlap.volume_difference``, computed by the worker with NaN for
+    the relative form's empty reference); ``empty_reference`` there (a number, or "exclude")."""
+    return _edge(raw, np.isnan(raw), empty_reference)
+
+
+def panoptic_values(raw: np.ndarray, no_instances: float | str) -> np.ndarray:
+    """Per-case PQ, SQ or RQ (``lesions.panoptic_quality``, NaN when neither mask has an instance);
+    ``no_instances`` there (a number, or "exclude")."""
+    return _edge(raw, np.isnan(raw), no_instances)
 
 
 # --------------------------------------------------------------------- segmentation, over cases

@@ -36,7 +36,8 @@ MISSING_BY_KIND = {
     "boolean": ("error", "misclassification", "exclude"),
     "choice": ("error", "misclassification", "exclude"),
 }
-SEGMENTATION_METRICS = ("dice", "iou", "hd95", "nsd", "lesion_f1")
+SEGMENTATION_METRICS = ("dice", "iou", "hd95", "nsd", "lesion_f1", "hausdorff", "masd", "volume_difference",
+                        "panoptic_quality")  # fmt: skip
 VALUE_METRICS = {  # metric -> output kinds it scores
     "auroc": ("number",),
     "average_precision": ("number",),
@@ -51,7 +52,10 @@ COMBINED = "mean"  # the mean of aggregates declared before (e.g. HECKTOR's segm
 BINARY_REFERENCE_METRICS = ("auroc", "average_precision", "brier", "ece")
 PROBABILITY_METRICS = ("brier", "ece")
 FORMS = {"dice": ("mean", "dataset"), "iou": ("mean", "dataset"), "hd95": ("mean",), "nsd": ("mean",),
-         "lesion_f1": ("mean", "dataset")}  # fmt: skip
+         "lesion_f1": ("mean", "dataset"), "hausdorff": ("mean",), "masd": ("mean",), "volume_difference": ("mean",),
+         "panoptic_quality": ("mean",)}  # fmt: skip
+SURFACE_METRICS = ("hd95", "nsd", "hausdorff", "masd")  # 3D only (DeepMind surfels)
+DISTANCE_METRICS = ("hd95", "hausdorff", "masd")  # one_empty: a number or "diagonal"
 SCORING_METHODS = ("abs", "avg", "med")
 SORTS = ("asc", "desc")
 
@@ -268,6 +272,14 @@ def _type(value: Any) -> str:
             dict: "a table"}.get(type(value), type(value).__name__)  # fmt: skip
 
 
+def _number_or(table: _Table, key: str, default: float | str, word: str) -> float | str:
+    """A number, or the one word ``word`` (e.g. "exclude")."""
+    value = table.get(key, (float, str), default)
+    if isinstance(value, str) and value != word:
+        table.fail(key, f"must be a number or {word!r}, not {value!r}")
+    return value
+
+
 def _reference(table: _Table, kind: str) -> Reference:
     text = table.get("reference", str)
     if ":" in text:
@@ -394,9 +406,9 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
                 table.fail("aggregates", f"{form!r} is not one of {', '.join(FORMS[metric])} (for {metric})")
         if not aggregates or len(set(aggregates)) != len(aggregates):
             table.fail("aggregates", "needs one or more distinct forms")
-        if metric in ("hd95", "nsd") and output.dimension != 3:
+        if metric in SURFACE_METRICS and output.dimension != 3:
             table.fail("metric", f"{metric} needs a 3D segmentation (output {slug!r} has dimension 2)")
-    both_empty_defaults = {"dice": 1.0, "iou": 1.0, "hd95": 0.0, "nsd": 1.0}
+    both_empty_defaults = {"dice": 1.0, "iou": 1.0, "hd95": 0.0, "nsd": 1.0, "hausdorff": 0.0, "masd": 0.0}
     if metric in both_empty_defaults:
         params["both_empty"] = table.get("both_empty", (float, str), both_empty_defaults[metric])
         if isinstance(params["both_empty"], str) and params["both_empty"] != "exclude":
@@ -405,7 +417,7 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
     if metric in ("dice", "iou"):
         params["absent_everywhere"] = table.get("absent_everywhere", float, 1.0)
         params["volume"] = table.get("volume", str, "voxels", ("voxels", "mm3"))
-    if metric == "hd95":
+    if metric in DISTANCE_METRICS:
         params["one_empty"] = table.get("one_empty", (float, str), "diagonal")
         if isinstance(params["one_empty"], str) and params["one_empty"] != "diagonal":
             table.fail("one_empty", f"must be a number or 'diagonal', not {params['one_empty']!r}")
@@ -418,9 +430,21 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
         params["iou_threshold"] = table.get("iou_threshold", float, 0.3)
         if not 0 <= params["iou_threshold"] < 1:
             table.fail("iou_threshold", "must be in [0, 1) (a match needs IoU strictly above it)")
-        params["matching"] = table.get("matching", str, "greedy", ("greedy",))
+        params["matching"] = table.get("matching", str, "greedy", ("greedy", "hungarian"))
         params["connectivity"] = table.get("connectivity", int, 26, (26,))
         params["no_lesions"] = table.get("no_lesions", float, 1.0)
+    if metric == "volume_difference":
+        params["relative"] = table.get("relative", bool, False)
+        params["absolute"] = table.get("absolute", bool, True)
+        params["volume"] = table.get("volume", str, "voxels", ("voxels", "mm3"))
+        if params["relative"]:  # V(R) = 0 < V(P): the catalogue's empty_reference (no finite default)
+            params["empty_reference"] = _number_or(table, "empty_reference", "exclude", "exclude")
+    if metric == "panoptic_quality":
+        params["iou_threshold"] = table.get("iou_threshold", float, 0.5)
+        if not 0.5 <= params["iou_threshold"] < 1:
+            table.fail("iou_threshold", "must be in [0.5, 1) (a match needs IoU strictly above it, and is then unique)")
+        params["quality"] = table.get("quality", str, "pq", ("pq", "sq", "rq"))
+        params["no_instances"] = _number_or(table, "no_instances", 1.0, "exclude")
     value_edges = catalogue.get(measures.VALUE_METRICS[metric]).edge_cases if metric in VALUE_METRICS else ()
     for edge in value_edges:  # the catalogue's edge-case parameters: a number, or "error"
         params[edge] = table.get(edge, (float, str), "error")
