@@ -709,7 +709,7 @@ def test_a_broken_packaged_declaration_is_named_not_raised(tmp_path, monkeypatch
     assert declared._register() == []
     assert challenges._BROKEN == {
         "declarations/broken.toml": "broken.toml: outputs[1].missing: 'zero' is not one of error, empty-mask, "
-        "worst-value, misclassification, exclude",
+        "worst-value, misclassification, exclude, non-concordant, tie",
         "declarations/renamed.toml": "renamed.toml: name: 'kits-example' must equal the file name's stem",
     }
     with pytest.raises(ConfigurationError, match=r"Module declarations/broken.toml could not be loaded \(broken.toml"):
@@ -917,8 +917,14 @@ def test_every_declared_value_metric_is_a_catalogue_entry():
     from evaluation.metrics import catalogue
 
     assert set(measures.VALUE_METRICS) == set(VALUE_METRICS)
+    vectorised = {"auroc", "average_precision", "brier", "ece", "mae", "rmse", "balanced_accuracy", "accuracy"}
+    assert vectorised | {"c_index"} == set(measures.RESAMPLE_WEIGHTS)
     for name, entry in measures.VALUE_METRICS.items():
         metric = catalogue.get(entry)
-        assert metric.inputs[:1] in (("truth",), ("truth_labels",)), name
-        assert set(metric.edge_cases) <= set(measures.EDGE_CASES), name
-        assert "weights" in metric.parameters, name  # the bootstrap's vectorised form
+        assert metric.inputs[:1] in (("truth",), ("truth_labels",), ("time",)), name
+        renamed = measures.DECLARED_EDGES.get(name, {edge: edge for edge in metric.edge_cases})
+        assert {edge for edge in renamed.values() if edge is not None} <= set(metric.edge_cases), name
+        assert set(measures.declared_edges(name)) == set(renamed), name
+        assert set(renamed) <= set(measures.EDGE_CASES) | set(measures.PREDICTION_EDGES), name
+        if name in measures.RESAMPLE_WEIGHTS:
+            assert "weights" in metric.parameters, name  # the bootstrap's vectorised form

@@ -265,3 +265,322 @@ def test_bad_segmentation_declarations_name_the_key(old, new, message):
     assert old in SEGMENTATION
     with pytest.raises(ConfigurationError, match=message):
         parse(SEGMENTATION.replace(old, new, 1), "seg.toml")
+
+
+# --------------------------------------------------------------------------------- value metrics
+
+VALUES = """
+name = "catalogue-values"
+title = "Declared value metrics of the catalogue"
+[[inputs]]
+slug = "ct"
+[cases]
+id_column = "patient"
+[[outputs]]
+slug = "score"
+kind = "number"
+reference = "truth.csv:y"
+[[outputs]]
+slug = "level"
+kind = "choice"
+classes = ["low", "mid", "high"]
+reference = "truth.csv:level"
+[[outputs]]
+slug = "age"
+kind = "number"
+reference = "truth.csv:age"
+[[outputs]]
+slug = "risk"
+kind = "number"
+reference = "truth.csv:time"
+event = "truth.csv:event"
+missing = "__RISK_MISSING__"
+[[outputs]]
+slug = "months"
+kind = "number"
+reference = "truth.csv:time"
+event = "truth.csv:event"
+[[metrics]]
+metric = "sensitivity"
+output = "score"
+threshold = 0.5
+bootstrap = true
+[[metrics]]
+metric = "specificity"
+output = "score"
+threshold = 0.4
+[[metrics]]
+metric = "sensitivity_at_specificity"
+output = "score"
+target = 0.75
+bootstrap = true
+[[metrics]]
+metric = "specificity_at_sensitivity"
+output = "score"
+target = 0.8
+[[metrics]]
+name = "kappa"
+metric = "cohen_kappa"
+output = "level"
+[[metrics]]
+name = "kappa_linear"
+metric = "cohen_kappa"
+output = "level"
+weights = "linear"
+[[metrics]]
+name = "kappa_quadratic"
+metric = "cohen_kappa"
+output = "level"
+weights = "quadratic"
+bootstrap = true
+[[metrics]]
+metric = "pearson"
+output = "age"
+bootstrap = true
+[[metrics]]
+metric = "spearman"
+output = "age"
+[[metrics]]
+metric = "c_index"
+output = "risk"
+bootstrap = true
+[[metrics]]
+name = "c_index_time"
+metric = "c_index"
+output = "months"
+sign = "time"
+[bootstrap]
+resamples = 300
+[leaderboard]
+score = "aggregates.c_index"
+"""
+
+N = 14
+LEVELS = ("low", "mid", "high")
+
+
+def value_data(seed: int = 5) -> dict[str, np.ndarray]:
+    """Reference and submitted values with ties in every column."""
+    rng = np.random.default_rng(seed)
+    y = np.r_[np.ones(6, int), np.zeros(N - 6, int)][rng.permutation(N)]
+    return {
+        "y": y,
+        "score": np.round(np.clip(0.35 * y + rng.uniform(0, 0.7, N), 0, 1), 1),
+        "level": rng.integers(0, 3, N),
+        "level_pred": rng.integers(0, 3, N),
+        "age": rng.integers(40, 60, N).astype(float),
+        "age_pred": rng.integers(40, 60, N).astype(float),
+        "time": rng.integers(1, 8, N).astype(float),
+        "event": rng.integers(0, 2, N),
+        "risk": np.round(rng.uniform(0, 1, N), 1),
+        "months": rng.integers(1, 10, N).astype(float),
+    }
+
+
+def values_case(root: Path, data: dict[str, np.ndarray], absent: tuple[str, ...] = (), **fill: str) -> tuple:
+    """Write the declaration, truth.csv and a submission (``absent`` patients give no risk)."""
+    text = VALUES.replace("__RISK_MISSING__", fill.pop("risk_missing", "error"))
+    for old, new in fill.items():
+        text = text.replace(old, new)
+    toml, ground_truth = root / "values.toml", root / "gt"
+    root.mkdir(parents=True, exist_ok=True)
+    toml.write_text(text)
+    ground_truth.mkdir(parents=True)
+    patients = [f"p{i:02d}" for i in range(N)]
+    rows = ["patient,y,level,age,time,event"] + [
+        f"{p},{data['y'][i]},{LEVELS[data['level'][i]]},{data['age'][i]},{data['time'][i]},{data['event'][i]}"
+        for i, p in enumerate(patients)
+    ]
+    (ground_truth / "truth.csv").write_text("\n".join(rows) + "\n")
+    challenge = get(str(toml))
+    score, level, age, risk, months = challenge.phase.outputs
+    jobs = []
+    for i, p in enumerate(patients):
+        outputs = {score: float(data["score"][i]), level: LEVELS[data["level_pred"][i]],
+                   age: float(data["age_pred"][i]), months: float(data["months"][i])}  # fmt: skip
+        if p not in absent:
+            outputs[risk] = float(data["risk"][i])
+        jobs.append(JobSpec(challenge.job_inputs(p), outputs))
+    write_input(root / "input", jobs)
+    return toml, ground_truth, root / "input"
+
+
+def harrell(time: np.ndarray, event: np.ndarray, risk: np.ndarray, missing_credit: float = 0.0) -> float:
+    """Harrell's C by brute force over pairs: i before j (or at j's time, an event against a censoring)
+    with an event at i is comparable; concordant when i's risk is higher, half a pair on a risk tie;
+    ``missing_credit`` for a pair with a missing (NaN) risk."""
+    credit = pairs = 0.0
+    for i in range(time.size):
+        for j in range(time.size):
+            if event[i] and (time[i] < time[j] or (time[i] == time[j] and not event[j])):
+                pairs += 1
+                if np.isnan(risk[i]) or np.isnan(risk[j]):
+                    credit += missing_credit
+                else:
+                    credit += 1.0 if risk[i] > risk[j] else 0.5 if risk[i] == risk[j] else 0.0
+    return credit / pairs
+
+
+def lifelines_or_none(time: np.ndarray, score: np.ndarray, event: np.ndarray) -> float | None:
+    """lifelines' C-index, None without a comparable pair (it raises there)."""
+    from lifelines.utils import concordance_index
+
+    try:
+        return concordance_index(time, score, event)
+    except ZeroDivisionError:
+        return None
+
+
+def operating_points(y: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    from sklearn.metrics import roc_curve
+
+    fpr, tpr, _ = roc_curve(y, score, drop_intermediate=False)
+    return tpr, 1 - fpr
+
+
+def test_declared_value_metrics_against_independent_references(tmp_path, evaluate_cli):
+    from lifelines.utils import concordance_index
+    from scipy.stats import rankdata
+    from sklearn.metrics import cohen_kappa_score, recall_score
+
+    data = value_data()
+    toml, ground_truth, input_dir = values_case(tmp_path, data)
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 0, run.stderr
+    got = run.metrics["aggregates"]
+    y, score = data["y"], data["score"]
+    assert got["sensitivity"] == pytest.approx(recall_score(y, score >= 0.5), abs=1e-12)
+    assert got["specificity"] == pytest.approx(recall_score(y, score >= 0.4, pos_label=0), abs=1e-12)
+    sens, spec = operating_points(y, score)
+    assert got["sensitivity_at_specificity"] == pytest.approx(sens[spec >= 0.75].max(), abs=1e-12)
+    assert got["specificity_at_sensitivity"] == pytest.approx(spec[sens >= 0.8].max(), abs=1e-12)
+    truth, predicted = data["level"], data["level_pred"]  # the declared order low < mid < high
+    assert got["kappa"] == pytest.approx(cohen_kappa_score(truth, predicted), abs=1e-12)
+    for weights in ("linear", "quadratic"):
+        expected = cohen_kappa_score(truth, predicted, weights=weights)
+        assert got[f"kappa_{weights}"] == pytest.approx(expected, abs=1e-12)
+    assert got["pearson"] == pytest.approx(np.corrcoef(data["age"], data["age_pred"])[0, 1], abs=1e-12)
+    ranks = np.corrcoef(rankdata(data["age"]), rankdata(data["age_pred"]))[0, 1]
+    assert got["spearman"] == pytest.approx(ranks, abs=1e-12)
+    time, event = data["time"], data["event"].astype(bool)
+    assert got["c_index"] == pytest.approx(concordance_index(time, -data["risk"], event), abs=1e-12)
+    assert got["c_index"] == pytest.approx(harrell(time, event, data["risk"]), abs=1e-12)
+    assert got["c_index_time"] == pytest.approx(concordance_index(time, data["months"], event), abs=1e-12)
+    # bootstrap CIs, rebuilt from the documented draw by indexing
+    draws = np.random.default_rng(0).integers(0, N, size=(300, N))
+    rebuilt = {
+        "sensitivity": [recall_score(y[r], score[r] >= 0.5) for r in draws if y[r].any()],
+        "sensitivity_at_specificity": [
+            operating_points(y[r], score[r])[0][operating_points(y[r], score[r])[1] >= 0.75].max()
+            for r in draws if 0 < y[r].sum() < N
+        ],
+        "kappa_quadratic": [cohen_kappa_score(truth[r], predicted[r], weights="quadratic") for r in draws],
+        "pearson": [np.corrcoef(data["age"][r], data["age_pred"][r])[0, 1] for r in draws],
+        "c_index": [lifelines_or_none(time[r], -data["risk"][r], event[r]) for r in draws],
+    }  # fmt: skip
+    for name, values in rebuilt.items():
+        low, high = np.percentile([v for v in values if v is not None], [2.5, 97.5])
+        assert (got[f"{name}_ci_low"], got[f"{name}_ci_high"]) == pytest.approx((low, high), abs=1e-9), name
+    settings = run.metrics["settings"]
+    assert settings["outputs"]["risk"]["event"] == "truth.csv:event"
+    assert settings["metrics"]["c_index"]["policy"] == "non-concordant"
+    assert settings["metrics"]["kappa_linear"]["weights"] == "linear"
+
+
+@pytest.mark.parametrize(("policy", "credit"), [("non-concordant", 0.0), ("tie", 0.5)])
+def test_c_index_missing_policies(tmp_path, evaluate_cli, policy, credit):
+    """A missing risk under the output's c_index policy: its comparable pairs count 0 (non-concordant) or
+    1/2 (tie), as a brute-force Harrell's C says; the case is listed as missing, its value null."""
+    data = value_data()
+    toml, ground_truth, input_dir = values_case(tmp_path, data, absent=("p03", "p07"), risk_missing=policy)
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 0, run.stderr
+    risk = data["risk"].copy()
+    risk[[3, 7]] = np.nan
+    expected = harrell(data["time"], data["event"].astype(bool), risk, credit)
+    assert run.metrics["aggregates"]["c_index"] == pytest.approx(expected, abs=1e-12)
+    assert run.metrics["missing"]["risk"] == ["p03", "p07"] and run.metrics["case"]["p03"]["risk"] is None
+    assert run.metrics["settings"]["metrics"]["c_index"]["policy"] == policy
+
+
+def test_value_edge_cases_as_declared(tmp_path, evaluate_cli):
+    """Each edge case gives its declared value; "error" (the default where the reference causes it)
+    refuses the run with a message naming the key to declare."""
+    from evaluation.declarative.measures import value_metric
+
+    y0, scores = np.zeros(4), np.array([0.2, 0.6, 0.6, 0.9])
+    assert value_metric("sensitivity", y0, scores, {"threshold": 0.5, "no_positive": 0.25}) == 0.25
+    assert np.isnan(value_metric("sensitivity", y0, scores, {"threshold": 0.5, "no_positive": "error"}))
+    assert value_metric("specificity", y0 + 1, scores, {"threshold": 0.5, "no_negative": 0.75}) == 0.75
+    for metric in ("sensitivity_at_specificity", "specificity_at_sensitivity"):
+        for truth in (y0, y0 + 1):  # no positive, or no negative: the declared value either way
+            assert value_metric(metric, truth, scores, {"target": 0.5, "single_class": 0.125}) == 0.125
+    assert value_metric("pearson", scores, np.ones(4), {"constant": -1.0}) == -1.0
+    assert value_metric("spearman", np.ones(4), scores, {"constant": 0.5}) == 0.5
+    same = np.array(["low"] * 3)
+    kappa = {"weights": "quadratic", "classes": LEVELS, "perfect_chance": 0.5}
+    assert value_metric("cohen_kappa", same, same, kappa) == 0.5
+    censored = {"sign": "risk", "policy": "non-concordant", "no_comparable_pair": 0.5}
+    assert value_metric("c_index", scores, scores, censored, event=np.zeros(4, bool)) == 0.5
+
+    data = value_data()
+    data["event"][:] = 0  # every case censored: no comparable pair
+    toml, ground_truth, input_dir = values_case(tmp_path / "a", data)
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 1 and not run.wrote_metrics
+    assert "holds no comparable pair" in run.last_error_line and "declare no_comparable_pair" in run.last_error_line
+    fill = {f'output = "{slug}"\n': f'output = "{slug}"\nno_comparable_pair = 0.5\n' for slug in ("risk", "months")}
+    toml, ground_truth, input_dir = values_case(tmp_path / "b", data, **fill)
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 0, run.stderr
+    assert run.metrics["aggregates"]["c_index"] == 0.5 and np.isnan(
+        run.metrics["aggregates"]["c_index_ci_low"] or np.nan
+    )
+    data = value_data()
+    data["y"][:] = 0
+    toml, ground_truth, input_dir = values_case(tmp_path / "c", data)
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 1 and "holds no positive case" in run.last_error_line
+    assert "declare no_positive" in run.last_error_line
+    data["age_pred"][:] = 50.0  # a constant prediction: the declared (default 0.0) value, never an error
+    declared = ["threshold = 0.5\n", "target = 0.75\n", "target = 0.8\n"]
+    fill = {
+        line: f"{line}{key} = 0.0\n"
+        for line, key in zip(declared, ("no_positive", "single_class", "single_class"), strict=True)
+    }
+    toml, ground_truth, input_dir = values_case(tmp_path / "d", data, **fill)
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 0, run.stderr
+    assert run.metrics["aggregates"]["pearson"] == 0.0 and run.metrics["aggregates"]["spearman"] == 0.0
+    assert run.metrics["aggregates"]["sensitivity"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("threshold = 0.5\n", "", r"metrics\[0\]\.threshold: is required"),
+        ("target = 0.75", "target = 75", r"metrics\[2\]\.target: must be in \[0, 1\]"),
+        ("threshold = 0.4", "threshold = 0.4\nno_positive = 0.5", r"metrics\[1\]\.no_positive: unknown key"),
+        ('weights = "linear"', 'weights = "cubic"', r"metrics\[5\]\.weights: 'cubic' is not one of none, linear"),
+        ('"high"]', '"high"]\nmissing = "misclassification"', r"metrics\[5\]\.weights: weighted kappa orders"),
+        ('sign = "time"', 'sign = "survival"', r"metrics\[10\]\.sign: 'survival' is not one of risk, time"),
+        ('event = "truth.csv:event"', 'event = "event"', r"outputs\[3\]\.event: 'event' is not 'file.csv:column'"),
+        (
+            'output = "age"\nbootstrap',
+            'output = "risk"\nbootstrap',
+            r"metrics\[7\]\.output: 'risk' has missing = 'tie'",
+        ),
+        ('output = "months"', 'output = "age"', r"metrics\[10\]\.output: c_index needs the event column"),
+        ('metric = "pearson"', 'metric = "pearson"\nconstant = "error"', r"metrics\[7\]\.constant: must be a number"),
+        (
+            'metric = "spearman"\noutput = "age"',
+            'metric = "spearman"\noutput = "level"',
+            r"metrics\[8\]\.output: spearman scores a number",
+        ),
+    ],
+)
+def test_bad_value_declarations_name_the_key(old, new, message):
+    text = VALUES.replace("__RISK_MISSING__", "tie")
+    assert old in text
+    with pytest.raises(ConfigurationError, match=message):
+        parse(text.replace(old, new, 1), "values.toml")

@@ -19,7 +19,7 @@ import csv
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -31,6 +31,7 @@ from evaluation.declarative.schema import (
     BINARY_REFERENCE_METRICS,
     COMBINED,
     SEGMENTATION_METRICS,
+    SURVIVAL_MISSING,
     Declaration,
     MetricSpec,
     OutputSpec,
@@ -185,6 +186,7 @@ class DeclaredReference:
     cases: tuple[str, ...]
     files: Mapping[str, Mapping[str, Path]]
     values: Mapping[str, Mapping[str, Any]]
+    events: Mapping[str, Mapping[str, bool]] = field(default_factory=dict)  # c_index: output -> case -> event
 
 
 def _pattern_cases(ground_truth: Path, pattern: str) -> dict[str, Path]:
@@ -269,7 +271,22 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
                 for c in cases
                 if texts[output.slug][c] or output.blank == "error"
             }
-    return DeclaredReference(cases, files, values)
+    events = {o.slug: _events(ground_truth, declaration, o, values[o.slug]) for o in declaration.outputs if o.event}
+    return DeclaredReference(cases, files, values, events)
+
+
+def _events(ground_truth: Path, declaration: Declaration, output: OutputSpec, times: Mapping[str, Any]) -> dict:
+    """The event indicator of every case with a time (c_index's censoring), spelled as a boolean reference."""
+    event = output.event
+    texts = _csv_column(ground_truth, event.csv_file, event.column, declaration.cases.id_column)
+    found = {}
+    for case in times:
+        lowered = texts.get(case, "").lower()
+        if lowered not in output.true_values + output.false_values:
+            spellings = "/".join(output.true_values + output.false_values)
+            raise ConfigurationError(f"{event.text}: the event of case {case} is not a boolean ({spellings}).")
+        found[case] = lowered in output.true_values
+    return found
 
 
 # ------------------------------------------------------------------------------------- challenge
@@ -379,6 +396,8 @@ class DeclaredChallenge(Challenge):
     def _missing_value(self, output: OutputSpec, truth: Any) -> Any:
         if output.missing == "misclassification":
             return MISCLASSIFIED
+        if output.missing in SURVIVAL_MISSING:  # c_index's missing risk: a pair non-concordant or tied
+            return math.nan
         low, high = output.range  # worst-value: the end of the range farthest from the reference
         return low if abs(low - truth) >= abs(high - truth) else high
 
@@ -564,7 +583,13 @@ class DeclaredChallenge(Challenge):
         truth = np.array([kind(reference.values[output.slug][c]) for c in cases])
         predicted = np.array([kind(results[c].values[output.slug]) for c in cases])
         params = dict(metric.params)
-        value = float(measures.value_metric(metric.metric, truth, predicted, params)) if cases else float("nan")
+        event = np.array([reference.events[output.slug][c] for c in cases], bool) if output.event else None
+        if metric.metric == "cohen_kappa":  # the declared order; a missing answer is a class of its own (unweighted)
+            classes = output.classes if output.kind == "choice" else ("False", "True")
+            params["classes"] = classes + ((MISCLASSIFIED,) if output.missing == "misclassification" else ())
+        value = (
+            float(measures.value_metric(metric.metric, truth, predicted, params, event=event)) if cases else math.nan
+        )
         for edge, what in measures.EDGE_CASES.items():
             if math.isnan(value) and params.get(edge) == "error":
                 raise ConfigurationError(
@@ -575,7 +600,7 @@ class DeclaredChallenge(Challenge):
         boot = (
             np.array([np.nan])
             if weights is None
-            else measures.value_metric(metric.metric, truth, predicted, params, weights)
+            else measures.value_metric(metric.metric, truth, predicted, params, weights, event)
         )
         key = metric.key("", "value")
         return {key: value}, {key: boot}
@@ -592,6 +617,7 @@ class DeclaredChallenge(Challenge):
                             if o.kind == "segmentation" else {}),
                          **({"range": list(o.range)} if o.range else {}),
                          **({"blank": o.blank} if o.reference.csv_file else {}),
+                         **({"event": o.event.text} if o.event else {}),
                          **({"true_values": list(o.true_values), "false_values": list(o.false_values)}
                             if o.kind == "boolean" else {})}
                 for o in declaration.outputs

@@ -21,6 +21,7 @@ left out of the percentile interval.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -116,18 +117,61 @@ VALUE_METRICS = {  # declared name -> catalogue name
     "rmse": "rmse",
     "balanced_accuracy": "balanced_accuracy",
     "accuracy": "accuracy",
+    "sensitivity": "sensitivity",
+    "specificity": "specificity",
+    "sensitivity_at_specificity": "sensitivity_at_specificity",
+    "specificity_at_sensitivity": "specificity_at_sensitivity",
+    "cohen_kappa": "cohen_kappa",
+    "pearson": "pearson",
+    "spearman": "spearman",
+    "c_index": "c_index",
 }
-PARAMETERS = {"bins": "n_bins"}  # a declared key -> the catalogue's parameter, where they differ
+PARAMETERS = {"bins": "n_bins", "classes": "labels"}  # a declared key -> the catalogue's parameter, where they differ
 # every edge-case parameter of a catalogue entry above (the declared key, "error" or a number) -> what it means
-EDGE_CASES = {"single_class": "a single class", "no_positive": "no positive case"}
+EDGE_CASES = {"single_class": "a single class", "no_positive": "no positive case", "no_negative": "no negative case",
+              "no_comparable_pair": "no comparable pair (no event before another case's time)"}  # fmt: skip
+# the metrics whose declared edge key differs from the catalogue's parameter (None: the catalogue's NaN), or
+# that the catalogue leaves NaN: computed with NaN there, the declared value put in its place afterwards
+DECLARED_EDGES: dict[str, dict[str, str | None]] = {
+    "sensitivity": {"no_positive": "empty"},
+    "specificity": {"no_negative": "empty"},
+    "sensitivity_at_specificity": {"single_class": "empty"},  # no positive or no negative case
+    "specificity_at_sensitivity": {"single_class": "empty"},
+    "cohen_kappa": {"perfect_chance": "perfect_chance"},
+    "pearson": {"constant": "constant"},
+    "spearman": {"constant": "constant"},
+    "c_index": {"no_comparable_pair": None},
+}
+# edge cases a participant's answers can cause (a constant prediction): a number, the catalogue's default
+PREDICTION_EDGES = {"constant": 0.0, "perfect_chance": 1.0}
+# the declared metrics whose catalogue entry takes the bootstrap's (resamples, n) ``weights``; the others are
+# evaluated on each resample's drawn cases
+RESAMPLE_WEIGHTS = ("auroc", "average_precision", "brier", "ece", "mae", "rmse", "balanced_accuracy", "accuracy",
+                    "c_index")  # fmt: skip
+KAPPA_WEIGHTS = {"none": None, "linear": "linear", "quadratic": "quadratic"}  # declared -> sklearn's
+
+
+def declared_edges(metric: str) -> tuple[str, ...]:
+    """The declared edge-case keys of a value metric (the catalogue's edge parameters unless renamed)."""
+    if metric in DECLARED_EDGES:
+        return tuple(DECLARED_EDGES[metric])
+    return catalogue.get(VALUE_METRICS[metric]).edge_cases
 
 
 def value_metric(
-    metric: str, truth: np.ndarray, predicted: np.ndarray, params: Mapping[str, Any], weights: np.ndarray | None = None
+    metric: str,
+    truth: np.ndarray,
+    predicted: np.ndarray,
+    params: Mapping[str, Any],
+    weights: np.ndarray | None = None,
+    event: np.ndarray | None = None,
 ) -> float | np.ndarray:
     """The catalogue's ``VALUE_METRICS[metric]`` of the scored cases with the declared ``params``; with
     ``weights`` (resamples x cases draw counts) one value per resample, NaN for a resample that hits an
-    edge case. A declared edge value ``"error"`` gives NaN (the engine refuses it with a message)."""
+    edge case. A declared edge value ``"error"`` gives NaN (the engine refuses it with a message).
+    ``event``: c_index's event indicators (the reference ``truth`` is then the time)."""
+    if metric in DECLARED_EDGES:
+        return _substituted(metric, truth, predicted, params, weights, event)
     entry = catalogue.get(VALUE_METRICS[metric])
     keywords: dict[str, Any] = {PARAMETERS.get(key, key): value for key, value in params.items()}
     for edge in entry.edge_cases:
@@ -136,3 +180,38 @@ def value_metric(
     if weights is not None:
         keywords["weights"] = weights
     return catalogue.compute(entry.name, truth, predicted, **keywords)
+
+
+def _substituted(
+    metric: str,
+    truth: np.ndarray,
+    predicted: np.ndarray,
+    params: Mapping[str, Any],
+    weights: np.ndarray | None,
+    event: np.ndarray | None,
+) -> float | np.ndarray:
+    """A ``DECLARED_EDGES`` metric: the catalogue's value with NaN for its edge case, then the declared
+    edge value there ("error" stays NaN); with ``weights`` one value per resample (NaN at an edge case),
+    through the catalogue's ``weights`` form where it has one, else on each resample's drawn cases."""
+    entry = catalogue.get(VALUE_METRICS[metric])
+    edges = DECLARED_EDGES[metric]
+    keywords: dict[str, Any] = {}
+    for key, value in params.items():
+        if key in edges:
+            if edges[key] is not None:
+                keywords[edges[key]] = float("nan")
+        elif key != "sign":
+            keywords[PARAMETERS.get(key, key)] = KAPPA_WEIGHTS[value] if metric == "cohen_kappa" and key == "weights" \
+                else value  # fmt: skip
+    inputs: tuple[np.ndarray, ...] = (truth, predicted)
+    if metric == "c_index":  # (time, event, risk): a predicted time is a risk with its sign reversed
+        inputs = (truth, np.asarray(event, dtype=bool), predicted if params["sign"] == "risk" else -predicted)
+    if weights is None:
+        value = float(catalogue.compute(entry.name, *inputs, **keywords))
+        declared = next(params[key] for key in edges)
+        return float(declared) if math.isnan(value) and not isinstance(declared, str) else value
+    if metric in RESAMPLE_WEIGHTS:
+        return catalogue.compute(entry.name, *inputs, **keywords, weights=weights)
+    cases = np.arange(truth.size)
+    drawn = (np.repeat(cases, row) for row in np.asarray(weights, dtype=np.int64))
+    return np.array([catalogue.compute(entry.name, *(x[rows] for x in inputs), **keywords) for rows in drawn], float)

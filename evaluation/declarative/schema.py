@@ -18,7 +18,6 @@ from typing import Any, NoReturn
 
 from evaluation.declarative import measures
 from evaluation.errors import ConfigurationError
-from evaluation.metrics import catalogue
 from evaluation.platform.images import GEOMETRY_POLICIES, GEOMETRY_TOLERANCE
 from evaluation.platform.matching import IMAGE_NAME_SUFFIXES
 
@@ -29,10 +28,11 @@ KEY = re.compile(r"[A-Za-z0-9_-]+")  # a metrics.json key: no dot (the platform 
 OUTPUT_KINDS = ("segmentation", "number", "boolean", "choice")
 RESERVED_KINDS = ("list", "boxes", "points", "csv-column")  # in the format, not yet in the engine
 PLATFORM_KINDS = {"segmentation": "Segmentation", "number": "Float", "boolean": "Bool", "choice": "String"}
-MISSING_POLICIES = ("error", "empty-mask", "worst-value", "misclassification", "exclude")
+MISSING_POLICIES = ("error", "empty-mask", "worst-value", "misclassification", "exclude", "non-concordant", "tie")
+SURVIVAL_MISSING = ("non-concordant", "tie")  # c_index's policies for a missing risk (survival.MISSING_POLICIES)
 MISSING_BY_KIND = {
     "segmentation": ("error", "empty-mask", "exclude"),
-    "number": ("error", "worst-value", "exclude"),
+    "number": ("error", "worst-value", "exclude", *SURVIVAL_MISSING),
     "boolean": ("error", "misclassification", "exclude"),
     "choice": ("error", "misclassification", "exclude"),
 }
@@ -47,9 +47,18 @@ VALUE_METRICS = {  # metric -> output kinds it scores
     "rmse": ("number",),
     "balanced_accuracy": ("boolean", "choice"),
     "accuracy": ("boolean", "choice"),
+    "sensitivity": ("number",),
+    "specificity": ("number",),
+    "sensitivity_at_specificity": ("number",),
+    "specificity_at_sensitivity": ("number",),
+    "cohen_kappa": ("boolean", "choice"),
+    "pearson": ("number",),
+    "spearman": ("number",),
+    "c_index": ("number",),
 }
 COMBINED = "mean"  # the mean of aggregates declared before (e.g. HECKTOR's segmentation score)
-BINARY_REFERENCE_METRICS = ("auroc", "average_precision", "brier", "ece")
+BINARY_REFERENCE_METRICS = ("auroc", "average_precision", "brier", "ece", "sensitivity", "specificity",
+                            "sensitivity_at_specificity", "specificity_at_sensitivity")  # fmt: skip
 PROBABILITY_METRICS = ("brier", "ece")
 FORMS = {"dice": ("mean", "dataset"), "iou": ("mean", "dataset"), "hd95": ("mean",), "nsd": ("mean",),
          "lesion_f1": ("mean", "dataset"), "hausdorff": ("mean",), "masd": ("mean",), "volume_difference": ("mean",),
@@ -106,6 +115,7 @@ class OutputSpec:
     true_values: tuple[str, ...] = ("1", "1.0", "true", "yes")  # boolean: the reference's spellings
     false_values: tuple[str, ...] = ("0", "0.0", "false", "no")  # (case-insensitive)
     blank: str = "error"  # a blank CSV reference cell: "error", or "skip" (the case leaves this output)
+    event: Reference | None = None  # a number output scored by c_index: the event column (reference = time)
 
     @property
     def super_kind(self) -> str:
@@ -318,6 +328,12 @@ def _output(table: _Table) -> OutputSpec:
     extra: dict[str, Any] = {}
     if reference.csv_file is not None:
         extra["blank"] = table.get("blank", str, "error", ("error", "skip"))
+    if kind == "number" and reference.csv_file is not None and "event" in table.data:
+        event = table.get("event", str)
+        csv_file, _, column = event.partition(":")
+        if not csv_file.endswith(".csv") or not column:
+            table.fail("event", f"{event!r} is not 'file.csv:column' (the event indicator of each case, 1 = event)")
+        extra["event"] = Reference(event, csv_file=csv_file, column=column)
     if kind == "segmentation":
         labels = table.get("labels", dict)
         for label, value in labels.items():
@@ -392,6 +408,10 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
         if output.kind not in allowed_kinds:
             kinds = " or ".join(allowed_kinds)
             table.fail("output", f"{metric} scores a {kinds} output; {slug!r} is a {output.kind}")
+        if output.missing in SURVIVAL_MISSING and metric != "c_index":
+            table.fail("output", f"{slug!r} has missing = {output.missing!r} (for c_index): {metric} cannot score it")
+        if metric == "c_index" and output.event is None:
+            table.fail("output", f"c_index needs the event column: declare event = 'file.csv:column' on {slug!r}")
     labels: tuple[str, ...] = ()
     aggregates: tuple[str, ...] = ()
     if metric in SEGMENTATION_METRICS:
@@ -445,8 +465,25 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
             table.fail("iou_threshold", "must be in [0.5, 1) (a match needs IoU strictly above it, and is then unique)")
         params["quality"] = table.get("quality", str, "pq", ("pq", "sq", "rq"))
         params["no_instances"] = _number_or(table, "no_instances", 1.0, "exclude")
-    value_edges = catalogue.get(measures.VALUE_METRICS[metric]).edge_cases if metric in VALUE_METRICS else ()
+    if metric in ("sensitivity", "specificity"):
+        params["threshold"] = table.get("threshold", float)  # the decision: positive when output >= threshold
+    if metric in ("sensitivity_at_specificity", "specificity_at_sensitivity"):
+        params["target"] = table.get("target", float)
+        if not 0 <= params["target"] <= 1:
+            table.fail("target", "must be in [0, 1]")
+    if metric == "cohen_kappa":
+        params["weights"] = table.get("weights", str, "none", ("none", "linear", "quadratic"))
+        if params["weights"] != "none" and output.missing == "misclassification":
+            table.fail("weights", f"weighted kappa orders the classes: a missing answer ({slug!r} has missing = "
+                       "'misclassification') has no place there; use missing = 'error' or 'exclude'")  # fmt: skip
+    if metric == "c_index":
+        params["sign"] = table.get("sign", str, "risk", ("risk", "time"))  # the output: a risk or a predicted time
+        params["policy"] = output.missing if output.missing in SURVIVAL_MISSING else "non-concordant"
+    value_edges = measures.declared_edges(metric) if metric in VALUE_METRICS else ()
     for edge in value_edges:  # the catalogue's edge-case parameters: a number, or "error"
+        if edge in measures.PREDICTION_EDGES:  # a participant's answer can cause it: a number, never "error"
+            params[edge] = table.get(edge, float, measures.PREDICTION_EDGES[edge])
+            continue
         params[edge] = table.get(edge, (float, str), "error")
         if isinstance(params[edge], str) and params[edge] != "error":
             table.fail(edge, f"must be a number or 'error', not {params[edge]!r}")
