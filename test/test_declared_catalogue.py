@@ -7,6 +7,7 @@ every declared edge value."""
 from __future__ import annotations
 
 import itertools
+import json
 from pathlib import Path
 
 import numpy as np
@@ -584,3 +585,241 @@ def test_bad_value_declarations_name_the_key(old, new, message):
     assert old in text
     with pytest.raises(ConfigurationError, match=message):
         parse(text.replace(old, new, 1), "values.toml")
+
+
+# ------------------------------------------------------------------------------------- detection
+
+DETECTION = """
+name = "catalogue-detection"
+title = "Declared detection metrics of the catalogue"
+[[inputs]]
+slug = "slide"
+[[outputs]]
+slug = "cells"
+kind = "boxes"
+reference = "boxes/{case}.json"
+[[metrics]]
+name = "ap"
+metric = "detection_average_precision"
+output = "cells"
+bootstrap = true
+[[metrics]]
+name = "ap_hungarian"
+metric = "detection_average_precision"
+output = "cells"
+matching = "hungarian"
+threshold = 0.1
+[[metrics]]
+name = "recall_p50"
+metric = "recall_at_precision"
+output = "cells"
+precision = 0.5
+match = "distance"
+threshold = 4.0
+[[metrics]]
+name = "froc"
+metric = "froc"
+output = "cells"
+fp_rates = [0.5, 1, 2]
+threshold = 0.3
+bootstrap = true
+[[metrics]]
+name = "froc_negative"
+metric = "froc"
+output = "cells"
+fp_rates = [1, 2]
+fp_images = "negative"
+threshold = 0.3
+[bootstrap]
+resamples = 200
+[leaderboard]
+score = "aggregates.ap"
+"""
+
+# i1: three cells, four scored boxes; i2: one cell, two boxes; i3: no cell (a negative image), two boxes.
+# In i1 box (3, 0, 15, 10) @0.9 overlaps the first cell (IoU 7/15) and the second (IoU 5/17): greedy by
+# score takes the first, leaving box @0.5 (IoU 0.4 with the first only) unmatched; the maximum total IoU
+# gives it the second cell and the first to box @0.5. Its centre is 4 from the first cell's (inclusive).
+REFERENCE_BOXES = {
+    "i1": [[0, 0, 10, 10], [10, 0, 20, 10], [30, 30, 40, 40]],
+    "i2": [[50, 50, 60, 60]],
+    "i3": [],
+}
+PREDICTED_BOXES = {
+    "i1": [[3, 0, 15, 10, 0.9], [0, 0, 4, 10, 0.5], [31, 31, 41, 41, 0.8], [70, 70, 80, 80, 0.7]],
+    "i2": [[52, 50, 62, 60, 0.6], [20, 20, 25, 25, 0.95]],
+    "i3": [[1, 1, 5, 5, 0.4], [6, 6, 9, 9, 0.85]],
+}
+
+
+def platform_boxes(rows: list[list[float]], scored: bool = True) -> dict:
+    """The platform's "Multiple 2D bounding boxes" JSON of rows [x1, y1, x2, y2(, score)]."""
+    boxes = []
+    for row in rows:
+        x1, y1, x2, y2 = row[:4]
+        box = {"corners": [[x1, y1, 0], [x2, y1, 0], [x2, y2, 0], [x1, y2, 0]]}
+        if scored:
+            box["probability"] = row[4]
+        boxes.append(box)
+    return {"type": "Multiple 2D bounding boxes", "boxes": boxes, "version": {"major": 1, "minor": 0}}
+
+
+def detection_case(root: Path, text: str = DETECTION, references: dict | None = None) -> tuple[Path, Path, Path]:
+    toml, ground_truth = root / "det.toml", root / "gt"
+    root.mkdir(parents=True, exist_ok=True)
+    toml.write_text(text)
+    (ground_truth / "boxes").mkdir(parents=True)
+    for i, (case, rows) in enumerate((references or REFERENCE_BOXES).items()):  # both reference layouts
+        document = platform_boxes(rows, scored=False) if i % 2 else rows
+        (ground_truth / "boxes" / f"{case}.json").write_text(json.dumps(document))
+    challenge = get(str(toml))
+    (cells,) = challenge.phase.outputs
+    assert cells.kind == "Multiple 2D bounding boxes"
+    jobs = [JobSpec(challenge.job_inputs(c), {cells: platform_boxes(rows)}) for c, rows in PREDICTED_BOXES.items()]
+    write_input(root / "input", jobs)
+    return toml, ground_truth, root / "input"
+
+
+def iou(a: list[float], b: list[float]) -> float:
+    width = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    height = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = width * height
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
+
+
+def true_positives(reference: list, predicted: list, how: str, threshold: float, hungarian: bool = False) -> list:
+    """Whether each prediction matches: greedy in descending score, each taking the unmatched reference
+    box of highest IoU (> threshold) or the nearest centre (<= threshold); or the brute-force assignment
+    of maximum total IoU."""
+
+    def quality(p: list, r: list) -> float:
+        if how == "iou":
+            return iou(p, r)
+        return -float(np.hypot((p[0] + p[2] - r[0] - r[2]) / 2, (p[1] + p[3] - r[1] - r[3]) / 2))
+
+    limit = threshold if how == "iou" else -threshold
+    valid = [[quality(p, r) > limit or (how != "iou" and quality(p, r) == limit) for r in reference] for p in predicted]
+    if hungarian:
+        best, chosen = -1.0, ()
+        for perm in itertools.permutations(range(len(predicted) + len(reference)), len(predicted)):
+            pairs = [(i, j) for i, j in enumerate(perm) if j < len(reference) and valid[i][j]]
+            total = sum(iou(predicted[i], reference[j]) for i, j in pairs)
+            if total > best:
+                best, chosen = total, pairs
+        return [any(i == k for k, _ in chosen) for i in range(len(predicted))]
+    taken, flags = set(), [False] * len(predicted)
+    for i in sorted(range(len(predicted)), key=lambda k: -predicted[k][4]):
+        options = [(quality(predicted[i], r), j) for j, r in enumerate(reference) if j not in taken and valid[i][j]]
+        if options:
+            taken.add(max(options)[1])
+            flags[i] = True
+    return flags
+
+
+def operating_curve(how: str, threshold: float, hungarian: bool = False, cases=None) -> tuple:
+    """(tp, fp on all images, fp on negative images) cumulated over the predictions by descending score."""
+    cases = cases or list(REFERENCE_BOXES)
+    rows = []
+    for case in cases:
+        flags = true_positives(REFERENCE_BOXES[case], PREDICTED_BOXES[case], how, threshold, hungarian)
+        rows += [(p[4], f, not REFERENCE_BOXES[case]) for p, f in zip(PREDICTED_BOXES[case], flags, strict=True)]
+    rows.sort(key=lambda row: -row[0])  # no tied scores here
+    tp = np.cumsum([f for _, f, _ in rows])
+    fp = np.cumsum([not f for _, f, _ in rows])
+    fp_negative = np.cumsum([n for _, _, n in rows])
+    return tp, fp, fp_negative, sum(len(REFERENCE_BOXES[c]) for c in cases), len(cases)
+
+
+def voc_ap(tp: np.ndarray, fp: np.ndarray, n_reference: int) -> float:
+    """All-point interpolated AP (PASCAL VOC 2010-2012 devkit VOCap.m), by hand."""
+    recall = [0.0, *(tp / n_reference)]
+    precision = [1.0, *(tp / (tp + fp))]
+    for k in range(len(precision) - 2, -1, -1):
+        precision[k] = max(precision[k], precision[k + 1])
+    return sum((recall[k + 1] - recall[k]) * precision[k + 1] for k in range(len(recall) - 1))
+
+
+def froc_by_hand(tp, fp, n_reference, n_images, rates) -> float:
+    points = [(0.0, 0.0), *zip(fp / n_images, tp / n_reference, strict=True)]
+    return float(np.mean([[recall for rate_fp, recall in points if rate_fp <= rate][-1] for rate in rates]))
+
+
+def test_declared_detection_metrics_against_hand_computations(tmp_path, evaluate_cli):
+    toml, ground_truth, input_dir = detection_case(tmp_path)
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 0, run.stderr
+    got = run.metrics["aggregates"]
+    tp, fp, fp_negative, n_reference, n_images = operating_curve("iou", 0.5)
+    assert got["ap"] == pytest.approx(voc_ap(tp, fp, n_reference), abs=1e-12)
+    greedy = operating_curve("iou", 0.1)
+    hungarian = operating_curve("iou", 0.1, hungarian=True)
+    assert greedy[0][-1] < hungarian[0][-1]  # the example tells the two matchings apart
+    assert got["ap_hungarian"] == pytest.approx(voc_ap(hungarian[0], hungarian[1], n_reference), abs=1e-12)
+    tp, fp, _, n_reference, _ = operating_curve("distance", 4.0)
+    reached = [t / n_reference for t, f in zip(tp, fp, strict=True) if t / (t + f) >= 0.5]
+    assert got["recall_p50"] == pytest.approx(max(reached), abs=1e-12)
+    tp, fp, fp_negative, n_reference, n_images = operating_curve("iou", 0.3)
+    assert got["froc"] == pytest.approx(froc_by_hand(tp, fp, n_reference, n_images, (0.5, 1, 2)), abs=1e-12)
+    negative = froc_by_hand(tp, fp_negative, n_reference, 1, (1, 2))
+    assert got["froc_negative"] == pytest.approx(negative, abs=1e-12)
+    draws = np.random.default_rng(0).integers(0, 3, size=(200, 3))
+    cases = list(REFERENCE_BOXES)
+    aps = []
+    for row in draws:
+        drawn = [cases[i] for i in row]
+        tp, fp, _, n_reference, _ = operating_curve("iou", 0.5, cases=drawn)
+        if n_reference:  # a resample without any reference box is left out
+            aps.append(voc_ap(tp, fp, n_reference))
+    low, high = np.percentile(aps, [2.5, 97.5])
+    assert (got["ap_ci_low"], got["ap_ci_high"]) == pytest.approx((low, high), abs=1e-12)
+    assert "cells" not in run.metrics["case"]["i1"] and run.metrics["missing"]["cells"] == []
+
+
+def test_detection_edge_cases_and_bad_boxes(tmp_path, evaluate_cli):
+    empty = {case: [] for case in REFERENCE_BOXES}
+    toml, ground_truth, input_dir = detection_case(tmp_path / "a", references=empty)
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 1 and "holds no reference box" in run.last_error_line
+    assert "declare no_reference" in run.last_error_line
+    head, _, tail = DETECTION.partition('[[metrics]]\nname = "froc_negative"')
+    text = head + tail[tail.index("[bootstrap]") :]  # (no negative image here: fp_images = "negative" is refused)
+    fill = {f'name = "{n}"\n': f'name = "{n}"\nno_reference = 0.25\n' for n in ("ap", "ap_hungarian", "recall_p50")}
+    fill['name = "froc"\n'] = 'name = "froc"\nno_reference = 0.75\n'
+    for old, new in fill.items():
+        text = text.replace(old, new)
+    toml, ground_truth, input_dir = detection_case(tmp_path / "b", text, references=empty)
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 0, run.stderr
+    got = run.metrics["aggregates"]
+    assert (got["ap"], got["ap_hungarian"], got["recall_p50"], got["froc"]) == (0.25, 0.25, 0.25, 0.75)
+    toml, ground_truth, input_dir = detection_case(tmp_path / "c")
+    bad = json.loads((input_dir / "predictions.json").read_text())
+    job = bad[1]
+    path = input_dir / job["pk"] / "output" / job["outputs"][0]["interface"]["relative_path"]
+    path.write_text(json.dumps([[5, 5, 1, 9, 0.5]]))
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 1 and "Detection 0 of image i2 is degenerate" in run.last_error_line
+    (ground_truth / "boxes" / "i1.json").write_text("[[1, 2, 3]]")
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 1 and "The reference boxes of case i1 (i1.json)" in run.last_error_line
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ('reference = "boxes/{case}.json"', 'reference = "boxes.csv:n"', r"outputs\[0\]\.reference: a boxes output"),
+        ('reference = "boxes/{case}.json"', 'reference = "boxes/{case}.xml"', r"outputs\[0\]\.reference: .* \.json"),
+        ('kind = "boxes"', 'kind = "points"', r"outputs\[0\]\.kind: 'points' is not supported by this version"),
+        ("precision = 0.5\n", "", r"metrics\[2\]\.precision: is required"),
+        ('match = "distance"', 'match = "centre"', r"metrics\[2\]\.match: 'centre' is not one of iou, distance"),
+        ("threshold = 4.0\n", "", r"metrics\[2\]\.threshold: is required"),
+        ("fp_rates = [1, 2]", "fp_rates = []", r"metrics\[4\]\.fp_rates: must be a non-empty list"),
+        ('fp_images = "negative"', 'fp_images = "normal"', r"metrics\[4\]\.fp_images: 'normal' is not one of"),
+        ('matching = "hungarian"', 'matching = "optimal"', r"metrics\[1\]\.matching: 'optimal' is not one of"),
+        ("threshold = 0.1", "threshold = 1.5", r"metrics\[1\]\.threshold: must be in \[0, 1\)"),
+    ],
+)
+def test_bad_detection_declarations_name_the_key(old, new, message):
+    assert old in DETECTION
+    with pytest.raises(ConfigurationError, match=message):
+        parse(DETECTION.replace(old, new, 1), "det.toml")

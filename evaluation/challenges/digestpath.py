@@ -19,6 +19,7 @@ from evaluation.challenges.base import Challenge, Option, Phase, Prepared
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics.detection import FROC_FP_RATES, MATCHING_METHODS, ImageDetections, match_image, summarise
 from evaluation.metrics.overlap import aggregated_dice
+from evaluation.platform.detections import parse_detections
 from evaluation.platform.matching import jobs_for_every_case, reference_name, stem
 from evaluation.platform.predictions import Job, Socket, load_jobs
 from evaluation.platform.sockets import finite_number, image_output_file, read_json_output
@@ -86,46 +87,6 @@ def to_platform_boxes(rows: Sequence[Sequence[float]]) -> dict[str, Any]:
         for x1, y1, x2, y2, score in rows
     ]
     return {"type": "Multiple 2D bounding boxes", "boxes": boxes, "version": {"major": 1, "minor": 0}}
-
-
-def parse_detections(document: Any, case: str) -> tuple[np.ndarray, np.ndarray]:
-    """(boxes (n, 4), scores (n,)) from the platform's "Multiple 2D bounding boxes" JSON or a plain
-    ``[[x1, y1, x2, y2, score], ...]`` array; every malformed box is an error naming the image."""
-    rows = []
-    if isinstance(document, dict):
-        boxes = document.get("boxes")
-        if not isinstance(boxes, list):
-            raise SubmissionError(f"The detections of image {case} have no list of 'boxes'.", case)
-        for position, box in enumerate(boxes):
-            corners = box.get("corners") if isinstance(box, dict) else None
-            if not isinstance(corners, list) or len(corners) < 2 or not all(
-                isinstance(c, list) and len(c) >= 2 for c in corners
-            ):
-                raise SubmissionError(f"Box {position} of image {case} has no valid 'corners'.", case)
-            xs = [finite_number(c[0], f"A corner of box {position} of image {case}", case) for c in corners]
-            ys = [finite_number(c[1], f"A corner of box {position} of image {case}", case) for c in corners]
-            score = box.get("probability")
-            rows.append([min(xs), min(ys), max(xs), max(ys), score])
-    elif isinstance(document, list):
-        rows = document
-    else:
-        raise SubmissionError(f"The detections of image {case} are neither a list nor bounding-box JSON.", case)
-    parsed = np.empty((len(rows), 5))
-    for position, row in enumerate(rows):
-        if not isinstance(row, list) or len(row) != 5:
-            raise SubmissionError(f"Detection {position} of image {case} is not [x1, y1, x2, y2, score].", case)
-        parsed[position] = [finite_number(v, f"Detection {position} of image {case}", case) for v in row]
-    boxes, scores = parsed[:, :4], parsed[:, 4]
-    negative = np.flatnonzero((boxes < 0).any(axis=1))
-    if negative.size:
-        raise SubmissionError(f"Detection {negative[0]} of image {case} has a negative coordinate.", case)
-    degenerate = np.flatnonzero((boxes[:, 2] <= boxes[:, 0]) | (boxes[:, 3] <= boxes[:, 1]))
-    if degenerate.size:
-        raise SubmissionError(f"Detection {degenerate[0]} of image {case} is degenerate (x2 <= x1 or y2 <= y1).", case)
-    outside = np.flatnonzero((scores < 0) | (scores > 1))
-    if outside.size:
-        raise SubmissionError(f"Detection {outside[0]} of image {case} has a score outside [0, 1].", case)
-    return boxes, scores
 
 
 class DigestPath2019Task1(Challenge):

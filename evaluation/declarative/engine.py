@@ -41,13 +41,16 @@ from evaluation.declarative.schema import (
 )
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
 from evaluation.metrics.bootstrap import percentile_interval, resample_weights
+from evaluation.metrics.detection import ImageDetections
 from evaluation.metrics.lesions import LesionCounts, PanopticQuality, match_lesions, panoptic_quality
 from evaluation.metrics.overlap import volume_difference
 from evaluation.metrics.surface import bounding_box, crop_padded, surface_distances
+from evaluation.platform.detections import parse_detections
+from evaluation.platform.files import read_bytes
 from evaluation.platform.images import label_array, on_reference_grid, read_label_image, spacing_zyx
 from evaluation.platform.matching import match_jobs, stem
 from evaluation.platform.predictions import Job, Socket, load_jobs
-from evaluation.platform.sockets import finite_number, image_output_file, read_json_output
+from evaluation.platform.sockets import finite_number, image_output_file, parse_json_bytes, read_json_output
 
 MISCLASSIFIED = "<missing>"  # a class no reference holds: a missing answer is always wrong
 
@@ -272,7 +275,20 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
                 if texts[output.slug][c] or output.blank == "error"
             }
     events = {o.slug: _events(ground_truth, declaration, o, values[o.slug]) for o in declaration.outputs if o.event}
+    for output in declaration.outputs:
+        if output.kind == "boxes":
+            values[output.slug] = {c: _reference_boxes(files[output.slug][c], c) for c in cases}
     return DeclaredReference(cases, files, values, events)
+
+
+def _reference_boxes(path: Path, case: str) -> np.ndarray:
+    """A case's reference boxes (n, 4) from its JSON file (the platform's boxes JSON or [[x1, y1, x2, y2], ...]);
+    a malformed file is the organizer's problem, named without its content."""
+    try:
+        document = parse_json_bytes(read_bytes(path, "reference boxes", case), "reference boxes", case)
+        return parse_detections(document, case, scored=False)[0]
+    except SubmissionError as error:
+        raise ConfigurationError(f"The reference boxes of case {case} ({path.name}): {error}") from None
 
 
 def _events(ground_truth: Path, declaration: Declaration, output: OutputSpec, times: Mapping[str, Any]) -> dict:
@@ -385,6 +401,8 @@ class DeclaredChallenge(Challenge):
                 low, high = output.range
                 raise SubmissionError(f"{what} is {number:g}, outside [{low:g}, {high:g}].", case)
             return number
+        if output.kind == "boxes":
+            return parse_detections(raw, case)
         if output.kind == "boolean":
             if not isinstance(raw, bool):
                 raise SubmissionError(f"{what} is not a JSON boolean (true or false).", case)
@@ -478,6 +496,9 @@ class DeclaredChallenge(Challenge):
             elif (output := declaration.output(metric.output)).kind == "segmentation":
                 cases = [c for c in reference.cases if output.slug in results[c].segmentations]
                 values, resamples = self._segmentation_metric(metric, cases, results, settings, per_case)
+            elif output.kind == "boxes":
+                cases = [c for c in reference.cases if output.slug in results[c].values]
+                values, resamples = self._detection_metric(metric, output, cases, results, reference, settings)
             else:
                 cases = [c for c in reference.cases if output.slug in results[c].values]
                 values, resamples = self._value_metric(metric, output, cases, results, reference, settings)
@@ -492,7 +513,7 @@ class DeclaredChallenge(Challenge):
         for output in declaration.outputs:  # (cases skipped for a blank reference have no entry)
             scored = [c for c in reference.cases if output.slug in results[c].submitted]
             lists[output.slug] = [c for c in scored if not results[c].submitted[output.slug]]
-            if output.kind != "segmentation":
+            if output.kind not in ("segmentation", "boxes"):  # (detections: the metrics are over the images)
                 for case in scored:  # the participant's own value, never an imputed one (it would reveal the
                     submitted = results[case].submitted[output.slug]  # reference)
                     per_case[case][output.slug] = results[case].values[output.slug] if submitted else None
@@ -601,6 +622,36 @@ class DeclaredChallenge(Challenge):
             np.array([np.nan])
             if weights is None
             else measures.value_metric(metric.metric, truth, predicted, params, weights, event)
+        )
+        key = metric.key("", "value")
+        return {key: value}, {key: boot}
+
+    def _detection_metric(
+        self,
+        metric: MetricSpec,
+        output: OutputSpec,
+        cases: list[str],
+        results: Mapping[str, CaseResult],
+        reference: DeclaredReference,
+        settings: Mapping[str, Any],
+    ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+        """A detection metric over the scored images (reference boxes, submitted boxes and scores)."""
+        images = [ImageDetections(reference.values[output.slug][c], *results[c].values[output.slug]) for c in cases]
+        params = dict(metric.params)
+        if params.get("fp_images") == "negative" and all(len(image.reference) for image in images):
+            raise ConfigurationError(
+                f"The reference of output '{output.slug}' has no image without boxes: {metric.metric} with "
+                "fp_images = 'negative' counts false positives on those images only."
+            )
+        value = measures.detection_metric(metric.metric, images, params) if images else math.nan
+        if math.isnan(value) and params["no_reference"] == "error":
+            raise ConfigurationError(
+                f"The reference of output '{output.slug}' holds no reference box over the scored images: "
+                f"{metric.metric} is undefined (declare no_reference = <number> to give it a value)."
+            )
+        weights = self._weights(len(cases), settings, metric)
+        boot = (
+            np.array([np.nan]) if weights is None else measures.detection_metric(metric.metric, images, params, weights)
         )
         key = metric.key("", "value")
         return {key: value}, {key: boot}

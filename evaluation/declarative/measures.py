@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from evaluation.metrics import catalogue
+from evaluation.metrics.detection import ImageDetections
 from evaluation.metrics.lesions import f1_score
 from evaluation.metrics.overlap import aggregated_dice, dice_from_counts
 
@@ -129,7 +130,8 @@ VALUE_METRICS = {  # declared name -> catalogue name
 PARAMETERS = {"bins": "n_bins", "classes": "labels"}  # a declared key -> the catalogue's parameter, where they differ
 # every edge-case parameter of a catalogue entry above (the declared key, "error" or a number) -> what it means
 EDGE_CASES = {"single_class": "a single class", "no_positive": "no positive case", "no_negative": "no negative case",
-              "no_comparable_pair": "no comparable pair (no event before another case's time)"}  # fmt: skip
+              "no_comparable_pair": "no comparable pair (no event before another case's time)",
+              "no_reference": "no reference object"}  # fmt: skip
 # the metrics whose declared edge key differs from the catalogue's parameter (None: the catalogue's NaN), or
 # that the catalogue leaves NaN: computed with NaN there, the declared value put in its place afterwards
 DECLARED_EDGES: dict[str, dict[str, str | None]] = {
@@ -152,10 +154,11 @@ KAPPA_WEIGHTS = {"none": None, "linear": "linear", "quadratic": "quadratic"}  # 
 
 
 def declared_edges(metric: str) -> tuple[str, ...]:
-    """The declared edge-case keys of a value metric (the catalogue's edge parameters unless renamed)."""
+    """The declared edge-case keys of a value or detection metric (the catalogue's edge parameters
+    unless renamed)."""
     if metric in DECLARED_EDGES:
         return tuple(DECLARED_EDGES[metric])
-    return catalogue.get(VALUE_METRICS[metric]).edge_cases
+    return catalogue.get({**VALUE_METRICS, **DETECTION_METRICS}[metric]).edge_cases
 
 
 def value_metric(
@@ -215,3 +218,43 @@ def _substituted(
     cases = np.arange(truth.size)
     drawn = (np.repeat(cases, row) for row in np.asarray(weights, dtype=np.int64))
     return np.array([catalogue.compute(entry.name, *(x[rows] for x in inputs), **keywords) for rows in drawn], float)
+
+
+# ------------------------------------------------------------------------------------ detection
+
+DETECTION_METRICS = {  # declared name -> catalogue name (the set of images at once)
+    "detection_average_precision": "detection_average_precision",
+    "recall_at_precision": "recall_at_precision",
+    "froc": "froc",
+}
+DETECTION_MATCHING = {"iou": "iou", "distance": "centre_distance"}  # declared match -> the catalogue's criterion
+
+
+def detection_metric(
+    metric: str, images: list[ImageDetections], params: Mapping[str, Any], weights: np.ndarray | None = None
+) -> float | np.ndarray:
+    """The catalogue's ``DETECTION_METRICS[metric]`` over the scored images with the declared matching
+    (``match`` iou | distance of box centres, ``threshold``, ``matching`` greedy | hungarian); the
+    declared ``no_reference`` where no image has a reference box ("error": NaN). With ``weights``
+    one value per resample, each the metric of the resample's drawn images (NaN at the edge case)."""
+    keywords: dict[str, Any] = {
+        "criterion": DETECTION_MATCHING[params["match"]],
+        "threshold": params["threshold"],
+        "method": params["matching"],
+        "no_reference": float("nan"),
+    }
+    keywords.update({key: params[key] for key in ("precision", "fp_rates", "fp_images") if key in params})
+    name = DETECTION_METRICS[metric]
+    if weights is not None:
+        drawn = (np.repeat(np.arange(len(images)), row) for row in np.asarray(weights, dtype=np.int64))
+        return np.array([_detection_resample(name, [images[i] for i in rows], keywords) for rows in drawn], float)
+    value = float(catalogue.compute(name, images, **keywords))
+    declared = params["no_reference"]
+    return float(declared) if math.isnan(value) and not isinstance(declared, str) else value
+
+
+def _detection_resample(name: str, images: list[ImageDetections], keywords: Mapping[str, Any]) -> float:
+    """One resample's value; NaN when it draws no image without boxes but FPs count on those only."""
+    if keywords.get("fp_images") == "negative" and all(len(image.reference) for image in images):
+        return float("nan")
+    return float(catalogue.compute(name, images, **keywords))

@@ -25,9 +25,10 @@ NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
 KEY = re.compile(r"[A-Za-z0-9_-]+")  # a metrics.json key: no dot (the platform splits paths on dots)
 
-OUTPUT_KINDS = ("segmentation", "number", "boolean", "choice")
-RESERVED_KINDS = ("list", "boxes", "points", "csv-column")  # in the format, not yet in the engine
-PLATFORM_KINDS = {"segmentation": "Segmentation", "number": "Float", "boolean": "Bool", "choice": "String"}
+OUTPUT_KINDS = ("segmentation", "number", "boolean", "choice", "boxes")
+RESERVED_KINDS = ("list", "points", "csv-column")  # in the format, not yet in the engine
+PLATFORM_KINDS = {"segmentation": "Segmentation", "number": "Float", "boolean": "Bool", "choice": "String",
+                  "boxes": "Multiple 2D bounding boxes"}  # fmt: skip
 MISSING_POLICIES = ("error", "empty-mask", "worst-value", "misclassification", "exclude", "non-concordant", "tie")
 SURVIVAL_MISSING = ("non-concordant", "tie")  # c_index's policies for a missing risk (survival.MISSING_POLICIES)
 MISSING_BY_KIND = {
@@ -35,7 +36,9 @@ MISSING_BY_KIND = {
     "number": ("error", "worst-value", "exclude", *SURVIVAL_MISSING),
     "boolean": ("error", "misclassification", "exclude"),
     "choice": ("error", "misclassification", "exclude"),
+    "boxes": ("error", "exclude"),
 }
+DETECTION_METRICS = tuple(measures.DETECTION_METRICS)  # on a boxes output
 SEGMENTATION_METRICS = ("dice", "iou", "hd95", "nsd", "lesion_f1", "hausdorff", "masd", "volume_difference",
                         "panoptic_quality")  # fmt: skip
 VALUE_METRICS = {  # metric -> output kinds it scores
@@ -296,10 +299,12 @@ def _reference(table: _Table, kind: str) -> Reference:
         csv_file, _, column = text.partition(":")
         if not csv_file.endswith(".csv") or not column:
             table.fail("reference", f"{text!r} is neither a path pattern with {{case}} nor 'file.csv:column'")
-        if kind == "segmentation":
-            table.fail("reference", "a segmentation output needs a path pattern such as 'labels/{case}.mha'")
+        if kind in ("segmentation", "boxes"):
+            table.fail("reference", f"a {kind} output needs a path pattern such as 'labels/{{case}}.mha' or '.json'")
         return Reference(text, csv_file=csv_file, column=column)
-    if text.count("{case}") != 1 or kind != "segmentation":
+    if kind == "boxes" and (text.count("{case}") != 1 or not text.endswith(".json")):
+        table.fail("reference", f"{text!r} is not a path pattern with exactly one {{case}} ending in .json")
+    if (text.count("{case}") != 1 or kind != "segmentation") and kind != "boxes":
         what = "a path pattern with exactly one {case}" if kind == "segmentation" else "'file.csv:column'"
         table.fail("reference", f"{text!r} is not {what}")
     if Path(text).is_absolute() or ".." in Path(text).parts:
@@ -380,7 +385,7 @@ def _output(table: _Table) -> OutputSpec:
 def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str, MetricSpec]) -> MetricSpec:
     """One ``[[metrics]]`` entry; ``earlier`` maps the aggregate paths of the metrics before it to them."""
     metric = table.get("metric", str)
-    known = (*SEGMENTATION_METRICS, *VALUE_METRICS, COMBINED)
+    known = (*SEGMENTATION_METRICS, *VALUE_METRICS, *DETECTION_METRICS, COMBINED)
     if metric not in known:
         table.fail("metric", f"{metric!r} is not one of {', '.join(known)}")
     name = table.get("name", str, metric)
@@ -404,7 +409,7 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
         if slug not in outputs:
             table.fail("output", f"{slug!r} is not a declared output (outputs: {', '.join(outputs)})")
         output = outputs[slug]
-        allowed_kinds = ("segmentation",) if metric in SEGMENTATION_METRICS else VALUE_METRICS[metric]
+        allowed_kinds = ("segmentation",) if metric in SEGMENTATION_METRICS else VALUE_METRICS.get(metric, ("boxes",))
         if output.kind not in allowed_kinds:
             kinds = " or ".join(allowed_kinds)
             table.fail("output", f"{metric} scores a {kinds} output; {slug!r} is a {output.kind}")
@@ -479,7 +484,28 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
     if metric == "c_index":
         params["sign"] = table.get("sign", str, "risk", ("risk", "time"))  # the output: a risk or a predicted time
         params["policy"] = output.missing if output.missing in SURVIVAL_MISSING else "non-concordant"
-    value_edges = measures.declared_edges(metric) if metric in VALUE_METRICS else ()
+    if metric in DETECTION_METRICS:
+        params["match"] = table.get("match", str, "iou", tuple(measures.DETECTION_MATCHING))
+        if params["match"] == "iou":
+            params["threshold"] = table.get("threshold", float, 0.5)
+            if not 0 <= params["threshold"] < 1:
+                table.fail("threshold", "must be in [0, 1) (a match needs IoU strictly above it)")
+        else:  # the distance of box centres, in the boxes' unit (pixels or mm)
+            params["threshold"] = table.get("threshold", float)
+            if params["threshold"] < 0:
+                table.fail("threshold", "must be a non-negative distance")
+        params["matching"] = table.get("matching", str, "greedy", ("greedy", "hungarian"))
+        if metric == "recall_at_precision":
+            params["precision"] = table.get("precision", float)
+            if not 0 <= params["precision"] <= 1:
+                table.fail("precision", "must be in [0, 1]")
+        if metric == "froc":
+            rates = table.get("fp_rates", list, [1, 2, 4, 8, 16, 32])
+            if not rates or not all(isinstance(r, (int, float)) and not isinstance(r, bool) and r >= 0 for r in rates):
+                table.fail("fp_rates", "must be a non-empty list of non-negative numbers (false positives per image)")
+            params["fp_rates"] = [float(r) for r in rates]
+            params["fp_images"] = table.get("fp_images", str, "all", ("all", "negative"))
+    value_edges = measures.declared_edges(metric) if metric in (*VALUE_METRICS, *DETECTION_METRICS) else ()
     for edge in value_edges:  # the catalogue's edge-case parameters: a number, or "error"
         if edge in measures.PREDICTION_EDGES:  # a participant's answer can cause it: a number, never "error"
             params[edge] = table.get(edge, float, measures.PREDICTION_EDGES[edge])

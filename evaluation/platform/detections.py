@@ -1,0 +1,62 @@
+"""Detections as the platform stores them: the "Multiple 2D bounding boxes" JSON of an output socket
+(``{"type": "Multiple 2D bounding boxes", "boxes": [{"corners": [[x, y, z], ...], "probability": p},
+...]}``, grand-challenge.org's interface kind) or a plain ``[[x1, y1, x2, y2, score], ...]`` array,
+parsed into arrays for ``evaluation.metrics.detection`` (DigestPath 2019 task 1, declared challenges)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from evaluation.errors import SubmissionError
+from evaluation.platform.sockets import finite_number
+
+
+def parse_detections(document: Any, case: str, scored: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """(boxes (n, 4), scores (n,)) from the platform's "Multiple 2D bounding boxes" JSON or a plain
+    ``[[x1, y1, x2, y2, score], ...]`` array; every malformed box is an error naming the image.
+    ``scored=False`` (reference boxes): no score is read (a box's "probability" is ignored, a plain row
+    is ``[x1, y1, x2, y2]``) and every score is 1.0."""
+    rows = []
+    if isinstance(document, dict):
+        boxes = document.get("boxes")
+        if not isinstance(boxes, list):
+            raise SubmissionError(f"The detections of image {case} have no list of 'boxes'.", case)
+        for position, box in enumerate(boxes):
+            corners = box.get("corners") if isinstance(box, dict) else None
+            if (
+                not isinstance(corners, list)
+                or len(corners) < 2
+                or not all(isinstance(c, list) and len(c) >= 2 for c in corners)
+            ):
+                raise SubmissionError(f"Box {position} of image {case} has no valid 'corners'.", case)
+            xs = [finite_number(c[0], f"A corner of box {position} of image {case}", case) for c in corners]
+            ys = [finite_number(c[1], f"A corner of box {position} of image {case}", case) for c in corners]
+            score = box.get("probability") if scored else 1.0
+            rows.append([min(xs), min(ys), max(xs), max(ys), score])
+    elif isinstance(document, list):
+        rows = (
+            document
+            if scored
+            else [[*row, 1.0] if isinstance(row, list) and len(row) == 4 else row for row in document]
+        )
+    else:
+        raise SubmissionError(f"The detections of image {case} are neither a list nor bounding-box JSON.", case)
+    parsed = np.empty((len(rows), 5))
+    for position, row in enumerate(rows):
+        if not isinstance(row, list) or len(row) != 5:
+            layout = "[x1, y1, x2, y2, score]" if scored else "[x1, y1, x2, y2]"
+            raise SubmissionError(f"Detection {position} of image {case} is not {layout}.", case)
+        parsed[position] = [finite_number(v, f"Detection {position} of image {case}", case) for v in row]
+    boxes, scores = parsed[:, :4], parsed[:, 4]
+    negative = np.flatnonzero((boxes < 0).any(axis=1))
+    if negative.size:
+        raise SubmissionError(f"Detection {negative[0]} of image {case} has a negative coordinate.", case)
+    degenerate = np.flatnonzero((boxes[:, 2] <= boxes[:, 0]) | (boxes[:, 3] <= boxes[:, 1]))
+    if degenerate.size:
+        raise SubmissionError(f"Detection {degenerate[0]} of image {case} is degenerate (x2 <= x1 or y2 <= y1).", case)
+    outside = np.flatnonzero((scores < 0) | (scores > 1))
+    if outside.size:
+        raise SubmissionError(f"Detection {outside[0]} of image {case} has a score outside [0, 1].", case)
+    return boxes, scores
