@@ -823,3 +823,25 @@ def test_bad_detection_declarations_name_the_key(old, new, message):
     assert old in DETECTION
     with pytest.raises(ConfigurationError, match=message):
         parse(DETECTION.replace(old, new, 1), "det.toml")
+
+
+# ---------------------------------------------------------------------------- coverage and docs
+
+
+def test_every_catalogue_metric_is_declarable_and_documented():
+    """Each catalogue entry is reached by a declared metric (directly, or as the per-label, dataset
+    or count form of one), but top_label_calibration_error, which needs a multi-class probability
+    output; every declarable metric has a row in the README's reference table."""
+    from evaluation.declarative import measures
+    from evaluation.declarative.schema import COMBINED, DETECTION_METRICS, SEGMENTATION_METRICS, VALUE_METRICS
+    from evaluation.metrics import catalogue
+
+    reached = (
+        set(SEGMENTATION_METRICS) | set(measures.VALUE_METRICS.values()) | set(measures.DETECTION_METRICS.values())
+    )
+    forms = {"dice_per_label", "iou_per_label", "aggregated_dice", "lesion_counts", "lesion_f1_from_counts"}
+    assert set(catalogue.names()) - reached - forms == {"top_label_calibration_error"}
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("### Reference") :]
+    for name in (*SEGMENTATION_METRICS, *VALUE_METRICS, *DETECTION_METRICS, COMBINED):
+        assert f"`{name}`" in table, name
