@@ -501,7 +501,7 @@ def _mutated(old: str, new: str) -> str:
         ('labels = { kidney = 1, tumour = 2, cyst = 3 }', 'labels = { kidney = 1, tumour = 2, cyst = 2 }',
          "outputs[0].labels: two labels share a voxel value"),
         ('reference = "labels/{case}.mha"', 'reference = "labels/case.mha"', "outputs[0].reference: 'labels/case.mha'"),
-        ('kind = "number"', 'kind = "points"', "outputs[1].kind: 'points' is not supported by this version"),
+        ('kind = "number"', 'kind = "list"', "outputs[1].kind: 'list' is not supported by this version"),
         ('kind = "number"', 'kind = "boxes"', "outputs[1].reference: a boxes output needs a path pattern"),
         ('output = "malignancy-likelihood"\nsingle', 'output = "kidney-segmentation"\nsingle',
          "metrics[4].output: auroc scores a number output; 'kidney-segmentation' is a segmentation"),

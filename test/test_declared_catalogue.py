@@ -809,7 +809,7 @@ def test_detection_edge_cases_and_bad_boxes(tmp_path, evaluate_cli):
     [
         ('reference = "boxes/{case}.json"', 'reference = "boxes.csv:n"', r"outputs\[0\]\.reference: a boxes output"),
         ('reference = "boxes/{case}.json"', 'reference = "boxes/{case}.xml"', r"outputs\[0\]\.reference: .* \.json"),
-        ('kind = "boxes"', 'kind = "points"', r"outputs\[0\]\.kind: 'points' is not supported by this version"),
+        ('kind = "boxes"', 'kind = "list"', r"outputs\[0\]\.kind: 'list' is not supported by this version"),
         ("precision = 0.5\n", "", r"metrics\[2\]\.precision: is required"),
         ('match = "distance"', 'match = "centre"', r"metrics\[2\]\.match: 'centre' is not one of iou, distance"),
         ("threshold = 4.0\n", "", r"metrics\[2\]\.threshold: is required"),
@@ -823,6 +823,104 @@ def test_bad_detection_declarations_name_the_key(old, new, message):
     assert old in DETECTION
     with pytest.raises(ConfigurationError, match=message):
         parse(DETECTION.replace(old, new, 1), "det.toml")
+
+
+# ---------------------------------------------------------------------------------------- points
+
+POINTS = """
+name = "catalogue-points"
+title = "Declared detection metrics on points"
+[[inputs]]
+slug = "slide"
+[[outputs]]
+slug = "mitoses"
+kind = "points"
+reference = "points/{case}.json"
+missing = "exclude"
+[[metrics]]
+name = "ap"
+metric = "detection_average_precision"
+output = "mitoses"
+threshold = 3.0
+[[metrics]]
+name = "froc"
+metric = "froc"
+output = "mitoses"
+threshold = 3.0
+fp_rates = [0.25, 0.5, 1]
+matching = "hungarian"
+[leaderboard]
+score = "aggregates.ap"
+"""
+REFERENCE_POINTS = {"m1": [[10, 10], [20, 10], [40, 40]], "m2": [[5, 5, 0]], "m3": []}
+PREDICTED_POINTS = {  # (x, y, score); m1's first prediction is 2 from the first point and 8 from the second
+    "m1": [[12, 10, 0.9], [19, 12, 0.7], [60, 60, 0.8]],
+    "m2": [[5, 8, 0.6], [30, 30, 0.5]],
+    "m3": [[1, 1, 0.3]],
+}
+
+
+def test_declared_points_by_hand(tmp_path, evaluate_cli):
+    """Points match by distance (<= threshold, inclusive); the platform's "Multiple points" JSON
+    with 2D points in the plane z = 0; AP and FROC by hand; a missing output under "exclude"."""
+    root = tmp_path
+    (root / "gt" / "points").mkdir(parents=True)
+    for case, rows in REFERENCE_POINTS.items():
+        (root / "gt" / "points" / f"{case}.json").write_text(json.dumps(rows))
+    toml = root / "points.toml"
+    toml.write_text(POINTS)
+    challenge = get(str(toml))
+    (mitoses,) = challenge.phase.outputs
+    assert mitoses.kind == "Multiple points"
+    documents = {
+        case: {"type": "Multiple points", "points": [{"point": [x, y, 0], "probability": p} for x, y, p in rows],
+               "version": {"major": 1, "minor": 0}}
+        for case, rows in PREDICTED_POINTS.items()
+    }  # fmt: skip
+    write_input(root / "input", [JobSpec(challenge.job_inputs(c), {mitoses: d}) for c, d in documents.items()])
+    run = evaluate_cli(str(toml), root / "input", ground_truth=root / "gt")
+    assert run.exit_code == 0, run.stderr
+    # by hand, in descending score: m1 0.9 TP (2 from [10, 10]), m1 0.8 FP, m1 0.7 TP (sqrt 5 from
+    # [20, 10]), m2 0.6 TP (3 from [5, 5]: inclusive), m2 0.5 FP, m3 0.3 FP; 4 reference points, 3 images
+    tp, fp = np.array([1, 1, 2, 3, 3, 3]), np.array([0, 1, 1, 1, 2, 3])
+    assert run.metrics["aggregates"]["ap"] == pytest.approx(voc_ap(tp, fp, 4), abs=1e-12)
+    expected = froc_by_hand(tp, fp, 4, 3, (0.25, 0.5, 1))
+    assert expected == pytest.approx((0.25 + 0.75 + 0.75) / 3)
+    assert run.metrics["aggregates"]["froc"] == pytest.approx(expected, abs=1e-12)
+    del documents["m2"]
+    write_input(root / "input2", [JobSpec(challenge.job_inputs(c), {mitoses: d}) for c, d in documents.items()])
+    run = evaluate_cli(str(toml), root / "input2", ground_truth=root / "gt")
+    assert run.exit_code == 0, run.stderr
+    assert run.metrics["missing"] == {"jobs": ["m2"], "mitoses": ["m2"]}
+    tp, fp = np.array([1, 1, 2, 2]), np.array([0, 1, 1, 2])  # m2 left out: 3 reference points, 2 images
+    assert run.metrics["aggregates"]["ap"] == pytest.approx(voc_ap(tp, fp, 3), abs=1e-12)
+    with pytest.raises(ConfigurationError, match=r"metrics\[0\]\.match: 'iou' is not one of distance"):
+        parse(POINTS.replace("threshold = 3.0", 'match = "iou"\nthreshold = 0.5', 1), "points.toml")
+
+
+def test_parse_points_formats_and_errors():
+    from evaluation.errors import SubmissionError
+    from evaluation.platform.detections import parse_points
+
+    document = {"type": "Multiple points", "points": [{"point": [1, 2], "probability": 0.5}, {"point": [3, 4, 5],
+                "probability": 1}]}  # fmt: skip
+    points, scores = parse_points(document, "c")
+    assert points.tolist() == [[1, 2, 0], [3, 4, 5]] and scores.tolist() == [0.5, 1.0]
+    points, scores = parse_points([[1, 2, 0.25], [3, 4, 5, 0.75]], "c")
+    assert points.tolist() == [[1, 2, 0], [3, 4, 5]] and scores.tolist() == [0.25, 0.75]
+    points, scores = parse_points([[1, 2], [3, 4, 5]], "c", scored=False)
+    assert points.tolist() == [[1, 2, 0], [3, 4, 5]] and scores.tolist() == [1.0, 1.0]
+    assert parse_points({"points": []}, "c")[0].shape == (0, 3)
+    for bad, message in [
+        ({"type": "Multiple points"}, "The points of image c have no list of 'points'"),
+        ({"points": [[1, 2]]}, "Point 0 of image c is not an object"),
+        ({"points": [{"point": [1], "probability": 0.5}]}, "Point 0 of image c does not have 2 or 3 coordinates"),
+        ({"points": [{"point": [1, 2]}]}, "The score of point 0 of image c"),
+        ([[1, 2, 1.5]], "Point 0 of image c has a score outside"),
+        ("1, 2", "neither a list nor points JSON"),
+    ]:
+        with pytest.raises(SubmissionError, match=message):
+            parse_points(bad, "c")
 
 
 # ---------------------------------------------------------------------------- coverage and docs

@@ -30,6 +30,7 @@ from evaluation.declarative import measures
 from evaluation.declarative.schema import (
     BINARY_REFERENCE_METRICS,
     COMBINED,
+    OBJECT_KINDS,
     SEGMENTATION_METRICS,
     SURVIVAL_MISSING,
     Declaration,
@@ -45,7 +46,7 @@ from evaluation.metrics.detection import ImageDetections
 from evaluation.metrics.lesions import LesionCounts, PanopticQuality, match_lesions, panoptic_quality
 from evaluation.metrics.overlap import volume_difference
 from evaluation.metrics.surface import bounding_box, crop_padded, surface_distances
-from evaluation.platform.detections import parse_detections
+from evaluation.platform.detections import parse_detections, parse_points
 from evaluation.platform.files import read_bytes
 from evaluation.platform.images import label_array, on_reference_grid, read_label_image, spacing_zyx
 from evaluation.platform.matching import match_jobs, stem
@@ -276,19 +277,20 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
             }
     events = {o.slug: _events(ground_truth, declaration, o, values[o.slug]) for o in declaration.outputs if o.event}
     for output in declaration.outputs:
-        if output.kind == "boxes":
-            values[output.slug] = {c: _reference_boxes(files[output.slug][c], c) for c in cases}
+        if output.kind in OBJECT_KINDS:
+            values[output.slug] = {c: _reference_objects(files[output.slug][c], c, output.kind) for c in cases}
     return DeclaredReference(cases, files, values, events)
 
 
-def _reference_boxes(path: Path, case: str) -> np.ndarray:
-    """A case's reference boxes (n, 4) from its JSON file (the platform's boxes JSON or [[x1, y1, x2, y2], ...]);
-    a malformed file is the organizer's problem, named without its content."""
+def _reference_objects(path: Path, case: str, kind: str) -> np.ndarray:
+    """A case's reference boxes (n, 4) or points (n, 3) from its JSON file (the platform's JSON, or
+    [[x1, y1, x2, y2], ...] / [[x, y(, z)], ...]); a malformed file is the organizer's, named without its content."""
+    parse = parse_detections if kind == "boxes" else parse_points
     try:
-        document = parse_json_bytes(read_bytes(path, "reference boxes", case), "reference boxes", case)
-        return parse_detections(document, case, scored=False)[0]
+        document = parse_json_bytes(read_bytes(path, f"reference {kind}", case), f"reference {kind}", case)
+        return parse(document, case, scored=False)[0]
     except SubmissionError as error:
-        raise ConfigurationError(f"The reference boxes of case {case} ({path.name}): {error}") from None
+        raise ConfigurationError(f"The reference {kind} of case {case} ({path.name}): {error}") from None
 
 
 def _events(ground_truth: Path, declaration: Declaration, output: OutputSpec, times: Mapping[str, Any]) -> dict:
@@ -401,8 +403,8 @@ class DeclaredChallenge(Challenge):
                 low, high = output.range
                 raise SubmissionError(f"{what} is {number:g}, outside [{low:g}, {high:g}].", case)
             return number
-        if output.kind == "boxes":
-            return parse_detections(raw, case)
+        if output.kind in OBJECT_KINDS:
+            return (parse_detections if output.kind == "boxes" else parse_points)(raw, case)
         if output.kind == "boolean":
             if not isinstance(raw, bool):
                 raise SubmissionError(f"{what} is not a JSON boolean (true or false).", case)
@@ -496,7 +498,7 @@ class DeclaredChallenge(Challenge):
             elif (output := declaration.output(metric.output)).kind == "segmentation":
                 cases = [c for c in reference.cases if output.slug in results[c].segmentations]
                 values, resamples = self._segmentation_metric(metric, cases, results, settings, per_case)
-            elif output.kind == "boxes":
+            elif output.kind in OBJECT_KINDS:
                 cases = [c for c in reference.cases if output.slug in results[c].values]
                 values, resamples = self._detection_metric(metric, output, cases, results, reference, settings)
             else:
@@ -513,7 +515,7 @@ class DeclaredChallenge(Challenge):
         for output in declaration.outputs:  # (cases skipped for a blank reference have no entry)
             scored = [c for c in reference.cases if output.slug in results[c].submitted]
             lists[output.slug] = [c for c in scored if not results[c].submitted[output.slug]]
-            if output.kind not in ("segmentation", "boxes"):  # (detections: the metrics are over the images)
+            if output.kind not in ("segmentation", *OBJECT_KINDS):  # (detections: the metrics are over the images)
                 for case in scored:  # the participant's own value, never an imputed one (it would reveal the
                     submitted = results[case].submitted[output.slug]  # reference)
                     per_case[case][output.slug] = results[case].values[output.slug] if submitted else None

@@ -234,11 +234,12 @@ def detection_metric(
     metric: str, images: list[ImageDetections], params: Mapping[str, Any], weights: np.ndarray | None = None
 ) -> float | np.ndarray:
     """The catalogue's ``DETECTION_METRICS[metric]`` over the scored images with the declared matching
-    (``match`` iou | distance of box centres, ``threshold``, ``matching`` greedy | hungarian); the
+    (``match`` iou | distance of box centres, or of points for ``objects = "points"``; ``threshold``,
+    ``matching`` greedy | hungarian); the
     declared ``no_reference`` where no image has a reference box ("error": NaN). With ``weights``
     one value per resample, each the metric of the resample's drawn images (NaN at the edge case)."""
     keywords: dict[str, Any] = {
-        "criterion": DETECTION_MATCHING[params["match"]],
+        "criterion": "distance" if params["objects"] == "points" else DETECTION_MATCHING[params["match"]],
         "threshold": params["threshold"],
         "method": params["matching"],
         "no_reference": float("nan"),

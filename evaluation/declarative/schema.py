@@ -25,10 +25,10 @@ NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
 KEY = re.compile(r"[A-Za-z0-9_-]+")  # a metrics.json key: no dot (the platform splits paths on dots)
 
-OUTPUT_KINDS = ("segmentation", "number", "boolean", "choice", "boxes")
-RESERVED_KINDS = ("list", "points", "csv-column")  # in the format, not yet in the engine
+OUTPUT_KINDS = ("segmentation", "number", "boolean", "choice", "boxes", "points")
+RESERVED_KINDS = ("list", "csv-column")  # in the format, not yet in the engine
 PLATFORM_KINDS = {"segmentation": "Segmentation", "number": "Float", "boolean": "Bool", "choice": "String",
-                  "boxes": "Multiple 2D bounding boxes"}  # fmt: skip
+                  "boxes": "Multiple 2D bounding boxes", "points": "Multiple points"}  # fmt: skip
 MISSING_POLICIES = ("error", "empty-mask", "worst-value", "misclassification", "exclude", "non-concordant", "tie")
 SURVIVAL_MISSING = ("non-concordant", "tie")  # c_index's policies for a missing risk (survival.MISSING_POLICIES)
 MISSING_BY_KIND = {
@@ -37,7 +37,9 @@ MISSING_BY_KIND = {
     "boolean": ("error", "misclassification", "exclude"),
     "choice": ("error", "misclassification", "exclude"),
     "boxes": ("error", "exclude"),
+    "points": ("error", "exclude"),
 }
+OBJECT_KINDS = ("boxes", "points")  # detection outputs: one JSON file of objects per image
 DETECTION_METRICS = tuple(measures.DETECTION_METRICS)  # on a boxes output
 SEGMENTATION_METRICS = ("dice", "iou", "hd95", "nsd", "lesion_f1", "hausdorff", "masd", "volume_difference",
                         "panoptic_quality")  # fmt: skip
@@ -299,12 +301,12 @@ def _reference(table: _Table, kind: str) -> Reference:
         csv_file, _, column = text.partition(":")
         if not csv_file.endswith(".csv") or not column:
             table.fail("reference", f"{text!r} is neither a path pattern with {{case}} nor 'file.csv:column'")
-        if kind in ("segmentation", "boxes"):
+        if kind in ("segmentation", *OBJECT_KINDS):
             table.fail("reference", f"a {kind} output needs a path pattern such as 'labels/{{case}}.mha' or '.json'")
         return Reference(text, csv_file=csv_file, column=column)
-    if kind == "boxes" and (text.count("{case}") != 1 or not text.endswith(".json")):
+    if kind in OBJECT_KINDS and (text.count("{case}") != 1 or not text.endswith(".json")):
         table.fail("reference", f"{text!r} is not a path pattern with exactly one {{case}} ending in .json")
-    if (text.count("{case}") != 1 or kind != "segmentation") and kind != "boxes":
+    if (text.count("{case}") != 1 or kind != "segmentation") and kind not in OBJECT_KINDS:
         what = "a path pattern with exactly one {case}" if kind == "segmentation" else "'file.csv:column'"
         table.fail("reference", f"{text!r} is not {what}")
     if Path(text).is_absolute() or ".." in Path(text).parts:
@@ -409,7 +411,7 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
         if slug not in outputs:
             table.fail("output", f"{slug!r} is not a declared output (outputs: {', '.join(outputs)})")
         output = outputs[slug]
-        allowed_kinds = ("segmentation",) if metric in SEGMENTATION_METRICS else VALUE_METRICS.get(metric, ("boxes",))
+        allowed_kinds = ("segmentation",) if metric in SEGMENTATION_METRICS else VALUE_METRICS.get(metric, OBJECT_KINDS)
         if output.kind not in allowed_kinds:
             kinds = " or ".join(allowed_kinds)
             table.fail("output", f"{metric} scores a {kinds} output; {slug!r} is a {output.kind}")
@@ -485,7 +487,9 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
         params["sign"] = table.get("sign", str, "risk", ("risk", "time"))  # the output: a risk or a predicted time
         params["policy"] = output.missing if output.missing in SURVIVAL_MISSING else "non-concordant"
     if metric in DETECTION_METRICS:
-        params["match"] = table.get("match", str, "iou", tuple(measures.DETECTION_MATCHING))
+        params["objects"] = output.kind  # points match by distance only
+        matches = ("distance",) if output.kind == "points" else tuple(measures.DETECTION_MATCHING)
+        params["match"] = table.get("match", str, matches[0], matches)
         if params["match"] == "iou":
             params["threshold"] = table.get("threshold", float, 0.5)
             if not 0 <= params["threshold"] < 1:

@@ -60,3 +60,37 @@ def parse_detections(document: Any, case: str, scored: bool = True) -> tuple[np.
     if outside.size:
         raise SubmissionError(f"Detection {outside[0]} of image {case} has a score outside [0, 1].", case)
     return boxes, scores
+
+
+def parse_points(document: Any, case: str, scored: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """(points (n, 3), scores (n,)) from the platform's "Multiple points" JSON (``{"type": "Multiple
+    points", "points": [{"point": [x, y, z], "probability": p}, ...]}``) or a plain ``[[x, y, (z,)
+    score], ...]`` array; a point of 2 coordinates is in the plane z = 0 (as the platform writes 2D points).
+    ``scored=False`` (reference points): no score is read (a plain row is the coordinates only) and
+    every score is 1.0. Every malformed point is an error naming the image."""
+    rows: list[tuple[Any, Any]] = []  # (coordinates, score)
+    if isinstance(document, dict):
+        points = document.get("points")
+        if not isinstance(points, list):
+            raise SubmissionError(f"The points of image {case} have no list of 'points'.", case)
+        for position, point in enumerate(points):
+            if not isinstance(point, dict):
+                raise SubmissionError(f"Point {position} of image {case} is not an object with a 'point'.", case)
+            rows.append((point.get("point"), point.get("probability") if scored else 1.0))
+    elif isinstance(document, list):
+        for row in document:
+            valid = isinstance(row, list) and len(row) > 1
+            rows.append((row[:-1], row[-1]) if scored and valid else (row, 1.0))
+    else:
+        raise SubmissionError(f"The points of image {case} are neither a list nor points JSON.", case)
+    coordinates, scores = [], np.empty(len(rows))
+    for position, (point, score) in enumerate(rows):
+        what = f"Point {position} of image {case}"
+        if not isinstance(point, list) or len(point) not in (2, 3):
+            raise SubmissionError(f"{what} does not have 2 or 3 coordinates.", case)
+        coordinates.append([*(finite_number(value, what, case) for value in point), 0.0][:3])
+        scores[position] = finite_number(score, f"The score of {what.lower()}", case)
+    outside = np.flatnonzero((scores < 0) | (scores > 1))
+    if outside.size:
+        raise SubmissionError(f"Point {outside[0]} of image {case} has a score outside [0, 1].", case)
+    return np.array(coordinates, dtype=float).reshape(len(rows), 3), scores
