@@ -79,6 +79,7 @@ metric = "panoptic_quality"
 output = "seg"
 quality = "sq"
 no_instances = "exclude"
+bootstrap = true
 [[metrics]]
 name = "rq"
 metric = "panoptic_quality"
@@ -245,6 +246,13 @@ def test_declared_segmentation_metrics_against_independent_references(tmp_path, 
             summed = np.sum([oracle[case][f"f1_{how}_{label}_counts"] for case in REFERENCES], axis=0)
             dataset = 2 * summed[0] / (2 * summed[0] + summed[1] + summed[2])
             assert metrics["aggregates"][f"f1_{how}_{label}_dataset"] == pytest.approx(dataset, abs=1e-9)
+    draws = np.random.default_rng(0).integers(0, len(REFERENCES), size=(1000, len(REFERENCES)))
+    for label in LABELS:  # the CI of a mean with excluded cases: each resample's mean of its non-excluded draws
+        per_case = np.array([oracle[case][f"sq_{label}"] for case in REFERENCES])
+        means = [np.nanmean(per_case[row]) for row in draws if not np.isnan(per_case[row]).all()]
+        low, high = np.percentile(means, [2.5, 97.5])
+        got = (metrics["aggregates"][f"sq_{label}_mean_ci_low"], metrics["aggregates"][f"sq_{label}_mean_ci_high"])
+        assert got == pytest.approx((low, high), abs=1e-12)
     settings = metrics["settings"]["metrics"]
     assert settings["rvd"]["empty_reference"] == 9.0 and settings["f1_hungarian"]["matching"] == "hungarian"
     assert "empty_reference" not in settings["vd"]  # absolute volumes have no edge case
