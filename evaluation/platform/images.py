@@ -113,8 +113,9 @@ def spacing_zyx(image: sitk.Image) -> tuple[float, ...]:
 
 
 def read_nonzero_mask(path: Path, case: str, whose: str, named: str, what: str = "mask", shown: str = "") -> np.ndarray:
-    """A 2D mask as booleans where any non-zero pixel (of any channel: RGB PNGs reduce by ``any``) is
-    foreground, as DigestPath 2019's masks (PNG through Pillow, other formats through SimpleITK).
+    """A 2D mask as booleans where any non-zero pixel (of any channel: colour images reduce by ``any``)
+    is foreground, as DigestPath 2019's masks (PNG through Pillow, other formats through SimpleITK; a
+    volume of one slice counts as 2D, a volume of several is refused).
 
     ``whose`` is "reference" (organizer data: ``ConfigurationError`` asking to replace ``shown``, the
     file's path in the ground truth) or the participant's word ("predicted"); ``named`` is the case as
@@ -126,8 +127,10 @@ def read_nonzero_mask(path: Path, case: str, whose: str, named: str, what: str =
 
             with Image.open(path) as image:
                 array = np.asarray(image)
+            colour = array.ndim == 3  # (height, width, channels)
         else:
-            array = sitk.GetArrayFromImage(sitk.ReadImage(str(path)))
+            image = sitk.ReadImage(str(path))
+            array, colour = sitk.GetArrayFromImage(image), image.GetNumberOfComponentsPerPixel() > 1
     except Exception:  # every reader error means the same to a participant: unreadable
         if whose == "reference":
             raise ConfigurationError(
@@ -136,9 +139,7 @@ def read_nonzero_mask(path: Path, case: str, whose: str, named: str, what: str =
                 case,
             ) from None
         raise SubmissionError(f"The {whose} {what} of {named} cannot be read as an image.", case) from None
-    array = np.squeeze(array)
-    if array.ndim == 3:
-        array = array.any(axis=-1)
+    array = np.squeeze(array.any(axis=-1) if colour else array)  # a (1, height, width) volume is 2D
     if array.ndim != 2:
         raise error(f"The {whose} {what} of {named} is not a 2D image.", case)
     return array != 0
