@@ -276,3 +276,11 @@ def test_the_full_settings_layout_keeps_the_notes_and_bootstrap_options_appear_w
     assert list(settings)[:3] == ["challenge", "declaration", "dice_average"] and list(settings)[-2:] == ["dice", "auc"]
     assert settings["metrics"]["dice"]["mean_over"] == "all" and settings["seed"] == 0
     assert list(run.metrics["aggregates"]) == ["dice", "auc", "auc_ci_low", "auc_ci_high", "images", "dice_images"]
+
+
+def test_the_readme_documents_every_new_key():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("### Reference") :]
+    for key in ("same_stem", "word", "reference_suffixes", "noun", '"nonzero"', "case_key", "positives", "[report]",
+                "case_values", "label_presence", "[report.counts]", "[report.notes]", "{stem}"):  # fmt: skip
+        assert key in table, key
