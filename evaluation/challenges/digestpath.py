@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from evaluation.challenges.base import Challenge, Option, Phase, Prepared
+from evaluation.challenges.base import Challenge, Checked, Option, Phase, Prepared, input_image
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics.detection import FROC_FP_RATES, MATCHING_METHODS, ImageDetections, match_image, summarise
 from evaluation.metrics.overlap import aggregated_dice
@@ -128,6 +128,14 @@ def parse_detections(document: Any, case: str) -> tuple[np.ndarray, np.ndarray]:
     return boxes, scores
 
 
+def _detections(input_dir: Path, job: Job, case: str) -> tuple[np.ndarray, np.ndarray]:
+    """The job's detections, parsed and checked (``prepare`` and the pre-flight check)."""
+    document = read_json_output(input_dir, job, DETECTIONS.slug, case)
+    if document is None:
+        raise SubmissionError(f"Image {case} has no output {DETECTIONS.relative_path}.", case)
+    return parse_detections(document, case)
+
+
 class DigestPath2019Task1(Challenge):
     name = "digestpath2019-task1"
     cases_in_process = True
@@ -155,13 +163,13 @@ class DigestPath2019Task1(Challenge):
 
     def prepare(self, input_dir: Path, reference: Mapping[str, np.ndarray], settings: Mapping[str, Any]) -> Prepared:
         jobs = _jobs_by_case(self, input_dir, list(reference))
-        tasks = []
-        for case, job in jobs.items():
-            document = read_json_output(input_dir, job, DETECTIONS.slug, case)
-            if document is None:
-                raise SubmissionError(f"Image {case} has no output {DETECTIONS.relative_path}.", case)
-            tasks.append(CaseTask(case, parse_detections(document, case)))
-        return Prepared(tasks)
+        return Prepared([CaseTask(case, _detections(input_dir, job, case)) for case, job in jobs.items()])
+
+    def check_job(
+        self, input_dir: Path, job: Job, case: str, settings: Mapping[str, Any], images: Path | None
+    ) -> Checked:
+        _detections(input_dir, job, case)  # every check of the boxes needs no reference
+        return Checked()
 
     @staticmethod
     def score_case(task: CaseTask, settings: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
@@ -255,6 +263,26 @@ def read_mask(path: Path, case: str, whose: str) -> np.ndarray:
     return array != 0
 
 
+def _tissue_outputs(input_dir: Path, job: Job, case: str) -> tuple[Path, float]:
+    """(the mask file, its header checked; the malignancy likelihood) of one job."""
+    mask = image_output_file(input_dir, job, TISSUE_MASK.slug, case)
+    if mask is None:
+        raise SubmissionError(f"Image {case} has no segmentation output.", case)
+    likelihood = read_json_output(input_dir, job, MALIGNANCY.slug, case)
+    if likelihood is None:
+        raise SubmissionError(f"Image {case} has no output {MALIGNANCY.relative_path}.", case)
+    return mask, finite_number(likelihood, f"The malignancy likelihood of image {case}", case)
+
+
+def _same_size(prediction: np.ndarray, shape: tuple[int, ...], case: str) -> None:
+    if prediction.shape != shape:
+        raise SubmissionError(
+            f"The predicted mask of image {case} is {prediction.shape[1]}x{prediction.shape[0]} pixels; "
+            f"the image is {shape[1]}x{shape[0]}.",
+            case,
+        )
+
+
 class DigestPath2019Task2(Challenge):
     name = "digestpath2019-task2"
     title = "DigestPath 2019 task 2: colonoscopy tissue segmentation (Dice) and classification (AUC)"
@@ -298,15 +326,22 @@ class DigestPath2019Task2(Challenge):
         jobs = _jobs_by_case(self, input_dir, list(reference.labels))
         tasks = []
         for case, job in jobs.items():
-            mask = image_output_file(input_dir, job, TISSUE_MASK.slug, case)
-            if mask is None:
-                raise SubmissionError(f"Image {case} has no segmentation output.", case)
-            likelihood = read_json_output(input_dir, job, MALIGNANCY.slug, case)
-            if likelihood is None:
-                raise SubmissionError(f"Image {case} has no output {MALIGNANCY.relative_path}.", case)
-            value = finite_number(likelihood, f"The malignancy likelihood of image {case}", case)
+            mask, value = _tissue_outputs(input_dir, job, case)
             tasks.append(CaseTask(case, (mask, reference.masks[case], value)))
         return Prepared(tasks)
+
+    def check_job(
+        self, input_dir: Path, job: Job, case: str, settings: Mapping[str, Any], images: Path | None
+    ) -> Checked:
+        """Both outputs as ``prepare`` reads them, the mask as ``score_case`` reads it and, with the
+        input image at hand, the mask's size against the image's."""
+        mask, _ = _tissue_outputs(input_dir, job, case)
+        prediction = read_mask(mask, case, "predicted")
+        image = input_image(images, job, TISSUE_INPUT.slug)
+        if image is None:
+            return Checked(unchecked=["the masks' size against the images (give --images)"])
+        _same_size(prediction, read_mask(image, case, "input").shape, case)
+        return Checked()
 
     @staticmethod
     def score_case(task: CaseTask, settings: Mapping[str, Any]) -> tuple[int, int, int, float]:
@@ -314,12 +349,7 @@ class DigestPath2019Task2(Challenge):
         prediction_path, reference_path, likelihood = task.payload
         prediction = read_mask(prediction_path, task.case, "predicted")
         reference = read_mask(reference_path, task.case, "reference")
-        if prediction.shape != reference.shape:
-            raise SubmissionError(
-                f"The predicted mask of image {task.case} is {prediction.shape[1]}x{prediction.shape[0]} pixels; "
-                f"the image is {reference.shape[1]}x{reference.shape[0]}.",
-                task.case,
-            )
+        _same_size(prediction, reference.shape, task.case)
         overlap = int(np.count_nonzero(prediction & reference))
         return overlap, int(np.count_nonzero(reference)), int(np.count_nonzero(prediction)), likelihood
 

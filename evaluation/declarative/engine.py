@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
+import SimpleITK as sitk
 
-from evaluation.challenges.base import CaseTask, Challenge, Option, Phase, Prepared
+from evaluation.challenges.base import CaseTask, Challenge, Checked, Option, Phase, Prepared, input_image
 from evaluation.declarative import measures
 from evaluation.declarative.schema import (
     BINARY_REFERENCE_METRICS,
@@ -42,7 +43,13 @@ from evaluation.errors import ConfigurationError, EvaluationError, SubmissionErr
 from evaluation.metrics.bootstrap import percentile_interval, resample_weights
 from evaluation.metrics.lesions import LesionCounts, match_lesions
 from evaluation.metrics.surface import bounding_box, crop_padded, surface_distances
-from evaluation.platform.images import label_array, on_reference_grid, read_label_image, spacing_zyx
+from evaluation.platform.images import (
+    label_array,
+    on_reference_grid,
+    read_input_image,
+    read_label_image,
+    spacing_zyx,
+)
 from evaluation.platform.matching import match_jobs, stem
 from evaluation.platform.predictions import Job, Socket, load_jobs
 from evaluation.platform.sockets import finite_number, image_output_file, read_json_output
@@ -104,18 +111,27 @@ class CaseResult:
     submitted: Mapping[str, bool]
 
 
+def submitted_labels(
+    output: SegmentationTask | OutputSpec, path: Path, grid: sitk.Image | None, case: str
+) -> np.ndarray:
+    """The submitted label image read and checked (pixel type, dimension, labels) and, unless
+    ``grid`` is ``None`` (the pre-flight check without the input image), on that grid."""
+    what = f"'{output.slug}' segmentation"
+    image = read_label_image(path, case, "submitted", what, output.dimension)
+    if grid is not None:
+        image = on_reference_grid(image, grid, case, output.geometry, output.tolerance, what)
+    return label_array(image, case, "submitted", [value for _, value in output.labels], what)
+
+
 def score_segmentation(task: SegmentationTask, case: str) -> SegmentationNumbers:
     """Read the reference and prediction once, check them, and compute every requested number."""
     what = f"'{task.slug}' segmentation"
-    allowed = [value for _, value in task.labels]
     reference = read_label_image(task.reference, case, "reference", what, task.dimension)
-    ref_array = label_array(reference, case, "reference", allowed, what)
+    ref_array = label_array(reference, case, "reference", [value for _, value in task.labels], what)
     if task.prediction is None:
         pred_array = np.zeros_like(ref_array)
     else:
-        submitted = read_label_image(task.prediction, case, "submitted", what, task.dimension)
-        on_grid = on_reference_grid(submitted, reference, case, task.geometry, task.tolerance, what)
-        pred_array = label_array(on_grid, case, "submitted", allowed, what)
+        pred_array = submitted_labels(task, task.prediction, reference, case)
     spacing = spacing_zyx(reference)
     diagonal = float(np.linalg.norm(np.array(ref_array.shape) * np.array(spacing)))
     box = bounding_box(ref_array, pred_array)
@@ -358,7 +374,7 @@ class DeclaredChallenge(Challenge):
                 if output.kind == "segmentation":
                     path = image_output_file(input_dir, job, output.slug, case) if job else None
                     if path is None and output.missing == "error":
-                        raise SubmissionError(f"Case {case} has no output '{output.slug}'.", case)
+                        raise _no_output(output, case)
                     if path is not None or output.missing == "empty-mask":
                         reference_file = reference.files[output.slug][case]
                         segmentations.append(_segmentation_task(declaration, output, reference_file, path))
@@ -369,7 +385,7 @@ class DeclaredChallenge(Challenge):
                 if case not in reference.values[output.slug]:
                     continue  # a blank reference cell under blank = "skip": not scored, not missing
                 if raw is None and output.missing == "error":
-                    raise SubmissionError(f"Case {case} has no output '{output.slug}' ({output.relative_path}).", case)
+                    raise _no_output(output, case)
                 if raw is not None:
                     values[output.slug] = value
                 elif output.missing != "exclude":
@@ -377,6 +393,34 @@ class DeclaredChallenge(Challenge):
                 submitted[output.slug] = raw is not None
             tasks.append(CaseTask(case, CasePayload(tuple(segmentations), values, submitted)))
         return Prepared(tasks, matched.missing)
+
+    def check_job(
+        self, input_dir: Path, job: Job, case: str, settings: Mapping[str, Any], images: Path | None
+    ) -> Checked:
+        """Every output as ``prepare`` reads it (kind, range) and each segmentation as ``score_case``
+        checks it, on the grid of the case's input image when ``images`` holds it. A missing output
+        fails under the policy "error" (unless the reference is blank there: unknown here) and is a
+        warning under any other policy."""
+        declaration = self.in_force(settings)
+        checked = Checked()
+        for output in declaration.outputs:
+            if output.kind == "segmentation":
+                found = image_output_file(input_dir, job, output.slug, case)
+                if found is not None:
+                    grid = input_image(images, job, declaration.cases.input)
+                    if grid is None:
+                        checked.unchecked.append("the segmentations' grid against the input image (give --images)")
+                    submitted_labels(output, found, None if grid is None else read_input_image(grid), case)
+            elif (found := read_json_output(input_dir, job, output.slug, case)) is not None:
+                self._value(output, found, case)
+            if found is None and output.missing == "error":
+                raise _no_output(output, case)
+            if found is None:
+                checked.warnings.append(
+                    f"Case {case} has no output '{output.slug}'; the evaluation applies its missing policy "
+                    f"'{output.missing}'."
+                )
+        return checked
 
     @staticmethod
     def score_case(task: CaseTask, settings: Mapping[str, Any]) -> CaseResult:
@@ -552,6 +596,12 @@ class DeclaredChallenge(Challenge):
                 for m in declaration.metrics
             },
         }  # fmt: skip
+
+
+def _no_output(output: OutputSpec, case: str) -> SubmissionError:
+    """The error of a missing output under the policy "error"."""
+    where = "" if output.kind == "segmentation" else f" ({output.relative_path})"
+    return SubmissionError(f"Case {case} has no output '{output.slug}'{where}.", case)
 
 
 def _form(
