@@ -113,14 +113,15 @@ class CaseResult:
 
 def submitted_labels(
     output: SegmentationTask | OutputSpec, path: Path, grid: sitk.Image | None, case: str
-) -> np.ndarray:
+) -> tuple[sitk.Image, np.ndarray]:
     """The submitted label image read and checked (pixel type, dimension, labels) and, unless
-    ``grid`` is ``None`` (the pre-flight check without the input image), on that grid."""
+    ``grid`` is ``None`` (the pre-flight check without the input image), on that grid; with its
+    voxels, a view into the image (which the caller must keep while it uses them)."""
     what = f"'{output.slug}' segmentation"
     image = read_label_image(path, case, "submitted", what, output.dimension)
     if grid is not None:
         image = on_reference_grid(image, grid, case, output.geometry, output.tolerance, what)
-    return label_array(image, case, "submitted", [value for _, value in output.labels], what)
+    return image, label_array(image, case, "submitted", [value for _, value in output.labels], what)
 
 
 def score_segmentation(task: SegmentationTask, case: str) -> SegmentationNumbers:
@@ -131,7 +132,7 @@ def score_segmentation(task: SegmentationTask, case: str) -> SegmentationNumbers
     if task.prediction is None:
         pred_array = np.zeros_like(ref_array)
     else:
-        pred_array = submitted_labels(task, task.prediction, reference, case)
+        _image, pred_array = submitted_labels(task, task.prediction, reference, case)  # _image: owns the voxels
     spacing = spacing_zyx(reference)
     diagonal = float(np.linalg.norm(np.array(ref_array.shape) * np.array(spacing)))
     box = bounding_box(ref_array, pred_array)
