@@ -169,6 +169,24 @@ SIDE_BY_SIDE: dict[str, tuple[str, Callable[[Path], Built], Change, Callable[[Bu
         lambda b: _segmentation(b, 1, np.zeros((1, 1, 4), np.float32)),
         None,
     ),
+    "hecktor2025-task1 a bad label in P1 and a bad header in P2: prepare's problem first": (
+        "hecktor2025-task1",
+        hecktor("hecktor2025-task1"),
+        lambda b: (
+            _segmentation(b, 0, np.array([[[0, 3, 1, 2]]], np.uint8)),
+            text(b.image(1, SEGMENTATION_2025.relative_path), b"\x00garbage"),
+        ),
+        None,
+    ),
+    "rare25 a string in s1 and a missing output in s2: prepare's problem first": (
+        "rare25",
+        rare25,
+        lambda b: (
+            text(b.output(0, LIKELIHOODS.relative_path), '["x", 0.2, 0.3, 0.4]'),
+            b.output(1, LIKELIHOODS.relative_path).unlink(),
+        ),
+        None,
+    ),
     "hecktor2026 stage not a string": (
         "hecktor2026", hecktor("hecktor2026"), lambda b: text(b.output(1, T_STAGE.relative_path), "3"), None,
     ),

@@ -9,7 +9,7 @@ declares its cases cheap: ``cases_in_process``), then calls ``aggregate`` once.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -110,15 +110,18 @@ class Prepared:
 class Checked:
     """What the participant's pre-flight check (``evaluation.check``) found without the ground truth:
     the cases checked, warnings (outputs the evaluation will count as missing under the challenge's
-    policy) and what could not be checked."""
+    policy) and what could not be checked; ``later``: the checks of ``score_case``, which the
+    evaluation runs after ``prepare`` has read every job (so the first problem is the same)."""
 
     cases: int = 0
     warnings: list[str] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)
+    later: list[Callable[[], Any]] = field(default_factory=list)
 
     def add(self, other: Checked) -> None:
         self.warnings += other.warnings
         self.unchecked += [line for line in other.unchecked if line not in self.unchecked]
+        self.later += other.later
 
 
 def input_image(images: Path | None, job: Job, slug: str) -> Path | None:
@@ -202,6 +205,8 @@ class Challenge(ABC):
         checked = Checked(cases=len(matched.jobs))
         for case, job in matched.jobs.items():
             checked.add(self.check_job(input_dir, job, case, settings, images))
+        for step in checked.later:
+            step()
         return checked
 
     def check_job(

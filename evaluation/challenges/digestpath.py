@@ -336,12 +336,15 @@ class DigestPath2019Task2(Challenge):
         """Both outputs as ``prepare`` reads them, the mask as ``score_case`` reads it and, with the
         input image at hand, the mask's size against the image's."""
         mask, _ = _tissue_outputs(input_dir, job, case)
-        prediction = read_mask(mask, case, "predicted")
         image = input_image(images, job, TISSUE_INPUT.slug)
-        if image is None:
-            return Checked(unchecked=["the masks' size against the images (give --images)"])
-        _same_size(prediction, read_mask(image, case, "input").shape, case)
-        return Checked()
+
+        def score_checks() -> None:
+            prediction = read_mask(mask, case, "predicted")
+            if image is not None:
+                _same_size(prediction, read_mask(image, case, "input").shape, case)
+
+        unchecked = [] if image else ["the masks' size against the images (give --images)"]
+        return Checked(unchecked=unchecked, later=[score_checks])
 
     @staticmethod
     def score_case(task: CaseTask, settings: Mapping[str, Any]) -> tuple[int, int, int, float]:

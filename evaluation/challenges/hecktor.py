@@ -543,13 +543,17 @@ class _Hecktor(Challenge):
         if path is None:
             checked.warnings.append(f"Case {case} has no segmentation; it will count as an empty mask.")
             return checked
-        segmentation = _read(path, case, "submitted")
         ct = input_image(images, job, CT.slug)
         if ct is None:
             checked.unchecked.append("the segmentations' grid against the CT (give --images)")
-        else:
-            segmentation = _check_geometry(segmentation, read_input_image(ct), case, settings["resample"])
-        _labels_array(segmentation, case, "submitted")
+
+        def score_checks() -> None:
+            segmentation = _read(path, case, "submitted")
+            if ct is not None:
+                segmentation = _check_geometry(segmentation, read_input_image(ct), case, settings["resample"])
+            _labels_array(segmentation, case, "submitted")
+
+        checked.later.append(score_checks)
         return checked
 
     @staticmethod

@@ -261,9 +261,12 @@ class Rare25(Challenge):
     ) -> Checked:
         """The likelihoods as ``score_case`` reads them; one per frame when the input stack is at hand
         (its frames counted from the TIFF's header)."""
-        stack = input_image(images, job, INPUT.slug)
-        read_likelihoods(_likelihoods_file(input_dir, job, case), None if stack is None else frames(stack), case)
-        return Checked(unchecked=[] if stack else ["one likelihood per frame (give --images to count the frames)"])
+        path, stack = _likelihoods_file(input_dir, job, case), input_image(images, job, INPUT.slug)
+        n_frames = None if stack is None else frames(stack)
+        return Checked(
+            unchecked=[] if stack else ["one likelihood per frame (give --images to count the frames)"],
+            later=[lambda: read_likelihoods(path, n_frames, case)],
+        )
 
     @staticmethod
     def score_case(task: CaseTask, settings: Mapping[str, Any]) -> np.ndarray:

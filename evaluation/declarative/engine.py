@@ -20,6 +20,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -411,7 +412,7 @@ class DeclaredChallenge(Challenge):
                     grid = input_image(images, job, declaration.cases.input)
                     if grid is None:
                         checked.unchecked.append("the segmentations' grid against the input image (give --images)")
-                    submitted_labels(output, found, None if grid is None else read_input_image(grid), case)
+                    checked.later.append(partial(_check_segmentation, output, found, grid, case))
             elif (found := read_json_output(input_dir, job, output.slug, case)) is not None:
                 self._value(output, found, case)
             if found is None and output.missing == "error":
@@ -597,6 +598,11 @@ class DeclaredChallenge(Challenge):
                 for m in declaration.metrics
             },
         }  # fmt: skip
+
+
+def _check_segmentation(output: OutputSpec, path: Path, grid: Path | None, case: str) -> None:
+    """``score_case``'s checks of a submitted segmentation, on the input image's grid when at hand."""
+    submitted_labels(output, path, None if grid is None else read_input_image(grid), case)
 
 
 def _no_output(output: OutputSpec, case: str) -> SubmissionError:
