@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import tempfile
+import traceback
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -61,10 +63,16 @@ def check(
 def parser() -> argparse.ArgumentParser:
     result = argparse.ArgumentParser(
         prog="python -m evaluation.check",
-        description=__doc__.split("\n\n")[1],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Check your algorithm's outputs before you submit them: every rule of the evaluation that "
+        "needs no ground truth, with the evaluation's own messages. Exit 0: the evaluation would accept them (as far "
+        "as can be known without the ground truth; stdout says what was not checked). Exit 1: the last stderr line "
+        "says why, as the evaluation would.",
     )
-    result.add_argument("--challenge", default=os.environ.get("EVALUATION_CHALLENGE"), help="challenge name")
+    result.add_argument(
+        "--challenge",
+        default=os.environ.get("EVALUATION_CHALLENGE"),
+        help="challenge name (python -m evaluation --list; default: $EVALUATION_CHALLENGE)",
+    )
     source = result.add_mutually_exclusive_group(required=True)
     source.add_argument("--input", type=Path, help="the platform's /input layout (or the folder of your CSV)")
     source.add_argument("--outputs", type=Path, help="DIR/<case>/ = what your algorithm wrote to /output")
@@ -83,8 +91,9 @@ def main(argv: Sequence[str] | None = None, log: Callable[[str], None] = print) 
         )
     except EvaluationError as error:
         return _fail(str(error))
-    except Exception as error:  # a defect of the check, not of the outputs
-        return _fail(f"The check failed with an internal error ({type(error).__name__}: {error}).")
+    except Exception as error:  # a defect of the check, not of the outputs: the traceback on stdout
+        traceback.print_exc(file=sys.stdout)
+        return _fail(f"The check failed with an internal error ({type(error).__name__}).")
     for warning in checked.warnings:
         log(f"Warning: {warning}")
     what = "images" if get(arguments.challenge).phase.prediction_file else "cases"
