@@ -21,7 +21,7 @@ from test_make_input import plain_outputs
 
 from evaluation.challenges import get, names
 from evaluation.challenges.digestpath import MALIGNANCY, TISSUE_MASK
-from evaluation.challenges.hecktor import RFS, SEGMENTATION_2025, T_STAGE
+from evaluation.challenges.hecktor import RFS, SEGMENTATION_2025, SEGMENTATION_2026, T_STAGE
 from evaluation.challenges.rare25 import OUTPUT as LIKELIHOODS
 from evaluation.check import main
 from evaluation.platform import files
@@ -184,6 +184,15 @@ SIDE_BY_SIDE: dict[str, tuple[str, Callable[[Path], Built], Change, Callable[[Bu
         lambda b: (
             text(b.output(0, LIKELIHOODS.relative_path), '["x", 0.2, 0.3, 0.4]'),
             b.output(1, LIKELIHOODS.relative_path).unlink(),
+        ),
+        None,
+    ),
+    "hecktor2026 a bad header and a bad stage in one job: the header first, as prepare reads it": (
+        "hecktor2026",
+        hecktor("hecktor2026"),
+        lambda b: (
+            text(b.image(0, SEGMENTATION_2026.relative_path), b"\x00garbage"),
+            text(b.output(0, T_STAGE.relative_path), '"T9"'),
         ),
         None,
     ),

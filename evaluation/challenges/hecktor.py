@@ -533,15 +533,16 @@ class _Hecktor(Challenge):
         type, labels and, with the CT at hand, its grid); a missing output is a warning: the
         evaluation counts it as an empty mask or a misclassification."""
         checked = Checked()
+        path = None  # read in prepare's order: the segmentation's file, then the values
+        if self.segmentation_output is not None:
+            path = image_output_file(input_dir, job, self.segmentation_output.slug, case)
+            if path is None:
+                checked.warnings.append(f"Case {case} has no segmentation; it will count as an empty mask.")
         outputs = self._read_outputs(input_dir, job, case, settings)
         for socket in self.value_outputs:
             if socket.slug not in outputs:
                 checked.warnings.append(f"Case {case} has no output '{socket.slug}'; it will count as missing.")
-        if self.segmentation_output is None:
-            return checked
-        path = image_output_file(input_dir, job, self.segmentation_output.slug, case)
         if path is None:
-            checked.warnings.append(f"Case {case} has no segmentation; it will count as an empty mask.")
             return checked
         ct = input_image(images, job, CT.slug)
         if ct is None:
