@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from evaluation.challenges.base import Challenge, Option, Phase, Prepared
+from evaluation.challenges.base import Challenge, Checked, Option, Phase, Prepared
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics.detection import FROC_FP_RATES, MATCHING_METHODS, ImageDetections, match_image, summarise
 from evaluation.platform.matching import jobs_for_every_case, reference_name
@@ -115,6 +115,14 @@ def parse_detections(document: Any, case: str) -> tuple[np.ndarray, np.ndarray]:
     return boxes, scores
 
 
+def _detections(input_dir: Path, job: Job, case: str) -> tuple[np.ndarray, np.ndarray]:
+    """The job's detections, parsed and checked (``prepare`` and the pre-flight check)."""
+    document = read_json_output(input_dir, job, DETECTIONS.slug, case)
+    if document is None:
+        raise SubmissionError(f"Image {case} has no output {DETECTIONS.relative_path}.", case)
+    return parse_detections(document, case)
+
+
 class DigestPath2019Task1(Challenge):
     name = "digestpath2019-task1"
     cases_in_process = True
@@ -142,13 +150,13 @@ class DigestPath2019Task1(Challenge):
 
     def prepare(self, input_dir: Path, reference: Mapping[str, np.ndarray], settings: Mapping[str, Any]) -> Prepared:
         jobs = _jobs_by_case(self, input_dir, list(reference))
-        tasks = []
-        for case, job in jobs.items():
-            document = read_json_output(input_dir, job, DETECTIONS.slug, case)
-            if document is None:
-                raise SubmissionError(f"Image {case} has no output {DETECTIONS.relative_path}.", case)
-            tasks.append(CaseTask(case, parse_detections(document, case)))
-        return Prepared(tasks)
+        return Prepared([CaseTask(case, _detections(input_dir, job, case)) for case, job in jobs.items()])
+
+    def check_job(
+        self, input_dir: Path, job: Job, case: str, settings: Mapping[str, Any], images: Path | None
+    ) -> Checked:
+        _detections(input_dir, job, case)  # every check of the boxes needs no reference
+        return Checked()
 
     @staticmethod
     def score_case(task: CaseTask, settings: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:

@@ -24,12 +24,14 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
+import SimpleITK as sitk
 
-from evaluation.challenges.base import CaseTask, Challenge, Option, Phase, Prepared
+from evaluation.challenges.base import CaseTask, Challenge, Checked, Option, Phase, Prepared, input_image
 from evaluation.declarative import measures
 from evaluation.declarative.schema import (
     BINARY_REFERENCE_METRICS,
@@ -49,6 +51,7 @@ from evaluation.metrics.surface import bounding_box, crop_padded, surface_distan
 from evaluation.platform.images import (
     label_array,
     on_reference_grid,
+    read_input_image,
     read_label_image,
     read_nonzero_mask,
     same_size,
@@ -133,6 +136,19 @@ def score_nonzero_mask(task: SegmentationTask, case: str) -> SegmentationNumbers
     return SegmentationNumbers(1.0, {name: numbers for name, _ in task.labels})
 
 
+def submitted_labels(
+    output: SegmentationTask | OutputSpec, path: Path, grid: sitk.Image | None, case: str
+) -> tuple[sitk.Image, np.ndarray]:
+    """The submitted label image read and checked (pixel type, dimension, labels) and, unless
+    ``grid`` is ``None`` (the pre-flight check without the input image), on that grid; with its
+    voxels, a view into the image (which the caller must keep while it uses them)."""
+    what = output.noun or f"'{output.slug}' segmentation"
+    image = read_label_image(path, case, "submitted", what, output.dimension)
+    if grid is not None:
+        image = on_reference_grid(image, grid, case, output.geometry, output.tolerance, what)
+    return image, label_array(image, case, "submitted", [value for _, value in output.labels], what)
+
+
 def score_segmentation(task: SegmentationTask, case: str) -> SegmentationNumbers:
     """Read the reference and prediction once, check them, and compute every requested number."""
     if task.nonzero:
@@ -144,9 +160,7 @@ def score_segmentation(task: SegmentationTask, case: str) -> SegmentationNumbers
     if task.prediction is None:
         pred_array = np.zeros_like(ref_array)
     else:
-        submitted = read_label_image(task.prediction, case, "submitted", what, task.dimension)
-        on_grid = on_reference_grid(submitted, reference, case, task.geometry, task.tolerance, what)
-        pred_array = label_array(on_grid, case, "submitted", allowed, what)
+        _image, pred_array = submitted_labels(task, task.prediction, reference, case)  # _image: owns the voxels
     spacing = spacing_zyx(reference)
     diagonal = float(np.linalg.norm(np.array(ref_array.shape) * np.array(spacing)))
     box = bounding_box(ref_array, pred_array)
@@ -435,7 +449,7 @@ class DeclaredChallenge(Challenge):
                 if output.kind == "segmentation":
                     path = image_output_file(input_dir, job, output.slug, case) if job else None
                     if path is None and output.missing == "error":
-                        raise SubmissionError(f"Case {case} has no output '{output.slug}'.", case)
+                        raise _no_output(output, case)
                     if path is not None or output.missing == "empty-mask":
                         file = reference.files[output.slug][case]
                         shown = file.relative_to(reference.root).as_posix()
@@ -448,7 +462,7 @@ class DeclaredChallenge(Challenge):
                 if case not in reference.values[output.slug]:
                     continue  # a blank reference cell under blank = "skip": not scored, not missing
                 if raw is None and output.missing == "error":
-                    raise SubmissionError(f"Case {case} has no output '{output.slug}' ({output.relative_path}).", case)
+                    raise _no_output(output, case)
                 if raw is not None:
                     values[output.slug] = value
                 elif output.missing != "exclude":
@@ -456,6 +470,35 @@ class DeclaredChallenge(Challenge):
                 submitted[output.slug] = raw is not None
             tasks.append(CaseTask(case, CasePayload(tuple(segmentations), values, submitted)))
         return Prepared(tasks, matched.missing)
+
+    def check_job(
+        self, input_dir: Path, job: Job, case: str, settings: Mapping[str, Any], images: Path | None
+    ) -> Checked:
+        """Every output as ``prepare`` reads it (kind, range) and each segmentation as ``score_case``
+        checks it, on the grid of the case's input image when ``images`` holds it. A missing output
+        fails under the policy "error" (unless the reference is blank there: unknown here) and is a
+        warning under any other policy."""
+        declaration = self.in_force(settings)
+        checked = Checked()
+        named = declaration.cases.named(case)
+        for output in declaration.outputs:
+            if output.kind == "segmentation":
+                found = image_output_file(input_dir, job, output.slug, case)
+                if found is not None:
+                    grid = input_image(images, job, declaration.cases.input)
+                    if grid is None:
+                        checked.unchecked.append("the segmentations' grid against the input image (give --images)")
+                    checked.later.append(partial(_check_segmentation, output, found, grid, case, named))
+            elif (found := read_json_output(input_dir, job, output.slug, case)) is not None:
+                self._value(output, found, case, named)
+            if found is None and output.missing == "error":
+                raise _no_output(output, case)
+            if found is None:
+                checked.warnings.append(
+                    f"Case {case} has no output '{output.slug}'; the evaluation applies its missing policy "
+                    f"'{output.missing}'."
+                )
+        return checked
 
     @staticmethod
     def score_case(task: CaseTask, settings: Mapping[str, Any]) -> CaseResult:
@@ -658,6 +701,24 @@ class DeclaredChallenge(Challenge):
             },
             **notes,
         }  # fmt: skip
+
+
+def _check_segmentation(output: OutputSpec, path: Path, grid: Path | None, case: str, named: str) -> None:
+    """``score_case``'s checks of a submitted segmentation, on the input image's grid (or, for a 2D
+    non-zero mask, against the input image's size) when at hand."""
+    if output.nonzero:
+        noun = output.noun or f"'{output.slug}' segmentation"
+        prediction = read_nonzero_mask(path, case, "predicted", named, noun)
+        if grid is not None:
+            same_size(prediction, read_nonzero_mask(grid, case, "input", named, "image"), case, named, noun)
+        return
+    submitted_labels(output, path, None if grid is None else read_input_image(grid), case)
+
+
+def _no_output(output: OutputSpec, case: str) -> SubmissionError:
+    """The error of a missing output under the policy "error"."""
+    where = "" if output.kind == "segmentation" else f" ({output.relative_path})"
+    return SubmissionError(f"Case {case} has no output '{output.slug}'{where}.", case)
 
 
 def _form(

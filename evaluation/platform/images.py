@@ -53,6 +53,15 @@ def read_label_image(path: Path, case: str, whose: str, what: str = "segmentatio
     return image
 
 
+def read_input_image(path: Path) -> sitk.Image:
+    """An input image from the participant's own folder (the pre-flight check's grid: the case's
+    CT or image, which the reference shares)."""
+    try:
+        return sitk.ReadImage(str(path))
+    except RuntimeError:
+        raise ConfigurationError(f"The input image {path.name} cannot be read as an image file.") from None
+
+
 def on_reference_grid(
     prediction: sitk.Image,
     reference: sitk.Image,
