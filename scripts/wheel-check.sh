@@ -3,7 +3,8 @@
 # build the wheel into dist/, install it into a fresh venv in a temporary folder, then, from an
 # empty working folder (no repository on disk for Python to find), run the console commands:
 # gc-evaluate --help / --list, the RARE25 demo with its expected-result diff (gc-demo), the phase
-# settings (gc-phase). Dependencies are constrained to requirements.txt's pins, the set CI tests.
+# settings (gc-phase), the participant's pre-flight check of the demo submission (gc-check).
+# Dependencies are constrained to requirements.txt's pins, the set CI tests.
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 python="${PYTHON:-python3.11}"
@@ -21,10 +22,15 @@ say "built $(basename "$wheel") ($(du -k "$wheel" | cut -f1) KiB)"
 mkdir "$work/empty"
 cd "$work/empty"
 bin="$work/venv/bin"
-"$bin/gc-evaluate" --list | grep -qx rare25 || { echo "wheel-check: gc-evaluate --list lacks rare25" >&2; exit 1; }
-"$bin/gc-evaluate" --help | grep -q "ppv_at_recall" || { echo "wheel-check: --help lacks the options" >&2; exit 1; }
+# grep without -q below: -q may exit at the first match and close the pipe while a command still
+# writes (BrokenPipeError, a failure under pipefail)
+"$bin/gc-evaluate" --list | grep -x rare25 >/dev/null || { echo "wheel-check: gc-evaluate --list lacks rare25" >&2; exit 1; }
+"$bin/gc-evaluate" --help | grep "ppv_at_recall" >/dev/null || { echo "wheel-check: --help lacks the options" >&2; exit 1; }
 "$bin/gc-demo" --challenge rare25 --output out --workers 1
 "$bin/python" -c "import evaluation, sys; sys.exit(not evaluation.__file__.startswith('$work/venv/'))" ||
   { echo "wheel-check: evaluation was not imported from the installed wheel" >&2; exit 1; }
-"$bin/gc-phase" --challenge rare25 | grep -q '"score_jsonpath": "Score"'
-say "the installed wheel runs the RARE25 demo (same metrics as test/expected), --help, --list and gc-phase"
+"$bin/gc-phase" --challenge rare25 | grep '"score_jsonpath": "Score"' >/dev/null
+"$bin/gc-demo" --challenge rare25 --copy-input demo-input
+"$bin/gc-check" --challenge rare25 --input demo-input | grep "6 cases checked, all outputs valid" ||
+  { echo "wheel-check: gc-check did not accept the RARE25 demo submission" >&2; exit 1; }
+say "the installed wheel runs the RARE25 demo (same metrics as test/expected), --help, --list, gc-phase and gc-check"

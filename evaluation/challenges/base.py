@@ -9,13 +9,15 @@ declares its cases cheap: ``cases_in_process``), then calls ``aggregate`` once.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from evaluation.errors import ConfigurationError
-from evaluation.platform.predictions import Job, Socket
+from evaluation.errors import ConfigurationError, SubmissionError
+from evaluation.platform.matching import match_jobs
+from evaluation.platform.predictions import Job, Socket, load_jobs
+from evaluation.platform.sockets import image_output_file, read_json_output
 from evaluation.runner import CaseTask
 
 
@@ -104,6 +106,35 @@ class Prepared:
     missing: list[str] = field(default_factory=list)
 
 
+@dataclass
+class Checked:
+    """What the participant's pre-flight check (``evaluation.check``) found without the ground truth:
+    the cases checked, warnings (outputs the evaluation will count as missing under the challenge's
+    policy) and what could not be checked; ``later``: the checks of ``score_case``, which the
+    evaluation runs after ``prepare`` has read every job (so the first problem is the same)."""
+
+    cases: int = 0
+    warnings: list[str] = field(default_factory=list)
+    unchecked: list[str] = field(default_factory=list)
+    later: list[Callable[[], Any]] = field(default_factory=list)
+
+    def add(self, other: Checked) -> None:
+        self.warnings += other.warnings
+        self.unchecked += [line for line in other.unchecked if line not in self.unchecked]
+        self.later += other.later
+
+
+def input_image(images: Path | None, job: Job, slug: str) -> Path | None:
+    """The job's input image ``slug`` in the participant's local folder of input images (by the
+    input's original file name), ``None`` without that folder; absent from it: an error."""
+    if images is None:
+        return None
+    path = images / job.input_name(slug)
+    if not path.is_file():
+        raise ConfigurationError(f"The input image {path.name} is not in the images folder {images}.")
+    return path
+
+
 class Challenge(ABC):
     """Base of every challenge module in ``evaluation/challenges/``."""
 
@@ -164,3 +195,32 @@ class Challenge(ABC):
         settings: Mapping[str, Any],
     ) -> dict[str, Any]:
         """The metrics document from the per-case results (in reference order)."""
+
+    def check_submission(self, input_dir: Path, settings: Mapping[str, Any], images: Path | None = None) -> Checked:
+        """Every check of the evaluation that needs no ground truth (the participant's pre-flight
+        check): predictions.json, one job per case, then ``check_job`` for each case in name order.
+        Raises the evaluation's own ``SubmissionError`` at the first problem."""
+        jobs = load_jobs(input_dir)
+        matched = match_jobs(jobs, self.case_of_job, sorted({self.case_of_job(job) for job in jobs}))
+        checked = Checked(cases=len(matched.jobs))
+        for case, job in matched.jobs.items():
+            checked.add(self.check_job(input_dir, job, case, settings, images))
+        for step in checked.later:
+            step()
+        return checked
+
+    def check_job(
+        self, input_dir: Path, job: Job, case: str, settings: Mapping[str, Any], images: Path | None
+    ) -> Checked:
+        """The reference-free checks of one job's outputs (``images``: the participant's folder of
+        input images, or ``None``). By default from the phase's sockets: every output present,
+        JSON outputs parsed, image outputs' headers checked; challenges refine it with the very
+        functions their ``prepare`` and ``score_case`` call."""
+        for socket in self.phase.outputs:
+            if socket.super_kind == "Image":
+                found = image_output_file(input_dir, job, socket.slug, case)
+            else:
+                found = read_json_output(input_dir, job, socket.slug, case)
+            if found is None:
+                raise SubmissionError(f"Case {case} has no output '{socket.slug}' ({socket.relative_path}).", case)
+        return Checked()

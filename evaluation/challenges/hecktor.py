@@ -25,13 +25,14 @@ from typing import Any, ClassVar
 import numpy as np
 import SimpleITK as sitk
 
-from evaluation.challenges.base import Challenge, Option, Phase, Prepared
+from evaluation.challenges.base import Challenge, Checked, Option, Phase, Prepared, input_image
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
 from evaluation.metrics.bootstrap import percentile_interval, resample_weights
 from evaluation.metrics.lesions import LesionCounts, f1_score, match_lesions
 from evaluation.metrics.overlap import aggregated_dice
 from evaluation.metrics.surface import bounding_box, crop_padded, surface_distances
 from evaluation.metrics.survival import MISSING_POLICIES, concordance_index
+from evaluation.platform.images import read_input_image
 from evaluation.platform.matching import match_jobs
 from evaluation.platform.predictions import Job, Socket, load_jobs
 from evaluation.platform.sockets import finite_number, image_output_file, read_json_output
@@ -524,6 +525,37 @@ class _Hecktor(Challenge):
                 outputs = self._read_outputs(input_dir, job, case, settings)
             tasks.append(CaseTask(case, CasePayload(reference.labels.get(case), prediction, outputs)))
         return Prepared(tasks, matched.missing)
+
+    def check_job(
+        self, input_dir: Path, job: Job, case: str, settings: Mapping[str, Any], images: Path | None
+    ) -> Checked:
+        """What ``prepare`` reads and what ``score_patient`` checks of the submitted segmentation (pixel
+        type, labels and, with the CT at hand, its grid); a missing output is a warning: the
+        evaluation counts it as an empty mask or a misclassification."""
+        checked = Checked()
+        path = None  # read in prepare's order: the segmentation's file, then the values
+        if self.segmentation_output is not None:
+            path = image_output_file(input_dir, job, self.segmentation_output.slug, case)
+            if path is None:
+                checked.warnings.append(f"Case {case} has no segmentation; it will count as an empty mask.")
+        outputs = self._read_outputs(input_dir, job, case, settings)
+        for socket in self.value_outputs:
+            if socket.slug not in outputs:
+                checked.warnings.append(f"Case {case} has no output '{socket.slug}'; it will count as missing.")
+        if path is None:
+            return checked
+        ct = input_image(images, job, CT.slug)
+        if ct is None:
+            checked.unchecked.append("the segmentations' grid against the CT (give --images)")
+
+        def score_checks() -> None:
+            segmentation = _read(path, case, "submitted")
+            if ct is not None:
+                segmentation = _check_geometry(segmentation, read_input_image(ct), case, settings["resample"])
+            _labels_array(segmentation, case, "submitted")
+
+        checked.later.append(score_checks)
+        return checked
 
     @staticmethod
     def score_case(task: CaseTask, settings: Mapping[str, Any]) -> CaseResult:

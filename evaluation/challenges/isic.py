@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from evaluation.challenges.base import Challenge, Option, Phase, Prepared
+from evaluation.challenges.base import Challenge, Checked, Option, Phase, Prepared
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics.classification import (
     CATEGORY_METRICS,
@@ -357,6 +357,12 @@ class _Isic(Challenge):
         path = find_prediction_file(input_dir)
         table = read_submission(path, reference.categories, settings["max_file_mb"])
         return Prepared([CaseTask(path.name, (reference, match_rows(reference, table)))])
+
+    def check_submission(self, input_dir: Path, settings: Mapping[str, Any], images: Path | None = None) -> Checked:
+        """Every check of ``read_submission`` (the reference's, in its order); which images the CSV
+        must list is the ground truth's."""
+        table = read_submission(find_prediction_file(input_dir), self.categories, settings["max_file_mb"])
+        return Checked(cases=len(table), unchecked=["the images listed against the test set (Missing/Extra images)"])
 
     @staticmethod
     def score_case(task: CaseTask, settings: Mapping[str, Any]) -> dict[str, Any]:

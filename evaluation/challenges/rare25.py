@@ -29,13 +29,13 @@ from typing import Any
 
 import numpy as np
 
-from evaluation.challenges.base import Challenge, Option, Phase, Prepared
+from evaluation.challenges.base import Challenge, Checked, Option, Phase, Prepared, input_image
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics.bootstrap import row_counts
 from evaluation.metrics.precision_recall import PPV_METHODS, CurveMetrics, curve_metrics, grouped_curve_metrics
 from evaluation.platform.files import MAX_JSON_BYTES, read_bytes
 from evaluation.platform.matching import jobs_for_every_case, reference_name
-from evaluation.platform.predictions import Socket, load_jobs
+from evaluation.platform.predictions import Job, Socket, load_jobs
 from evaluation.platform.sockets import finite_number, output_file, parse_json_bytes
 from evaluation.runner import CaseTask
 
@@ -89,19 +89,38 @@ def _load_metadata(ground_truth: Path) -> dict[str, Stack]:
     return dict(sorted(stacks.items()))
 
 
-def read_likelihoods(path: Path, n_frames: int, stack: str) -> np.ndarray:
-    """The stack's likelihoods: a JSON list of finite numbers, exactly one per frame."""
+def read_likelihoods(path: Path, n_frames: int | None, stack: str) -> np.ndarray:
+    """The stack's likelihoods: a JSON list of finite numbers, exactly one per frame (any number of
+    them when ``n_frames`` is ``None``: the pre-flight check without the input stack)."""
     what = f"The likelihoods of stack {stack}"
     values = parse_json_bytes(read_bytes(path, what, stack, MAX_JSON_BYTES), what, stack)
     if not isinstance(values, list):
         raise SubmissionError(f"The likelihoods of stack {stack} are not a JSON list of numbers.", stack)
-    if len(values) != n_frames:
-        raise SubmissionError(
-            f"Stack {stack} has {n_frames} frames but {len(values)} likelihoods were given.", stack
-        )
+    if n_frames is not None and len(values) != n_frames:
+        raise SubmissionError(f"Stack {stack} has {n_frames} frames but {len(values)} likelihoods were given.", stack)
     for position, value in enumerate(values):
         finite_number(value, f"Likelihood {position} of stack {stack}", stack)
     return np.asarray(values, dtype=float)
+
+
+def _likelihoods_file(input_dir: Path, job: Job, stack: str) -> Path:
+    path = output_file(input_dir, job, OUTPUT.slug, stack)
+    if path is None:
+        raise SubmissionError(f"Stack {stack} has no output file {OUTPUT.relative_path}.", stack)
+    return path
+
+
+def frames(stack: Path) -> int:
+    """The frames of an input stack (a multi-page TIFF), from its header alone."""
+    import SimpleITK as sitk
+
+    reader = sitk.ImageFileReader()
+    reader.SetFileName(str(stack))
+    try:
+        reader.ReadImageInformation()
+    except RuntimeError:
+        raise ConfigurationError(f"The input stack {stack.name} cannot be read as an image.") from None
+    return reader.GetSize()[2] if reader.GetDimension() > 2 else 1
 
 
 def _draw_counts(neo: int, ndbe: int, iterations: int, sample_size: int, ratio: int, rng: str, seed: int) -> np.ndarray:
@@ -233,13 +252,21 @@ class Rare25(Challenge):
         jobs = jobs_for_every_case(
             load_jobs(input_dir), lambda job: reference_name(self.case_of_job(job), reference), reference, "stack"
         )
-        tasks = []
-        for stack, job in jobs.items():
-            path = output_file(input_dir, job, OUTPUT.slug, stack)
-            if path is None:
-                raise SubmissionError(f"Stack {stack} has no output file {OUTPUT.relative_path}.", stack)
-            tasks.append(CaseTask(stack, (path, reference[stack].labels.size)))
+        tasks = [CaseTask(stack, (_likelihoods_file(input_dir, job, stack), reference[stack].labels.size))
+                 for stack, job in jobs.items()]  # fmt: skip
         return Prepared(tasks)
+
+    def check_job(
+        self, input_dir: Path, job: Job, case: str, settings: Mapping[str, Any], images: Path | None
+    ) -> Checked:
+        """The likelihoods as ``score_case`` reads them; one per frame when the input stack is at hand
+        (its frames counted from the TIFF's header)."""
+        path, stack = _likelihoods_file(input_dir, job, case), input_image(images, job, INPUT.slug)
+        n_frames = None if stack is None else frames(stack)
+        return Checked(
+            unchecked=[] if stack else ["one likelihood per frame (give --images to count the frames)"],
+            later=[lambda: read_likelihoods(path, n_frames, case)],
+        )
 
     @staticmethod
     def score_case(task: CaseTask, settings: Mapping[str, Any]) -> np.ndarray:
