@@ -951,3 +951,13 @@ def test_every_catalogue_metric_is_declarable_and_documented():
     table = readme[readme.index("### Reference") :]
     for name in (*SEGMENTATION_METRICS, *VALUE_METRICS, *DETECTION_METRICS, COMBINED):
         assert f"`{name}`" in table, name
+
+
+def test_the_readme_sketches_parse():
+    """The README's "More catalogue metrics" declarations are valid as written."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### More catalogue metrics") : readme.index("### Reference")]
+    blocks = [block.split("\n```", 1)[0] for block in section.split("```toml\n")[1:]]
+    assert len(blocks) == 3
+    declarations = [parse(block, "README") for block in blocks]
+    assert {m.metric for d in declarations for m in d.metrics} >= {"c_index", "froc", "panoptic_quality"}

@@ -2,16 +2,20 @@
 
 - ``load_reference`` lists the cases (from the first output whose reference lists them) and reads
   every reference: path patterns resolve to one file per case (``{stem}`` / ``.*`` patterns case by
-  case), CSV columns to one value per case, all checked;
+  case), CSV columns to one value per case (c_index: with the ``event`` column), boxes / points
+  references to one JSON file per image (``platform.detections``), all checked;
 - ``prepare`` reads predictions.json once (``platform.predictions.load_jobs``), names each job's case
   from its input image name, matches jobs to cases (``platform.matching.match_jobs``), parses value
-  outputs (``platform.sockets``) and applies each output's missing policy;
+  outputs (``platform.sockets``; boxes and points: ``platform.detections``) and applies each
+  output's missing policy;
 - ``score_case`` (a worker) reads each label image once (``platform.images``: the HECKTOR geometry
   rules), crops both to their union bounding box and returns small numbers per label: voxel counts,
-  HD95 / NSD when a metric asks, lesion TP / FP / FN per declared IoU threshold ("nonzero" 2D masks:
+  HD95 / HD / MASD / NSD from one surface computation per label when a metric asks, volume
+  differences, lesion TP / FP / FN per declared IoU threshold and matching, panoptic quality ("nonzero" 2D masks:
   ``platform.images.read_nonzero_mask``, same size in pixels, voxel counts only);
 - ``aggregate`` turns those numbers into every declared metric, per case and over cases, with
-  percentile bootstrap CIs over cases (the numbers are resampled, never the images), through the
+  percentile bootstrap CIs over cases (the numbers are resampled, never the images; detection
+  metrics resample the images' parsed objects and match them again), through the
   adapters of ``measures`` onto the metric catalogue (``evaluation.metrics``), laid out as the
   declaration's ``[report]`` table says.
 """
