@@ -22,9 +22,9 @@ from evaluation.challenges.hecktor import (
     SEGMENTATION_2025,
     SEGMENTATION_2026,
     T_STAGE,
-    balanced_accuracy_resamples,
     patient_of_image,
 )
+from evaluation.metrics.classification import balanced_accuracy
 from evaluation.platform.layout import JobSpec, write_input
 
 CHALLENGES = ("hecktor2026", "hecktor2025-task1", "hecktor2025-task2", "hecktor2025-task3")
@@ -402,7 +402,7 @@ def test_weighted_balanced_accuracy_equals_sklearn():
     predicted = np.where(rng.random(30) < 0.6, truth, rng.choice(["T1", "T2", "-"], 30))
     weights = rng.integers(0, 3, size=(6, 30))
     expected = [balanced_accuracy_score(truth, predicted, sample_weight=w) for w in weights]
-    assert balanced_accuracy_resamples(truth, predicted, weights) == pytest.approx(expected, abs=1e-12)
+    assert balanced_accuracy(truth, predicted, weights) == pytest.approx(expected, abs=1e-12)
 
 
 def test_patient_of_image():
