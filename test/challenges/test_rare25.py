@@ -113,7 +113,7 @@ def test_official_weights_are_patient_draws():
     labels = np.array([1, 1, 0, 0, 0, 1, 0])
     patients = ["a", "a", "b", "c", "c", "d", "d"]
     settings = {"iterations": 50, "sample_size": 3, "imbalance_ratio": 2, "rng": "legacy", "seed": 1}
-    weights = official_bootstrap_weights(labels, patients, settings)
+    weights = official_bootstrap_weights(labels, patients, **settings)
     # frames of one patient always share a weight; 3 neoplastic and 6 NDBE patients per iteration
     assert (weights[:, 0] == weights[:, 1]).all() and (weights[:, 3] == weights[:, 4]).all()
     assert (weights[:, [0, 5]].sum(axis=1) == 3).all()
@@ -127,7 +127,7 @@ def test_official_weights_are_patient_draws():
 def test_website_weights_keep_ndbe_once_and_draw_neoplastic_frames():
     labels = np.array([0] * 250 + [1] * 4)
     settings = {"iterations": 20, "imbalance_ratio": 100, "rng": "generator", "seed": 0}
-    weights = website_bootstrap_weights(labels, settings)
+    weights = website_bootstrap_weights(labels, **settings)
     assert (weights[:, :250] == 1).all()
     assert (weights[:, 250:].sum(axis=1) == round(250 / 100)).all()
 
@@ -258,13 +258,13 @@ def test_every_mode_equals_scikit_learn_on_the_drawn_frames(protocol, rng, metho
     labels = ((generator.random(40) < 0.3)[patient] & (generator.random(300) < 0.7)).astype(np.int8)
     scores = np.round(generator.beta(2, 5, 300) + 0.3 * labels, 2)
     patients = [f"p{p}" for p in patient]
-    settings = {"iterations": 12, "sample_size": 3, "imbalance_ratio": 4, "rng": rng, "seed": 2}
+    settings = {"iterations": 12, "imbalance_ratio": 4, "rng": rng, "seed": 2}
     if protocol == "official":
-        group, counts = official_bootstrap_counts(labels, patients, settings)
-        frame_weights = official_bootstrap_weights(labels, patients, settings)
+        group, counts = official_bootstrap_counts(labels, patients, sample_size=3, **settings)
+        frame_weights = official_bootstrap_weights(labels, patients, sample_size=3, **settings)
     else:
-        group, counts = website_bootstrap_counts(labels, settings)
-        frame_weights = website_bootstrap_weights(labels, settings)
+        group, counts = website_bootstrap_counts(labels, **settings)
+        frame_weights = website_bootstrap_weights(labels, **settings)
     result = grouped_curve_metrics(labels, scores, group, counts, 0.9, method)
     for row, weights in enumerate(frame_weights):
         index = np.repeat(np.arange(labels.size), weights)
