@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import DEMO_INPUT, GROUND_TRUTH
-from oracles.rare25_official import official_bootstrap, platform_arrays, summary
+from oracles.rare25_official import official_bootstrap, platform_arrays, summary, website_bootstrap
 from sklearn.metrics import average_precision_score, precision_recall_curve, roc_auc_score
 
 from evaluation.challenges.rare25 import (
@@ -107,6 +107,26 @@ def test_options_change_the_protocol_and_are_recorded(tmp_path, evaluate_cli):
     assert website["settings"]["protocol"] == "website"
     for metrics in (other_seed, generator, website):
         assert metrics["AUROC Full Dataset"] == base["AUROC Full Dataset"]
+
+
+@pytest.mark.parametrize(
+    ("protocol", "rng"), [("official", "generator"), ("website", "legacy"), ("website", "generator")]
+)
+def test_other_protocols_and_draws_equal_their_loops(tmp_path, evaluate_cli, protocol, rng):
+    """``protocol=website`` and ``rng=generator``: every key equals the loop written with scikit-learn."""
+    ground_truth, input_dir = make_case(tmp_path, golden_stacks())
+    options = [f"protocol={protocol}", f"rng={rng}", "iterations=300", "imbalance_ratio=3", "seed=11"]
+    run = evaluate_cli("rare25", input_dir, *(a for o in options for a in ("--set", o)), ground_truth=ground_truth)
+    assert run.exit_code == 0, run.stderr
+    labels, scores, patients = platform_arrays(ground_truth / "val_metadata.json", input_dir)
+    if protocol == "official":
+        loop = official_bootstrap(labels, scores, patients, iterations=300, ratio=3, seed=11, rng=rng)
+    else:
+        loop = website_bootstrap(labels, scores, iterations=300, ratio=3, seed=11, rng=rng)
+    reference = summary(*loop)
+    for key in OFFICIAL_KEYS:
+        assert run.metrics[key] == pytest.approx(reference[key], abs=1e-12), key
+    assert (run.metrics["settings"]["protocol"], run.metrics["settings"]["rng"]) == (protocol, rng)
 
 
 def test_official_weights_are_patient_draws():
