@@ -266,6 +266,8 @@ def test_stack_name_without_suffix_in_reference(tmp_path, evaluate_cli):
     ground_truth, input_dir = make_case(tmp_path, stacks, jobs=jobs)
     run = evaluate_cli("rare25", input_dir, "--set", "iterations=5", ground_truth=ground_truth)
     assert run.exit_code == 0, run.stderr
+    assert run.metrics["dataset"]["frames"] == 3  # every reference frame matched to its job's likelihood
+    assert run.metrics["AUROC Full Dataset"] == pytest.approx(roc_auc_score([1, 0, 0], [0.9, 0.1, 0.2]), abs=1e-12)
 
 
 @pytest.mark.parametrize("protocol", ["official", "website"])
