@@ -70,9 +70,9 @@ def main() -> None:
         prognosis = json.loads((root / "output" / "metrics.json").read_text())["aggregates"]["prognosis"]
         same = abs(prognosis["c_index"] - expected) <= 1e-12
         main_peak = peaks.pop(next(iter(peaks)))
-        others = ", ".join(f"{p:.2f}" for p in sorted(peaks.values(), reverse=True)) or "none"
+        others = ", ".join(f"{p:.2f} GiB" for p in sorted(peaks.values(), reverse=True)) or "none (cases in-process)"
         print(f"evaluation: {seconds:.1f} s end to end; peak RSS main process {main_peak:.2f} GiB, other processes "
-              f"{others} GiB")  # fmt: skip
+              f"{others}")  # fmt: skip
         print(f"C-index {prognosis['c_index']:.15f} (CI {prognosis['c_index_ci_low']:.4f}-"
               f"{prognosis['c_index_ci_high']:.4f}); lifelines {expected:.15f} in {lifelines_seconds:.2f} s: "
               f"{'equal' if same else 'DIFFERENT'}")  # fmt: skip

@@ -23,6 +23,7 @@ from typing import Any
 
 from evaluation.errors import ConfigurationError, EvaluationError, Stopped
 from evaluation.pipeline import METRICS_FILE, evaluate
+from evaluation.platform.metrics_json import CASE_RESULTS
 from evaluation.runner import out_of_memory
 
 DEFAULT_CASE_TIMEOUT = 1800.0
@@ -165,6 +166,13 @@ def parser() -> argparse.ArgumentParser:
         help="run the cases on this Dask scheduler (e.g. tcp://host:8786) instead of the local pool "
         "(default: $EVALUATION_SCHEDULER, else local)",
     )
+    result.add_argument(
+        "--case-results",
+        default=os.environ.get("EVALUATION_CASE_RESULTS") or "public",
+        help="public: per-case values in metrics.json (shown on the platform's result page unless the phase "
+        "sets display_all_metrics off); private: aggregates only in metrics.json, per-case values in "
+        "case-results.json for the organizer (default: $EVALUATION_CASE_RESULTS, else public)",
+    )
     result.add_argument("--list", action="store_true", help="print the challenge names and exit")
     return result
 
@@ -207,6 +215,11 @@ def _run(arguments: argparse.Namespace) -> int:
         if not arguments.challenge:
             raise ConfigurationError("No challenge given: use --challenge or set EVALUATION_CHALLENGE.")
         workers = parse_workers(arguments.workers) if arguments.workers is not None else default_workers()
+        if arguments.case_results not in CASE_RESULTS:
+            raise ConfigurationError(
+                "--case-results (or EVALUATION_CASE_RESULTS) must be public or private; "
+                f"got '{arguments.case_results}'."
+            )
         evaluate(
             arguments.challenge,
             arguments.input,
@@ -216,6 +229,7 @@ def _run(arguments: argparse.Namespace) -> int:
             workers=workers,
             case_timeout=case_timeout(arguments.case_timeout),
             scheduler=arguments.scheduler,
+            case_results=arguments.case_results,
         )
     except EvaluationError as error:
         return _fail(str(error))

@@ -17,15 +17,16 @@ from evaluation import __version__
 from evaluation.challenges import get
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.platform.ground_truth import resolve_ground_truth
-from evaluation.platform.metrics_json import write_metrics
+from evaluation.platform.metrics_json import CASE_RESULTS_FILE, write_metrics
 from evaluation.runner import out_of_memory, run_cases
 
 METRICS_FILE = "metrics.json"
 
 
 def check_output_folder(output_dir: Path) -> None:
-    """The output folder exists (or is created) and takes a file; any stale metrics.json is removed,
-    so that it can never pass for this run's. Problems are the organizer's: ``ConfigurationError``."""
+    """The output folder exists (or is created) and takes a file; any stale metrics.json (and
+    case-results.json) is removed, so that it can never pass for this run's. Problems are the
+    organizer's: ``ConfigurationError``."""
     if output_dir.exists() and not output_dir.is_dir():
         raise ConfigurationError(f"The output folder {output_dir} is a file, not a folder.")
     try:
@@ -38,7 +39,8 @@ def check_output_folder(output_dir: Path) -> None:
         handle, probe = tempfile.mkstemp(prefix=".write-check-", dir=output_dir)
         os.close(handle)
         os.unlink(probe)
-        (output_dir / METRICS_FILE).unlink(missing_ok=True)
+        for stale in (METRICS_FILE, CASE_RESULTS_FILE):
+            (output_dir / stale).unlink(missing_ok=True)
     except OSError as error:
         raise ConfigurationError(
             f"The output folder {output_dir} is not writable ({error.strerror}); metrics.json cannot be written."
@@ -64,9 +66,12 @@ def evaluate(
     case_timeout: float = 1800.0,
     log: Callable[[str], None] = print,
     scheduler: str | Any | None = None,
+    case_results: str = "public",
 ) -> dict[str, Any]:
     """Evaluate the submission in ``input_dir`` and write ``output_dir/metrics.json``; the cases run
-    on a local pool of ``workers`` processes, or on the Dask cluster at ``scheduler``."""
+    on a local pool of ``workers`` processes, or on the Dask cluster at ``scheduler``. With
+    ``case_results="private"`` the per-case values go to ``case-results.json`` for the organizer
+    instead of the public metrics.json (``evaluation.platform.metrics_json.write_metrics``)."""
     start = time.monotonic()
     challenge = get(challenge_name)
     settings = challenge.settings(overrides)
@@ -87,6 +92,6 @@ def evaluate(
     )
     with _memory_named(f"while aggregating the results of all {len(results)} cases"):
         metrics = challenge.aggregate(results, prepared.missing, reference, settings)
-    write_metrics(output_dir / METRICS_FILE, metrics, challenge.phase_for(settings).leaderboard_paths)
+    write_metrics(output_dir / METRICS_FILE, metrics, challenge.phase_for(settings).leaderboard_paths, case_results)
     log(f"Wrote {output_dir / METRICS_FILE} in {time.monotonic() - start:.1f} s")
     return metrics

@@ -25,7 +25,8 @@ import SimpleITK as sitk
 from conftest import REPO
 from PIL import Image
 
-from evaluation.challenges.digestpath import DETECTION_INPUT, DETECTIONS, MALIGNANCY, TISSUE_INPUT, TISSUE_MASK
+from evaluation.challenges import get
+from evaluation.challenges.digestpath import DETECTION_INPUT, DETECTIONS
 from evaluation.challenges.hecktor import CT, HPV, N_STAGE, PET, RFS, SEGMENTATION_2025, SEGMENTATION_2026, T_STAGE
 from evaluation.challenges.rare25 import INPUT as STACK
 from evaluation.challenges.rare25 import OUTPUT as LIKELIHOODS
@@ -35,6 +36,8 @@ from evaluation.platform.layout import JobSpec, write_input
 LIMIT_MIB = 1024  # the data limit the in-process runs pretend is in force (deterministic messages)
 HUGE = 20 * 2**30  # a 20 GiB sparse file: the size is real, the disk is not used
 ISIC_HEADER = "image,MEL,NV,BCC,AK,BKL,DF,VASC,SCC,UNK"
+TASK2 = get("digestpath2019-task2").phase  # the declared challenge's sockets
+(TISSUE_INPUT,), (TISSUE_MASK, MALIGNANCY) = TASK2.inputs, TASK2.outputs
 
 
 @dataclass

@@ -73,9 +73,10 @@ def get(name: str) -> Challenge:
         return from_file(Path(name))
     if (DECLARATIONS / f"{name}.toml").is_file():
         _load("declared")
-    for module in _modules():
-        if name.startswith(module):
-            _load(module)
+    else:
+        for module in _modules():
+            if name.startswith(module):
+                _load(module)
     found = _defined().get(name) or registry().get(name)
     if found is None:
         broken = "".join(f" Module {module} could not be loaded ({why})." for module, why in _BROKEN.items())

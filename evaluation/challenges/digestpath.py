@@ -1,15 +1,14 @@
-"""DigestPath 2019: signet ring cell detection (task 1) and colonoscopy tissue segmentation and
-classification (task 2). No official code is public: the seed (002) and the choices of
-../shared/spec/challenges.md are the contract; each choice is an option recorded in metrics.json.
+"""DigestPath 2019 task 1: signet ring cell detection. No official code is public: the seed (002) and
+the choices of ../shared/spec/challenges.md are the contract; each choice is an option recorded in
+metrics.json. Task 2 (tissue segmentation and classification) is a declaration:
+``evaluation/declarations/digestpath2019-task2.toml``.
 """
 
 from __future__ import annotations
 
-import csv
 import json
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,24 +17,15 @@ import numpy as np
 from evaluation.challenges.base import Challenge, Option, Phase, Prepared
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics.detection import FROC_FP_RATES, MATCHING_METHODS, ImageDetections, match_image, summarise
-from evaluation.metrics.overlap import aggregated_dice
-from evaluation.platform.matching import jobs_for_every_case, reference_name, stem
+from evaluation.platform.matching import jobs_for_every_case, reference_name
 from evaluation.platform.predictions import Job, Socket, load_jobs
-from evaluation.platform.sockets import finite_number, image_output_file, read_json_output
+from evaluation.platform.sockets import finite_number, read_json_output
 from evaluation.runner import CaseTask
 
 DETECTION_INPUT = Socket("histopathology-image", "images/histopathology", "Image", "Image")
 DETECTIONS = Socket(
     "signet-ring-cell-detections", "signet-ring-cell-detections.json", "Multiple 2D bounding boxes", "Value"
 )
-TISSUE_INPUT = Socket("colonoscopy-tissue-image", "images/colonoscopy-tissue", "Image", "Image")
-TISSUE_MASK = Socket(
-    "colonoscopy-tissue-segmentation", "images/colonoscopy-tissue-segmentation", "Segmentation", "Image"
-)
-MALIGNANCY = Socket(
-    "colonoscopy-tissue-malignancy-likelihood", "colonoscopy-tissue-malignancy-likelihood.json", "Float", "Value"
-)
-MASK_SUFFIXES = (".png", ".mha", ".tif", ".tiff")
 
 
 def _jobs_by_case(challenge: Challenge, input_dir: Path, reference: Sequence[str]) -> dict[str, Job]:
@@ -43,9 +33,6 @@ def _jobs_by_case(challenge: Challenge, input_dir: Path, reference: Sequence[str
     return jobs_for_every_case(
         load_jobs(input_dir), lambda job: reference_name(challenge.case_of_job(job), reference), reference, "image"
     )
-
-
-# --- task 1 ----------------------------------------------------------------------------------------
 
 
 def _voc_boxes(path: Path) -> list[list[float]]:
@@ -215,150 +202,3 @@ class DigestPath2019Task1(Challenge):
                 "negative image <= 1, 2, 4, 8, 16, 32",
             },
         }
-
-
-# --- task 2 ----------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TissueReference:
-    masks: dict[str, Path]
-    labels: dict[str, int]
-
-
-def read_mask(path: Path, case: str, whose: str) -> np.ndarray:
-    """A 2D mask as booleans (any non-zero value is lesion); colour images are reduced by any()."""
-    try:
-        if path.suffix.lower() == ".png":
-            from PIL import Image
-
-            with Image.open(path) as image:
-                array = np.asarray(image)
-        else:
-            import SimpleITK as sitk
-
-            array = sitk.GetArrayFromImage(sitk.ReadImage(str(path)))
-    except Exception:  # every reader error means the same to a participant: unreadable
-        if whose == "reference":
-            raise ConfigurationError(
-                f"The reference mask of image {case} cannot be read as an image: replace masks/{path.name} in the "
-                "phase's ground truth.",
-                case,
-            ) from None
-        raise SubmissionError(f"The {whose} mask of image {case} cannot be read as an image.", case) from None
-    array = np.squeeze(array)
-    if array.ndim == 3:
-        array = array.any(axis=-1)
-    if array.ndim != 2:
-        error = ConfigurationError if whose == "reference" else SubmissionError
-        raise error(f"The {whose} mask of image {case} is not a 2D image.", case)
-    return array != 0
-
-
-class DigestPath2019Task2(Challenge):
-    name = "digestpath2019-task2"
-    title = "DigestPath 2019 task 2: colonoscopy tissue segmentation (Dice) and classification (AUC)"
-    phase = Phase(
-        inputs=(TISSUE_INPUT,),
-        outputs=(TISSUE_MASK, MALIGNANCY),
-        score_title="Dice (mean over images)",
-        score_jsonpath="aggregates.dice",
-        score_default_sort="desc",
-        extra_results_columns=({"title": "AUC (malignancy)", "path": "aggregates.auc", "order": "desc"},),
-        scoring_method_choice="avg",
-    )
-    options = (
-        Option("dice_average", "all", "all: mean Dice over every image (both masks empty = 1.0); "
-               "positives: over the images with a lesion in the reference", ("all", "positives")),
-    )
-
-    def load_reference(self, ground_truth: Path, settings: Mapping[str, Any]) -> TissueReference:
-        labels_file = ground_truth / "labels.csv"
-        if not labels_file.is_file():
-            raise ConfigurationError("The DigestPath task 2 ground truth has no labels.csv.")
-        try:
-            with labels_file.open(newline="", encoding="utf-8-sig") as file:
-                labels = {row["image"]: int(row["label"]) for row in csv.DictReader(file)}
-        except (KeyError, ValueError, csv.Error) as error:
-            raise ConfigurationError(
-                f"labels.csv must be UTF-8 CSV with columns image,label and 0/1 labels ({type(error).__name__}): "
-                "fix it in the phase's ground truth."
-            ) from None
-        masks = {}
-        for image in labels:
-            found = [p for p in (ground_truth / "masks").glob(f"{stem(image)}.*") if p.suffix.lower() in MASK_SUFFIXES]
-            if len(found) != 1:
-                raise ConfigurationError(f"The ground truth needs exactly one mask for {image} (found {len(found)}).")
-            masks[image] = found[0]
-        if set(labels.values()) - {0, 1} or len(set(labels.values())) < 2:
-            raise ConfigurationError("labels.csv needs both labels 0 (benign) and 1 (malignant), and no other.")
-        return TissueReference(masks=dict(sorted(masks.items())), labels=dict(sorted(labels.items())))
-
-    def prepare(self, input_dir: Path, reference: TissueReference, settings: Mapping[str, Any]) -> Prepared:
-        jobs = _jobs_by_case(self, input_dir, list(reference.labels))
-        tasks = []
-        for case, job in jobs.items():
-            mask = image_output_file(input_dir, job, TISSUE_MASK.slug, case)
-            if mask is None:
-                raise SubmissionError(f"Image {case} has no segmentation output.", case)
-            likelihood = read_json_output(input_dir, job, MALIGNANCY.slug, case)
-            if likelihood is None:
-                raise SubmissionError(f"Image {case} has no output {MALIGNANCY.relative_path}.", case)
-            value = finite_number(likelihood, f"The malignancy likelihood of image {case}", case)
-            tasks.append(CaseTask(case, (mask, reference.masks[case], value)))
-        return Prepared(tasks)
-
-    @staticmethod
-    def score_case(task: CaseTask, settings: Mapping[str, Any]) -> tuple[int, int, int, float]:
-        """(|R ∩ P|, |R|, |P|, likelihood): each mask read once, Dice assembled later."""
-        prediction_path, reference_path, likelihood = task.payload
-        prediction = read_mask(prediction_path, task.case, "predicted")
-        reference = read_mask(reference_path, task.case, "reference")
-        if prediction.shape != reference.shape:
-            raise SubmissionError(
-                f"The predicted mask of image {task.case} is {prediction.shape[1]}x{prediction.shape[0]} pixels; "
-                f"the image is {reference.shape[1]}x{reference.shape[0]}.",
-                task.case,
-            )
-        overlap = int(np.count_nonzero(prediction & reference))
-        return overlap, int(np.count_nonzero(reference)), int(np.count_nonzero(prediction)), likelihood
-
-    def aggregate(
-        self,
-        results: Mapping[str, tuple[int, int, int, float]],
-        missing: Sequence[str],
-        reference: TissueReference,
-        settings: Mapping[str, Any],
-    ) -> dict[str, Any]:
-        from sklearn.metrics import roc_auc_score
-
-        cases = list(reference.labels)
-        counts = np.array([results[c][:3] for c in cases], dtype=float)
-        # per-image Dice: the aggregated Dice of each image alone (identity weights), both empty = 1.0
-        dices = aggregated_dice(counts[:, 0], counts[:, 1] + counts[:, 2], weights=np.eye(len(cases)))
-        positive = counts[:, 1] > 0
-        averaged = dices if settings["dice_average"] == "all" else dices[positive]
-        if averaged.size == 0:
-            raise ConfigurationError("No reference image has a lesion: the positives-only Dice is undefined.")
-        per_case = {
-            c: {"dice": float(d), "lesion_in_reference": bool(p)}
-            for c, d, p in zip(cases, dices, positive, strict=True)
-        }
-        auc = roc_auc_score([reference.labels[c] for c in cases], [results[c][3] for c in cases])
-        return {
-            "aggregates": {
-                "dice": float(np.mean(averaged)),
-                "auc": float(auc),
-                "images": len(cases),
-                "dice_images": int(averaged.size),
-            },
-            "case": per_case,
-            "settings": {
-                "challenge": self.name,
-                **settings,
-                "dice": "2|R ∩ P| / (|R| + |P|) per image, any non-zero pixel is lesion; both empty = 1.0",
-                "auc": "sklearn.metrics.roc_auc_score of the malignancy likelihood against labels.csv",
-            },
-        }
-
-

@@ -1,21 +1,25 @@
 """The engine of declared challenges: a ``Challenge`` built from a parsed declaration (``schema``).
 
-- ``load_reference`` lists the cases (from the first output's reference) and reads every reference:
-  path patterns resolve to one file per case, CSV columns to one value per case, all checked;
+- ``load_reference`` lists the cases (from the first output whose reference lists them) and reads
+  every reference: path patterns resolve to one file per case (``{stem}`` / ``.*`` patterns case by
+  case), CSV columns to one value per case, all checked;
 - ``prepare`` reads predictions.json once (``platform.predictions.load_jobs``), names each job's case
   from its input image name, matches jobs to cases (``platform.matching.match_jobs``), parses value
   outputs (``platform.sockets``) and applies each output's missing policy;
 - ``score_case`` (a worker) reads each label image once (``platform.images``: the HECKTOR geometry
   rules), crops both to their union bounding box and returns small numbers per label: voxel counts,
-  HD95 / NSD when a metric asks, lesion TP / FP / FN per declared IoU threshold;
+  HD95 / NSD when a metric asks, lesion TP / FP / FN per declared IoU threshold ("nonzero" 2D masks:
+  ``platform.images.read_nonzero_mask``, same size in pixels, voxel counts only);
 - ``aggregate`` turns those numbers into every declared metric, per case and over cases, with
   percentile bootstrap CIs over cases (the numbers are resampled, never the images), through the
-  adapters of ``measures`` onto the metric catalogue (``evaluation.metrics``).
+  adapters of ``measures`` onto the metric catalogue (``evaluation.metrics``), laid out as the
+  declaration's ``[report]`` table says.
 """
 
 from __future__ import annotations
 
 import csv
+import glob
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -42,8 +46,15 @@ from evaluation.errors import ConfigurationError, EvaluationError, SubmissionErr
 from evaluation.metrics.bootstrap import percentile_interval, resample_weights
 from evaluation.metrics.lesions import LesionCounts, match_lesions
 from evaluation.metrics.surface import bounding_box, crop_padded, surface_distances
-from evaluation.platform.images import label_array, on_reference_grid, read_label_image, spacing_zyx
-from evaluation.platform.matching import match_jobs, stem
+from evaluation.platform.images import (
+    label_array,
+    on_reference_grid,
+    read_label_image,
+    read_nonzero_mask,
+    same_size,
+    spacing_zyx,
+)
+from evaluation.platform.matching import match_jobs, reference_name, stem
 from evaluation.platform.predictions import Job, Socket, load_jobs
 from evaluation.platform.sockets import finite_number, image_output_file, read_json_output
 
@@ -67,6 +78,10 @@ class SegmentationTask:
     hd95: tuple[str, ...]  # labels whose HD95 a metric needs
     nsd: tuple[tuple[str, float], ...]  # (label, tolerance mm) pairs
     lesions: tuple[tuple[str, float], ...]  # (label, IoU threshold) pairs
+    nonzero: bool = False  # a 2D mask where any non-zero pixel is the one label
+    named: str = ""  # the case as messages name it ("image a.png")
+    noun: str = ""  # the output as messages name it ("mask")
+    shown: str = ""  # the reference's path in the ground truth, for the organizer's messages
 
 
 @dataclass(frozen=True)
@@ -104,9 +119,25 @@ class CaseResult:
     submitted: Mapping[str, bool]
 
 
+def score_nonzero_mask(task: SegmentationTask, case: str) -> SegmentationNumbers:
+    """A 2D mask where any non-zero pixel is the label: voxel counts only (Dice, IoU), sizes checked."""
+    named, noun = task.named or case, task.noun or f"'{task.slug}' segmentation"
+    prediction = None
+    if task.prediction is not None:
+        prediction = read_nonzero_mask(task.prediction, case, "predicted", named, noun)
+    reference = read_nonzero_mask(task.reference, case, "reference", named, noun, task.shown)
+    prediction = np.zeros_like(reference) if prediction is None else prediction
+    same_size(prediction, reference, case, named, noun)
+    counts = (int(np.count_nonzero(reference)), int(np.count_nonzero(prediction)))
+    numbers = LabelNumbers(*counts, int(np.count_nonzero(prediction & reference)), float("nan"), (), ())
+    return SegmentationNumbers(1.0, {name: numbers for name, _ in task.labels})
+
+
 def score_segmentation(task: SegmentationTask, case: str) -> SegmentationNumbers:
     """Read the reference and prediction once, check them, and compute every requested number."""
-    what = f"'{task.slug}' segmentation"
+    if task.nonzero:
+        return score_nonzero_mask(task, case)
+    what = task.noun or f"'{task.slug}' segmentation"
     allowed = [value for _, value in task.labels]
     reference = read_label_image(task.reference, case, "reference", what, task.dimension)
     ref_array = label_array(reference, case, "reference", allowed, what)
@@ -152,6 +183,7 @@ class DeclaredReference:
     cases: tuple[str, ...]
     files: Mapping[str, Mapping[str, Path]]
     values: Mapping[str, Mapping[str, Any]]
+    root: Path  # the ground-truth folder
 
 
 def _pattern_cases(ground_truth: Path, pattern: str) -> dict[str, Path]:
@@ -165,12 +197,37 @@ def _pattern_cases(ground_truth: Path, pattern: str) -> dict[str, Path]:
     return found
 
 
-def _csv_column(ground_truth: Path, file: str, column: str, id_column: str) -> dict[str, str]:
+def _per_case_files(ground_truth: Path, output: OutputSpec, cases: Sequence[str]) -> dict[str, Path]:
+    """The reference file of each case for a ``{stem}`` or ``.*`` pattern: exactly one must exist."""
+    pattern, found = output.reference.pattern or "", {}
+    for case in cases:
+        filled = glob.escape(pattern.replace("{stem}", stem(case)).replace("{case}", case).removesuffix(".*"))
+        candidates = sorted(ground_truth.glob(filled + ".*")) if pattern.endswith(".*") else [ground_truth / filled]
+        files = [
+            p for p in candidates
+            if p.is_file() and (not output.reference.suffixes or p.name.lower().endswith(output.reference.suffixes))
+        ]  # fmt: skip
+        if len(files) != 1:
+            raise ConfigurationError(
+                f"The ground truth needs exactly one {output.noun or 'reference'} for {case} (found {len(files)}): "
+                f"{pattern}."
+            )
+        found[case] = files[0]
+    return found
+
+
+def _csv_column(ground_truth: Path, file: str, column: str, id_column: str, binary: bool) -> dict[str, str]:
     path = ground_truth / file
     if not path.is_file():
         raise ConfigurationError(f"The ground truth has no {file}.")
-    with path.open(newline="", encoding="utf-8-sig") as handle:
-        rows = list(csv.DictReader(handle))
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as handle:
+            rows = list(csv.DictReader(handle))
+    except (UnicodeDecodeError, csv.Error) as error:
+        raise ConfigurationError(
+            f"{file} must be UTF-8 CSV with columns {id_column},{column}{' and 0/1 labels' if binary else ''} "
+            f"({type(error).__name__}): fix it in the phase's ground truth."
+        ) from None
     for needed in (id_column, column):
         if rows and needed not in rows[0]:
             raise ConfigurationError(f"{file} has no column '{needed}'.")
@@ -205,20 +262,33 @@ def _reference_value(text: str, output: OutputSpec, binary: bool, case: str, whe
     return number
 
 
+def _binary(declaration: Declaration, output: OutputSpec) -> bool:
+    return any(m.output == output.slug and m.metric in BINARY_REFERENCE_METRICS for m in declaration.metrics)
+
+
 def load_declared_reference(ground_truth: Path, declaration: Declaration) -> DeclaredReference:
-    """Every output's reference for the cases of the first output's reference (the same cases everywhere)."""
+    """Every output's reference for the cases of the first output whose reference lists cases (a
+    ``{case}`` pattern or a CSV column): the same cases everywhere; ``{stem}`` / ``.*`` patterns are
+    looked up case by case."""
     files: dict[str, dict[str, Path]] = {}
     texts: dict[str, dict[str, str]] = {}
-    for output in declaration.outputs:
+    listing = [output for output in declaration.outputs if not output.reference.per_case]
+    for output in listing:
         ref = output.reference
         if ref.pattern is not None:
             files[output.slug] = _pattern_cases(ground_truth, ref.pattern)
         else:
-            texts[output.slug] = _csv_column(ground_truth, ref.csv_file, ref.column, declaration.cases.id_column)
-    first = declaration.outputs[0]
+            id_column = declaration.cases.id_column
+            texts[output.slug] = _csv_column(
+                ground_truth, ref.csv_file, ref.column, id_column, _binary(declaration, output)
+            )
+    first = listing[0]
     cases = tuple(sorted(files.get(first.slug) or texts.get(first.slug) or {}))
     if not cases:
         raise ConfigurationError(f"The ground truth holds no case for {first.reference.text}.")
+    for output in declaration.outputs:
+        if output.reference.per_case:
+            files[output.slug] = _per_case_files(ground_truth, output, cases)
     values: dict[str, dict[str, Any]] = {}
     for output in declaration.outputs:
         found = files.get(output.slug) or texts.get(output.slug) or {}
@@ -230,13 +300,13 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
                 f"{first.reference.text}: every output needs a reference for the same cases."
             )
         if output.slug in texts:
-            binary = any(m.output == output.slug and m.metric in BINARY_REFERENCE_METRICS for m in declaration.metrics)
+            binary = _binary(declaration, output)
             values[output.slug] = {
                 c: _reference_value(texts[output.slug][c], output, binary, c, output.reference.text)
                 for c in cases
                 if texts[output.slug][c] or output.blank == "error"
             }
-    return DeclaredReference(cases, files, values)
+    return DeclaredReference(cases, files, values, ground_truth)
 
 
 # ------------------------------------------------------------------------------------- challenge
@@ -265,21 +335,24 @@ def _phase(declaration: Declaration) -> Phase:
 
 
 def _options(declaration: Declaration) -> tuple[Option, ...]:
-    return (
-        *(Option(o.name, o.default, o.help, o.choices) for o in declaration.options),
+    """The declared options, and the bootstrap's seed and resamples when a metric is bootstrapped."""
+    bootstrap = (
         Option("seed", declaration.seed, "bootstrap seed (numpy.random.default_rng)"),
         Option("bootstrap_resamples", declaration.resamples, "bootstrap resamples of the cases for the CIs"),
     )
+    declared = tuple(Option(o.name, o.default, o.help, o.choices) for o in declaration.options)
+    return declared + bootstrap if any(m.bootstrap for m in declaration.metrics) else declared
 
 
 def _segmentation_task(
-    declaration: Declaration, output: OutputSpec, reference: Path, prediction: Path | None
+    declaration: Declaration, output: OutputSpec, case: str, reference: Path, shown: str, prediction: Path | None
 ) -> SegmentationTask:
     """What a worker needs to score ``output`` of one case: only the numbers the metrics ask for."""
     metrics = [m for m in declaration.metrics if m.output == output.slug]
     return SegmentationTask(
         slug=output.slug, reference=reference, prediction=prediction, labels=output.labels,
         geometry=output.geometry, tolerance=output.tolerance, dimension=output.dimension,
+        nonzero=output.nonzero, named=declaration.cases.named(case), noun=output.noun, shown=shown,
         hd95=tuple(label for m in metrics if m.metric == "hd95" for label in m.labels),
         nsd=tuple((label, m.param("tolerance_mm")) for m in metrics if m.metric == "nsd" for label in m.labels),
         lesions=tuple(
@@ -314,12 +387,12 @@ class DeclaredChallenge(Challenge):
         return with_options(self.declaration, settings)
 
     def load_reference(self, ground_truth: Path, settings: Mapping[str, Any]) -> DeclaredReference:
-        if settings["bootstrap_resamples"] < 1:
+        if settings.get("bootstrap_resamples", 1) < 1:
             raise ConfigurationError("Option bootstrap_resamples must be at least 1.")
         return load_declared_reference(ground_truth, self.in_force(settings))
 
-    def _value(self, output: OutputSpec, raw: Any, case: str) -> Any:
-        what = f"The output '{output.slug}' of {case}"
+    def _value(self, output: OutputSpec, raw: Any, case: str, named: str) -> Any:
+        what = f"The {output.noun or f'output {output.slug!r}'} of {named}"
         if output.kind == "number":
             number = finite_number(raw, what, case)
             if output.range is not None and not output.range[0] <= number <= output.range[1]:
@@ -342,11 +415,15 @@ class DeclaredChallenge(Challenge):
 
     def prepare(self, input_dir: Path, reference: DeclaredReference, settings: Mapping[str, Any]) -> Prepared:
         declaration = self.in_force(settings)
-        matched = match_jobs(load_jobs(input_dir), self.case_of_job, reference.cases)
+        case_of_job = self.case_of_job
+        if declaration.cases.same_stem:
+            case_of_job = lambda job: reference_name(self.case_of_job(job), reference.cases)  # noqa: E731
+        matched = match_jobs(load_jobs(input_dir), case_of_job, reference.cases)
         needs_job = [o.slug for o in declaration.outputs if o.missing == "error"]
+        word = declaration.cases.word or "case"
         if matched.missing and needs_job:
             raise SubmissionError(
-                f"No algorithm job for case {', '.join(matched.missing)}; every case needs the output "
+                f"No algorithm job for {word} {', '.join(matched.missing)}; every {word} needs the output "
                 f"'{needs_job[0]}'.",
                 matched.missing[0],
             )
@@ -360,12 +437,14 @@ class DeclaredChallenge(Challenge):
                     if path is None and output.missing == "error":
                         raise SubmissionError(f"Case {case} has no output '{output.slug}'.", case)
                     if path is not None or output.missing == "empty-mask":
-                        reference_file = reference.files[output.slug][case]
-                        segmentations.append(_segmentation_task(declaration, output, reference_file, path))
+                        file = reference.files[output.slug][case]
+                        shown = file.relative_to(reference.root).as_posix()
+                        segmentations.append(_segmentation_task(declaration, output, case, file, shown, path))
                     submitted[output.slug] = path is not None
                     continue
                 raw = read_json_output(input_dir, job, output.slug, case) if job else None
-                value = None if raw is None else self._value(output, raw, case)  # checked even when unscored
+                named = declaration.cases.named(case)
+                value = None if raw is None else self._value(output, raw, case, named)  # checked even when unscored
                 if case not in reference.values[output.slug]:
                     continue  # a blank reference cell under blank = "skip": not scored, not missing
                 if raw is None and output.missing == "error":
@@ -408,6 +487,7 @@ class DeclaredChallenge(Challenge):
         aggregates: dict[str, Any] = {}
         per_case: dict[str, dict[str, Any]] = {case: {} for case in reference.cases}
         computed: dict[str, tuple[float, np.ndarray]] = {}  # aggregate path -> value, resamples
+        counted: dict[str, int] = {}  # mean aggregate path -> the cases it averaged
         for metric in declaration.metrics:
             if metric.metric == COMBINED:  # the mean of earlier aggregates, resample by resample
                 parts = [computed[path] for path in metric.param("of")]
@@ -416,7 +496,7 @@ class DeclaredChallenge(Challenge):
                 resamples = {key: np.mean([boot for _, boot in parts], axis=0)}
             elif (output := declaration.output(metric.output)).kind == "segmentation":
                 cases = [c for c in reference.cases if output.slug in results[c].segmentations]
-                values, resamples = self._segmentation_metric(metric, cases, results, settings, per_case)
+                values, resamples = self._segmentation_metric(metric, cases, results, settings, per_case, counted)
             else:
                 cases = [c for c in reference.cases if output.slug in results[c].values]
                 values, resamples = self._value_metric(metric, output, cases, results, reference, settings)
@@ -427,18 +507,25 @@ class DeclaredChallenge(Challenge):
                 if metric.bootstrap:
                     low, high = percentile_interval(resamples[key], level)
                     target[f"{key}_ci_low"], target[f"{key}_ci_high"] = low, high
+        report = declaration.report
+        for key, what in report.counts:
+            aggregates[key] = len(reference.cases) if what == "cases" else counted[what]
         lists: dict[str, list[str]] = {"jobs": list(missing)}
         for output in declaration.outputs:  # (cases skipped for a blank reference have no entry)
             scored = [c for c in reference.cases if output.slug in results[c].submitted]
             lists[output.slug] = [c for c in scored if not results[c].submitted[output.slug]]
-            if output.kind != "segmentation":
+            if output.kind == "segmentation" and report.label_presence:
+                for case in (c for c in reference.cases if output.slug in results[c].segmentations):
+                    for label, numbers in results[case].segmentations[output.slug].labels.items():
+                        per_case[case][f"{label}_in_reference"] = numbers.reference > 0
+            if output.kind != "segmentation" and report.case_values:
                 for case in scored:  # the participant's own value, never an imputed one (it would reveal the
                     submitted = results[case].submitted[output.slug]  # reference)
                     per_case[case][output.slug] = results[case].values[output.slug] if submitted else None
         return {
             "aggregates": aggregates,
             "case": per_case,
-            "missing": lists,
+            **({"missing": lists} if report.missing else {}),
             "settings": self._settings(declaration, settings),
         }
 
@@ -454,7 +541,10 @@ class DeclaredChallenge(Challenge):
         results: Mapping[str, CaseResult],
         settings: Mapping[str, Any],
         per_case: dict[str, dict[str, Any]],
+        counted: dict[str, int],
     ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+        """The aggregates of one segmentation metric (and its resamples); writes the per-case values
+        to ``per_case`` and, per mean aggregate path, how many cases it averaged to ``counted``."""
         weights = self._weights(len(cases), settings, metric)
         numbers = [results[c].segmentations[metric.output] for c in cases]
         values: dict[str, float] = {}
@@ -478,7 +568,7 @@ class DeclaredChallenge(Challenge):
                 found = [dict(r.lesions)[metric.param("iou_threshold")] for r in rows]
                 counts = np.array([[c.tp, c.fp, c.fn] for c in found], dtype=float).reshape(-1, 3)
                 per = measures.lesion_f1_values(*counts.T, metric.param("no_lesions"))
-            base = f"{metric.name}_{label}"
+            base = metric.per_case_key(label)
             for index, case in enumerate(cases):
                 per_case[case][base] = float(per[index])
                 if metric.metric == "lesion_f1":
@@ -490,8 +580,18 @@ class DeclaredChallenge(Challenge):
             for form in metric.aggregates:
                 key = metric.key(label, form)
                 averaged = per
-                if form == "mean" and metric.metric != "lesion_f1" and metric.param("mean_over") == "present":
+                mean_over = metric.param("mean_over") if form == "mean" and metric.metric != "lesion_f1" else "all"
+                if mean_over == "present":
                     averaged = np.where(ref + pred == 0, np.nan, per)  # the mean skips cases without the label
+                elif mean_over == "positives":
+                    averaged = np.where(ref == 0, np.nan, per)  # the mean of the cases with the label in the reference
+                    if cases and not (ref > 0).any():
+                        raise ConfigurationError(
+                            f"No reference case has the label '{label}': aggregates.{key} (mean over positives) is "
+                            "undefined."
+                        )
+                path = f"{metric.group}.{key}" if metric.group else key
+                counted[path] = int(np.count_nonzero(np.isfinite(averaged)))
                 arguments = (metric, form, averaged, counts, inter * scale, (ref + pred) * scale)
                 values[key] = float(_form(*arguments, None)) if cases else float("nan")
                 boot = _form(*arguments, weights) if weights is not None else np.array([np.nan])
@@ -528,6 +628,11 @@ class DeclaredChallenge(Challenge):
         return {key: value}, {key: boot}
 
     def _settings(self, declaration: Declaration, settings: Mapping[str, Any]) -> dict[str, Any]:
+        """What settings echo: the challenge, the options in force and (layout "full") the whole
+        declaration, then the declared constant ``notes``."""
+        notes = dict(declaration.report.notes)
+        if declaration.report.settings == "options":
+            return {"challenge": self.name, **settings, **notes}
         return {
             "challenge": self.name,
             "declaration": declaration.source,
@@ -551,6 +656,7 @@ class DeclaredChallenge(Challenge):
                          "keys": dict(m.keys)}
                 for m in declaration.metrics
             },
+            **notes,
         }  # fmt: skip
 
 

@@ -47,6 +47,9 @@ VALUE_METRICS = {  # metric -> output kinds it scores
     "balanced_accuracy": ("boolean", "choice"),
     "accuracy": ("boolean", "choice"),
 }
+NONZERO = "nonzero"  # a label value: any non-zero pixel of a 2D mask (PNG, RGB) is this label
+MEAN_OVER = ("all", "present", "positives")
+SETTINGS_LAYOUTS = ("full", "options")
 COMBINED = "mean"  # the mean of aggregates declared before (e.g. HECKTOR's segmentation score)
 BINARY_REFERENCE_METRICS = ("auroc", "average_precision", "brier", "ece")
 PROBABILITY_METRICS = ("brier", "ece")
@@ -65,6 +68,12 @@ class Cases:
     strip_suffixes: tuple[str, ...]
     strip: tuple[str, ...]
     id_column: str
+    word: str = ""  # how messages name a case ("image a.png"); "" names it alone
+    same_stem: bool = False  # an unknown job name matches the one case with the same stem
+
+    def named(self, case: str) -> str:
+        """The case as messages name it."""
+        return f"{self.word} {case}" if self.word else case
 
 
 @dataclass(frozen=True)
@@ -77,12 +86,19 @@ class InputSpec:
 
 @dataclass(frozen=True)
 class Reference:
-    """Where an output's reference lives: a path pattern with ``{case}`` or a CSV column."""
+    """Where an output's reference lives: a path pattern with ``{case}`` (or ``{stem}``: the case
+    without its image suffix; a trailing ``.*``: any of ``suffixes``) or a CSV column."""
 
     text: str
     pattern: str | None = None
     csv_file: str | None = None
     column: str | None = None
+    suffixes: tuple[str, ...] = ()
+
+    @property
+    def per_case(self) -> bool:
+        """A pattern looked up case by case (it cannot list the cases)."""
+        return self.pattern is not None and ("{stem}" in self.pattern or self.pattern.endswith(".*"))
 
 
 @dataclass(frozen=True)
@@ -93,7 +109,7 @@ class OutputSpec:
     platform_kind: str
     reference: Reference
     missing: str
-    labels: tuple[tuple[str, int], ...] = ()
+    labels: tuple[tuple[str, int | str], ...] = ()  # a value "nonzero": any non-zero pixel is the label
     geometry: str = "error"
     tolerance: float = GEOMETRY_TOLERANCE
     dimension: int = 3
@@ -102,10 +118,16 @@ class OutputSpec:
     true_values: tuple[str, ...] = ("1", "1.0", "true", "yes")  # boolean: the reference's spellings
     false_values: tuple[str, ...] = ("0", "0.0", "false", "no")  # (case-insensitive)
     blank: str = "error"  # a blank CSV reference cell: "error", or "skip" (the case leaves this output)
+    noun: str = ""  # how messages name the output ("malignancy likelihood"); "" = "output '<slug>'"
 
     @property
     def super_kind(self) -> str:
         return "Image" if self.kind == "segmentation" else "Value"
+
+    @property
+    def nonzero(self) -> bool:
+        """A 2D mask where any non-zero pixel is its one label (``labels = { lesion = "nonzero" }``)."""
+        return any(value == NONZERO for _, value in self.labels)
 
 
 @dataclass(frozen=True)
@@ -121,6 +143,7 @@ class MetricSpec:
     params: tuple[tuple[str, Any], ...]
     group: str | None = None  # the aggregates sub-table the values go to (aggregates.<group>.<key>)
     keys: tuple[tuple[str, str], ...] = ()  # form -> key template with {name}, {label}, {form}
+    case_key: str = "{name}_{label}"  # the per-case key template (segmentation metrics)
 
     def param(self, key: str) -> Any:
         return dict(self.params)[key]
@@ -128,6 +151,9 @@ class MetricSpec:
     def key(self, label: str, form: str) -> str:
         """The aggregate key of one label and form (value metrics: label "" and form "value")."""
         return dict(self.keys)[form].format(name=self.name, label=label, form=form)
+
+    def per_case_key(self, label: str) -> str:
+        return self.case_key.format(name=self.name, label=label)
 
 
 @dataclass(frozen=True)
@@ -162,6 +188,18 @@ class OptionSpec:
 
 
 @dataclass(frozen=True)
+class Report:
+    """The layout of metrics.json beyond the metrics (``[report]``)."""
+
+    missing: bool = True  # write the "missing" block
+    settings: str = "full"  # "full": the whole declaration; "options": the challenge and the options only
+    case_values: bool = True  # per case: the participant's own value of each value output
+    label_presence: bool = False  # per case: "<label>_in_reference" for each segmentation label
+    counts: tuple[tuple[str, str], ...] = ()  # aggregate key -> "cases" or the mean aggregate it counts
+    notes: tuple[tuple[str, str], ...] = ()  # constant settings entries (definitions in prose)
+
+
+@dataclass(frozen=True)
 class Declaration:
     source: str
     name: str
@@ -175,6 +213,7 @@ class Declaration:
     seed: int
     level: float
     options: tuple[OptionSpec, ...] = ()
+    report: Report = Report()
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def output(self, slug: str) -> OutputSpec:
@@ -277,12 +316,19 @@ def _reference(table: _Table, kind: str) -> Reference:
         if kind == "segmentation":
             table.fail("reference", "a segmentation output needs a path pattern such as 'labels/{case}.mha'")
         return Reference(text, csv_file=csv_file, column=column)
-    if text.count("{case}") != 1 or kind != "segmentation":
-        what = "a path pattern with exactly one {case}" if kind == "segmentation" else "'file.csv:column'"
+    if text.count("{case}") + text.count("{stem}") != 1 or kind != "segmentation":
+        what = "a path pattern with exactly one {case} or {stem}" if kind == "segmentation" else "'file.csv:column'"
         table.fail("reference", f"{text!r} is not {what}")
     if Path(text).is_absolute() or ".." in Path(text).parts:
         table.fail("reference", f"{text!r} must be a relative path inside the ground truth")
-    return Reference(text, pattern=text)
+    if "*" in text.removesuffix(".*"):
+        table.fail("reference", f"{text!r} may hold '*' only as a trailing '.*' (any of reference_suffixes)")
+    suffixes: tuple[str, ...] = ()
+    if text.endswith(".*"):
+        suffixes = tuple(s.lower() for s in table.strings("reference_suffixes", list(IMAGE_NAME_SUFFIXES)))
+        if not suffixes or not all(s.startswith(".") and len(s) > 1 for s in suffixes):
+            table.fail("reference_suffixes", "must be a list of file suffixes such as '.png'")
+    return Reference(text, pattern=text, suffixes=suffixes)
 
 
 def _output(table: _Table) -> OutputSpec:
@@ -303,7 +349,7 @@ def _output(table: _Table) -> OutputSpec:
         table.fail("missing", f"{missing!r} is not one of {', '.join(MISSING_POLICIES)}")
     if missing not in MISSING_BY_KIND[kind]:
         table.fail("missing", f"{missing!r} is not one of {', '.join(MISSING_BY_KIND[kind])} (for a {kind} output)")
-    extra: dict[str, Any] = {}
+    extra: dict[str, Any] = {"noun": table.get("noun", str, "")}
     if reference.csv_file is not None:
         extra["blank"] = table.get("blank", str, "error", ("error", "skip"))
     if kind == "segmentation":
@@ -311,8 +357,10 @@ def _output(table: _Table) -> OutputSpec:
         for label, value in labels.items():
             if not KEY.fullmatch(label):
                 table.fail(f"labels.{label}", "a label name may hold letters, digits, '_' and '-' only")
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                table.fail(f"labels.{label}", f"must be a positive integer voxel value, not {value!r}")
+            if value == NONZERO and len(labels) > 1:
+                table.fail(f"labels.{label}", f"a {NONZERO!r} label must be the output's only label")
+            if value != NONZERO and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                table.fail(f"labels.{label}", f"must be a positive integer voxel value or {NONZERO!r}, not {value!r}")
         if not labels:
             table.fail("labels", "needs at least one label")
         if len(set(labels.values())) != len(labels):
@@ -323,6 +371,10 @@ def _output(table: _Table) -> OutputSpec:
         if not 0 <= extra["tolerance"] < 1:
             table.fail("tolerance", "must be in [0, 1) (relative and absolute)")
         extra["dimension"] = table.get("dimension", int, 3, (2, 3))
+        if NONZERO in labels.values() and extra["dimension"] != 2:
+            table.fail("dimension", f"a {NONZERO!r} mask is a 2D image: declare dimension = 2")
+        if NONZERO in labels.values() and extra["geometry"] != "error":
+            table.fail("geometry", f"a {NONZERO!r} mask has no physical grid to resample on: only 'error'")
     elif kind == "number":
         bounds = table.get("range", list, None)
         if bounds is not None:
@@ -396,12 +448,14 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
             table.fail("aggregates", "needs one or more distinct forms")
         if metric in ("hd95", "nsd") and output.dimension != 3:
             table.fail("metric", f"{metric} needs a 3D segmentation (output {slug!r} has dimension 2)")
+        if metric not in ("dice", "iou") and output.nonzero:
+            table.fail("metric", f"{metric} needs a label image; output {slug!r} is a {NONZERO!r} mask (dice, iou)")
     both_empty_defaults = {"dice": 1.0, "iou": 1.0, "hd95": 0.0, "nsd": 1.0}
     if metric in both_empty_defaults:
         params["both_empty"] = table.get("both_empty", (float, str), both_empty_defaults[metric])
         if isinstance(params["both_empty"], str) and params["both_empty"] != "exclude":
             table.fail("both_empty", f"must be a number or 'exclude', not {params['both_empty']!r}")
-        params["mean_over"] = table.get("mean_over", str, "all", ("all", "present"))
+        params["mean_over"] = table.get("mean_over", str, "all", MEAN_OVER)
     if metric in ("dice", "iou"):
         params["absent_everywhere"] = table.get("absent_everywhere", float, 1.0)
         params["volume"] = table.get("volume", str, "voxels", ("voxels", "mm3"))
@@ -448,9 +502,16 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
             table.fail("key", f"{template!r} may use only {{name}}, {{label}} and {{form}}")
         if not all(KEY.fullmatch(key) for key in rendered):
             table.fail("key", f"{template!r} gives a key with characters other than letters, digits, '_', '-'")
+    case_key = table.get("case_key", str, "{name}_{label}") if metric in SEGMENTATION_METRICS else "{name}_{label}"
+    try:
+        case_keys = {case_key.format(name=name, label=label) for label in labels}
+    except (KeyError, IndexError, ValueError):
+        table.fail("case_key", f"{case_key!r} may use only {{name}} and {{label}}")
+    if not all(KEY.fullmatch(key) for key in case_keys) or len(case_keys) != len(labels):
+        table.fail("case_key", f"{case_key!r} must give one key per label of letters, digits, '_', '-'")
     table.done()
     keys = tuple((form, str(templates[form])) for form in forms)
-    return MetricSpec(name, metric, slug, labels, aggregates, bootstrap, tuple(params.items()), group, keys)
+    return MetricSpec(name, metric, slug, labels, aggregates, bootstrap, tuple(params.items()), group, keys, case_key)
 
 
 def _leaderboard(table: _Table, produced: list[str]) -> Leaderboard:
@@ -487,6 +548,45 @@ def _leaderboard(table: _Table, produced: list[str]) -> Leaderboard:
 
 
 RESERVED_OPTIONS = ("seed", "bootstrap_resamples")
+
+
+def _report(table: _Table, outputs: Mapping[str, OutputSpec], metrics: list[MetricSpec]) -> Report:
+    """The ``[report]`` table: what metrics.json holds beside the declared metrics."""
+    missing = table.get("missing", bool, True)
+    if not missing:
+        loose = next((o for o in outputs.values() if o.missing != "error"), None)
+        if loose is not None:
+            table.fail(
+                "missing", f"false needs missing = 'error' on every output ({loose.slug!r} has {loose.missing!r})"
+            )
+    means = {
+        f"{m.group}.{key}" if m.group else key: (m, label)
+        for m in metrics
+        for label, form, key in metric_keys(m)
+        if form == "mean" and m.metric in SEGMENTATION_METRICS
+    }
+    written = [f"{m.group}.{key}" if m.group else key for m in metrics for _, _, key in metric_keys(m)]
+    counts = table.get("counts", dict, {})
+    for key, counted in counts.items():
+        if not KEY.fullmatch(key) or key in written:
+            table.fail(f"counts.{key}", "must be a new aggregate key of letters, digits, '_' and '-'")
+        if counted != "cases" and counted not in means:
+            shown = ", ".join(["cases", *means][:6])
+            table.fail(f"counts.{key}", f"{counted!r} is not 'cases' or the path of a mean aggregate ({shown})")
+    notes = table.get("notes", dict, {})
+    for key, text in notes.items():
+        if not isinstance(text, str):
+            table.fail(f"notes.{key}", f"must be a string, not {_type(text)}")
+    report = Report(
+        missing=missing,
+        settings=table.get("settings", str, "full", SETTINGS_LAYOUTS),
+        case_values=table.get("case_values", bool, True),
+        label_presence=table.get("label_presence", bool, False),
+        counts=tuple(counts.items()),
+        notes=tuple(notes.items()),
+    )
+    table.done()
+    return report
 
 
 def _overridden(data: Mapping[str, Any], targets: tuple[tuple[str, int, str], ...], value: Any) -> dict[str, Any]:
@@ -588,6 +688,8 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -
         strip_suffixes=cases_table.strings("strip_suffixes", list(IMAGE_NAME_SUFFIXES)),
         strip=cases_table.strings("strip", []),
         id_column=cases_table.get("id_column", str, "case"),
+        word=cases_table.get("word", str, ""),
+        same_stem=cases_table.get("same_stem", bool, False),
     )
     if cases.input not in input_slugs:
         cases_table.fail("input", f"{cases.input!r} is not a declared input ({', '.join(input_slugs)})")
@@ -598,6 +700,8 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -
         if output.slug in outputs or output.slug in input_slugs:
             table.fail("slug", f"{output.slug!r} is declared twice")
         outputs[output.slug] = output
+    if all(output.reference.per_case for output in outputs.values()):
+        top.fail("outputs", "no output's reference lists the cases: one needs a {case} pattern or a CSV column")
     metrics: list[MetricSpec] = []
     earlier: dict[str, MetricSpec] = {}
     for table in top.items("metrics"):
@@ -623,11 +727,17 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -
     partial = Declaration(file, name, title, cases, tuple(inputs), tuple(outputs.values()), tuple(metrics),
                           Leaderboard("", "", "desc", 4, "abs", ()), resamples, seed, level)  # fmt: skip
     leaderboard = _leaderboard(top.sub("leaderboard"), partial.aggregate_keys())
+    report = _report(top.sub("report"), outputs, metrics)
     top.read.add("options")
     options = _options(top, data) if check_options and "options" in data else ()
+    hidden = next((key for key, _ in report.notes if key in ("challenge", *(o.name for o in options))), None)
+    if hidden is not None:
+        top.fail(
+            f"report.notes.{hidden}", "would hide the settings entry of the same name (the challenge or an option)"
+        )
     top.done()
     return Declaration(file, name, title, cases, tuple(inputs), tuple(outputs.values()), tuple(metrics),
-                       leaderboard, resamples, seed, level, options, data)  # fmt: skip
+                       leaderboard, resamples, seed, level, options, report, data)  # fmt: skip
 
 
 def load(path: Path) -> Declaration:

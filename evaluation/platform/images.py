@@ -1,4 +1,5 @@
-"""Label images: SimpleITK reading, geometry checks (or nearest resampling) and label checks.
+"""Label images: SimpleITK reading, geometry checks (or nearest resampling) and label checks; 2D
+masks where any non-zero pixel is foreground (``read_nonzero_mask``, DigestPath 2019).
 
 HECKTOR's rules, shared by every segmentation challenge (HECKTOR and the declared ones): a label
 image is single-channel with integer voxels; a prediction must share the reference's size, and its
@@ -113,3 +114,46 @@ def label_array(
 def spacing_zyx(image: sitk.Image) -> tuple[float, ...]:
     """The voxel spacing in numpy axis order (SimpleITK gives x, y, z)."""
     return tuple(float(s) for s in reversed(image.GetSpacing()))
+
+
+def read_nonzero_mask(path: Path, case: str, whose: str, named: str, what: str = "mask", shown: str = "") -> np.ndarray:
+    """A 2D mask as booleans where any non-zero pixel (of any channel: colour images reduce by ``any``)
+    is foreground, as DigestPath 2019's masks (PNG through Pillow, other formats through SimpleITK; a
+    volume of one slice counts as 2D, a volume of several is refused).
+
+    ``whose`` is "reference" (organizer data: ``ConfigurationError`` asking to replace ``shown``, the
+    file's path in the ground truth) or the participant's word ("predicted"); ``named`` is the case as
+    messages name it ("image a.png")."""
+    error = _error(whose)
+    try:
+        if path.suffix.lower() == ".png":
+            from PIL import Image
+
+            with Image.open(path) as image:
+                array = np.asarray(image)
+            colour = array.ndim == 3  # (height, width, channels)
+        else:
+            image = sitk.ReadImage(str(path))
+            array, colour = sitk.GetArrayFromImage(image), image.GetNumberOfComponentsPerPixel() > 1
+    except Exception:  # every reader error means the same to a participant: unreadable
+        if whose == "reference":
+            raise ConfigurationError(
+                f"The reference {what} of {named} cannot be read as an image: replace {shown} in the phase's ground "
+                "truth.",
+                case,
+            ) from None
+        raise SubmissionError(f"The {whose} {what} of {named} cannot be read as an image.", case) from None
+    array = np.squeeze(array.any(axis=-1) if colour else array)  # a (1, height, width) volume is 2D
+    if array.ndim != 2:
+        raise error(f"The {whose} {what} of {named} is not a 2D image.", case)
+    return array != 0
+
+
+def same_size(prediction: np.ndarray, reference: np.ndarray, case: str, named: str, what: str = "mask") -> None:
+    """A 2D prediction must have the reference's size (images without a physical grid: no resampling)."""
+    if prediction.shape != reference.shape:
+        raise SubmissionError(
+            f"The predicted {what} of {named} is {prediction.shape[1]}x{prediction.shape[0]} pixels; "
+            f"the image is {reference.shape[1]}x{reference.shape[0]}.",
+            case,
+        )

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 from evaluation.errors import ConfigurationError
+from evaluation.platform.metrics_json import CASE_RESULTS_FILE
 
 REQUIRED = ("algorithm", "case", "value")
 DEFAULT_TASK = "task"
@@ -213,7 +214,11 @@ def read_long_csv(path: Path) -> dict[str, Task]:
 
 
 def submission_documents(metrics_dir: Path) -> dict[str, Any]:
-    """One parsed metrics.json per submission: ``DIR/<submission>/metrics.json`` or ``DIR/<submission>.json``."""
+    """One parsed metrics.json per submission: ``DIR/<submission>/metrics.json`` or ``DIR/<submission>.json``.
+
+    A run with ``--case-results private`` keeps its per-case values in ``case-results.json`` beside
+    metrics.json: its ``case`` section is read back into the document, so either form collects alike.
+    """
     if not metrics_dir.is_dir():
         raise ConfigurationError(f"The metrics folder {metrics_dir} does not exist.")
     files = {p.parent.name: p for p in sorted(metrics_dir.glob("*/metrics.json"))}
@@ -227,11 +232,20 @@ def submission_documents(metrics_dir: Path) -> dict[str, Any]:
         )
     documents = {}
     for name, path in sorted(files.items()):
-        try:
-            documents[name] = json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse_constant)
-        except (ValueError, UnicodeDecodeError) as error:
-            raise ConfigurationError(f"The metrics file {path} is not valid JSON ({error}).") from None
+        documents[name] = _read_json(path)
+        private = path.with_name(CASE_RESULTS_FILE)
+        if path.name == "metrics.json" and private.is_file() and isinstance(documents[name], dict):
+            organizer = _read_json(private)
+            if isinstance(organizer, dict) and "case" in organizer:
+                documents[name].setdefault("case", organizer["case"])
     return documents
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse_constant)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ConfigurationError(f"The metrics file {path} is not valid JSON ({error}).") from None
 
 
 def _refuse_constant(name: str) -> float:

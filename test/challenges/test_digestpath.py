@@ -12,15 +12,12 @@ import pytest
 import SimpleITK as sitk
 from PIL import Image
 
-from evaluation.challenges.digestpath import (
-    DETECTION_INPUT,
-    DETECTIONS,
-    MALIGNANCY,
-    TISSUE_INPUT,
-    TISSUE_MASK,
-    to_platform_boxes,
-)
+from evaluation.challenges import get
+from evaluation.challenges.digestpath import DETECTION_INPUT, DETECTIONS, to_platform_boxes
 from evaluation.platform.layout import JobSpec, write_input
+
+TASK2 = get("digestpath2019-task2").phase  # the declared challenge's sockets
+(TISSUE_INPUT,), (TISSUE_MASK, MALIGNANCY) = TASK2.inputs, TASK2.outputs
 
 GOLDEN_TRUTH = {
     "p1.jpg": [[10, 10, 30, 30], [50, 52, 70, 72], [300, 300, 320, 320]],
