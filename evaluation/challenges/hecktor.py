@@ -7,10 +7,12 @@ label absent everywhere), BioMedIA-MBZUAI/HECKTOR2026 README and ``Task/inferenc
 strings, RFS in days), voreille/hecktor ``notebooks/evaluate_segmentation2022.ipynb`` (aggregated
 Dice) and ``src/aicrowd_evaluator/survival_metrics.py`` (C-index, missing predictions as ties).
 
-Each image is read once with SimpleITK in ``score_case``, checked (pixel type, labels, geometry),
-cropped to the union bounding box of both label maps; the case returns only small numbers
-(volumes, intersections, surface distances, lesion counts). ``aggregate`` computes every score and
-its bootstrap CI from those numbers: no image metric is recomputed per resample.
+Each image is read once in ``score_case`` and checked (pixel type, labels, geometry) by
+``evaluation/platform/images.py``; ``evaluation/metrics/segmentation.py`` reduces the pair to small
+numbers (volumes, intersections, surface distances, lesion counts). ``aggregate`` unpacks the
+options once and computes every score and its bootstrap CI from those numbers with the metrics
+package: no image metric is recomputed per resample. What stays here: sockets, options, parsing of
+the value outputs, the reference (labels/ and clinical.csv) and the metrics.json assembly.
 """
 
 from __future__ import annotations

@@ -263,8 +263,12 @@ def leaderboard(
     :func:`phase_settings` when not given)."""
     if name in PLATFORM_BOARDS:
         board = platform_board(name, paths)
+    elif phase is None:
+        board = phase_board(name, phase_settings(name))
+    elif phase.get("challenge", name) != name:
+        raise ConfigurationError(f"The phase settings given are those of {phase['challenge']!r}, not of {name!r}.")
     else:
-        board = phase_board(name, phase_settings(name) if phase is None else phase)
+        board = phase_board(name, phase)
     leaves = _leaves(board)
     inputs: dict[str, dict[str, float | None]] = {}
     excluded: dict[str, str] = {}

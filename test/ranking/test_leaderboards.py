@@ -205,6 +205,8 @@ def test_an_unknown_challenge_or_a_bad_phase_file_is_one_clear_line(tmp_path: Pa
     arguments = ["--leaderboard", "rare25", "--phase", str(tmp_path / "phase.json"), "--metrics-dir", str(tmp_path)]
     assert main([*arguments, "--output", str(tmp_path)]) == 2
     assert "does not hold a JSON object" in capsys.readouterr().err
+    with pytest.raises(ConfigurationError, match="those of 'hecktor2026', not of 'rare25'"):
+        leaderboard("rare25", {"a": {"Score": 1.0}}, phase={"challenge": "hecktor2026"})
 
 
 def test_the_ranking_tool_imports_no_challenge() -> None:
