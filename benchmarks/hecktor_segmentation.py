@@ -148,8 +148,10 @@ def main() -> None:
           "lesions tp/fp/fn", our_values[8:])  # fmt: skip
     for name, seconds, memory in rows:
         print(f"{name:38s} {seconds:8.3f} s  peak extra {memory:6.3f} GiB  ratio {seconds / our_time:6.1f}x")
-    print(f"goal >= 2x faster than DeepMind: {'met' if dm_time / our_time >= 2 else 'NOT met'}; "
-          f"extra memory <= 0.5 GiB: {'met' if our_memory <= 0.5 else 'NOT met'}")
+    print(
+        f"goal >= 2x faster than DeepMind: {'met' if dm_time / our_time >= 2 else 'NOT met'}; "
+        f"extra memory <= 0.5 GiB: {'met' if our_memory <= 0.5 else 'NOT met'}"
+    )
 
 
 if __name__ == "__main__":

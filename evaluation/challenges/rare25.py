@@ -96,9 +96,7 @@ def read_likelihoods(path: Path, n_frames: int, stack: str) -> np.ndarray:
     if not isinstance(values, list):
         raise SubmissionError(f"The likelihoods of stack {stack} are not a JSON list of numbers.", stack)
     if len(values) != n_frames:
-        raise SubmissionError(
-            f"Stack {stack} has {n_frames} frames but {len(values)} likelihoods were given.", stack
-        )
+        raise SubmissionError(f"Stack {stack} has {n_frames} frames but {len(values)} likelihoods were given.", stack)
     for position, value in enumerate(values):
         finite_number(value, f"Likelihood {position} of stack {stack}", stack)
     return np.asarray(values, dtype=float)
@@ -214,16 +212,30 @@ class Rare25(Challenge):
         ),
     )
     options = (
-        Option("protocol", "official", "bootstrap protocol: the official code's patient-level "
-               "bootstrap, or the website's frame-level one", ("official", "website")),
+        Option(
+            "protocol",
+            "official",
+            "bootstrap protocol: the official code's patient-level bootstrap, or the website's frame-level one",
+            ("official", "website"),
+        ),
         Option("seed", 0, "bootstrap seed"),
-        Option("rng", "legacy", "legacy: np.random.seed(seed) and the official loop's draws (reproducible "
-               "with the official code); generator: numpy.random.default_rng(seed)", ("legacy", "generator")),
+        Option(
+            "rng",
+            "legacy",
+            "legacy: np.random.seed(seed) and the official loop's draws (reproducible "
+            "with the official code); generator: numpy.random.default_rng(seed)",
+            ("legacy", "generator"),
+        ),
         Option("iterations", 1000, "bootstrap iterations"),
         Option("sample_size", 10, "neoplastic patients drawn per iteration (official protocol)"),
         Option("imbalance_ratio", 100, "NDBE draws per neoplastic draw (prevalence 1:ratio)"),
-        Option("ppv_at_recall", "interp", "interp: np.interp on the PR curve as the official code "
-               "(quirks kept); max_precision: best precision with recall >= 0.9", PPV_METHODS),
+        Option(
+            "ppv_at_recall",
+            "interp",
+            "interp: np.interp on the PR curve as the official code "
+            "(quirks kept); max_precision: best precision with recall >= 0.9",
+            PPV_METHODS,
+        ),
     )
 
     def load_reference(self, ground_truth: Path, settings: Mapping[str, Any]) -> dict[str, Stack]:
