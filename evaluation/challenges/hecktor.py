@@ -7,36 +7,40 @@ label absent everywhere), BioMedIA-MBZUAI/HECKTOR2026 README and ``Task/inferenc
 strings, RFS in days), voreille/hecktor ``notebooks/evaluate_segmentation2022.ipynb`` (aggregated
 Dice) and ``src/aicrowd_evaluator/survival_metrics.py`` (C-index, missing predictions as ties).
 
-Each image is read once with SimpleITK in ``score_case``, checked (pixel type, labels, geometry),
-cropped to the union bounding box of both label maps; the case returns only small numbers
-(volumes, intersections, surface distances, lesion counts). ``aggregate`` computes every score and
-its bootstrap CI from those numbers: no image metric is recomputed per resample.
+Each image is read once in ``score_case`` and checked (pixel type, labels, geometry) by
+``evaluation/platform/images.py``; ``evaluation/metrics/segmentation.py`` reduces the pair to small
+numbers (volumes, intersections, surface distances, lesion counts). ``aggregate`` unpacks the
+options once and computes every score and its bootstrap CI from those numbers with the metrics
+package: no image metric is recomputed per resample. What stays here: sockets, options, parsing of
+the value outputs, the reference (labels/ and clinical.csv) and the metrics.json assembly.
 """
 
 from __future__ import annotations
 
 import re
-import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-import SimpleITK as sitk
 
 from evaluation.challenges.base import Challenge, Checked, Option, Phase, Prepared, input_image
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
 from evaluation.metrics.bootstrap import percentile_interval, resample_weights
-from evaluation.metrics.lesions import LesionCounts, f1_score, match_lesions
-from evaluation.metrics.overlap import aggregated_dice
-from evaluation.metrics.surface import bounding_box, crop_padded, surface_distances
+from evaluation.metrics.lesions import f1_score
+from evaluation.metrics.overlap import aggregated_dice, dice_from_counts
+from evaluation.metrics.segmentation import CaseSegmentation, summarise_label_maps
 from evaluation.metrics.survival import MISSING_POLICIES, concordance_index
-from evaluation.platform.images import read_input_image
+from evaluation.platform.images import label_array, on_reference_grid, read_input_image, read_label_image, spacing_zyx
 from evaluation.platform.matching import match_jobs
 from evaluation.platform.predictions import Job, Socket, load_jobs
 from evaluation.platform.sockets import finite_number, image_output_file, read_json_output
 from evaluation.runner import CaseTask
+
+if TYPE_CHECKING:  # annotations only: SimpleITK is imported by the platform layer where it reads
+    import SimpleITK as sitk
 
 CT = Socket("ct-image", "images/ct", "Image", "Image")
 PET = Socket("pet-image", "images/pet", "Image", "Image")
@@ -52,6 +56,7 @@ RFS = Socket("rfs", "rfs.json", "Float", "Value")
 HPV = Socket("hpv-status", "hpv-status.json", "Bool", "Value")
 
 LABELS = {1: "gtvp", 2: "gtvn"}
+GTVN = 2  # the label detected lesion-wise
 NSD_TOLERANCES_MM = (1.0, 2.0)
 T_CLASSES, N_CLASSES = ("T1", "T2", "T3", "T4"), ("N0", "N1", "N2", "N3")
 UNSCORED_STAGES = {"T": ("T0", "TX", "TIS"), "N": ("NX",)}
@@ -59,11 +64,6 @@ INVALID = "invalid"  # a stage or HPV answer that can never be right: a misclass
 IMAGE_SUFFIXES = (".nii.gz", ".nii", ".mha")
 CLINICAL_FILE = "clinical.csv"
 CLINICAL_COLUMNS = ("PatientID", "RFS", "Relapse", "T-stage", "N-stage", "HPV Status")
-INTEGER_PIXELS = {
-    sitk.sitkUInt8, sitk.sitkInt8, sitk.sitkUInt16, sitk.sitkInt16,
-    sitk.sitkUInt32, sitk.sitkInt32, sitk.sitkUInt64, sitk.sitkInt64,
-}  # fmt: skip
-GEOMETRY_TOLERANCE = 1e-4
 
 
 def patient_of_image(name: str) -> str:
@@ -101,6 +101,17 @@ def parse_hpv(value: Any, case: str) -> bool:
     if not isinstance(value, bool):
         raise SubmissionError(f"The HPV status of {case} is not a JSON boolean (true or false).", case)
     return value
+
+
+def parse_rfs(value: Any, case: str, output: str) -> float:
+    """The RFS output as a risk (higher = earlier recurrence): ``output="risk"`` as given, ``"time"``
+    (predicted days, non-negative) negated."""
+    number = finite_number(value, f"The RFS output of {case}", case)
+    if output == "time" and number < 0:
+        raise SubmissionError(
+            f"The RFS output of {case} is {number:g} days; a predicted time cannot be negative.", case
+        )
+    return number if output == "risk" else -number
 
 
 # ---------------------------------------------------------------------------------- ground truth
@@ -194,26 +205,6 @@ def _clinical(ground_truth: Path, required: bool) -> dict[str, Clinical]:
 
 
 @dataclass(frozen=True)
-class LabelResult:
-    """One label of one patient: voxel counts and surface metrics."""
-
-    reference_voxels: int
-    prediction_voxels: int
-    intersection_voxels: int
-    hd95: float
-    nsd: tuple[float, ...]
-
-
-@dataclass(frozen=True)
-class Segmentation:
-    """One patient's segmentation numbers (everything the aggregates and bootstraps need)."""
-
-    voxel_volume: float
-    labels: Mapping[int, LabelResult]
-    lesions: LesionCounts
-
-
-@dataclass(frozen=True)
 class CasePayload:
     """What a worker needs for one patient; clinical outputs were parsed in ``prepare``."""
 
@@ -226,137 +217,39 @@ class CasePayload:
 class CaseResult:
     """One patient's segmentation numbers and parsed value outputs (risk sign applied)."""
 
-    segmentation: Segmentation | None
+    segmentation: CaseSegmentation | None
     outputs: Mapping[str, Any]
     segmentation_submitted: bool
 
 
-def _read(path: Path, case: str, whose: str) -> sitk.Image:
-    error = ConfigurationError if whose == "reference" else SubmissionError
-    try:
-        image = sitk.ReadImage(str(path))
-    except RuntimeError:
-        fix = f"; replace labels/{path.name} in the phase's ground truth" if whose == "reference" else ""
-        raise error(f"The {whose} segmentation of {case} could not be read as an image file{fix}.", case) from None
-    if image.GetDimension() != 3 or image.GetNumberOfComponentsPerPixel() != 1:
-        raise error(f"The {whose} segmentation of {case} is not a 3D single-channel label image.", case)
-    if image.GetPixelID() not in INTEGER_PIXELS:
-        raise error(
-            f"The {whose} segmentation of {case} has {image.GetPixelIDTypeAsString()} voxels; "
-            "an integer label image (0, 1, 2) is expected.",
-            case,
-        )
-    return image
+def read_submitted(path: Path, grid: sitk.Image | None, case: str, *, resample: str) -> tuple[sitk.Image, np.ndarray]:
+    """A submitted label map read and checked (pixel type, labels) on the CT ``grid`` (unless
+    ``None``: the pre-flight check without the CT); with its voxels, a view into the image, which
+    the caller keeps while it uses them."""
+    submitted = read_label_image(path, case, "submitted")
+    if grid is not None:
+        policy = "error" if resample == "none" else resample
+        hint = " (or evaluate with --set resample=nearest)"
+        submitted = on_reference_grid(submitted, grid, case, policy, grid="CT grid", hint=hint)
+    return submitted, label_array(submitted, case, "submitted", LABELS)
 
 
-def _check_geometry(prediction: sitk.Image, reference: sitk.Image, case: str, resample: str) -> sitk.Image:
-    """The prediction on the reference grid: identical geometry required, or nearest resampling."""
-    if resample == "nearest":
-        pixel = prediction.GetPixelID()
-        return sitk.Resample(prediction, reference, sitk.Transform(), sitk.sitkNearestNeighbor, 0, pixel)
-    if prediction.GetSize() != reference.GetSize():
-        raise SubmissionError(
-            f"The segmentation of {case} has size {prediction.GetSize()} but the CT grid is {reference.GetSize()} "
-            "(or evaluate with --set resample=nearest).",
-            case,
-        )
-    for what in ("Spacing", "Origin", "Direction"):
-        found, expected = getattr(prediction, f"Get{what}")(), getattr(reference, f"Get{what}")()
-        if not np.allclose(found, expected, rtol=GEOMETRY_TOLERANCE, atol=GEOMETRY_TOLERANCE):
-            shown = ", ".join(f"{v:.6g}" for v in found)
-            wanted = ", ".join(f"{v:.6g}" for v in expected)
-            raise SubmissionError(
-                f"The segmentation of {case} has {what.lower()} ({shown}) but the CT grid has ({wanted}).", case
-            )
-    return prediction
-
-
-def _labels_array(image: sitk.Image, case: str, whose: str) -> np.ndarray:
-    array = sitk.GetArrayViewFromImage(image)
-    low, high = (int(array.min()), int(array.max())) if array.size else (0, 0)
-    if low < 0 or high > 2:
-        error = ConfigurationError if whose == "reference" else SubmissionError
-        bad = low if low < 0 else high
-        raise error(f"The {whose} segmentation of {case} has the label {bad}; only 0, 1 and 2 are allowed.", case)
-    return array
-
-
-def score_segmentation(
-    reference: np.ndarray,
-    prediction: np.ndarray,
-    spacing_zyx: tuple[float, float, float],
-    surface: bool = True,
-) -> Segmentation:
-    """Per-label counts, HD95/NSD and GTVn lesion counts of two label arrays on one grid."""
-    spacing_zyx = tuple(float(s) for s in spacing_zyx)
-    diagonal = float(np.linalg.norm(np.array(reference.shape) * np.array(spacing_zyx)))
-    box = bounding_box(reference, prediction)
-    if box is None:
-        empty = LabelResult(0, 0, 0, 0.0, tuple(1.0 for _ in NSD_TOLERANCES_MM))
-        return Segmentation(float(np.prod(spacing_zyx)), {label: empty for label in LABELS}, LesionCounts(0, 0, 0))
-    ref, pred = crop_padded(reference, box), crop_padded(prediction, box)
-    labels: dict[int, LabelResult] = {}
-    lesions = LesionCounts(0, 0, 0)
-    for label in LABELS:
-        r, p = ref == label, pred == label
-        hd95, nsd = float("nan"), tuple(float("nan") for _ in NSD_TOLERANCES_MM)
-        if surface:
-            distances = surface_distances(r, p, spacing_zyx, empty_distance=diagonal)
-            hd95, nsd = distances.hd(95.0), tuple(distances.nsd(t) for t in NSD_TOLERANCES_MM)
-        n_ref, n_pred = int(np.count_nonzero(r)), int(np.count_nonzero(p))
-        labels[label] = LabelResult(n_ref, n_pred, int(np.count_nonzero(r & p)), hd95, nsd)
-        if label == 2:
-            lesions = match_lesions(r, p)
-    return Segmentation(float(np.prod(spacing_zyx)), labels, lesions)
-
-
-def score_patient(payload: CasePayload, case: str, settings: Mapping[str, Any]) -> Segmentation | None:
+def score_patient(payload: CasePayload, case: str, *, resample: str, surface: bool) -> CaseSegmentation:
     """Read the reference (and prediction, if any) once and score them; a missing prediction is an
-    empty mask on the reference grid."""
-    if payload.reference is None:
-        return None
-    reference = _read(payload.reference, case, "reference")
-    reference_array = _labels_array(reference, case, "reference")
+    empty mask on the reference grid; ``resample``: "none" (off the CT grid is an error) or "nearest"."""
+    fix = f"; replace labels/{payload.reference.name} in the phase's ground truth"
+    reference = read_label_image(payload.reference, case, "reference", fix=fix)
+    reference_array = label_array(reference, case, "reference", LABELS)
     if payload.prediction is None:
         prediction_array = np.zeros_like(reference_array)
     else:
-        submitted = _read(payload.prediction, case, "submitted")
-        prediction = _check_geometry(submitted, reference, case, settings["resample"])
-        prediction_array = _labels_array(prediction, case, "submitted")
-    spacing = tuple(reversed(reference.GetSpacing()))
-    return score_segmentation(reference_array, prediction_array, spacing, settings["surface_metrics"])
+        _prediction, prediction_array = read_submitted(payload.prediction, reference, case, resample=resample)
+    return summarise_label_maps(
+        reference_array, prediction_array, spacing_zyx(reference), LABELS, NSD_TOLERANCES_MM, surface, (GTVN,)
+    )
 
 
 # ------------------------------------------------------------------------------------ aggregation
-
-
-def draw_weights(n_cases: int, settings: Mapping[str, Any]) -> np.ndarray:
-    """(resamples x cases) draw counts of the seeded bootstrap over patients."""
-    return resample_weights(n_cases, settings["bootstrap_resamples"], settings["seed"])
-
-
-def balanced_accuracy_resamples(truth: Sequence[str], predicted: Sequence[str], weights: np.ndarray) -> np.ndarray:
-    """Balanced accuracy (mean recall over the classes present in the reference, as
-    ``sklearn.metrics.balanced_accuracy_score`` with ``sample_weight``) for every weight row."""
-    classes, truth_index = np.unique(np.asarray(truth), return_inverse=True)
-    one_hot = np.eye(classes.size)[truth_index]
-    correct = (np.asarray(truth) == np.asarray(predicted)).astype(float)
-    support = weights @ one_hot
-    hits = weights @ (one_hot * correct[:, None])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        recall = np.where(support > 0, hits / support, np.nan)
-    present = np.isfinite(recall).sum(axis=1)
-    return np.where(present > 0, np.nansum(recall, axis=1) / np.maximum(present, 1), np.nan)
-
-
-def balanced_accuracy(truth: Sequence[str], predicted: Sequence[str]) -> float:
-    """``sklearn.metrics.balanced_accuracy_score``; its warnings about classes absent from the
-    reference (a wrong or invalid answer) are expected here, not news for the log."""
-    from sklearn.metrics import balanced_accuracy_score  # main process only (import costs seconds)
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        return float(balanced_accuracy_score(list(truth), list(predicted)))
 
 
 def _with_ci(name: str, value: float, resamples: np.ndarray, level: float = 0.95) -> dict[str, float]:
@@ -371,11 +264,16 @@ def _ranked(value: float, what: str) -> float:
 
 
 def segmentation_aggregates(
-    cases: Sequence[str], results: Sequence[Segmentation], settings: Mapping[str, Any]
+    cases: Sequence[str],
+    results: Sequence[CaseSegmentation],
+    *,
+    weights: np.ndarray,
+    aggregate_volume: str,
+    dice_both_empty: str,
 ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    """Aggregated and per-patient segmentation metrics with bootstrap CIs, and the per-case values."""
-    weights = draw_weights(len(cases), settings)
-    scale = np.array([r.voxel_volume if settings["aggregate_volume"] == "mm3" else 1.0 for r in results])
+    """Aggregated and per-patient segmentation metrics with bootstrap CIs (``weights``: the
+    (resamples, patients) draw counts), and the per-case values."""
+    scale = np.array([r.voxel_volume if aggregate_volume == "mm3" else 1.0 for r in results])
     aggregates: dict[str, Any] = {}
     per_case: dict[str, dict[str, Any]] = {case: {} for case in cases}
     aggregated, absent = [], []
@@ -389,17 +287,13 @@ def segmentation_aggregates(
         if ref.sum() + pred.sum() == 0:
             absent.append(name)
         aggregates.update(_with_ci(f"dice_{name}", _ranked(value, f"aggregated Dice of {name}"), boot))
-        both_empty = ref + pred == 0
-        with np.errstate(invalid="ignore", divide="ignore"):
-            per_patient = np.where(both_empty, 1.0, 2 * inter / np.where(both_empty, 1, ref + pred))
-        if settings["dice_both_empty"] == "exclude":
-            per_patient = np.where(both_empty, np.nan, per_patient)
+        per_patient = dice_from_counts(inter, ref + pred, empty=1.0 if dice_both_empty == "one" else float("nan"))
         counted = np.isfinite(per_patient)
         mean = float(per_patient[counted].mean()) if counted.any() else float("nan")
         sums, counts = weights[:, counted] @ per_patient[counted], weights[:, counted].sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             aggregates.update(_with_ci(f"dice_{name}_mean", mean, np.where(counts > 0, sums / counts, np.nan)))
-        present = ~both_empty  # surface means over the patients where the label is somewhere
+        present = ref + pred > 0  # surface means over the patients where the label is somewhere
         hd95 = np.array([r.labels[label].hd95 for r in results])
         aggregates[f"hd95_{name}_mean"] = float(hd95[present].mean()) if present.any() else None
         for position, tolerance in enumerate(NSD_TOLERANCES_MM):
@@ -417,21 +311,81 @@ def segmentation_aggregates(
 
 
 def detection_aggregates(
-    cases: Sequence[str], results: Sequence[Segmentation], settings: Mapping[str, Any]
+    cases: Sequence[str], results: Sequence[CaseSegmentation], *, weights: np.ndarray
 ) -> tuple[dict[str, Any], dict[str, dict[str, int]]]:
     """GTVn lesion TP/FP/FN summed over patients and the aggregated F1 with its CI."""
-    counts = np.array([[r.lesions.tp, r.lesions.fp, r.lesions.fn] for r in results], dtype=float)
+    lesions = [r.lesions[GTVN] for r in results]
+    counts = np.array([[c.tp, c.fp, c.fn] for c in lesions], dtype=float)
     tp, fp, fn = counts.sum(axis=0)
-    boot = f1_score(*(draw_weights(len(cases), settings) @ counts).T)
+    boot = f1_score(*(weights @ counts).T)
     aggregates = {
         **_with_ci("f1_gtvn", _ranked(f1_score(tp, fp, fn), "GTVn F1"), boot),
         "tp_gtvn": int(tp), "fp_gtvn": int(fp), "fn_gtvn": int(fn),
     }  # fmt: skip
     per_case = {
-        case: {"lesions_tp_gtvn": r.lesions.tp, "lesions_fp_gtvn": r.lesions.fp, "lesions_fn_gtvn": r.lesions.fn}
-        for case, r in zip(cases, results, strict=True)
+        case: {"lesions_tp_gtvn": c.tp, "lesions_fp_gtvn": c.fp, "lesions_fn_gtvn": c.fn}
+        for case, c in zip(cases, lesions, strict=True)
     }
     return aggregates, per_case
+
+
+def staging(
+    results: Mapping[str, CaseResult], reference: Reference, *, resamples: int, seed: int
+) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """T and N balanced accuracy over the patients with both stages known; score = their mean."""
+    from evaluation.metrics.classification import balanced_accuracy  # main process only (scikit-learn)
+
+    cases = [c for c in reference.patients if reference.clinical[c].t_stage and reference.clinical[c].n_stage]
+    if not cases:
+        raise ConfigurationError(f"{CLINICAL_FILE} gives no patient both a T and an N stage.")
+    weights = resample_weights(len(cases), resamples, seed)
+    aggregates: dict[str, Any] = {}
+    missing: dict[str, list[str]] = {}
+    boots = []
+    for socket, column in ((T_STAGE, "t_stage"), (N_STAGE, "n_stage")):
+        truth = [getattr(reference.clinical[c], column) for c in cases]
+        predicted = [results[c].outputs.get(socket.slug, INVALID) for c in cases]
+        name = f"balanced_accuracy_{column[0]}"
+        value = _ranked(balanced_accuracy(truth, predicted), f"{column[0].upper()} balanced accuracy")
+        boots.append(balanced_accuracy(truth, predicted, weights))
+        aggregates.update(_with_ci(name, value, boots[-1]))
+        missing[column] = [c for c in cases if socket.slug not in results[c].outputs]
+    score = (aggregates["balanced_accuracy_t"] + aggregates["balanced_accuracy_n"]) / 2
+    aggregates.update(_with_ci("score", score, (boots[0] + boots[1]) / 2))
+    return aggregates, missing
+
+
+def prognosis(
+    results: Mapping[str, CaseResult], reference: Reference, *, policy: str, resamples: int, seed: int
+) -> tuple[dict[str, Any], list[str]]:
+    """Harrell's C-index over the patients with a known RFS (risk sign applied in ``prepare``);
+    ``policy``: what a missing prediction counts (``MISSING_POLICIES``)."""
+    cases = [c for c in reference.patients if reference.clinical[c].rfs is not None]
+    if not cases:
+        raise ConfigurationError(f"{CLINICAL_FILE} gives no patient an RFS.")
+    time = np.array([reference.clinical[c].rfs for c in cases], dtype=float)
+    event = np.array([reference.clinical[c].relapse for c in cases], dtype=bool)
+    risk = np.array([results[c].outputs.get(RFS.slug, np.nan) for c in cases], dtype=float)
+    missing = ~np.isfinite(risk)
+    value = concordance_index(time, event, risk, missing, policy)
+    weights = resample_weights(len(cases), resamples, seed)
+    boot = concordance_index(time, event, risk, missing, policy, weights=weights)
+    absent = [c for c, m in zip(cases, missing, strict=True) if m]
+    return _with_ci("c_index", _ranked(value, "C-index"), boot), absent
+
+
+def hpv(
+    results: Mapping[str, CaseResult], reference: Reference, *, resamples: int, seed: int
+) -> tuple[dict[str, Any], list[str]]:
+    """Balanced accuracy of the HPV status over the patients with a known status."""
+    from evaluation.metrics.classification import balanced_accuracy  # main process only (scikit-learn)
+
+    cases = [c for c in reference.patients if reference.clinical[c].hpv is not None]
+    truth = [str(reference.clinical[c].hpv) for c in cases]
+    predicted = [str(results[c].outputs.get(HPV.slug, INVALID)) for c in cases]
+    value = _ranked(balanced_accuracy(truth, predicted), "HPV balanced accuracy")
+    boot = balanced_accuracy(truth, predicted, resample_weights(len(cases), resamples, seed))
+    return _with_ci("balanced_accuracy", value, boot), [c for c in cases if HPV.slug not in results[c].outputs]
 
 
 # -------------------------------------------------------------------------------------- challenges
@@ -461,6 +415,16 @@ MISSING_PROGNOSIS = Option(
 def _rfs_option(default: str) -> Option:
     return Option("rfs_output", default, "what rfs.json holds: a risk (higher = earlier recurrence) or a "
                   "predicted RFS time in days (higher = later)", ("risk", "time"))  # fmt: skip
+
+
+def _value_outputs(input_dir: Path, job: Job, case: str, parsers: Mapping[str, Callable[..., Any]]) -> dict[str, Any]:
+    """The job's value outputs parsed (``{slug: value}``); an absent output is left out (missing)."""
+    outputs = {}
+    for slug, parse in parsers.items():
+        value = read_json_output(input_dir, job, slug, case)
+        if value is not None:
+            outputs[slug] = parse(value, case=case)
+    return outputs
 
 
 class _Hecktor(Challenge):
@@ -495,26 +459,22 @@ class _Hecktor(Challenge):
     def _in_reference(self, clinical: Clinical) -> bool:
         return True
 
-    def _read_outputs(self, input_dir: Path, job: Job, case: str, settings: Mapping[str, Any]) -> dict[str, Any]:
-        outputs: dict[str, Any] = {}
+    def _parsers(self, settings: Mapping[str, Any]) -> dict[str, Callable[[Any, str], Any]]:
+        """The parser of each value output, the options that shape it bound once."""
+        parsers: dict[str, Callable[[Any, str], Any]] = {}
         for socket in self.value_outputs:
-            value = read_json_output(input_dir, job, socket.slug, case)
-            if value is None:
-                continue
             if socket is T_STAGE or socket is N_STAGE:
-                outputs[socket.slug] = parse_stage(value, socket.slug[0].upper(), case, settings["invalid_stage"])
+                axis = socket.slug[0].upper()
+                parsers[socket.slug] = partial(parse_stage, axis=axis, invalid=settings["invalid_stage"])
             elif socket is RFS:
-                number = finite_number(value, f"The RFS output of {case}", case)
-                if settings["rfs_output"] == "time" and number < 0:
-                    message = f"The RFS output of {case} is {number:g} days; a predicted time cannot be negative."
-                    raise SubmissionError(message, case)
-                outputs[socket.slug] = number if settings["rfs_output"] == "risk" else -number
+                parsers[socket.slug] = partial(parse_rfs, output=settings["rfs_output"])
             else:
-                outputs[socket.slug] = parse_hpv(value, case)
-        return outputs
+                parsers[socket.slug] = parse_hpv
+        return parsers
 
     def prepare(self, input_dir: Path, reference: Reference, settings: Mapping[str, Any]) -> Prepared:
         matched = match_jobs(load_jobs(input_dir), self.case_of_job, reference.patients)
+        parsers = self._parsers(settings)
         tasks = []
         for case in reference.patients:
             job = matched.jobs.get(case)
@@ -522,7 +482,7 @@ class _Hecktor(Challenge):
             if job is not None:
                 if self.segmentation_output is not None:
                     prediction = image_output_file(input_dir, job, self.segmentation_output.slug, case)
-                outputs = self._read_outputs(input_dir, job, case, settings)
+                outputs = _value_outputs(input_dir, job, case, parsers)
             tasks.append(CaseTask(case, CasePayload(reference.labels.get(case), prediction, outputs)))
         return Prepared(tasks, matched.missing)
 
@@ -538,7 +498,7 @@ class _Hecktor(Challenge):
             path = image_output_file(input_dir, job, self.segmentation_output.slug, case)
             if path is None:
                 checked.warnings.append(f"Case {case} has no segmentation; it will count as an empty mask.")
-        outputs = self._read_outputs(input_dir, job, case, settings)
+        outputs = _value_outputs(input_dir, job, case, self._parsers(settings))
         for socket in self.value_outputs:
             if socket.slug not in outputs:
                 checked.warnings.append(f"Case {case} has no output '{socket.slug}'; it will count as missing.")
@@ -549,18 +509,19 @@ class _Hecktor(Challenge):
             checked.unchecked.append("the segmentations' grid against the CT (give --images)")
 
         def score_checks() -> None:
-            segmentation = _read(path, case, "submitted")
-            if ct is not None:
-                segmentation = _check_geometry(segmentation, read_input_image(ct), case, settings["resample"])
-            _labels_array(segmentation, case, "submitted")
+            read_submitted(path, None if ct is None else read_input_image(ct), case, resample=settings["resample"])
 
         checked.later.append(score_checks)
         return checked
 
     @staticmethod
     def score_case(task: CaseTask, settings: Mapping[str, Any]) -> CaseResult:
+        if task.payload.reference is None:  # a phase without segmentation
+            return CaseResult(None, dict(task.payload.outputs), False)
         try:
-            segmentation = score_patient(task.payload, task.case, settings)
+            segmentation = score_patient(
+                task.payload, task.case, resample=settings["resample"], surface=settings["surface_metrics"]
+            )
         except EvaluationError:
             raise
         except RuntimeError as error:  # SimpleITK failures on a submitted file
@@ -568,82 +529,6 @@ class _Hecktor(Challenge):
                 f"The segmentation of {task.case} could not be evaluated ({error.__class__.__name__}).", task.case
             ) from None
         return CaseResult(segmentation, dict(task.payload.outputs), task.payload.prediction is not None)
-
-    def _document(
-        self, aggregates: dict[str, Any], per_case: dict[str, dict[str, Any]], missing: dict[str, list[str]],
-        settings: Mapping[str, Any],
-    ) -> dict[str, Any]:  # fmt: skip
-        return {
-            "aggregates": aggregates,
-            "case": per_case,
-            "missing": missing,
-            "settings": {"challenge": self.name, "ci_level": 0.95, "nsd_tolerances_mm": list(NSD_TOLERANCES_MM),
-                         "iou_threshold_gtvn": 0.3, **settings},
-        }  # fmt: skip
-
-    def _segmentation(
-        self, results: Mapping[str, CaseResult], reference: Reference, settings: Mapping[str, Any]
-    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, dict[str, Any]], list[str]]:
-        cases = list(reference.patients)
-        segmentations = [results[c].segmentation for c in cases]
-        aggregates, per_case = segmentation_aggregates(cases, segmentations, settings)
-        detection, lesions = detection_aggregates(cases, segmentations, settings)
-        for case in cases:
-            per_case[case].update(lesions[case])
-        missing = [c for c in cases if not results[c].segmentation_submitted]
-        return aggregates, detection, per_case, missing
-
-    def _staging(
-        self, results: Mapping[str, CaseResult], reference: Reference, settings: Mapping[str, Any]
-    ) -> tuple[dict[str, Any], dict[str, list[str]]]:
-        """T and N balanced accuracy over the patients with both stages known; score = their mean."""
-        cases = [c for c in reference.patients if reference.clinical[c].t_stage and reference.clinical[c].n_stage]
-        if not cases:
-            raise ConfigurationError(f"{CLINICAL_FILE} gives no patient both a T and an N stage.")
-        weights = draw_weights(len(cases), settings)
-        aggregates: dict[str, Any] = {}
-        missing: dict[str, list[str]] = {}
-        boots = []
-        for socket, column in ((T_STAGE, "t_stage"), (N_STAGE, "n_stage")):
-            truth = [getattr(reference.clinical[c], column) for c in cases]
-            predicted = [results[c].outputs.get(socket.slug, INVALID) for c in cases]
-            name = f"balanced_accuracy_{column[0]}"
-            value = _ranked(balanced_accuracy(truth, predicted), f"{column[0].upper()} balanced accuracy")
-            boots.append(balanced_accuracy_resamples(truth, predicted, weights))
-            aggregates.update(_with_ci(name, value, boots[-1]))
-            missing[column] = [c for c in cases if socket.slug not in results[c].outputs]
-        score = (aggregates["balanced_accuracy_t"] + aggregates["balanced_accuracy_n"]) / 2
-        aggregates.update(_with_ci("score", score, (boots[0] + boots[1]) / 2))
-        return aggregates, missing
-
-    def _prognosis(
-        self, results: Mapping[str, CaseResult], reference: Reference, settings: Mapping[str, Any]
-    ) -> tuple[dict[str, Any], list[str]]:
-        """Harrell's C-index over the patients with a known RFS (risk sign applied in ``prepare``)."""
-        cases = [c for c in reference.patients if reference.clinical[c].rfs is not None]
-        if not cases:
-            raise ConfigurationError(f"{CLINICAL_FILE} gives no patient an RFS.")
-        time = np.array([reference.clinical[c].rfs for c in cases], dtype=float)
-        event = np.array([reference.clinical[c].relapse for c in cases], dtype=bool)
-        risk = np.array([results[c].outputs.get(RFS.slug, np.nan) for c in cases], dtype=float)
-        missing = ~np.isfinite(risk)
-        policy = settings["missing_prognosis"]
-        value = concordance_index(time, event, risk, missing, policy)
-        boot = concordance_index(time, event, risk, missing, policy, weights=draw_weights(len(cases), settings))
-        absent = [c for c, m in zip(cases, missing, strict=True) if m]
-        return _with_ci("c_index", _ranked(value, "C-index"), boot), absent
-
-
-    def _hpv(
-        self, results: Mapping[str, CaseResult], reference: Reference, settings: Mapping[str, Any]
-    ) -> tuple[dict[str, Any], list[str]]:
-        """Balanced accuracy of the HPV status over the patients with a known status."""
-        cases = [c for c in reference.patients if reference.clinical[c].hpv is not None]
-        truth = [str(reference.clinical[c].hpv) for c in cases]
-        predicted = [str(results[c].outputs.get(HPV.slug, INVALID)) for c in cases]
-        value = _ranked(balanced_accuracy(truth, predicted), "HPV balanced accuracy")
-        boot = balanced_accuracy_resamples(truth, predicted, draw_weights(len(cases), settings))
-        return _with_ci("balanced_accuracy", value, boot), [c for c in cases if HPV.slug not in results[c].outputs]
 
     def aggregate(
         self,
@@ -653,20 +538,38 @@ class _Hecktor(Challenge):
         settings: Mapping[str, Any],
     ) -> dict[str, Any]:
         """Every subtask of the phase (the ones its outputs answer), with CIs and missing lists."""
+        resamples, seed = settings["bootstrap_resamples"], settings["seed"]
         aggregates: dict[str, Any] = {}
         per_case: dict[str, dict[str, Any]] = {}
         lists: dict[str, list[str]] = {"jobs": list(missing)}
         if self.segmentation_output is not None:
-            segmentation, detection, per_case, lists["segmentation"] = self._segmentation(results, reference, settings)
-            aggregates.update(segmentation=segmentation, detection=detection)
+            cases = list(reference.patients)
+            segmentations = [results[c].segmentation for c in cases]
+            weights = resample_weights(len(cases), resamples, seed)
+            aggregates["segmentation"], per_case = segmentation_aggregates(
+                cases, segmentations, weights=weights, aggregate_volume=settings["aggregate_volume"],
+                dice_both_empty=settings["dice_both_empty"],
+            )  # fmt: skip
+            aggregates["detection"], lesions = detection_aggregates(cases, segmentations, weights=weights)
+            for case in cases:
+                per_case[case].update(lesions[case])
+            lists["segmentation"] = [c for c in cases if not results[c].segmentation_submitted]
         if T_STAGE in self.value_outputs:
-            aggregates["staging"], staging_missing = self._staging(results, reference, settings)
+            aggregates["staging"], staging_missing = staging(results, reference, resamples=resamples, seed=seed)
             lists.update(staging_missing)
         if RFS in self.value_outputs:
-            aggregates["prognosis"], lists["prognosis"] = self._prognosis(results, reference, settings)
+            aggregates["prognosis"], lists["prognosis"] = prognosis(
+                results, reference, policy=settings["missing_prognosis"], resamples=resamples, seed=seed
+            )
         if HPV in self.value_outputs:
-            aggregates["hpv"], lists["hpv"] = self._hpv(results, reference, settings)
-        return self._document(aggregates, per_case, lists, settings)
+            aggregates["hpv"], lists["hpv"] = hpv(results, reference, resamples=resamples, seed=seed)
+        return {
+            "aggregates": aggregates,
+            "case": per_case,
+            "missing": lists,
+            "settings": {"challenge": self.name, "ci_level": 0.95, "nsd_tolerances_mm": list(NSD_TOLERANCES_MM),
+                         "iou_threshold_gtvn": 0.3, **settings},
+        }  # fmt: skip
 
 
 def _column(title: str, path: str, ranked: bool = True) -> dict[str, Any]:

@@ -143,10 +143,18 @@ def _draw_counts(neo: int, ndbe: int, iterations: int, sample_size: int, ratio: 
 
 
 def official_bootstrap_counts(
-    labels: np.ndarray, patients: Sequence[str], settings: Mapping[str, Any]
+    labels: np.ndarray,
+    patients: Sequence[str],
+    *,
+    iterations: int,
+    sample_size: int,
+    imbalance_ratio: int,
+    rng: str,
+    seed: int,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(patient of each frame, draws: iterations x patients): how often each patient, numbered in
-    order of first appearance, is in each iteration's sample."""
+    order of first appearance, is in each iteration's sample of ``sample_size`` neoplastic and
+    ``sample_size * imbalance_ratio`` NDBE patients (``rng``, ``seed``: the options of that name)."""
     first_seen: dict[str, int] = {}
     for patient in patients:
         first_seen.setdefault(patient, len(first_seen))
@@ -156,30 +164,24 @@ def official_bootstrap_counts(
     neo_patients, ndbe_patients = np.flatnonzero(neoplastic), np.flatnonzero(~neoplastic)
     if neo_patients.size == 0 or ndbe_patients.size == 0:
         raise ConfigurationError("The RARE25 ground truth needs both neoplastic and NDBE patients.")
-    drawn = _draw_counts(
-        neo_patients.size,
-        ndbe_patients.size,
-        settings["iterations"],
-        settings["sample_size"],
-        settings["imbalance_ratio"],
-        settings["rng"],
-        settings["seed"],
-    )
+    drawn = _draw_counts(neo_patients.size, ndbe_patients.size, iterations, sample_size, imbalance_ratio, rng, seed)
     counts = np.empty_like(drawn)
     counts[:, np.concatenate([neo_patients, ndbe_patients])] = drawn
     return patient_index, counts
 
 
-def website_bootstrap_counts(labels: np.ndarray, settings: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+def website_bootstrap_counts(
+    labels: np.ndarray, *, iterations: int, imbalance_ratio: int, rng: str, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
     """(group of each frame, draws: iterations x groups) for the website protocol: each neoplastic
-    frame is a group drawn with replacement; the NDBE frames are one last group, taken once."""
+    frame is a group drawn with replacement (``round(NDBE frames / imbalance_ratio)`` draws, at least
+    one); the NDBE frames are one last group, taken once."""
     neo_frames = np.flatnonzero(labels == 1)
     n_ndbe = int(np.count_nonzero(labels == 0))
     if neo_frames.size == 0 or n_ndbe == 0:
         raise ConfigurationError("The RARE25 ground truth needs both neoplastic and NDBE frames.")
-    size = max(1, round(n_ndbe / settings["imbalance_ratio"]))
-    iterations, seed = settings["iterations"], settings["seed"]
-    if settings["rng"] == "legacy":
+    size = max(1, round(n_ndbe / imbalance_ratio))
+    if rng == "legacy":
         state = np.random.RandomState(seed)
         draws = np.stack([state.randint(0, neo_frames.size, size=size) for _ in range(iterations)])
     else:
@@ -190,17 +192,18 @@ def website_bootstrap_counts(labels: np.ndarray, settings: Mapping[str, Any]) ->
     return group, counts
 
 
-def official_bootstrap_weights(labels: np.ndarray, patients: Sequence[str], settings: Mapping[str, Any]) -> np.ndarray:
+def official_bootstrap_weights(labels: np.ndarray, patients: Sequence[str], **draws: Any) -> np.ndarray:
     """Frame weights (iterations x frames) of the official protocol: the frame-level view of
-    :func:`official_bootstrap_counts`, to inspect a draw (the evaluation never builds it)."""
-    patient_index, counts = official_bootstrap_counts(labels, patients, settings)
+    :func:`official_bootstrap_counts` (same keyword parameters), to inspect a draw (the evaluation
+    never builds it)."""
+    patient_index, counts = official_bootstrap_counts(labels, patients, **draws)
     return counts[:, patient_index]
 
 
-def website_bootstrap_weights(labels: np.ndarray, settings: Mapping[str, Any]) -> np.ndarray:
+def website_bootstrap_weights(labels: np.ndarray, **draws: Any) -> np.ndarray:
     """Frame weights (iterations x frames) of the website protocol: NDBE frames once, neoplastic frames
-    drawn (the frame-level view of :func:`website_bootstrap_counts`)."""
-    group, counts = website_bootstrap_counts(labels, settings)
+    drawn (the frame-level view of :func:`website_bootstrap_counts`, same keyword parameters)."""
+    group, counts = website_bootstrap_counts(labels, **draws)
     return counts[:, group]
 
 
@@ -230,16 +233,30 @@ class Rare25(Challenge):
         ),
     )
     options = (
-        Option("protocol", "official", "bootstrap protocol: the official code's patient-level "
-               "bootstrap, or the website's frame-level one", ("official", "website")),
+        Option(
+            "protocol",
+            "official",
+            "bootstrap protocol: the official code's patient-level bootstrap, or the website's frame-level one",
+            ("official", "website"),
+        ),
         Option("seed", 0, "bootstrap seed"),
-        Option("rng", "legacy", "legacy: np.random.seed(seed) and the official loop's draws (reproducible "
-               "with the official code); generator: numpy.random.default_rng(seed)", ("legacy", "generator")),
+        Option(
+            "rng",
+            "legacy",
+            "legacy: np.random.seed(seed) and the official loop's draws (reproducible "
+            "with the official code); generator: numpy.random.default_rng(seed)",
+            ("legacy", "generator"),
+        ),
         Option("iterations", 1000, "bootstrap iterations"),
         Option("sample_size", 10, "neoplastic patients drawn per iteration (official protocol)"),
         Option("imbalance_ratio", 100, "NDBE draws per neoplastic draw (prevalence 1:ratio)"),
-        Option("ppv_at_recall", "interp", "interp: np.interp on the PR curve as the official code "
-               "(quirks kept); max_precision: best precision with recall >= 0.9", PPV_METHODS),
+        Option(
+            "ppv_at_recall",
+            "interp",
+            "interp: np.interp on the PR curve as the official code "
+            "(quirks kept); max_precision: best precision with recall >= 0.9",
+            PPV_METHODS,
+        ),
     )
 
     def load_reference(self, ground_truth: Path, settings: Mapping[str, Any]) -> dict[str, Stack]:
@@ -286,10 +303,11 @@ class Rare25(Challenge):
         patients = [p for s in stacks for p in reference[s].patients]
         method = settings["ppv_at_recall"]
         full = curve_metrics(labels, scores, TARGET_RECALL, method)
+        draws = {key: settings[key] for key in ("iterations", "imbalance_ratio", "rng", "seed")}
         if settings["protocol"] == "official":
-            group, counts = official_bootstrap_counts(labels, patients, settings)
+            group, counts = official_bootstrap_counts(labels, patients, sample_size=settings["sample_size"], **draws)
         else:
-            group, counts = website_bootstrap_counts(labels, settings)
+            group, counts = website_bootstrap_counts(labels, **draws)
         boot: CurveMetrics = grouped_curve_metrics(labels, scores, group, counts, TARGET_RECALL, method)
         ppv = _summary("PPV@90RECALL", boot.ppv)
         return {

@@ -1,13 +1,12 @@
 """Label images: SimpleITK reading, geometry checks (or nearest resampling) and label checks; 2D
 masks where any non-zero pixel is foreground (``read_nonzero_mask``, DigestPath 2019).
 
-The semantics are those of the HECKTOR module (``evaluation/challenges/hecktor.py``: ``_read``,
-``_check_geometry``, ``_labels_array``), made generic so that every segmentation challenge shares
-them: a label image is single-channel with integer voxels; a prediction must share the reference's
-size, and its spacing, origin and direction within ``tolerance`` (relative and absolute, 1e-4 by
-default), unless it is resampled onto the reference grid (nearest neighbour); a voxel value outside
-the declared labels is an error. Problems with a participant's file are ``SubmissionError``, with
-the organizer's reference ``ConfigurationError``; every message names the case.
+HECKTOR's rules, shared by every segmentation challenge (HECKTOR and the declared ones): a label
+image is single-channel with integer voxels; a prediction must share the reference's size, and its
+spacing, origin and direction within ``tolerance`` (relative and absolute, 1e-4 by default), unless
+it is resampled onto the reference grid (nearest neighbour); a voxel value outside the declared
+labels is an error. Problems with a participant's file are ``SubmissionError``, with the organizer's
+reference ``ConfigurationError``; every message names the case.
 """
 
 from __future__ import annotations
@@ -34,14 +33,17 @@ def _error(whose: str) -> type[EvaluationError]:
     return ConfigurationError if whose == "reference" else SubmissionError
 
 
-def read_label_image(path: Path, case: str, whose: str, what: str = "segmentation", dimension: int = 3) -> sitk.Image:
+def read_label_image(
+    path: Path, case: str, whose: str, what: str = "segmentation", dimension: int = 3, fix: str = ""
+) -> sitk.Image:
     """A ``dimension``-D single-channel integer image; ``whose`` is "reference" (organizer data) or
-    the participant's word ("submitted", "predicted")."""
+    the participant's word ("submitted", "predicted"); ``fix`` ends the unreadable-file message (e.g.
+    "; replace labels/P2.mha in the phase's ground truth")."""
     error = _error(whose)
     try:
         image = sitk.ReadImage(str(path))
     except RuntimeError:
-        raise error(f"The {whose} {what} of {case} could not be read as an image file.", case) from None
+        raise error(f"The {whose} {what} of {case} could not be read as an image file{fix}.", case) from None
     if image.GetDimension() != dimension or image.GetNumberOfComponentsPerPixel() != 1:
         raise error(f"The {whose} {what} of {case} is not a {dimension}D single-channel label image.", case)
     if image.GetPixelID() not in INTEGER_PIXELS:
@@ -70,10 +72,12 @@ def on_reference_grid(
     tolerance: float = GEOMETRY_TOLERANCE,
     what: str = "segmentation",
     grid: str = "reference grid",
+    hint: str = "",
 ) -> sitk.Image:
     """The prediction on the reference grid: the same geometry (``policy="error"``: size exact;
     spacing, origin, direction within ``tolerance``) or resampled by nearest neighbour
-    (``policy="nearest"``, background 0)."""
+    (``policy="nearest"``, background 0). ``grid`` names the reference grid in messages (e.g. "CT
+    grid"); ``hint`` ends the size message (e.g. how to ask for resampling)."""
     if policy == "nearest":
         pixel = prediction.GetPixelID()
         return sitk.Resample(prediction, reference, sitk.Transform(), sitk.sitkNearestNeighbor, 0, pixel)
@@ -81,7 +85,7 @@ def on_reference_grid(
         raise ValueError(f"unknown geometry policy {policy!r}")
     if prediction.GetSize() != reference.GetSize():
         raise SubmissionError(
-            f"The {what} of {case} has size {prediction.GetSize()} but the {grid} is {reference.GetSize()}.", case
+            f"The {what} of {case} has size {prediction.GetSize()} but the {grid} is {reference.GetSize()}{hint}.", case
         )
     for aspect in ("Spacing", "Origin", "Direction"):
         found, expected = getattr(prediction, f"Get{aspect}")(), getattr(reference, f"Get{aspect}")()

@@ -8,6 +8,7 @@ as the last stderr line and a non-zero exit, never a traceback.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import traceback
@@ -22,7 +23,7 @@ from evaluation.errors import ConfigurationError, EvaluationError
 from evaluation.platform.metrics_json import write_metrics
 from evaluation.ranking import bootstrap, robustness
 from evaluation.ranking.data import Task, collect, read_long_csv, submission_documents
-from evaluation.ranking.leaderboards import NAMES, leaderboard
+from evaluation.ranking.leaderboards import leaderboard
 from evaluation.ranking.primitives import TIES, rank_na
 from evaluation.ranking.schemes import (
     SCHEMES,
@@ -47,11 +48,22 @@ def parser() -> argparse.ArgumentParser:
     )
     mode = p.add_mutually_exclusive_group(required=True)
     mode.add_argument("--data", type=Path, help="long CSV: algorithm, case, value[, task][, annotator]")
-    mode.add_argument("--leaderboard", choices=NAMES, help="rank submissions by a challenge's own rule")
+    mode.add_argument(
+        "--leaderboard",
+        metavar="NAME",
+        help="rank submissions by a challenge's own rule (its phase's paths), or gc-absolute / gc-mean-of-ranks / "
+        "gc-median-of-ranks over --path",
+    )
     mode.add_argument("--collect", action="store_true", help="build the long CSV from --metrics-dir")
     p.add_argument("--output", type=Path, required=True, help="output folder (CSV file with --collect)")
     p.add_argument("--metrics-dir", type=Path, help="DIR/<submission>/metrics.json or DIR/<submission>.json")
     p.add_argument("--path", action="append", default=[], help="gc-* leaderboards: value path[:smaller], repeatable")
+    p.add_argument(
+        "--phase",
+        type=Path,
+        metavar="PHASE.json",
+        help="--leaderboard: the phase settings (python -m evaluation.phase's output) instead of asking that command",
+    )
     p.add_argument("--scheme", choices=SCHEMES, default="aggregate-then-rank")
     p.add_argument("--aggregate", default="mean", help="mean, median or a quantile in (0, 1) (default mean)")
     p.add_argument("--ties", choices=TIES, default="min")
@@ -248,6 +260,19 @@ def _weights(text: str | None, tasks: dict[str, Task]) -> dict[str, float] | Non
     return weights
 
 
+def _phase(path: Path | None) -> dict[str, Any] | None:
+    """The phase settings file given with --phase (a JSON object), or None."""
+    if path is None:
+        return None
+    try:
+        phase = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ConfigurationError(f"--phase {path} is not a readable JSON file ({type(error).__name__}).") from None
+    if not isinstance(phase, dict):
+        raise ConfigurationError(f"--phase {path} does not hold a JSON object (python -m evaluation.phase's output).")
+    return phase
+
+
 def run(argv: Sequence[str] | None = None) -> None:
     args = parser().parse_args(argv)
     if args.collect or args.leaderboard:
@@ -259,7 +284,7 @@ def run(argv: Sequence[str] | None = None) -> None:
             frame.to_csv(args.output, index=False)
             print(f"Wrote {len(frame)} rows to {args.output}.")
             return
-        board = leaderboard(args.leaderboard, submission_documents(args.metrics_dir), args.path)
+        board = leaderboard(args.leaderboard, submission_documents(args.metrics_dir), args.path, _phase(args.phase))
         write_metrics(args.output / "leaderboard.json", board)
         for submission, reason in board["excluded"].items():
             print(f"Excluded {submission}: {reason}.")

@@ -1,18 +1,30 @@
 """Challenge leaderboards by name, from one metrics.json per submission.
 
-Every metrics.json path a leaderboard reads is declared in ``BOARDS`` below (one table, so a renamed
-key is corrected in one place). Rules:
+The paths a leaderboard reads come from the challenge's phase settings (``python -m
+evaluation.phase --challenge NAME``: ``score_jsonpath``, ``score_default_sort`` and the
+``extra_results_columns`` not ``exclude_from_ranking``), the one declaration the platform itself
+ranks by; this module holds only the rules that are not paths. By the phase's
+``scoring_method_choice`` (grand-challenge's scoring methods):
 
-- ``absolute``: grand-challenge's default, rank by one value (github comic/grand-challenge.org,
-  ``app/grandchallenge/evaluation/utils.py``: equal values share the lowest rank, "min"); optional
-  tie-break values compared in order (ISIC 2019: balanced accuracy, then macro AUC; spec challenges.md).
-- ``mean-of-ranks`` / ``median-of-ranks``: grand-challenge's rank per value, then the mean / median of
-  those ranks, ranked ascending (DigestPath 2019: "the average rank of the evaluation metrics", seed 002).
-- ``borda``: HECKTOR 2025 task 1 (hecktor25.grand-challenge.org, Tasks & Evaluation): a ranking's
-  Borda points are N - rank; GTVp (mean DSC) is combined with GTVn, itself the Borda count of the
-  aggregated DSC and the aggregated F1 ranking; more points rank first.
-- ``weighted``: HECKTOR 2026 (seed 001): per-subtask ranks weighted 0.25 / 0.35 / 0.40; ties broken by
-  the consistency metric (weighted minus unweighted mean rank), the smaller consistency first.
+- ``abs`` -> ``absolute``: grand-challenge's default, rank by the score (github comic/grand-challenge.org,
+  ``app/grandchallenge/evaluation/utils.py``: equal values share the lowest rank, "min");
+- ``avg`` / ``med`` -> ``mean-of-ranks`` / ``median-of-ranks``: grand-challenge's rank per ranked value,
+  then the mean / median of those ranks, ranked ascending (DigestPath 2019: "the average rank of the
+  evaluation metrics", seed 002).
+
+Named schemes replace that rule for the challenges whose ranking the platform cannot express
+(``SCHEMES``):
+
+- ``isic2019``: absolute, ties broken by the phase's extra columns in order (the macro AUC; balanced
+  accuracy first when another metric is the score: seed 003 and spec challenges.md);
+- ``hecktor2025-task1`` -> ``borda`` (hecktor25.grand-challenge.org, Tasks & Evaluation): a ranking's
+  Borda points are N - rank; the score (GTVp mean DSC) is combined with GTVn, itself the Borda count
+  of the ranked columns (aggregated DSC, aggregated F1); more points rank first;
+- ``hecktor2026`` -> ``weighted`` (seed 001): the ranks of the score and the two ranked columns
+  weighted 0.25 / 0.35 / 0.40; ties broken by the consistency metric (weighted minus unweighted mean
+  rank), the smaller consistency first;
+- ``digestpath2019-task1``: a metrics.json written before ``recall_valid`` existed is read at
+  ``instance_recall``.
 
 As on grand-challenge, a submission lacking a value (or holding a non-number) is left out of the
 ranking and listed under ``excluded``.
@@ -20,9 +32,12 @@ ranking and listed under ``excluded``.
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+import subprocess
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -50,52 +65,109 @@ class Board:
     source: str = ""
 
 
-BOARDS: dict[str, Board] = {
-    "rare25": Board("absolute", (Key("Score"),), source="spec challenges.md, RARE25: Score, larger is better"),
-    "isic2019": Board(
-        "absolute",
-        (Key("overall"),),
-        tiebreak=(Key("aggregates.auc"),),
-        source="seed 003 (balanced multi-class accuracy) and spec challenges.md (AUC tie-break)",
-    ),
-    "digestpath2019-task1": Board(
-        "mean-of-ranks",
-        (
-            Key("aggregates.recall_valid", alternatives=("aggregates.instance_recall",)),
-            Key("aggregates.fp_score"),
-            Key("aggregates.froc"),
-        ),
-        source="seed 002, task 1: average rank of recall, normal-region false positives, FROC",
-    ),
-    "digestpath2019-task2": Board(
-        "mean-of-ranks",
-        (Key("aggregates.dice"), Key("aggregates.auc")),
-        source="seed 002, task 2: average rank of Dice and AUC",
-    ),
-    "hecktor2025-task1": Board(
-        "borda",
-        (
-            Key("aggregates.segmentation.dice_gtvp_mean"),
-            Board("borda", (Key("aggregates.segmentation.dice_gtvn"), Key("aggregates.detection.f1_gtvn"))),
-        ),
-        source="hecktor25.grand-challenge.org Tasks & Evaluation: Borda count of GTVp and GTVn rankings",
-    ),
-    "hecktor2026": Board(
-        "weighted",
-        (
-            Key("aggregates.segmentation.score", weight=0.25),
-            Key("aggregates.staging.score", weight=0.35),
-            Key("aggregates.prognosis.c_index", weight=0.40),
-        ),
-        source="seed 001: weighted ranks 0.25/0.35/0.40, consistency tie-break",
-    ),
+@dataclass(frozen=True)
+class PhaseKeys:
+    """What a phase declares for ranking: the score, the ranked extra columns, every extra column."""
+
+    score: Key
+    ranked: tuple[Key, ...]
+    columns: tuple[Key, ...]
+    method: str
+
+
+RULES = {"abs": "absolute", "avg": "mean-of-ranks", "med": "median-of-ranks"}
+HECKTOR2026_WEIGHTS = (0.25, 0.35, 0.40)  # segmentation, staging, prognosis (seed 001)
+
+
+def _count(phase: PhaseKeys, name: str, ranked: int) -> None:
+    if len(phase.ranked) != ranked:
+        raise ConfigurationError(
+            f"Leaderboard {name} expects a score and {ranked} ranked column(s) in its phase settings; "
+            f"found {len(phase.ranked)}."
+        )
+
+
+def _isic(phase: PhaseKeys) -> Board:
+    source = "seed 003 (balanced multi-class accuracy) and spec challenges.md (AUC tie-break)"
+    return Board("absolute", (phase.score,), tiebreak=phase.columns, source=source)
+
+
+def _hecktor2025_task1(phase: PhaseKeys) -> Board:
+    _count(phase, "hecktor2025-task1", 2)
+    source = "hecktor25.grand-challenge.org Tasks & Evaluation: Borda count of GTVp and GTVn rankings"
+    return Board("borda", (phase.score, Board("borda", phase.ranked)), source=source)
+
+
+def _hecktor2026(phase: PhaseKeys) -> Board:
+    _count(phase, "hecktor2026", 2)
+    keys = (phase.score, *phase.ranked)
+    weighted = tuple(replace(key, weight=w) for key, w in zip(keys, HECKTOR2026_WEIGHTS, strict=True))
+    return Board("weighted", weighted, source="seed 001: weighted ranks 0.25/0.35/0.40, consistency tie-break")
+
+
+def _digestpath_task1(phase: PhaseKeys) -> Board:
+    older = {"aggregates.recall_valid": ("aggregates.instance_recall",)}  # metrics.json before recall_valid
+    keys = tuple(replace(k, alternatives=older.get(k.path, ())) for k in (phase.score, *phase.ranked))
+    source = "seed 002, task 1: average rank of recall, normal-region false positives, FROC"
+    return Board(RULES[phase.method], keys, source=source)
+
+
+SCHEMES: dict[str, Callable[[PhaseKeys], Board]] = {
+    "isic2019": _isic,
+    "hecktor2025-task1": _hecktor2025_task1,
+    "hecktor2026": _hecktor2026,
+    "digestpath2019-task1": _digestpath_task1,
 }
 PLATFORM_BOARDS = {
     "gc-absolute": "absolute",
     "gc-mean-of-ranks": "mean-of-ranks",
     "gc-median-of-ranks": "median-of-ranks",
 }
-NAMES = (*BOARDS, *PLATFORM_BOARDS)
+
+
+def phase_settings(challenge: str) -> dict[str, Any]:
+    """The phase settings of a challenge (built-in name or declaration file), as ``python -m
+    evaluation.phase --challenge`` prints them: asked of that command in a child process, so the
+    ranking tool imports no challenge (architecture.md's dependency rule)."""
+    command = [sys.executable, "-m", "evaluation.phase", "--challenge", challenge]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    if done.returncode != 0:
+        reason = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise ConfigurationError(f"No phase settings for leaderboard {challenge!r}: {reason}")
+    return json.loads(done.stdout)
+
+
+def _key(path: Any, order: Any, where: str) -> Key:
+    if not isinstance(path, str) or not path or order not in ("asc", "desc"):
+        raise ConfigurationError(f"The phase settings' {where} needs a path and an order 'asc' or 'desc'.")
+    return Key(path, larger_better=order == "desc")
+
+
+def phase_keys(phase: Mapping[str, Any]) -> PhaseKeys:
+    """The ranking paths of phase settings (the platform's field names), validated."""
+    score = _key(phase.get("score_jsonpath"), phase.get("score_default_sort"), "score")
+    columns = phase.get("extra_results_columns", [])
+    every, ranked = [], []
+    for position, column in enumerate(columns if isinstance(columns, list) else [None]):
+        if not isinstance(column, Mapping):
+            raise ConfigurationError(f"The phase settings' extra_results_columns[{position}] is not an object.")
+        key = _key(column.get("path"), column.get("order"), f"extra_results_columns[{position}]")
+        every.append(key)
+        if not column.get("exclude_from_ranking", False):
+            ranked.append(key)
+    method = phase.get("scoring_method_choice", "abs")
+    if method not in RULES:
+        raise ConfigurationError(f"Unknown scoring_method_choice {method!r} in the phase settings.")
+    return PhaseKeys(score, tuple(ranked), tuple(every), method)
+
+
+def phase_board(name: str, phase: Mapping[str, Any]) -> Board:
+    """The board of challenge ``name``: its named scheme, else the phase's own scoring method."""
+    keys = phase_keys(phase)
+    if name in SCHEMES:
+        return SCHEMES[name](keys)
+    ranked = (keys.score,) if keys.method == "abs" else (keys.score, *keys.ranked)
+    return Board(RULES[keys.method], ranked, source=f"phase settings of {name}: scoring method {keys.method}")
 
 
 def platform_board(name: str, paths: Sequence[str]) -> Board:
@@ -183,14 +255,20 @@ def _board_ranks(
     raise ConfigurationError(f"Unknown leaderboard rule {board.rule!r}.")
 
 
-def leaderboard(name: str, documents: Mapping[str, Any], paths: Sequence[str] = ()) -> dict[str, Any]:
-    """Rank the submissions (``{submission: metrics document}``) by the named leaderboard's rule."""
-    if name in BOARDS:
-        board = BOARDS[name]
-    elif name in PLATFORM_BOARDS:
+def leaderboard(
+    name: str, documents: Mapping[str, Any], paths: Sequence[str] = (), phase: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """Rank the submissions (``{submission: metrics document}``) by the named leaderboard's rule:
+    ``gc-*`` over ``paths``; a challenge over the paths of ``phase`` (its phase settings; asked of
+    :func:`phase_settings` when not given)."""
+    if name in PLATFORM_BOARDS:
         board = platform_board(name, paths)
+    elif phase is None:
+        board = phase_board(name, phase_settings(name))
+    elif phase.get("challenge", name) != name:
+        raise ConfigurationError(f"The phase settings given are those of {phase['challenge']!r}, not of {name!r}.")
     else:
-        raise ConfigurationError(f"Unknown leaderboard {name!r}; use one of {', '.join(NAMES)}.")
+        board = phase_board(name, phase)
     leaves = _leaves(board)
     inputs: dict[str, dict[str, float | None]] = {}
     excluded: dict[str, str] = {}

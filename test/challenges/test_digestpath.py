@@ -119,9 +119,20 @@ def test_task1_without_negative_images_is_a_clear_error(tmp_path, evaluate_cli):
 
 
 def test_task1_hungarian_option(tmp_path, evaluate_cli):
-    ground_truth, input_dir = task1_case(tmp_path)
-    run = evaluate_cli("digestpath2019-task1", input_dir, "--set", "matching=hungarian", ground_truth=ground_truth)
-    assert run.exit_code == 0 and run.metrics["settings"]["matching"] == "hungarian"
+    """Where the two matchings differ. References R1 [0, 0, 10, 10], R2 [8, 0, 18, 10]; predictions P1
+    [5, 0, 15, 10] (score 0.9): IoU R1 50/150 = 0.33, R2 70/130 = 0.54; P2 [9, 0, 19, 10] (0.8): IoU R1
+    10/190 = 0.05, R2 90/110 = 0.82. Greedy: P1 takes R2, P2 finds nothing above 0.3 -> 1 TP. The
+    maximum-IoU assignment: P1-R1 + P2-R2 (0.33 + 0.82 > 0.54) -> 2 TPs."""
+    truth = {"p.jpg": [[0, 0, 10, 10], [8, 0, 18, 10]], "n.jpg": []}
+    predictions = {"p.jpg": [[5, 0, 15, 10, 0.9], [9, 0, 19, 10, 0.8]], "n.jpg": []}
+    expected = {"greedy": 1, "hungarian": 2}
+    for method, true_positives in expected.items():
+        ground_truth, input_dir = task1_case(tmp_path / method, predictions, truth)
+        run = evaluate_cli("digestpath2019-task1", input_dir, "--set", f"matching={method}", ground_truth=ground_truth)
+        assert run.exit_code == 0, run.stderr
+        assert run.metrics["case"]["p.jpg"]["true_positives"] == true_positives, method
+        assert run.metrics["aggregates"]["instance_recall"] == pytest.approx(true_positives / 2, abs=1e-12)
+        assert run.metrics["settings"]["matching"] == method
 
 
 # --- task 2 ---------------------------------------------------------------------------------------

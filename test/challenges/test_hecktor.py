@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,6 +13,7 @@ import numpy as np
 import pytest
 import SimpleITK as sitk
 from conftest import DEMO_INPUT, GROUND_TRUTH
+from lifelines.utils import concordance_index as lifelines_c_index
 from sklearn.metrics import balanced_accuracy_score
 
 from evaluation.challenges.hecktor import (
@@ -22,9 +25,9 @@ from evaluation.challenges.hecktor import (
     SEGMENTATION_2025,
     SEGMENTATION_2026,
     T_STAGE,
-    balanced_accuracy_resamples,
     patient_of_image,
 )
+from evaluation.metrics.classification import balanced_accuracy
 from evaluation.platform.layout import JobSpec, write_input
 
 CHALLENGES = ("hecktor2026", "hecktor2025-task1", "hecktor2025-task2", "hecktor2025-task3")
@@ -99,6 +102,61 @@ def golden_segmentation() -> dict[str, Patient]:
     }
 
 
+def percentile_bootstrap(statistic, n: int, seed: int = 0, resamples: int = 1000) -> tuple[float, float]:
+    """The 95% percentile interval of ``statistic(indices)`` over ``default_rng(seed).integers(0, n,
+    (resamples, n))`` (the evaluation's draws), undefined resamples (NaN) left out."""
+    draws = np.random.default_rng(seed).integers(0, n, (resamples, n))
+    values = np.array([statistic(indices) for indices in draws], dtype=float)
+    low, high = np.percentile(values[np.isfinite(values)], [2.5, 97.5])
+    return float(low), float(high)
+
+
+def aggregated_dice_of(intersections: np.ndarray, totals: np.ndarray):
+    """indices -> 2 * sum |G ∩ P| / sum (|G| + |P|) over the drawn patients (1.0 when both sums are 0)."""
+
+    def statistic(indices):
+        total = totals[indices].sum()
+        return 2 * intersections[indices].sum() / total if total else 1.0
+
+    return statistic
+
+
+def harrell_loop(time, event, risk) -> float:
+    """Harrell's C-index over every ordered pair (i, j): comparable when time_i < time_j and i had the
+    event; concordant when risk_i > risk_j, 0.5 on a tie; a pair with a missing (NaN) risk counts 0
+    (the seed's non-concordant rule); NaN without comparable pairs."""
+    time, event, risk = np.asarray(time, dtype=float), np.asarray(event, dtype=bool), np.asarray(risk, dtype=float)
+    comparable = (time[:, None] < time[None, :]) & event[:, None]
+    present = np.isfinite(risk)[:, None] & np.isfinite(risk)[None, :]
+    with np.errstate(invalid="ignore"):
+        credit = np.where(risk[:, None] > risk[None, :], 1.0, np.where(risk[:, None] == risk[None, :], 0.5, 0.0))
+    pairs = comparable.sum()
+    return float((credit * (comparable & present)).sum() / pairs) if pairs else float("nan")
+
+
+def demo_outputs(challenge: str) -> dict[str, dict[str, Any]]:
+    """Each demo patient's outputs read straight from the platform layout: value sockets' JSON, and the
+    segmentation file's path under ``"segmentation"``."""
+    outputs: dict[str, dict[str, Any]] = {}
+    folder = DEMO_INPUT / challenge
+    for job in json.loads((folder / "predictions.json").read_text()):
+        patient = job["inputs"][0]["image"]["name"].removesuffix("__CT.mha").removesuffix("__CT.nii.gz")
+        found: dict[str, Any] = {}
+        for output in job["outputs"]:
+            path = folder / job["pk"] / "output" / output["interface"]["relative_path"]
+            if output["interface"]["super_kind"] == "Image":
+                found["segmentation"] = next(path.iterdir())
+            elif path.is_file():
+                found[output["interface"]["slug"]] = json.loads(path.read_text())
+        outputs[patient] = found
+    return outputs
+
+
+def demo_clinical(challenge: str) -> dict[str, dict[str, str]]:
+    with (GROUND_TRUTH / challenge / "clinical.csv").open() as handle:
+        return {row["PatientID"]: row for row in csv.DictReader(handle)}
+
+
 def test_aggregated_dice_golden_2026(tmp_path, evaluate_cli):
     patients = golden_segmentation()
     for days, patient in enumerate(patients.values()):
@@ -110,7 +168,14 @@ def test_aggregated_dice_golden_2026(tmp_path, evaluate_cli):
     assert seg["dice_gtvp"] == pytest.approx(0.75, abs=1e-12)
     assert seg["dice_gtvn"] == pytest.approx(0.4, abs=1e-12)
     assert seg["score"] == pytest.approx(0.575, abs=1e-12)
-    assert seg["score_ci_low"] <= seg["score"] <= seg["score_ci_high"]
+    # |G ∩ P|, |G| + |P| in voxels of 2 mm³, GTVp: A 3, 8; B 3, 6; C 0, 2. GTVn: A 1, 4; B 0, 1; C 0, 0
+    gtvp = aggregated_dice_of(np.array([3.0, 3.0, 0.0]) * 2, np.array([8.0, 6.0, 2.0]) * 2)
+    gtvn = aggregated_dice_of(np.array([1.0, 0.0, 0.0]) * 2, np.array([4.0, 1.0, 0.0]) * 2)
+    expected = percentile_bootstrap(lambda indices: (gtvp(indices) + gtvn(indices)) / 2, 3)
+    assert (seg["score_ci_low"], seg["score_ci_high"]) == pytest.approx(expected, abs=1e-12)
+    assert (seg["dice_gtvp_ci_low"], seg["dice_gtvp_ci_high"]) == pytest.approx(
+        percentile_bootstrap(gtvp, 3), abs=1e-12
+    )
     assert run.metrics["settings"]["seed"] == 0 and run.metrics["settings"]["bootstrap_resamples"] == 1000
 
 
@@ -368,6 +433,7 @@ def official_2025_aggregated_dice(pairs: list[tuple[Path, Path]]) -> list[float]
     return [2 * tp[k] / volume[k] if volume[k] else 1.0 for k in range(2)]
 
 
+@pytest.mark.filterwarnings("ignore:y_pred contains classes not in y_true")  # resamples without a predicted class
 @pytest.mark.parametrize("challenge", CHALLENGES)
 def test_demo_runs(evaluate_cli, challenge):
     run = evaluate_cli(challenge, DEMO_INPUT / challenge)
@@ -383,17 +449,105 @@ def test_demo_runs(evaluate_cli, challenge):
         segmentation = run.metrics["aggregates"]["segmentation"]
         found = [segmentation["dice_gtvp"], segmentation["dice_gtvn"]]
         assert found == pytest.approx(official_2025_aggregated_dice(pairs), abs=1e-12)
+    if challenge == "hecktor2025-task2":  # risks as given; every patient has a prediction: lifelines applies
+        clinical, outputs = demo_clinical(challenge), demo_outputs(challenge)
+        patients = sorted(p for p in clinical if clinical[p]["RFS"])
+        time = np.array([float(clinical[p]["RFS"]) for p in patients])
+        event = np.array([clinical[p]["Relapse"] == "1" for p in patients])
+        risk = np.array([float(outputs[p]["rfs"]) for p in patients])
+        expected = lifelines_c_index(time, -risk, event)  # lifelines: higher score = longer survival
+        prognosis = run.metrics["aggregates"]["prognosis"]
+        assert prognosis["c_index"] == pytest.approx(expected, abs=1e-12)
+        interval = percentile_bootstrap(lambda i: harrell_loop(time[i], event[i], risk[i]), len(patients))
+        assert (prognosis["c_index_ci_low"], prognosis["c_index_ci_high"]) == pytest.approx(interval, abs=1e-12)
+    if challenge == "hecktor2025-task3":
+        clinical, outputs = demo_clinical(challenge), demo_outputs(challenge)
+        patients = sorted(p for p in clinical if clinical[p]["HPV Status"])
+        truth = np.array([clinical[p]["HPV Status"] == "1" for p in patients])
+        predicted = np.array([outputs[p].get("hpv-status") is True for p in patients])
+        hpv = run.metrics["aggregates"]["hpv"]
+        assert hpv["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(truth, predicted), abs=1e-12)
+        interval = percentile_bootstrap(lambda i: balanced_accuracy_score(truth[i], predicted[i]), len(patients))
+        found = (hpv["balanced_accuracy_ci_low"], hpv["balanced_accuracy_ci_high"])
+        assert found == pytest.approx(interval, abs=1e-12)
     if challenge != "hecktor2026":
         return
     metrics = run.metrics
-    for subtask, keys in {"segmentation": ("dice_gtvp", "dice_gtvn", "score"),
-                          "staging": ("balanced_accuracy_t", "balanced_accuracy_n", "score"),
-                          "prognosis": ("c_index",)}.items():  # fmt: skip
-        for key in keys:
-            block = metrics["aggregates"][subtask]
-            assert block[f"{key}_ci_low"] <= block[key] <= block[f"{key}_ci_high"], (subtask, key)
     assert metrics["missing"]["prognosis"] == ["MDA-004"]
     assert metrics["settings"]["rfs_output"] == "time"
+    for subtask, values in demo_2026_expected().items():
+        block = metrics["aggregates"][subtask]
+        for key, (value, interval) in values.items():
+            assert block[key] == pytest.approx(value, abs=1e-12), (subtask, key)
+            found = (block[f"{key}_ci_low"], block[f"{key}_ci_high"])
+            assert found == pytest.approx(interval, abs=1e-12), (subtask, key)
+
+
+def demo_2026_expected() -> dict[str, dict[str, tuple[float, tuple[float, float]]]]:
+    """Values and 95% CIs of the HECKTOR 2026 demo computed here: volumes with SimpleITK and numpy,
+    balanced accuracy with scikit-learn, the C-index as the pair loop (checked against lifelines where
+    no prediction is missing), each CI an independent percentile bootstrap with the evaluation's draws."""
+    clinical, outputs = demo_clinical("hecktor2026"), demo_outputs("hecktor2026")
+    patients = sorted(clinical)
+    intersections, totals = np.zeros((len(patients), 2)), np.zeros((len(patients), 2))
+    for row, patient in enumerate(patients):
+        reference = sitk.ReadImage(str(GROUND_TRUTH / "hecktor2026" / "labels" / f"{patient}.mha"))
+        truth = sitk.GetArrayFromImage(reference)
+        predicted = sitk.GetArrayFromImage(sitk.ReadImage(str(outputs[patient]["segmentation"])))
+        voxel = float(np.prod(reference.GetSpacing()))
+        for column, label in enumerate((1, 2)):
+            intersections[row, column] = np.count_nonzero((truth == label) & (predicted == label)) * voxel
+            totals[row, column] = (np.count_nonzero(truth == label) + np.count_nonzero(predicted == label)) * voxel
+    gtvp, gtvn = (
+        aggregated_dice_of(intersections[:, 0], totals[:, 0]),
+        aggregated_dice_of(intersections[:, 1], totals[:, 1]),
+    )
+    everyone = np.arange(len(patients))
+
+    def score(indices):
+        return (gtvp(indices) + gtvn(indices)) / 2
+
+    segmentation = {name: (statistic(everyone), percentile_bootstrap(statistic, len(patients)))
+                    for name, statistic in (("dice_gtvp", gtvp), ("dice_gtvn", gtvn), ("score", score))}  # fmt: skip
+
+    def stage(text, axis):
+        return text.strip().upper()[:2] if isinstance(text, str) and text.strip().upper()[:2] in (
+            [f"T{k}" for k in range(1, 5)] if axis == "T" else [f"N{k}" for k in range(4)]) else "invalid"  # fmt: skip
+
+    truth_t = np.array([clinical[p]["T-stage"] for p in patients])
+    truth_n = np.array([clinical[p]["N-stage"] for p in patients])
+    predicted_t = np.array([stage(outputs[p].get("t-stage"), "T") for p in patients])
+    predicted_n = np.array([stage(outputs[p].get("n-stage"), "N") for p in patients])
+
+    @functools.cache
+    def scores(drawn: bytes) -> tuple[float, float]:  # the score's resamples reuse T's and N's
+        indices = np.frombuffer(drawn, dtype=np.int64)
+        return (
+            balanced_accuracy_score(truth_t[indices], predicted_t[indices]),
+            balanced_accuracy_score(truth_n[indices], predicted_n[indices]),
+        )
+
+    def t_score(indices):
+        return scores(np.asarray(indices, dtype=np.int64).tobytes())[0]
+
+    def n_score(indices):
+        return scores(np.asarray(indices, dtype=np.int64).tobytes())[1]
+
+    staging = {name: (statistic(everyone), percentile_bootstrap(statistic, len(patients)))
+               for name, statistic in (("balanced_accuracy_t", t_score), ("balanced_accuracy_n", n_score),
+                                       ("score", lambda i: (t_score(i) + n_score(i)) / 2))}  # fmt: skip
+    time = np.array([float(clinical[p]["RFS"]) for p in patients])
+    event = np.array([clinical[p]["Relapse"] == "1" for p in patients])
+    risk = np.array([-outputs[p]["rfs"] if "rfs" in outputs[p] else np.nan for p in patients])  # days: higher = later
+    present = np.isfinite(risk)
+    complete = lifelines_c_index(time[present], -risk[present], event[present])
+    assert harrell_loop(time[present], event[present], risk[present]) == pytest.approx(complete, abs=1e-12)
+
+    def c_index(indices):
+        return harrell_loop(time[indices], event[indices], risk[indices])
+
+    prognosis = {"c_index": (c_index(everyone), percentile_bootstrap(c_index, len(patients)))}
+    return {"segmentation": segmentation, "staging": staging, "prognosis": prognosis}
 
 
 def test_weighted_balanced_accuracy_equals_sklearn():
@@ -402,7 +556,7 @@ def test_weighted_balanced_accuracy_equals_sklearn():
     predicted = np.where(rng.random(30) < 0.6, truth, rng.choice(["T1", "T2", "-"], 30))
     weights = rng.integers(0, 3, size=(6, 30))
     expected = [balanced_accuracy_score(truth, predicted, sample_weight=w) for w in weights]
-    assert balanced_accuracy_resamples(truth, predicted, weights) == pytest.approx(expected, abs=1e-12)
+    assert balanced_accuracy(truth, predicted, weights) == pytest.approx(expected, abs=1e-12)
 
 
 def test_patient_of_image():

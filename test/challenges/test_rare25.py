@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import DEMO_INPUT, GROUND_TRUTH
-from oracles.rare25_official import official_bootstrap, platform_arrays, summary
+from oracles.rare25_official import official_bootstrap, platform_arrays, summary, website_bootstrap
 from sklearn.metrics import average_precision_score, precision_recall_curve, roc_auc_score
 
 from evaluation.challenges.rare25 import (
@@ -109,11 +109,31 @@ def test_options_change_the_protocol_and_are_recorded(tmp_path, evaluate_cli):
         assert metrics["AUROC Full Dataset"] == base["AUROC Full Dataset"]
 
 
+@pytest.mark.parametrize(
+    ("protocol", "rng"), [("official", "generator"), ("website", "legacy"), ("website", "generator")]
+)
+def test_other_protocols_and_draws_equal_their_loops(tmp_path, evaluate_cli, protocol, rng):
+    """``protocol=website`` and ``rng=generator``: every key equals the loop written with scikit-learn."""
+    ground_truth, input_dir = make_case(tmp_path, golden_stacks())
+    options = [f"protocol={protocol}", f"rng={rng}", "iterations=300", "imbalance_ratio=3", "seed=11"]
+    run = evaluate_cli("rare25", input_dir, *(a for o in options for a in ("--set", o)), ground_truth=ground_truth)
+    assert run.exit_code == 0, run.stderr
+    labels, scores, patients = platform_arrays(ground_truth / "val_metadata.json", input_dir)
+    if protocol == "official":
+        loop = official_bootstrap(labels, scores, patients, iterations=300, ratio=3, seed=11, rng=rng)
+    else:
+        loop = website_bootstrap(labels, scores, iterations=300, ratio=3, seed=11, rng=rng)
+    reference = summary(*loop)
+    for key in OFFICIAL_KEYS:
+        assert run.metrics[key] == pytest.approx(reference[key], abs=1e-12), key
+    assert (run.metrics["settings"]["protocol"], run.metrics["settings"]["rng"]) == (protocol, rng)
+
+
 def test_official_weights_are_patient_draws():
     labels = np.array([1, 1, 0, 0, 0, 1, 0])
     patients = ["a", "a", "b", "c", "c", "d", "d"]
     settings = {"iterations": 50, "sample_size": 3, "imbalance_ratio": 2, "rng": "legacy", "seed": 1}
-    weights = official_bootstrap_weights(labels, patients, settings)
+    weights = official_bootstrap_weights(labels, patients, **settings)
     # frames of one patient always share a weight; 3 neoplastic and 6 NDBE patients per iteration
     assert (weights[:, 0] == weights[:, 1]).all() and (weights[:, 3] == weights[:, 4]).all()
     assert (weights[:, [0, 5]].sum(axis=1) == 3).all()
@@ -127,7 +147,7 @@ def test_official_weights_are_patient_draws():
 def test_website_weights_keep_ndbe_once_and_draw_neoplastic_frames():
     labels = np.array([0] * 250 + [1] * 4)
     settings = {"iterations": 20, "imbalance_ratio": 100, "rng": "generator", "seed": 0}
-    weights = website_bootstrap_weights(labels, settings)
+    weights = website_bootstrap_weights(labels, **settings)
     assert (weights[:, :250] == 1).all()
     assert (weights[:, 250:].sum(axis=1) == round(250 / 100)).all()
 
@@ -246,6 +266,8 @@ def test_stack_name_without_suffix_in_reference(tmp_path, evaluate_cli):
     ground_truth, input_dir = make_case(tmp_path, stacks, jobs=jobs)
     run = evaluate_cli("rare25", input_dir, "--set", "iterations=5", ground_truth=ground_truth)
     assert run.exit_code == 0, run.stderr
+    assert run.metrics["dataset"]["frames"] == 3  # every reference frame matched to its job's likelihood
+    assert run.metrics["AUROC Full Dataset"] == pytest.approx(roc_auc_score([1, 0, 0], [0.9, 0.1, 0.2]), abs=1e-12)
 
 
 @pytest.mark.parametrize("protocol", ["official", "website"])
@@ -258,13 +280,13 @@ def test_every_mode_equals_scikit_learn_on_the_drawn_frames(protocol, rng, metho
     labels = ((generator.random(40) < 0.3)[patient] & (generator.random(300) < 0.7)).astype(np.int8)
     scores = np.round(generator.beta(2, 5, 300) + 0.3 * labels, 2)
     patients = [f"p{p}" for p in patient]
-    settings = {"iterations": 12, "sample_size": 3, "imbalance_ratio": 4, "rng": rng, "seed": 2}
+    settings = {"iterations": 12, "imbalance_ratio": 4, "rng": rng, "seed": 2}
     if protocol == "official":
-        group, counts = official_bootstrap_counts(labels, patients, settings)
-        frame_weights = official_bootstrap_weights(labels, patients, settings)
+        group, counts = official_bootstrap_counts(labels, patients, sample_size=3, **settings)
+        frame_weights = official_bootstrap_weights(labels, patients, sample_size=3, **settings)
     else:
-        group, counts = website_bootstrap_counts(labels, settings)
-        frame_weights = website_bootstrap_weights(labels, settings)
+        group, counts = website_bootstrap_counts(labels, **settings)
+        frame_weights = website_bootstrap_weights(labels, **settings)
     result = grouped_curve_metrics(labels, scores, group, counts, 0.9, method)
     for row, weights in enumerate(frame_weights):
         index = np.repeat(np.arange(labels.size), weights)

@@ -2,7 +2,8 @@
 
 Semantics of TUE-VCA/Grand-Challenge-RARE25, open-development-phase/example-evaluation-method/
 evaluate.py (``bootstrap_metrics``): global ``np.random`` draws with ``np.random.choice``, three
-scikit-learn calls per iteration. Written from its description, not copied; deliberately slow.
+scikit-learn calls per iteration. Written from its description, not copied; deliberately slow. Also
+the evaluation's other draws (``rng=generator``) and the website protocol, as loops.
 """
 
 from __future__ import annotations
@@ -19,25 +20,58 @@ def ppv90(labels, scores) -> float:
     return float(np.interp(0.9, recalls[::-1], precisions[::-1]))
 
 
-def official_bootstrap(labels, scores, patients, iterations=1000, sample_size=10, ratio=100, seed=0):
-    """(per-iteration array of (auroc, auprc, ppv90), full-data (auroc, auprc, ppv90))."""
+def _metrics(labels, scores) -> tuple[float, float, float]:
+    return roc_auc_score(labels, scores), average_precision_score(labels, scores), ppv90(labels, scores)
+
+
+def official_bootstrap(labels, scores, patients, iterations=1000, sample_size=10, ratio=100, seed=0, rng="legacy"):
+    """(per-iteration array of (auroc, auprc, ppv90), full-data (auroc, auprc, ppv90)).
+
+    ``rng="generator"``: the same loop with ``numpy.random.default_rng(seed)`` drawing every
+    iteration's neoplastic patients as one (iterations, sample_size) matrix, then the NDBE patients as
+    one (iterations, sample_size * ratio) matrix (the evaluation's ``rng=generator`` option)."""
     labels, scores, patients = np.asarray(labels), np.asarray(scores), np.asarray(patients)
     frames_of: dict = {}
     for index, patient in enumerate(patients):
         frames_of.setdefault(patient, []).append(index)
     neo = [p for p, idx in frames_of.items() if labels[idx].any()]
     ndbe = [p for p, idx in frames_of.items() if not labels[idx].any()]
-    full = (roc_auc_score(labels, scores), average_precision_score(labels, scores), ppv90(labels, scores))
-    np.random.seed(seed)
+    if rng == "generator":
+        generator = np.random.default_rng(seed)
+        neo_draws = generator.integers(0, len(neo), size=(iterations, sample_size))
+        ndbe_draws = generator.integers(0, len(ndbe), size=(iterations, sample_size * ratio))
+    else:
+        np.random.seed(seed)
     rows = []
-    for _ in range(iterations):
-        drawn = np.concatenate(
-            [np.random.choice(neo, size=sample_size, replace=True), np.random.choice(ndbe, size=sample_size * ratio)]
-        )
+    for iteration in range(iterations):
+        if rng == "generator":
+            drawn = [neo[k] for k in neo_draws[iteration]] + [ndbe[k] for k in ndbe_draws[iteration]]
+        else:
+            drawn = np.concatenate(
+                [
+                    np.random.choice(neo, size=sample_size, replace=True),
+                    np.random.choice(ndbe, size=sample_size * ratio),
+                ]
+            )
         index = np.array([i for p in drawn for i in frames_of[p]])
-        y, s = labels[index], scores[index]
-        rows.append((roc_auc_score(y, s), average_precision_score(y, s), ppv90(y, s)))
-    return np.array(rows), full
+        rows.append(_metrics(labels[index], scores[index]))
+    return np.array(rows), _metrics(labels, scores)
+
+
+def website_bootstrap(labels, scores, iterations=1000, ratio=100, seed=0, rng="legacy"):
+    """The website protocol (spec challenges.md, RARE25) as a loop: every NDBE frame once, plus
+    ``max(1, round(NDBE frames / ratio))`` neoplastic frames drawn with replacement per iteration
+    (``RandomState(seed).randint`` per iteration, or one ``default_rng(seed).integers`` matrix)."""
+    labels, scores = np.asarray(labels), np.asarray(scores)
+    neo, ndbe = np.flatnonzero(labels == 1), np.flatnonzero(labels == 0)
+    size = max(1, round(ndbe.size / ratio))
+    if rng == "generator":
+        draws = np.random.default_rng(seed).integers(0, neo.size, size=(iterations, size))
+    else:
+        state = np.random.RandomState(seed)
+        draws = [state.randint(0, neo.size, size=size) for _ in range(iterations)]
+    rows = [_metrics(labels[index], scores[index]) for index in (np.concatenate([ndbe, neo[d]]) for d in draws)]
+    return np.array(rows), _metrics(labels, scores)
 
 
 def summary(rows: np.ndarray, full) -> dict[str, float]:

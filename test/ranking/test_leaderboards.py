@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +12,7 @@ import pytest
 
 from evaluation.errors import ConfigurationError
 from evaluation.ranking.cli import main
-from evaluation.ranking.leaderboards import BOARDS, leaderboard
+from evaluation.ranking.leaderboards import leaderboard, phase_settings
 
 
 def nest(flat: dict[str, float]) -> dict[str, Any]:
@@ -60,8 +62,7 @@ def test_digestpath_task2() -> None:
 
 
 def test_hecktor2025_task1_nested_borda() -> None:
-    paths = [k.path for k in BOARDS["hecktor2025-task1"].keys if hasattr(k, "path")]
-    gtvp = paths[0]
+    gtvp = phase_settings("hecktor2025-task1")["score_jsonpath"]
     documents = {
         "a": nest({gtvp: 0.80, "aggregates.segmentation.dice_gtvn": 0.60, "aggregates.detection.f1_gtvn": 0.50}),
         "b": nest({gtvp: 0.70, "aggregates.segmentation.dice_gtvn": 0.70, "aggregates.detection.f1_gtvn": 0.70}),
@@ -137,3 +138,83 @@ def test_unknown_or_empty_boards_are_clear() -> None:
         leaderboard("gc-absolute", {"a": {}})
     with pytest.raises(ConfigurationError, match="No submission"):
         leaderboard("rare25", {"a": {"Score": None}})
+
+
+README_NAMES = (
+    "rare25",
+    "isic2019",
+    "digestpath2019-task1",
+    "digestpath2019-task2",
+    "hecktor2025-task1",
+    "hecktor2026",
+)
+PHASE_NAMES = (
+    *README_NAMES,
+    "isic2018",
+    "hecktor2025-task2",
+    "hecktor2025-task3",
+    "evaluation/declarations/kits-example.toml",
+)
+
+
+@pytest.mark.parametrize("name", PHASE_NAMES)
+def test_every_challenge_leaderboard_ranks_by_its_phase_paths(tmp_path: Path, name: str) -> None:
+    """The paths ranked are the phase's: the score and the ranked columns (ISIC: every column as tie-break)."""
+    phase = phase_settings(name)
+    columns = phase["extra_results_columns"]
+    expected = [phase["score_jsonpath"]]
+    expected += [c["path"] for c in columns if name.startswith("isic") or not c.get("exclude_from_ranking")]
+    if name.startswith("isic") and name != "isic2019":
+        expected = expected[:1]  # no named scheme: the phase's own "abs"
+    better = 1.0 if phase["score_default_sort"] == "desc" else 0.0
+    for submission, value in (("good", better), ("bad", 1.0 - better)):
+        flat = {phase["score_jsonpath"]: value, **{c["path"]: value if c["order"] == "desc" else 1 - value
+                                                    for c in columns}}  # fmt: skip
+        (tmp_path / f"{submission}.json").write_text(json.dumps(nest(flat)))
+    out = tmp_path / "out"
+    assert main(["--leaderboard", name, "--metrics-dir", str(tmp_path), "--output", str(out)]) == 0
+    board = json.loads((out / "leaderboard.json").read_text())
+    assert [key["path"] for key in board["keys"]] == expected
+    assert board["ranks"] == {"good": 1, "bad": 2}
+
+
+def test_paths_are_read_from_a_given_phase_file(tmp_path: Path) -> None:
+    """A renamed path in the phase settings is what the ranking reads: no second table to update."""
+    phase = phase_settings("hecktor2026")
+    phase["score_jsonpath"] = "renamed.segmentation"
+    (tmp_path / "phase.json").write_text(json.dumps(phase))
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    for name, (seg, stage, c_index) in {"a": (0.9, 0.5, 0.6), "b": (0.8, 0.6, 0.5), "c": (0.7, 0.4, 0.7)}.items():
+        flat = {"renamed.segmentation": seg, "aggregates.staging.score": stage, "aggregates.prognosis.c_index": c_index}
+        (submissions / f"{name}.json").write_text(json.dumps(nest(flat)))
+    out = tmp_path / "out"
+    arguments = ["--leaderboard", "hecktor2026", "--phase", str(tmp_path / "phase.json")]
+    assert main([*arguments, "--metrics-dir", str(submissions), "--output", str(out)]) == 0
+    board = json.loads((out / "leaderboard.json").read_text())
+    # as test_hecktor2026_weighted_ranks: weighted a 1.75, b 2.05, c 2.20
+    assert board["scores"] == pytest.approx({"a": 1.75, "b": 2.05, "c": 2.20})
+    assert [key["weight"] for key in board["keys"]] == [0.25, 0.35, 0.40]
+
+
+def test_an_unknown_challenge_or_a_bad_phase_file_is_one_clear_line(tmp_path: Path, capsys) -> None:
+    (tmp_path / "a.json").write_text("{}")
+    assert main(["--leaderboard", "no-such-challenge", "--metrics-dir", str(tmp_path), "--output", str(tmp_path)]) == 2
+    assert "No phase settings for leaderboard 'no-such-challenge'" in capsys.readouterr().err.strip().splitlines()[-1]
+    (tmp_path / "phase.json").write_text("[1]")
+    arguments = ["--leaderboard", "rare25", "--phase", str(tmp_path / "phase.json"), "--metrics-dir", str(tmp_path)]
+    assert main([*arguments, "--output", str(tmp_path)]) == 2
+    assert "does not hold a JSON object" in capsys.readouterr().err
+    with pytest.raises(ConfigurationError, match="those of 'hecktor2026', not of 'rare25'"):
+        leaderboard("rare25", {"a": {"Score": 1.0}}, phase={"challenge": "hecktor2026"})
+
+
+def test_the_ranking_tool_imports_no_challenge() -> None:
+    """architecture.md: ranking -> no challenge; the phase is asked of ``python -m evaluation.phase``."""
+    code = (
+        "import sys, evaluation.ranking.cli, evaluation.ranking.leaderboards\n"
+        "found = sorted(m for m in sys.modules if m.startswith(('evaluation.challenges', 'evaluation.declarative')))\n"
+        "assert not found, found"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
