@@ -1,8 +1,8 @@
 # The evaluation method image, one per challenge: ./build.sh <challenge>
 #
 # Instruction order matters on the vfs storage driver used to build here, which copies the whole
-# file system for every step: metadata steps come first, the large dependency layer next, the
-# project's own files in one last step.
+# file system for every step: metadata steps come first, the large dependency layer next (shared by
+# every challenge's image: the challenge is set after it), the project's own files in one last step.
 FROM --platform=linux/amd64 python:3.11-slim
 
 ENV PYTHONUNBUFFERED=1 \
@@ -18,11 +18,11 @@ RUN groupadd --system user && useradd --system --gid user --create-home user \
 USER user
 ENTRYPOINT ["python", "-m", "evaluation"]
 
-ARG EVALUATION_CHALLENGE
-ENV EVALUATION_CHALLENGE=${EVALUATION_CHALLENGE}
-
 COPY requirements.txt /opt/app/
 RUN python -m venv /opt/venv && python -m pip install --no-cache-dir -r /opt/app/requirements.txt
+
+ARG EVALUATION_CHALLENGE
+ENV EVALUATION_CHALLENGE=${EVALUATION_CHALLENGE}
 
 # evaluation/ and ground-truth/ only (see .dockerignore), owned by root: read-only for the user.
 COPY . /opt/app/

@@ -30,8 +30,7 @@ from distributed import Client, LocalCluster  # noqa: E402
 from hecktor_full_run import make_data  # noqa: E402
 
 from evaluation.batch import run_batch  # noqa: E402
-from evaluation.challenges.base import CaseTask  # noqa: E402
-from evaluation.runner import run_cases  # noqa: E402
+from evaluation.runner import CaseTask, run_cases  # noqa: E402
 
 
 def quiet(*_: object) -> None:

@@ -20,9 +20,17 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from evaluation.cli import DEFAULT_CASE_TIMEOUT, default_workers, parse_overrides
-from evaluation.errors import EvaluationError
+from evaluation.cli import (
+    DEFAULT_CASE_TIMEOUT,
+    case_timeout,
+    default_workers,
+    parse_overrides,
+    parse_workers,
+    stop_on_signals,
+)
+from evaluation.errors import EvaluationError, Stopped
 from evaluation.pipeline import METRICS_FILE, evaluate
+from evaluation.runner import kill_pools
 
 ERROR_FILE = "error.txt"
 LONG_TABLE = "long.csv"
@@ -74,9 +82,14 @@ def run_batch(
         return folder.name, "done"
 
     folders = submissions_in(submissions)
-    concurrent = 1 if client is None else max(1, sum(client.nthreads().values()))
-    with ThreadPoolExecutor(max_workers=concurrent) as pool:
-        outcome = dict(pool.map(one, folders))
+    if client is None:  # one submission at a time, in this thread (a stop signal unwinds it directly)
+        outcome = dict(map(one, folders))
+    else:
+        pool = ThreadPoolExecutor(max_workers=max(1, sum(client.nthreads().values())))
+        try:
+            outcome = dict(pool.map(one, folders))
+        finally:  # on a stop signal, do not wait for the submissions in flight
+            pool.shutdown(wait=False, cancel_futures=True)
     write_long_table(output, log)
     return outcome
 
@@ -101,10 +114,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, required=True, help="OUTPUT/<submission>/metrics.json")
     parser.add_argument("--ground-truth", type=Path, default=None)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
-    parser.add_argument("--workers", type=int, default=None, help="local pool size (default: usable CPUs)")
-    parser.add_argument("--case-timeout", type=float, default=DEFAULT_CASE_TIMEOUT)
+    parser.add_argument("--workers", default=None, metavar="N", help="local pool size (default: usable CPUs)")
+    parser.add_argument("--case-timeout", default=None, metavar="SECONDS", help="as python -m evaluation's")
     parser.add_argument("--scheduler", default=os.environ.get("EVALUATION_SCHEDULER") or None, metavar="ADDRESS")
     arguments = parser.parse_args(argv)
+    with stop_on_signals():
+        try:
+            return _run(arguments)
+        except Stopped as stop:
+            kill_pools()  # the submissions in flight run in other threads: their pools die with the batch
+            sys.stdout.flush()
+            print(f"The batch was stopped ({stop.args[0]}); finished submissions are kept.", file=sys.stderr)
+            return 128 + stop.signum
+
+
+def _run(arguments: argparse.Namespace) -> int:
     try:
         if not arguments.challenge:
             raise EvaluationError("No challenge given: use --challenge or set EVALUATION_CHALLENGE.")
@@ -116,8 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             arguments.output,
             arguments.ground_truth,
             parse_overrides(arguments.set),
-            arguments.workers or default_workers(),
-            arguments.case_timeout,
+            parse_workers(arguments.workers) if arguments.workers is not None else default_workers(),
+            case_timeout(arguments.case_timeout),
             arguments.scheduler,
         )
     except EvaluationError as error:
@@ -133,4 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)  # as evaluation/__main__.py; also leaves no thread of a stopped batch to wait for

@@ -2,35 +2,95 @@
 
 Logs and progress go to stdout; on failure the LAST stderr line is one participant-safe sentence
 (the platform shows participants only that line) and the exit code is 1. Unexpected exceptions
-print their traceback to stdout for the admins and a generic sentence to stderr.
+print their traceback to stdout for the admins and a generic sentence to stderr. SIGTERM (the
+platform's time limit) and SIGINT stop the run: the worker processes are killed, no metrics.json is
+left, one line says so, and the exit code is 128 + the signal number.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import signal
 import sys
+import threading
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
 
-from evaluation.challenges import get, names
-from evaluation.errors import ConfigurationError, EvaluationError
-from evaluation.pipeline import evaluate
+from evaluation.errors import ConfigurationError, EvaluationError, Stopped
+from evaluation.pipeline import METRICS_FILE, evaluate
+from evaluation.platform.metrics_json import CASE_RESULTS
+from evaluation.runner import out_of_memory
 
 DEFAULT_CASE_TIMEOUT = 1800.0
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 def default_workers() -> int:
     """``EVALUATION_WORKERS``, else the CPUs this process may use."""
     configured = os.environ.get("EVALUATION_WORKERS")
     if configured:
-        return int(configured)
+        return parse_workers(configured, "EVALUATION_WORKERS")
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
+def parse_workers(text: str, source: str = "--workers") -> int:
+    """A worker count from the command line or the environment: a whole number, at least 1."""
+    try:
+        workers = int(text.strip())
+    except ValueError:
+        raise ConfigurationError(f"{source} must be a whole number of worker processes, got '{text}'.") from None
+    if workers < 1:
+        raise ConfigurationError(f"{source} must be at least 1, got {workers}.")
+    return workers
+
+
+def case_timeout(text: str | None) -> float:
+    """``--case-timeout``, else ``EVALUATION_CASE_TIMEOUT``, else the default: finite seconds above 0."""
+    source = "--case-timeout"
+    if text is None:
+        text = os.environ.get("EVALUATION_CASE_TIMEOUT") or None
+        source = "EVALUATION_CASE_TIMEOUT"
+    if text is None:
+        return DEFAULT_CASE_TIMEOUT
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise ConfigurationError(f"{source} must be a number of seconds, got '{text}'.") from None
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise ConfigurationError(f"{source} must be a finite number of seconds above 0, got '{text}'.")
+    return seconds
+
+
+@contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """SIGTERM and SIGINT raise :class:`Stopped` in the main thread while this is active (a second
+    signal is ignored so that it cannot interrupt the clean-up); elsewhere a no-op."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        for number in STOP_SIGNALS:
+            signal.signal(number, signal.SIG_IGN)
+        raise Stopped(signum)
+
+    previous = {number: signal.signal(number, stop) for number in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
 def options_help() -> str:
-    """Every option of every challenge with its default, for ``--help``."""
+    """Every option of every challenge with its default, for ``--help`` (imports every challenge)."""
+    from evaluation.challenges import get, names
+
     lines = ["challenge options (--set NAME=VALUE):"]
     for name in names():
         challenge = get(name)
@@ -44,13 +104,27 @@ def options_help() -> str:
     return "\n".join(lines)
 
 
+class HelpWithOptions(argparse.Action):
+    """``--help``: the usage plus every challenge option, built only when asked (it imports every
+    challenge module, which a run must not pay for)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, default=argparse.SUPPRESS, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
+        parser.epilog = options_help()
+        parser.print_help()
+        parser.exit()
+
+
 def parser() -> argparse.ArgumentParser:
     result = argparse.ArgumentParser(
         prog="python -m evaluation",
         description="Evaluate a grand-challenge.org submission and write metrics.json.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=options_help(),
+        add_help=False,
     )
+    result.add_argument("-h", "--help", action=HelpWithOptions, help="show this help (with every challenge option)")
     result.add_argument(
         "--challenge",
         default=os.environ.get("EVALUATION_CHALLENGE"),
@@ -74,15 +148,16 @@ def parser() -> argparse.ArgumentParser:
     )
     result.add_argument(
         "--workers",
-        type=int,
         default=None,
-        help="worker processes (default: $EVALUATION_WORKERS, else the usable CPUs)",
+        metavar="N",
+        help="worker processes for the cases that run in a pool (default: $EVALUATION_WORKERS, else the usable CPUs)",
     )
     result.add_argument(
         "--case-timeout",
-        type=float,
-        default=float(os.environ.get("EVALUATION_CASE_TIMEOUT", DEFAULT_CASE_TIMEOUT)),
-        help="seconds one case may take before the run stops (default: $EVALUATION_CASE_TIMEOUT or %(default)s)",
+        default=None,
+        metavar="SECONDS",
+        help="seconds one pool-run case may take before the run stops "
+        f"(default: $EVALUATION_CASE_TIMEOUT, else {DEFAULT_CASE_TIMEOUT:g})",
     )
     result.add_argument(
         "--scheduler",
@@ -90,6 +165,13 @@ def parser() -> argparse.ArgumentParser:
         metavar="ADDRESS",
         help="run the cases on this Dask scheduler (e.g. tcp://host:8786) instead of the local pool "
         "(default: $EVALUATION_SCHEDULER, else local)",
+    )
+    result.add_argument(
+        "--case-results",
+        default=os.environ.get("EVALUATION_CASE_RESULTS") or "public",
+        help="public: per-case values in metrics.json (shown on the platform's result page unless the phase "
+        "sets display_all_metrics off); private: aggregates only in metrics.json, per-case values in "
+        "case-results.json for the organizer (default: $EVALUATION_CASE_RESULTS, else public)",
     )
     result.add_argument("--list", action="store_true", help="print the challenge names and exit")
     return result
@@ -106,16 +188,38 @@ def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    arguments = parser().parse_args(argv)
+    output: Path | None = None
+    with stop_on_signals():
+        try:
+            arguments = parser().parse_args(argv)
+            output = arguments.output
+            return _run(arguments)
+        except Stopped as stop:
+            # The runner's clean-up has killed its workers; the write of metrics.json is atomic and
+            # leaves no temporary file, and a file this run completed must not outlive a failed exit.
+            if output is not None:
+                with suppress(OSError):
+                    (output / METRICS_FILE).unlink(missing_ok=True)
+            sys.stdout.flush()
+            print(stop.message, file=sys.stderr)
+            return 128 + stop.signum
+
+
+def _run(arguments: argparse.Namespace) -> int:
     if arguments.list:
+        from evaluation.challenges import names
+
         print("\n".join(names()))
         return 0
     try:
         if not arguments.challenge:
             raise ConfigurationError("No challenge given: use --challenge or set EVALUATION_CHALLENGE.")
-        workers = arguments.workers if arguments.workers is not None else default_workers()
-        if workers < 1:
-            raise ConfigurationError("--workers must be at least 1.")
+        workers = parse_workers(arguments.workers) if arguments.workers is not None else default_workers()
+        if arguments.case_results not in CASE_RESULTS:
+            raise ConfigurationError(
+                "--case-results (or EVALUATION_CASE_RESULTS) must be public or private; "
+                f"got '{arguments.case_results}'."
+            )
         evaluate(
             arguments.challenge,
             arguments.input,
@@ -123,20 +227,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             ground_truth=arguments.ground_truth,
             overrides=parse_overrides(arguments.set),
             workers=workers,
-            case_timeout=arguments.case_timeout,
+            case_timeout=case_timeout(arguments.case_timeout),
             scheduler=arguments.scheduler,
+            case_results=arguments.case_results,
         )
     except EvaluationError as error:
-        sys.stdout.flush()
-        print(str(error), file=sys.stderr)
-        return 1
+        return _fail(str(error))
+    except MemoryError:
+        return _fail(str(out_of_memory(None, "in the main process")))
     except Exception as error:  # a defect: the traceback is for the admins, stdout only
         traceback.print_exc(file=sys.stdout)
-        sys.stdout.flush()
-        print(
+        return _fail(
             f"The evaluation failed with an internal error ({type(error).__name__}); "
-            "the challenge organizers can see the details in the logs.",
-            file=sys.stderr,
+            "the challenge organizers can see the details in the logs."
         )
-        return 1
     return 0
+
+
+def _fail(message: str) -> int:
+    """The participant-safe ``message`` as the last stderr line (after every log line); exit code 1."""
+    sys.stdout.flush()
+    print(message, file=sys.stderr)
+    return 1

@@ -10,14 +10,15 @@ file system; on a LocalCluster that is given).
 
 from __future__ import annotations
 
+import queue
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import Any
 
-from evaluation.challenges.base import CaseTask
 from evaluation.errors import ConfigurationError, EvaluationError
+from evaluation.runner import CaseTask
 
 
 @cache
@@ -45,38 +46,36 @@ def run_cases_on_dask(
 
     ``scheduler`` is an address or a ``distributed.Client``. The run stops when no case has finished
     for ``case_timeout`` seconds (per-case start times are not observable on a shared cluster).
+    Finished futures are collected through their own done-callbacks (``Future.add_done_callback``),
+    which need no default client: a client made for an address is not one (``set_as_default=False``),
+    so ``distributed.wait`` cannot be used.
     """
-    from distributed import wait
-
     if not tasks:
         return {}
     client = client_for(scheduler) if isinstance(scheduler, str) else scheduler
     futures = client.map(score_case, list(tasks), settings=dict(settings), pure=False)
     case_of = {future.key: task.case for future, task in zip(futures, tasks, strict=True)}
+    finished: queue.SimpleQueue[Any] = queue.SimpleQueue()
+    for future in futures:
+        future.add_done_callback(finished.put)
     pending, results = set(futures), {}
     start = time.monotonic()
     try:
         while pending:
-            done, pending = _wait_first(wait, pending, case_timeout)
-            if not done:
+            try:
+                future = finished.get(timeout=case_timeout)
+            except queue.Empty:
                 case = min((case_of[f.key] for f in pending), key=[t.case for t in tasks].index)
-                raise EvaluationError(f"no case finished within {case_timeout:g} s; case {case} was stopped.", case)
-            for future in done:
-                case = case_of[future.key]
-                results[case] = _result(future, case, log)
+                raise EvaluationError(
+                    f"no case finished within {case_timeout:g} s; case {case} was stopped.", case
+                ) from None
+            pending.discard(future)
+            case = case_of[future.key]
+            results[case] = _result(future, case, log)
             log(f"{len(results)}/{len(tasks)} cases done on Dask, {time.monotonic() - start:.1f} s elapsed")
     finally:
         client.cancel(list(pending))
     return {task.case: results[task.case] for task in tasks}
-
-
-def _wait_first(wait: Callable[..., Any], pending: set[Any], timeout: float) -> tuple[set[Any], set[Any]]:
-    """``distributed.wait`` for the first finished future; nothing done when ``timeout`` passes."""
-    try:
-        done, not_done = wait(pending, timeout=timeout, return_when="FIRST_COMPLETED")
-    except TimeoutError:
-        return set(), pending
-    return set(done), set(not_done)
 
 
 def _result(future: Any, case: str, log: Callable[[str], None]) -> Any:
@@ -85,6 +84,8 @@ def _result(future: Any, case: str, log: Callable[[str], None]) -> Any:
     error = future.exception()
     if isinstance(error, EvaluationError):
         raise error
+    if isinstance(error, MemoryError):
+        raise EvaluationError(f"the evaluation of case {case} ran out of memory on a Dask worker.", case)
     if type(error).__name__ == "KilledWorker":
         raise EvaluationError(f"Dask workers kept dying while evaluating case {case}.", case)
     log(f"Internal error while evaluating case {case}:\n{''.join(traceback.format_exception(error))}")

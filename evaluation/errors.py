@@ -7,6 +7,8 @@ participant-safe sentence naming the case; the CLI prints it last and exits non-
 
 from __future__ import annotations
 
+import signal
+
 
 class EvaluationError(Exception):
     """A problem with a submission (or its evaluation) that a participant may read.
@@ -29,3 +31,20 @@ class SubmissionError(EvaluationError):
 
 class ConfigurationError(EvaluationError):
     """The organizer's settings or ground truth are wrong (not the participant's fault)."""
+
+
+class Stopped(BaseException):
+    """The process received SIGTERM (the platform's time limit) or SIGINT.
+
+    A ``BaseException``, like ``KeyboardInterrupt``, so that no ``except Exception`` on the way
+    swallows it: it unwinds the run (the runner's ``finally`` kills the worker processes) up to the
+    command line, which prints :attr:`message` and exits ``128 + signum``.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+    @property
+    def message(self) -> str:
+        return f"The evaluation was stopped ({self.args[0]}) before it finished; no metrics were written."

@@ -5,19 +5,55 @@ See ../shared/spec/architecture.md for the data flow; every step's errors are ``
 
 from __future__ import annotations
 
+import os
+import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from evaluation import __version__
 from evaluation.challenges import get
-from evaluation.errors import SubmissionError
+from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.platform.ground_truth import resolve_ground_truth
-from evaluation.platform.metrics_json import write_metrics
-from evaluation.runner import run_cases
+from evaluation.platform.metrics_json import CASE_RESULTS_FILE, write_metrics
+from evaluation.runner import out_of_memory, run_cases
 
 METRICS_FILE = "metrics.json"
+
+
+def check_output_folder(output_dir: Path) -> None:
+    """The output folder exists (or is created) and takes a file; any stale metrics.json (and
+    case-results.json) is removed, so that it can never pass for this run's. Problems are the
+    organizer's: ``ConfigurationError``."""
+    if output_dir.exists() and not output_dir.is_dir():
+        raise ConfigurationError(f"The output folder {output_dir} is a file, not a folder.")
+    try:
+        output_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigurationError(
+            f"The output folder {output_dir} does not exist and cannot be created ({error.strerror})."
+        ) from None
+    try:
+        handle, probe = tempfile.mkstemp(prefix=".write-check-", dir=output_dir)
+        os.close(handle)
+        os.unlink(probe)
+        for stale in (METRICS_FILE, CASE_RESULTS_FILE):
+            (output_dir / stale).unlink(missing_ok=True)
+    except OSError as error:
+        raise ConfigurationError(
+            f"The output folder {output_dir} is not writable ({error.strerror}); metrics.json cannot be written."
+        ) from None
+
+
+@contextmanager
+def _memory_named(doing: str) -> Iterator[None]:
+    """A ``MemoryError`` in the main process becomes a sentence saying what ran out and the limit."""
+    try:
+        yield
+    except MemoryError:
+        raise out_of_memory(None, f"in the main process {doing}") from None
 
 
 def evaluate(
@@ -30,23 +66,32 @@ def evaluate(
     case_timeout: float = 1800.0,
     log: Callable[[str], None] = print,
     scheduler: str | Any | None = None,
+    case_results: str = "public",
 ) -> dict[str, Any]:
     """Evaluate the submission in ``input_dir`` and write ``output_dir/metrics.json``; the cases run
-    on a local pool of ``workers`` processes, or on the Dask cluster at ``scheduler``."""
+    on a local pool of ``workers`` processes, or on the Dask cluster at ``scheduler``. With
+    ``case_results="private"`` the per-case values go to ``case-results.json`` for the organizer
+    instead of the public metrics.json (``evaluation.platform.metrics_json.write_metrics``)."""
     start = time.monotonic()
     challenge = get(challenge_name)
     settings = challenge.settings(overrides)
-    (output_dir / METRICS_FILE).unlink(missing_ok=True)  # a stale file must never pass for this run's
+    check_output_folder(output_dir)  # before any work: an unwritable folder would waste the whole run
     if not input_dir.is_dir():
         raise SubmissionError(f"The input folder {input_dir} does not exist.")
     gt_dir = resolve_ground_truth(challenge.name, ground_truth)
     log(f"Challenge {challenge.name} (evaluation {__version__}); ground truth {gt_dir}; settings {dict(settings)}")
-    reference = challenge.load_reference(gt_dir, settings)
-    prepared = challenge.prepare(input_dir, reference, settings)
+    with _memory_named("while reading the ground truth"):
+        reference = challenge.load_reference(gt_dir, settings)
+    with _memory_named("while reading the submission"):
+        prepared = challenge.prepare(input_dir, reference, settings)
     if prepared.missing:
         log(f"{len(prepared.missing)} reference case(s) without a prediction: {', '.join(prepared.missing)}")
-    results = run_cases(challenge.score_case, prepared.tasks, settings, workers, case_timeout, log, scheduler)
-    metrics = challenge.aggregate(results, prepared.missing, reference, settings)
-    write_metrics(output_dir / METRICS_FILE, metrics, challenge.phase_for(settings).leaderboard_paths)
+    in_process = challenge.cases_in_process
+    results = run_cases(
+        challenge.score_case, prepared.tasks, settings, workers, case_timeout, log, scheduler, in_process
+    )
+    with _memory_named(f"while aggregating the results of all {len(results)} cases"):
+        metrics = challenge.aggregate(results, prepared.missing, reference, settings)
+    write_metrics(output_dir / METRICS_FILE, metrics, challenge.phase_for(settings).leaderboard_paths, case_results)
     log(f"Wrote {output_dir / METRICS_FILE} in {time.monotonic() - start:.1f} s")
     return metrics

@@ -1,35 +1,93 @@
-"""Per-case executor: a process pool that cannot hang.
+"""Per-case executor: the main process for cheap cases, else a process pool that cannot hang.
 
-At most ``workers`` cases are in flight, so every submitted case is running and its deadline
-(``case_timeout`` seconds after submission) is real. A case past its deadline, a worker that dies
-(out of memory, a crash in a native library) or an unexpected exception ends the run with one
-participant-safe sentence naming the case; the pool's processes are killed, never waited for.
+A challenge whose cases are cheap (``Challenge.cases_in_process``: a few numbers read from a JSON
+file) has them scored in the main process, one after the other: no pool to start, nothing to
+pickle. Otherwise a pool of at most ``min(workers, cases)`` processes is started when the first case
+is submitted. At most ``workers`` cases are in flight, so every submitted case is running and its
+deadline (``case_timeout`` seconds after submission) is real. A case past its deadline, a worker
+that dies (out of memory, a crash in a native library) or an unexpected exception ends the run with
+one participant-safe sentence naming the case; the pool's processes are killed, never waited for.
 Progress (cases done / total, elapsed) goes to stdout.
+
+This module imports no challenge: ``CaseTask`` (the unit of per-case work) lives here.
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import signal
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from concurrent.futures import BrokenExecutor
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
-from evaluation.challenges.base import CaseTask
-from evaluation.errors import EvaluationError
+from evaluation.errors import EvaluationError, Stopped
+from evaluation.platform import files
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+
+@dataclass(frozen=True)
+class CaseTask:
+    """One unit of per-case work, possibly sent to a worker process (everything in it must pickle)."""
+
+    case: str
+    payload: Any = None
+
 
 ScoreCase = Callable[[CaseTask, Mapping[str, Any]], Any]
+
+_LIVE_POOLS: set[ProcessPoolExecutor] = set()  # so that a stop signal can kill every pool (kill_pools)
+
+
+def out_of_memory(case: str | None, doing: str) -> EvaluationError:
+    """The error for a ``MemoryError``: which case (when there is one), what was being done, and the
+    limit in force as the platform sets it (the phase's memory as RLIMIT_DATA on each process)."""
+    limit = files.data_limit()
+    described = "no limit set" if limit is None else f"limit {limit // 2**20} MiB per process"
+    text = f"the evaluation ran out of memory ({described}) {doing}."
+    return EvaluationError(text if case else text[0].upper() + text[1:], case)
+
+
+def kill_pools() -> None:
+    """Kill the worker processes of every pool this process runs (on SIGTERM / SIGINT)."""
+    for executor in list(_LIVE_POOLS):
+        _kill(executor)
 
 
 def _kill(executor: ProcessPoolExecutor) -> None:
     # ProcessPoolExecutor offers no public way to stop a running task; its worker table is the
-    # documented-by-use way to terminate them (shutdown() would wait for a stalled case).
-    for process in list(getattr(executor, "_processes", {}).values()):
+    # documented-by-use way to terminate them (shutdown() would wait for a stalled case). Once they
+    # are dead, its manager thread ends promptly; waiting for it (bounded) releases the pool's
+    # queues, whose semaphores the resource tracker would otherwise report as leaked on stderr.
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    manager = getattr(executor, "_executor_manager_thread", None)
+    try:
+        _end(executor, processes, manager)
+    except Stopped:  # a stop signal in the middle (the CLI's handler ignores any further one): finish
+        _end(executor, processes, manager)
+        raise
+
+
+def _end(executor: ProcessPoolExecutor, processes: list[Any], manager: Any) -> None:
+    for process in processes:
         if process.is_alive():
             process.kill()
+    for process in processes:
+        process.join(timeout=5)
     executor.shutdown(wait=False, cancel_futures=True)
+    if manager is not None:
+        manager.join(timeout=5)
+    _LIVE_POOLS.discard(executor)
+
+
+def _worker_signals() -> None:
+    """Pool initializer: SIGINT (a Ctrl-C reaches the whole process group) is the main process's to
+    handle, which then kills the workers; a worker must not print a KeyboardInterrupt traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class Progress:
@@ -56,19 +114,43 @@ def run_cases(
     case_timeout: float,
     log: Callable[[str], None] = print,
     scheduler: str | Any | None = None,
+    in_process: bool = False,
 ) -> dict[str, Any]:
-    """``{case: score_case(task, settings)}`` computed in worker processes, in task order: a local
-    pool of ``workers`` processes, or the Dask cluster at ``scheduler`` (an address or a Client)."""
+    """``{case: score_case(task, settings)}`` in task order: computed in this process when
+    ``in_process`` (no per-case timeout: cheap cases only), else on a local pool of at most
+    ``workers`` processes, or on the Dask cluster at ``scheduler`` (an address or a Client)."""
     if not tasks:
         return {}
     if scheduler is not None:
         from evaluation.dask_runner import run_cases_on_dask
 
         return run_cases_on_dask(score_case, tasks, settings, scheduler, case_timeout, log)
+    if in_process:
+        progress = Progress(len(tasks), log)
+        results = {}
+        for task in tasks:
+            results[task.case] = _outcome(partial(score_case, task, settings), task, "the main process", log)
+            progress.tick(task.case)
+        return results
+    return _run_in_pool(score_case, tasks, settings, workers, case_timeout, log)
+
+
+def _run_in_pool(
+    score_case: ScoreCase,
+    tasks: Sequence[CaseTask],
+    settings: Mapping[str, Any],
+    workers: int,
+    case_timeout: float,
+    log: Callable[[str], None],
+) -> dict[str, Any]:
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
     workers = max(1, min(workers, len(tasks)))
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["evaluation.challenges", score_case.__module__])  # imported once, not per worker
-    executor = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    context.set_forkserver_preload([score_case.__module__])  # imported once, not per worker
+    executor = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_signals)
+    _LIVE_POOLS.add(executor)
     progress = Progress(len(tasks), log)
     queue = list(reversed(tasks))
     in_flight: dict[Future[Any], tuple[CaseTask, float]] = {}
@@ -90,29 +172,34 @@ def run_cases(
                 )
             for future in done:
                 task, _ = in_flight.pop(future)
-                results[task.case] = _result(future, task, in_flight, log)
+                results[task.case] = _outcome(future.result, task, "a worker process", log, in_flight)
                 progress.tick(task.case)
         clean = True
     finally:
         if clean:
             executor.shutdown(wait=True)
+            _LIVE_POOLS.discard(executor)
         else:
             _kill(executor)
     return {task.case: results[task.case] for task in tasks}
 
 
-def _result(
-    future: Future[Any],
+def _outcome(
+    result: Callable[[], Any],
     task: CaseTask,
-    in_flight: Mapping[Future[Any], tuple[CaseTask, float]],
+    where: str,
     log: Callable[[str], None],
+    in_flight: Mapping[Future[Any], tuple[CaseTask, float]] | None = None,
 ) -> Any:
+    """``result()``, or the participant-safe error naming ``task``'s case."""
     try:
-        return future.result()
+        return result()
     except EvaluationError:
         raise
-    except BrokenProcessPool:
-        cases = sorted({task.case, *(other.case for other, _ in in_flight.values())})
+    except MemoryError:
+        raise out_of_memory(task.case, f"while scoring this case in {where}") from None
+    except BrokenExecutor:  # the pool's BrokenProcessPool: a worker process died
+        cases = sorted({task.case, *(other.case for other, _ in (in_flight or {}).values())})
         raise EvaluationError(
             f"a worker process died while evaluating case {' or '.join(cases)} "
             "(out of memory or a crash reading its files).",

@@ -5,10 +5,12 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 image_tag() { echo "evaluation-$1"; }
 
 # The challenges this checkout has: `python -m evaluation --list` when the venv works, else the
-# `name = "..."` declarations of evaluation/challenges/*.py (no Python packages needed).
+# `name = "..."` declarations of evaluation/challenges/*.py and the declared challenges
+# evaluation/declarations/<name>.toml (no Python packages needed).
 known_challenges() {
   [ -x "$REPO/.venv/bin/python" ] && (cd "$REPO" && .venv/bin/python -m evaluation --list 2>/dev/null) ||
-    sed -nE 's/^    name(: [^=]+)? = "([^"]+)".*/\2/p' "$REPO"/evaluation/challenges/*.py
+    { sed -nE 's/^    name(: [^=]+)? = "([^"]+)".*/\2/p' "$REPO"/evaluation/challenges/*.py
+      for f in "$REPO"/evaluation/declarations/*.toml; do [ -e "$f" ] && basename "$f" .toml; done; }
 }
 
 require_challenge() {

@@ -44,7 +44,8 @@ def detections(rng: np.random.Generator, reference: np.ndarray, n_false: int) ->
     for box in reference:
         if rng.random() < 0.8:
             jitter = rng.normal(0, 3, 4)
-            rows.append([*np.round(box + jitter, 1), round(float(rng.uniform(0.45, 0.99)), 3)])
+            corners = np.maximum(box + jitter, 0.0)  # a box never starts left of or above the image
+            rows.append([*np.round(corners, 1), round(float(rng.uniform(0.45, 0.99)), 3)])
     for box in cell_boxes(rng, n_false):
         rows.append([*box, round(float(rng.uniform(0.05, 0.7)), 3)])
     return [[float(v) for v in row] for row in rows]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 from conftest import DEMO_INPUT
 
@@ -68,3 +71,70 @@ def test_internal_error_is_one_generic_line_with_the_traceback_on_stdout(tmp_pat
         "the challenge organizers can see the details in the logs."
     ]
     assert "Traceback" in captured.out and "0.123" not in captured.err
+
+
+@pytest.mark.parametrize(
+    ("args", "environment", "message"),
+    [
+        (["--workers", "two"], {}, "--workers must be a whole number of worker processes, got 'two'."),
+        (["--workers", "1.5"], {}, "--workers must be a whole number of worker processes, got '1.5'."),
+        (["--workers", "-2"], {}, "--workers must be at least 1, got -2."),
+        ([], {"EVALUATION_WORKERS": "lots"},
+         "EVALUATION_WORKERS must be a whole number of worker processes, got 'lots'."),
+        ([], {"EVALUATION_WORKERS": "0"}, "EVALUATION_WORKERS must be at least 1, got 0."),
+        (["--case-timeout", "nan"], {}, "--case-timeout must be a finite number of seconds above 0, got 'nan'."),
+        (["--case-timeout", "inf"], {}, "--case-timeout must be a finite number of seconds above 0, got 'inf'."),
+        (["--case-timeout", "-5"], {}, "--case-timeout must be a finite number of seconds above 0, got '-5'."),
+        (["--case-timeout", "0"], {}, "--case-timeout must be a finite number of seconds above 0, got '0'."),
+        (["--case-timeout", "soon"], {}, "--case-timeout must be a number of seconds, got 'soon'."),
+        ([], {"EVALUATION_CASE_TIMEOUT": "1h"}, "EVALUATION_CASE_TIMEOUT must be a number of seconds, got '1h'."),
+        ([], {"EVALUATION_CASE_TIMEOUT": "NaN"},
+         "EVALUATION_CASE_TIMEOUT must be a finite number of seconds above 0, got 'NaN'."),
+    ],
+)  # fmt: skip
+def test_garbage_worker_and_timeout_settings_are_one_line(tmp_path, capsys, monkeypatch, args, environment, message):
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    code = main(["--challenge", "rare25", "--input", str(DEMO_INPUT / "rare25"), "--output", str(tmp_path), *args])
+    assert code == 1
+    assert capsys.readouterr().err.strip().splitlines() == [message]
+    assert not (tmp_path / "metrics.json").exists()
+
+
+def test_the_case_timeout_flag_wins_over_the_environment(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("EVALUATION_CASE_TIMEOUT", "garbage")
+    args = ["--challenge", "rare25", "--input", str(DEMO_INPUT / "rare25"), "--output", str(tmp_path)]
+    assert main([*args, "--case-timeout", "60", "--set", "iterations=10"]) == 0
+
+
+def _read_only_folder(tmp_path):
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    folder.chmod(0o555)
+    if os.access(folder, os.W_OK):  # root ignores permissions: use a folder of a filesystem that takes no files
+        return Path("/sys/kernel"), "is not writable (Permission denied); metrics.json cannot be written."
+    return folder, "is not writable (Permission denied); metrics.json cannot be written."
+
+
+@pytest.mark.parametrize("kind", ["file", "missing under a file", "read-only"])
+def test_an_unusable_output_folder_is_one_sentence_before_any_work(tmp_path, capsys, kind):
+    if kind == "file":
+        output, problem = tmp_path / "metrics-folder", "is a file, not a folder."
+        output.write_text("not a folder")
+    elif kind == "missing under a file":
+        (tmp_path / "a-file").write_text("")
+        output, problem = tmp_path / "a-file" / "out", "does not exist and cannot be created (Not a directory)."
+    else:
+        output, problem = _read_only_folder(tmp_path)
+    code = main(["--challenge", "rare25", "--input", str(DEMO_INPUT / "rare25"), "--output", str(output)])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert captured.err.strip().splitlines() == [f"The output folder {output} {problem}"]
+    assert "Challenge rare25" not in captured.out  # refused before the ground truth or the input was read
+
+
+def test_a_stale_metrics_file_is_removed_before_the_run(tmp_path, capsys):
+    (tmp_path / "metrics.json").write_text("{}")
+    assert main(["--challenge", "rare25", "--input", str(tmp_path / "missing"), "--output", str(tmp_path)]) == 1
+    assert not (tmp_path / "metrics.json").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # the write check leaves nothing behind

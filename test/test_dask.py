@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import signal
+import socket
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 import runner_cases
-from conftest import DEMO_INPUT
+from conftest import DEMO_INPUT, REPO
 
 from evaluation.batch import main as batch_main
-from evaluation.challenges.base import CaseTask
 from evaluation.errors import EvaluationError
 from evaluation.pipeline import evaluate
-from evaluation.runner import run_cases
+from evaluation.runner import CaseTask, run_cases
 
 distributed = pytest.importorskip("distributed")
 
@@ -118,3 +122,72 @@ def test_ranking_bootstrap_on_dask_equals_local(tmp_path, cluster, scheme):
     local = json.loads((tmp_path / "local/ranking.json").read_text())
     spread = json.loads((tmp_path / "dask/ranking.json").read_text())
     assert spread["tasks"] == local["tasks"]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def scheduler_address(tmp_path_factory):
+    """A real ``dask scheduler`` and two ``dask worker`` processes, as the README tells organizers to
+    start them; workers import ``evaluation`` from this checkout (PYTHONPATH)."""
+    dask = Path(sys.executable).parent / "dask"
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    scratch = tmp_path_factory.mktemp("dask-workers")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    commands = [[str(dask), "scheduler", "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1], "--no-dashboard"]]
+    commands += [
+        [str(dask), "worker", address, "--nthreads", "1", "--no-dashboard", "--local-directory", str(scratch)]
+    ] * 2
+    processes = []
+    try:
+        for command in commands:
+            processes.append(subprocess.Popen(command, cwd=REPO, env=env, start_new_session=True,
+                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))  # fmt: skip
+            time.sleep(0.5)  # the scheduler first
+        with distributed.Client(address, timeout="60s", set_as_default=False) as client:
+            client.wait_for_workers(2, timeout=120)
+        yield address
+    finally:
+        for process in reversed(processes):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+        for process in reversed(processes):
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+
+def _python(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *args], cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
+                          capture_output=True, text=True, timeout=600)  # fmt: skip
+
+
+@pytest.mark.parametrize("challenge", ["rare25", "hecktor2026"])
+def test_the_command_line_by_address_gives_the_local_pools_bytes(tmp_path, scheduler_address, challenge):
+    common = ["-m", "evaluation", "--challenge", challenge, "--input", str(DEMO_INPUT / challenge)]
+    local = _python(*common, "--output", str(tmp_path / "local"), "--workers", "2")
+    assert local.returncode == 0, local.stderr
+    remote = _python(*common, "--output", str(tmp_path / "dask"), "--scheduler", scheduler_address)
+    assert remote.returncode == 0, remote.stderr
+    assert "cases done on Dask" in remote.stdout
+    assert (tmp_path / "dask/metrics.json").read_bytes() == (tmp_path / "local/metrics.json").read_bytes()
+
+
+def test_the_batch_by_address_gives_the_local_pools_bytes(tmp_path, scheduler_address):
+    for name in ("team-a", "team-b"):
+        shutil.copytree(DEMO_INPUT / "rare25", tmp_path / "submissions" / name)
+    local = _python("-m", "evaluation", "--challenge", "rare25", "--input", str(DEMO_INPUT / "rare25"),
+                    "--output", str(tmp_path / "local"))  # fmt: skip
+    assert local.returncode == 0, local.stderr
+    batch = _python("-m", "evaluation.batch", "--challenge", "rare25", "--submissions", str(tmp_path / "submissions"),
+                    "--output", str(tmp_path / "out"), "--scheduler", scheduler_address)  # fmt: skip
+    assert batch.returncode == 0, batch.stderr
+    assert "2 evaluated, 0 skipped" in batch.stdout and "cases done on Dask" in batch.stdout
+    for name in ("team-a", "team-b"):
+        assert (tmp_path / "out" / name / "metrics.json").read_bytes() == (tmp_path / "local/metrics.json").read_bytes()

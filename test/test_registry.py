@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
+from conftest import REPO
 
 from evaluation import challenges
 from evaluation.errors import ConfigurationError
@@ -19,3 +24,35 @@ def test_a_module_that_fails_to_import_is_named_not_raised(monkeypatch):
     monkeypatch.setitem(challenges._BROKEN, "newchallenge", "ModuleNotFoundError: No module named 'shiny'")
     with pytest.raises(ConfigurationError, match=r"Module newchallenge could not be loaded \(ModuleNotFoundError"):
         challenges.get("newchallenge")
+
+
+@pytest.mark.parametrize(
+    ("name", "module"),
+    [
+        ("rare25", "rare25"),
+        ("isic2018", "isic"),
+        ("digestpath2019-task2", "digestpath"),
+        ("hecktor2025-task2", "hecktor"),
+    ],
+)
+def test_get_imports_only_the_module_defining_the_challenge(name, module):
+    script = (
+        "import sys\n"
+        "from evaluation.challenges import get\n"
+        f"get({name!r})\n"
+        "print(sorted(m.rsplit('.', 1)[1] for m in sys.modules if m.startswith('evaluation.challenges.')))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=True)
+    assert json.loads(run.stdout.replace("'", '"')) == sorted(["base", module])
+
+
+def test_cheap_challenges_run_their_cases_in_process_image_reading_ones_in_the_pool():
+    in_process = {name for name in challenges.names() if challenges.get(name).cases_in_process}
+    assert in_process == {"rare25", "isic2019", "isic2018", "digestpath2019-task1", "hecktor2025-task2",
+                          "hecktor2025-task3"}  # fmt: skip
+
+
+def test_the_runner_imports_no_challenge():
+    script = "import sys, evaluation.runner\nprint([m for m in sys.modules if m.startswith('evaluation.challenges')])"
+    run = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "[]"

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
 import runner_cases
 
-from evaluation.challenges.base import CaseTask
 from evaluation.errors import EvaluationError
-from evaluation.runner import run_cases
+from evaluation.runner import CaseTask, run_cases
 
 
 def _tasks(payloads):
@@ -45,3 +45,28 @@ def test_unexpected_exception_is_an_internal_error_naming_the_case():
     with pytest.raises(EvaluationError, match=r"internal error \(ZeroDivisionError\) while evaluating case case-0"):
         run_cases(runner_cases.crash_on_payload_zero, _tasks([0]), {}, workers=1, case_timeout=60, log=logged.append)
     assert "Traceback" in logged[0]
+
+
+def test_cheap_cases_run_in_the_main_process_in_task_order():
+    lines: list[str] = []
+    results = run_cases(runner_cases.pid, _tasks([3, 1]), {}, workers=2, case_timeout=60, log=lines.append,
+                        in_process=True)  # fmt: skip
+    assert list(results) == ["case-3", "case-1"] and set(results.values()) == {os.getpid()}
+    assert "2/2 cases done" in lines[-1]
+
+
+def test_pool_cases_run_in_worker_processes():
+    results = run_cases(runner_cases.pid, _tasks([3, 1]), {}, workers=2, case_timeout=60, log=print)
+    assert os.getpid() not in results.values()
+
+
+@pytest.mark.parametrize(
+    ("score_case", "message"),
+    [
+        (runner_cases.reject_payload_zero, r"^Case case-0: the likelihoods are not a list\.$"),
+        (runner_cases.crash_on_payload_zero, r"^internal error \(ZeroDivisionError\) while evaluating case case-0\.$"),
+    ],
+)
+def test_an_in_process_case_that_fails_is_named(score_case, message):
+    with pytest.raises(EvaluationError, match=message):
+        run_cases(score_case, _tasks([2, 0]), {}, workers=1, case_timeout=60, log=lambda line: None, in_process=True)

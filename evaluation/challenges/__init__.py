@@ -1,14 +1,23 @@
 """The registry of challenges: every ``Challenge`` subclass with a ``name`` defined in a module of
-this package. Adding a challenge means adding one module; nothing here changes."""
+this package. Adding a challenge means adding one module; nothing here changes.
+
+A run imports only its own challenge's module: ``get(name)`` first tries the modules whose name
+starts the challenge's name (``rare25`` -> ``rare25.py``, ``hecktor2026`` -> ``hecktor.py``), and
+imports the others only when none of those defines it. ``names()`` and ``registry()`` (``--list``,
+``--help``, the organizer's tools) import every module.
+"""
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
 from functools import cache
+from pathlib import Path
 
 from evaluation.challenges.base import Challenge
 from evaluation.errors import ConfigurationError
+
+DECLARATIONS = Path(__file__).resolve().parents[1] / "declarations"  # packaged <name>.toml challenges
 
 
 def _subclasses(cls: type[Challenge]) -> list[type[Challenge]]:
@@ -22,18 +31,31 @@ def _subclasses(cls: type[Challenge]) -> list[type[Challenge]]:
 _BROKEN: dict[str, str] = {}
 
 
+def _modules() -> list[str]:
+    """The challenge modules of this package, by name (a directory listing; nothing imported)."""
+    return sorted(module.name for module in pkgutil.iter_modules(__path__) if module.name != "base")
+
+
+def _load(module: str) -> None:
+    """Import one challenge module. One that fails to import (a missing package, say) is left out and
+    remembered, so it breaks only its own challenges, with a one-line reason, never the image's others."""
+    try:
+        importlib.import_module(f"{__name__}.{module}")
+    except ImportError as error:
+        _BROKEN[module] = f"{type(error).__name__}: {error}"
+
+
+def _defined() -> dict[str, type[Challenge]]:
+    """``{name: class}`` of the challenges in the modules imported so far."""
+    return {cls.name: cls for cls in _subclasses(Challenge) if "name" in cls.__dict__}
+
+
 @cache
 def registry() -> dict[str, type[Challenge]]:
-    """``{name: challenge class}`` for every challenge module of this package. A module that fails
-    to import (a missing package, say) is left out and remembered, so it breaks only its own
-    challenges, with a one-line reason, never the image's others."""
-    for module in pkgutil.iter_modules(__path__):
-        if module.name != "base":
-            try:
-                importlib.import_module(f"{__name__}.{module.name}")
-            except ImportError as error:
-                _BROKEN[module.name] = f"{type(error).__name__}: {error}"
-    return {cls.name: cls for cls in _subclasses(Challenge) if "name" in cls.__dict__}
+    """``{name: challenge class}`` for every challenge module of this package."""
+    for module in _modules():
+        _load(module)
+    return _defined()
 
 
 def names() -> list[str]:
@@ -42,9 +64,20 @@ def names() -> list[str]:
 
 
 def get(name: str) -> Challenge:
-    """A new instance of challenge ``name``."""
-    try:
-        return registry()[name]()
-    except KeyError:
+    """A new instance of challenge ``name`` (or of the challenge declared in ``name``, a ``.toml``
+    path), importing as few challenge modules as possible: a packaged declaration needs only
+    ``declared.py``, a built-in challenge the modules whose name starts its name."""
+    if name.endswith(".toml"):
+        from evaluation.declarative.engine import from_file
+
+        return from_file(Path(name))
+    if (DECLARATIONS / f"{name}.toml").is_file():
+        _load("declared")
+    for module in _modules():
+        if name.startswith(module):
+            _load(module)
+    found = _defined().get(name) or registry().get(name)
+    if found is None:
         broken = "".join(f" Module {module} could not be loaded ({why})." for module, why in _BROKEN.items())
-        raise ConfigurationError(f"Unknown challenge '{name}'; known: {', '.join(names())}.{broken}") from None
+        raise ConfigurationError(f"Unknown challenge '{name}'; known: {', '.join(names())}.{broken}")
+    return found()

@@ -2,7 +2,8 @@
 how it loads its reference, turns the input into per-case tasks, scores a case and aggregates.
 
 The runner calls ``prepare`` once (reading predictions.json and matching jobs to cases), maps
-``score_case`` over the tasks in worker processes, then calls ``aggregate`` once.
+``score_case`` over the tasks (in worker processes, or in the main process when the challenge
+declares its cases cheap: ``cases_in_process``), then calls ``aggregate`` once.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any, ClassVar
 
 from evaluation.errors import ConfigurationError
 from evaluation.platform.predictions import Job, Socket
+from evaluation.runner import CaseTask
 
 
 @dataclass(frozen=True)
@@ -94,14 +96,6 @@ class Phase:
         }
 
 
-@dataclass(frozen=True)
-class CaseTask:
-    """One unit of per-case work sent to a worker process (everything in it must pickle)."""
-
-    case: str
-    payload: Any = None
-
-
 @dataclass
 class Prepared:
     """What ``prepare`` found: the tasks to score and the reference cases without a prediction."""
@@ -117,6 +111,11 @@ class Challenge(ABC):
     title: ClassVar[str]
     phase: ClassVar[Phase]
     options: ClassVar[tuple[Option, ...]] = ()
+    cases_in_process: ClassVar[bool] = False
+    """True when ``score_case`` is cheap (a few numbers from a JSON file): the cases then run in the
+    main process, with no pool to start and nothing to pickle (and no per-case timeout). False (the
+    default) for cases that read images: each runs in a worker process, under the per-case timeout,
+    so that a stalled or dying case ends the run naming the case."""
 
     def settings(self, overrides: Mapping[str, str] | None = None) -> dict[str, Any]:
         """The option values in force: defaults, then ``--set`` overrides (unknown names refused)."""
@@ -153,7 +152,8 @@ class Challenge(ABC):
     @staticmethod
     @abstractmethod
     def score_case(task: CaseTask, settings: Mapping[str, Any]) -> Any:
-        """Score one case in a worker process; must be a plain function of its arguments."""
+        """Score one case (in a worker process unless ``cases_in_process``); must be a plain function
+        of its arguments."""
 
     @abstractmethod
     def aggregate(

@@ -15,13 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from evaluation.challenges.base import CaseTask, Challenge, Option, Phase, Prepared
+from evaluation.challenges.base import Challenge, Option, Phase, Prepared
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics.detection import FROC_FP_RATES, MATCHING_METHODS, ImageDetections, match_image, summarise
 from evaluation.metrics.overlap import aggregated_dice
 from evaluation.platform.matching import jobs_for_every_case, reference_name, stem
 from evaluation.platform.predictions import Job, Socket, load_jobs
 from evaluation.platform.sockets import finite_number, image_output_file, read_json_output
+from evaluation.runner import CaseTask
 
 DETECTION_INPUT = Socket("histopathology-image", "images/histopathology", "Image", "Image")
 DETECTIONS = Socket(
@@ -65,8 +66,11 @@ def load_boxes(ground_truth: Path) -> dict[str, np.ndarray]:
             files = sorted(ground_truth.rglob("*.xml"))
             raw = {ElementTree.parse(p).getroot().findtext("filename") or p.stem: _voc_boxes(p) for p in files}
         reference = {name: np.asarray(boxes, dtype=float).reshape(-1, 4) for name, boxes in sorted(raw.items())}
-    except (ValueError, TypeError, AttributeError, ElementTree.ParseError) as error:
-        raise ConfigurationError(f"The DigestPath ground-truth boxes are malformed ({error}).") from None
+    except (ValueError, TypeError, AttributeError, RecursionError, ElementTree.ParseError) as error:
+        raise ConfigurationError(
+            f"The DigestPath ground-truth boxes are malformed ({type(error).__name__}): fix boxes.json (or the "
+            "XML files) in the phase's ground truth."
+        ) from None
     if not reference:
         raise ConfigurationError("The DigestPath ground truth has no boxes.json and no PASCAL VOC XML file.")
     for name, boxes in reference.items():
@@ -112,6 +116,9 @@ def parse_detections(document: Any, case: str) -> tuple[np.ndarray, np.ndarray]:
             raise SubmissionError(f"Detection {position} of image {case} is not [x1, y1, x2, y2, score].", case)
         parsed[position] = [finite_number(v, f"Detection {position} of image {case}", case) for v in row]
     boxes, scores = parsed[:, :4], parsed[:, 4]
+    negative = np.flatnonzero((boxes < 0).any(axis=1))
+    if negative.size:
+        raise SubmissionError(f"Detection {negative[0]} of image {case} has a negative coordinate.", case)
     degenerate = np.flatnonzero((boxes[:, 2] <= boxes[:, 0]) | (boxes[:, 3] <= boxes[:, 1]))
     if degenerate.size:
         raise SubmissionError(f"Detection {degenerate[0]} of image {case} is degenerate (x2 <= x1 or y2 <= y1).", case)
@@ -123,6 +130,7 @@ def parse_detections(document: Any, case: str) -> tuple[np.ndarray, np.ndarray]:
 
 class DigestPath2019Task1(Challenge):
     name = "digestpath2019-task1"
+    cases_in_process = True
     title = "DigestPath 2019 task 1: signet ring cell detection (recall, normal-region FPs, FROC)"
     phase = Phase(
         inputs=(DETECTION_INPUT,),
@@ -231,12 +239,19 @@ def read_mask(path: Path, case: str, whose: str) -> np.ndarray:
 
             array = sitk.GetArrayFromImage(sitk.ReadImage(str(path)))
     except Exception:  # every reader error means the same to a participant: unreadable
+        if whose == "reference":
+            raise ConfigurationError(
+                f"The reference mask of image {case} cannot be read as an image: replace masks/{path.name} in the "
+                "phase's ground truth.",
+                case,
+            ) from None
         raise SubmissionError(f"The {whose} mask of image {case} cannot be read as an image.", case) from None
     array = np.squeeze(array)
     if array.ndim == 3:
         array = array.any(axis=-1)
     if array.ndim != 2:
-        raise SubmissionError(f"The {whose} mask of image {case} is not a 2D image.", case)
+        error = ConfigurationError if whose == "reference" else SubmissionError
+        raise error(f"The {whose} mask of image {case} is not a 2D image.", case)
     return array != 0
 
 
@@ -264,8 +279,11 @@ class DigestPath2019Task2(Challenge):
         try:
             with labels_file.open(newline="", encoding="utf-8-sig") as file:
                 labels = {row["image"]: int(row["label"]) for row in csv.DictReader(file)}
-        except (KeyError, ValueError) as error:
-            raise ConfigurationError(f"labels.csv must have columns image,label with 0/1 labels ({error}).") from None
+        except (KeyError, ValueError, csv.Error) as error:
+            raise ConfigurationError(
+                f"labels.csv must be UTF-8 CSV with columns image,label and 0/1 labels ({type(error).__name__}): "
+                "fix it in the phase's ground truth."
+            ) from None
         masks = {}
         for image in labels:
             found = [p for p in (ground_truth / "masks").glob(f"{stem(image)}.*") if p.suffix.lower() in MASK_SUFFIXES]

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 import SimpleITK as sitk
 
-from evaluation.challenges.base import CaseTask, Challenge, Option, Phase, Prepared
+from evaluation.challenges.base import Challenge, Option, Phase, Prepared
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
 from evaluation.metrics.bootstrap import percentile_interval, resample_weights
 from evaluation.metrics.lesions import LesionCounts, f1_score, match_lesions
@@ -35,6 +35,7 @@ from evaluation.metrics.survival import MISSING_POLICIES, concordance_index
 from evaluation.platform.matching import match_jobs
 from evaluation.platform.predictions import Job, Socket, load_jobs
 from evaluation.platform.sockets import finite_number, image_output_file, read_json_output
+from evaluation.runner import CaseTask
 
 CT = Socket("ct-image", "images/ct", "Image", "Image")
 PET = Socket("pet-image", "images/pet", "Image", "Image")
@@ -90,7 +91,8 @@ def parse_stage(value: Any, axis: str, case: str | None, invalid: str = "error")
     if invalid == "misclassification":
         return INVALID
     shown = repr(value)[:40]
-    raise SubmissionError(f"The {axis} stage of {case} is {shown}; expected a string {axis}1..{axis}4.", case)
+    expected = "T1..T4" if axis == "T" else "N0..N3"
+    raise SubmissionError(f"The {axis} stage of {case} is {shown}; expected a string {expected}.", case)
 
 
 def parse_hpv(value: Any, case: str) -> bool:
@@ -172,7 +174,13 @@ def _clinical(ground_truth: Path, required: bool) -> dict[str, Clinical]:
         return {}
     import pandas as pd  # main process only: workers (score_case) never pay for this import
 
-    table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    try:
+        table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError) as error:
+        raise ConfigurationError(
+            f"The HECKTOR ground truth {CLINICAL_FILE} cannot be parsed as UTF-8 CSV ({type(error).__name__}): "
+            "fix it in the phase's ground truth."
+        ) from None
     absent = [c for c in CLINICAL_COLUMNS if c not in table.columns]
     if absent:
         raise ConfigurationError(f"{CLINICAL_FILE} lacks the column(s) {', '.join(absent)}.")
@@ -227,7 +235,8 @@ def _read(path: Path, case: str, whose: str) -> sitk.Image:
     try:
         image = sitk.ReadImage(str(path))
     except RuntimeError:
-        raise error(f"The {whose} segmentation of {case} could not be read as an image file.", case) from None
+        fix = f"; replace labels/{path.name} in the phase's ground truth" if whose == "reference" else ""
+        raise error(f"The {whose} segmentation of {case} could not be read as an image file{fix}.", case) from None
     if image.GetDimension() != 3 or image.GetNumberOfComponentsPerPixel() != 1:
         raise error(f"The {whose} segmentation of {case} is not a 3D single-channel label image.", case)
     if image.GetPixelID() not in INTEGER_PIXELS:
@@ -495,6 +504,9 @@ class _Hecktor(Challenge):
                 outputs[socket.slug] = parse_stage(value, socket.slug[0].upper(), case, settings["invalid_stage"])
             elif socket is RFS:
                 number = finite_number(value, f"The RFS output of {case}", case)
+                if settings["rfs_output"] == "time" and number < 0:
+                    message = f"The RFS output of {case} is {number:g} days; a predicted time cannot be negative."
+                    raise SubmissionError(message, case)
                 outputs[socket.slug] = number if settings["rfs_output"] == "risk" else -number
             else:
                 outputs[socket.slug] = parse_hpv(value, case)
@@ -675,6 +687,7 @@ class Hecktor2025Task1(_Hecktor):
 
 class Hecktor2025Task2(_Hecktor):
     name = "hecktor2025-task2"
+    cases_in_process = True
     title = "HECKTOR 2025 task 2: recurrence-free survival (C-index)"
     phase = _phase((RFS,), "C-index (RFS)", "aggregates.prognosis.c_index")
     options = (_rfs_option("risk"), MISSING_PROGNOSIS, *SHARED_OPTIONS)
@@ -687,6 +700,7 @@ class Hecktor2025Task2(_Hecktor):
 
 class Hecktor2025Task3(_Hecktor):
     name = "hecktor2025-task3"
+    cases_in_process = True
     title = "HECKTOR 2025 task 3: HPV status (balanced accuracy)"
     phase = _phase((HPV,), "HPV status balanced accuracy", "aggregates.hpv.balanced_accuracy")
     options = SHARED_OPTIONS

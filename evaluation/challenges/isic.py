@@ -15,6 +15,7 @@ positives makes it crash, here its auc, ap and auc_sens_80 are null and leave th
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from evaluation.challenges.base import CaseTask, Challenge, Option, Phase, Prepared
+from evaluation.challenges.base import Challenge, Option, Phase, Prepared
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics.classification import (
     CATEGORY_METRICS,
@@ -35,7 +36,9 @@ from evaluation.metrics.classification import (
     macro_mean,
     roc_auc,
 )
+from evaluation.platform.files import open_text, read_bytes, regular_size
 from evaluation.platform.sockets import inside
+from evaluation.runner import CaseTask
 
 TRUTH_FILE = "truth.csv"
 PREDICTION_FILE = "predictions.csv"
@@ -76,7 +79,10 @@ def load_truth(path: Path, categories: Sequence[str]) -> Truth:
     try:
         table = pd.read_csv(path, header=0)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
-        raise ConfigurationError(f"The ISIC ground truth {path.name} cannot be parsed ({error}).") from None
+        raise ConfigurationError(
+            f"The ISIC ground truth {path.name} cannot be parsed as UTF-8 CSV ({type(error).__name__}): fix it in "
+            "the phase's ground truth."
+        ) from None
     columns = [c for c in table.columns if c not in WEIGHT_COLUMNS]
     if columns != ["image", *categories]:
         raise ConfigurationError(
@@ -134,7 +140,7 @@ def _listing(prefix: str, items: Sequence[Any]) -> str:
 
 def find_prediction_file(input_dir: Path) -> Path:
     """``predictions.csv`` in the input folder, else its single ``*.csv`` (never a path outside it)."""
-    if (input_dir / PREDICTION_FILE).exists():
+    if os.path.lexists(input_dir / PREDICTION_FILE):
         return inside(input_dir, PREDICTION_FILE)
     found = sorted(p.name for p in input_dir.iterdir() if p.name.lower().endswith(".csv"))
     if len(found) != 1:
@@ -150,16 +156,14 @@ def read_submission(path: Path, categories: Sequence[str], max_megabytes: float)
     messages: newlines, parsing, UTF-8, the ``image`` column, ``.jpg`` suffixes stripped and
     duplicates, missing and extra columns, missing values, non-float columns, values in [0, 1].
     """
-    if not path.is_file():
-        raise SubmissionError(f"The prediction file {path.name} is not a file.")
-    size = path.stat().st_size
+    size = regular_size(path, f"The prediction file {path.name}")
     if size > max_megabytes * 1e6:
         raise SubmissionError(
             f"The prediction file {path.name} is {size / 1e6:.1f} MB, more than the {max_megabytes:g} MB allowed; "
             "a CSV of probabilities for every image is far smaller."
         )
     try:
-        with open(path, encoding="utf-8") as stream:  # universal newlines, as the reference opens it
+        with open_text(path, f"The prediction file {path.name}") as stream:  # universal newlines, as the reference
             if stream.read(NEWLINE_PROBE).count("\n") < 2:
                 raise SubmissionError("No newlines detected in CSV.")
             stream.seek(0)
@@ -168,8 +172,41 @@ def read_submission(path: Path, categories: Sequence[str], max_megabytes: float)
             except (pd.errors.ParserError, pd.errors.EmptyDataError) as error:
                 raise SubmissionError(f'Could not parse CSV: "{error}".') from None
     except UnicodeDecodeError:
-        raise SubmissionError("Could not parse CSV: could not decode file as UTF-8.") from None
+        message = "Could not parse CSV: could not decode file as UTF-8."
+        raise SubmissionError(message + _undecodable_lines(path)) from None
     return _checked(table, categories)
+
+
+def _undecodable_lines(path: Path, shown: int = 3) -> str:
+    """Where the reference's "could not decode file as UTF-8" happens: the first few lines (1 = the
+    header) that are not UTF-8, each with its image as far as it can be read."""
+    lines = read_bytes(path, path.name, max_bytes=None).splitlines()  # size already bounded by max_file_mb
+    bad = []
+    for number, line in enumerate(lines, start=1):
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            bad.append(f"{number} ({line.split(b',', 1)[0].decode('utf-8', 'backslashreplace')[:40]})")
+            if len(bad) == shown:
+                break
+    return f" First lines that are not UTF-8: {', '.join(bad)}." if bad else ""
+
+
+def _non_float_rows(table: pd.DataFrame, columns: Sequence[str], shown: int = 3) -> str:
+    """Which rows make the reference's "non-floating-point value(s)" check fail: the first few
+    values that are not numbers, or a column that holds only whole numbers (read as integers)."""
+    rows, whole = [], []
+    for column in columns:
+        values = table[column]
+        if values.dtype == np.dtype("O"):
+            wrong = values[pd.to_numeric(values, errors="coerce").isna()]
+            rows += [f"{image} ({column}={value!r:.40})" for image, value in wrong.head(shown).items()]
+        else:
+            whole.append(column)
+    located = f" First rows at fault: {', '.join(rows[:shown])}." if rows else ""
+    if whole:
+        located += f" Only whole numbers in {', '.join(whole)}: write probabilities such as 1.0."
+    return located
 
 
 def _checked(table: pd.DataFrame, categories: Sequence[str]) -> pd.DataFrame:
@@ -196,7 +233,8 @@ def _checked(table: pd.DataFrame, categories: Sequence[str]) -> pd.DataFrame:
         raise SubmissionError(_listing("Missing value(s) in CSV for images: ", incomplete.tolist()))
     not_float = [c for c in categories if table[c].dtype != np.float64]
     if not_float:
-        raise SubmissionError(_listing("CSV contains non-floating-point value(s) in columns: ", not_float))
+        listing = _listing("CSV contains non-floating-point value(s) in columns: ", not_float)
+        raise SubmissionError(listing + _non_float_rows(table, not_float))
     values = table.to_numpy()
     outside = table.index[((values < 0.0) | (values > 1.0)).any(axis=1)]
     if not outside.empty:
@@ -297,6 +335,8 @@ def leaderboard(target: str) -> Phase:
 
 class _Isic(Challenge):
     """Shared by both editions: only the categories and names differ."""
+
+    cases_in_process = True
 
     categories: ClassVar[tuple[str, ...]]
     options = (

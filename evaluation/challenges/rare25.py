@@ -12,8 +12,11 @@ evaluate.py (``bootstrap_metrics``); choices and options: ../shared/spec/challen
 - ``protocol=website``: every NDBE frame once plus ``max(1, round(n_ndbe / 100))`` neoplastic frames
   drawn with replacement, 1000 iterations (the challenge website's description).
 
-The iterations are computed at once from integer weights (evaluation/metrics/precision_recall.py),
-not by 3000 scikit-learn calls; the full-dataset values use scikit-learn directly.
+The iterations are computed at once from how often each patient (each neoplastic frame and the
+NDBE frames as one group, for the website protocol) is drawn: one matrix product of the draw counts
+with per-patient counts at the distinct neoplastic scores (evaluation/metrics/precision_recall.py),
+not 3000 scikit-learn calls; the full-dataset values come from the same code, equal to
+scikit-learn's in the tests.
 """
 
 from __future__ import annotations
@@ -26,13 +29,15 @@ from typing import Any
 
 import numpy as np
 
-from evaluation.challenges.base import CaseTask, Challenge, Option, Phase, Prepared
+from evaluation.challenges.base import Challenge, Option, Phase, Prepared
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics.bootstrap import row_counts
-from evaluation.metrics.precision_recall import PPV_METHODS, CurveMetrics, curve_metrics, weighted_curve_metrics
+from evaluation.metrics.precision_recall import PPV_METHODS, CurveMetrics, curve_metrics, grouped_curve_metrics
+from evaluation.platform.files import MAX_JSON_BYTES, read_bytes
 from evaluation.platform.matching import jobs_for_every_case, reference_name
 from evaluation.platform.predictions import Socket, load_jobs
-from evaluation.platform.sockets import finite_number, output_path, parse_json_bytes
+from evaluation.platform.sockets import finite_number, output_file, parse_json_bytes
+from evaluation.runner import CaseTask
 
 INPUT = Socket(
     "stacked-barretts-esophagus-endoscopy-images",
@@ -74,8 +79,11 @@ def _load_metadata(ground_truth: Path) -> dict[str, Stack]:
                 labels=np.array([c == "neo" for c in classes], dtype=np.int8),
                 patients=tuple(str(frame["patient_id"]) for frame in frames),
             )
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
-        raise ConfigurationError(f"The RARE25 ground truth {METADATA_FILE} is malformed ({error}).") from None
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
+        raise ConfigurationError(
+            f"The RARE25 ground truth {METADATA_FILE} is malformed ({type(error).__name__}): fix it in the "
+            "phase's ground truth (see the README's RARE25 section for its format)."
+        ) from None
     if not stacks:
         raise ConfigurationError(f"The RARE25 ground truth {METADATA_FILE} lists no stack.")
     return dict(sorted(stacks.items()))
@@ -83,7 +91,8 @@ def _load_metadata(ground_truth: Path) -> dict[str, Stack]:
 
 def read_likelihoods(path: Path, n_frames: int, stack: str) -> np.ndarray:
     """The stack's likelihoods: a JSON list of finite numbers, exactly one per frame."""
-    values = parse_json_bytes(path.read_bytes(), f"The likelihoods of stack {stack}", stack)
+    what = f"The likelihoods of stack {stack}"
+    values = parse_json_bytes(read_bytes(path, what, stack, MAX_JSON_BYTES), what, stack)
     if not isinstance(values, list):
         raise SubmissionError(f"The likelihoods of stack {stack} are not a JSON list of numbers.", stack)
     if len(values) != n_frames:
@@ -95,44 +104,40 @@ def read_likelihoods(path: Path, n_frames: int, stack: str) -> np.ndarray:
     return np.asarray(values, dtype=float)
 
 
-def _draw_patients(
-    neo: int, ndbe: int, iterations: int, sample_size: int, ratio: int, rng: str, seed: int
-) -> np.ndarray:
-    """Patient draws, neoplastic then NDBE per iteration: (iterations, sample_size * (1 + ratio)),
-    indices into the neoplastic list followed by ``neo +`` indices into the NDBE list."""
+def _draw_counts(neo: int, ndbe: int, iterations: int, sample_size: int, ratio: int, rng: str, seed: int) -> np.ndarray:
+    """How often each patient is drawn per iteration, neoplastic then NDBE draws in each iteration:
+    (iterations, neo + ndbe), the neoplastic list's patients first."""
     n_ndbe_draws = sample_size * ratio
     if rng == "legacy":
         # np.random.choice(population, size, replace=True) draws RandomState.randint(0, len, size);
         # the two calls per iteration interleave, so the stream is consumed in the official order.
         state = np.random.RandomState(seed)
-        draws = np.empty((iterations, sample_size + n_ndbe_draws), dtype=np.int64)
+        counts = np.empty((iterations, neo + ndbe), dtype=np.int64)
         for iteration in range(iterations):
-            draws[iteration, :sample_size] = state.randint(0, neo, size=sample_size)
-            draws[iteration, sample_size:] = neo + state.randint(0, ndbe, size=n_ndbe_draws)
-        return draws
+            counts[iteration, :neo] = np.bincount(state.randint(0, neo, size=sample_size), minlength=neo)
+            counts[iteration, neo:] = np.bincount(state.randint(0, ndbe, size=n_ndbe_draws), minlength=ndbe)
+        return counts
     generator = np.random.default_rng(seed)
-    return np.hstack(
-        [
-            generator.integers(0, neo, size=(iterations, sample_size)),
-            neo + generator.integers(0, ndbe, size=(iterations, n_ndbe_draws)),
-        ]
-    )
+    neo_draws = generator.integers(0, neo, size=(iterations, sample_size))
+    ndbe_draws = generator.integers(0, ndbe, size=(iterations, n_ndbe_draws))
+    return np.hstack([row_counts(neo_draws, neo), row_counts(ndbe_draws, ndbe)])
 
 
-def official_bootstrap_weights(
+def official_bootstrap_counts(
     labels: np.ndarray, patients: Sequence[str], settings: Mapping[str, Any]
-) -> np.ndarray:
-    """Frame weights (iterations x frames): how often each frame is in each iteration's sample."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """(patient of each frame, draws: iterations x patients): how often each patient, numbered in
+    order of first appearance, is in each iteration's sample."""
     first_seen: dict[str, int] = {}
     for patient in patients:
         first_seen.setdefault(patient, len(first_seen))
-    patient_index = np.array([first_seen[p] for p in patients])
+    patient_index = np.array([first_seen[p] for p in patients], dtype=np.int64)
     neoplastic = np.zeros(len(first_seen), dtype=bool)
     np.logical_or.at(neoplastic, patient_index, labels.astype(bool))
     neo_patients, ndbe_patients = np.flatnonzero(neoplastic), np.flatnonzero(~neoplastic)
     if neo_patients.size == 0 or ndbe_patients.size == 0:
         raise ConfigurationError("The RARE25 ground truth needs both neoplastic and NDBE patients.")
-    draws = _draw_patients(
+    drawn = _draw_counts(
         neo_patients.size,
         ndbe_patients.size,
         settings["iterations"],
@@ -141,13 +146,14 @@ def official_bootstrap_weights(
         settings["rng"],
         settings["seed"],
     )
-    drawn_patients = np.concatenate([neo_patients, ndbe_patients])[draws]
-    counts = row_counts(drawn_patients, len(first_seen))
-    return counts[:, patient_index]
+    counts = np.empty_like(drawn)
+    counts[:, np.concatenate([neo_patients, ndbe_patients])] = drawn
+    return patient_index, counts
 
 
-def website_bootstrap_weights(labels: np.ndarray, settings: Mapping[str, Any]) -> np.ndarray:
-    """Frame weights for the website protocol: NDBE frames once, neoplastic frames drawn."""
+def website_bootstrap_counts(labels: np.ndarray, settings: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """(group of each frame, draws: iterations x groups) for the website protocol: each neoplastic
+    frame is a group drawn with replacement; the NDBE frames are one last group, taken once."""
     neo_frames = np.flatnonzero(labels == 1)
     n_ndbe = int(np.count_nonzero(labels == 0))
     if neo_frames.size == 0 or n_ndbe == 0:
@@ -159,9 +165,24 @@ def website_bootstrap_weights(labels: np.ndarray, settings: Mapping[str, Any]) -
         draws = np.stack([state.randint(0, neo_frames.size, size=size) for _ in range(iterations)])
     else:
         draws = np.random.default_rng(seed).integers(0, neo_frames.size, size=(iterations, size))
-    weights = row_counts(neo_frames[draws], labels.size)
-    weights[:, labels == 0] = 1
-    return weights
+    group = np.full(labels.size, neo_frames.size, dtype=np.int64)
+    group[neo_frames] = np.arange(neo_frames.size)
+    counts = np.hstack([row_counts(draws, neo_frames.size), np.ones((iterations, 1), dtype=np.int64)])
+    return group, counts
+
+
+def official_bootstrap_weights(labels: np.ndarray, patients: Sequence[str], settings: Mapping[str, Any]) -> np.ndarray:
+    """Frame weights (iterations x frames) of the official protocol: the frame-level view of
+    :func:`official_bootstrap_counts`, to inspect a draw (the evaluation never builds it)."""
+    patient_index, counts = official_bootstrap_counts(labels, patients, settings)
+    return counts[:, patient_index]
+
+
+def website_bootstrap_weights(labels: np.ndarray, settings: Mapping[str, Any]) -> np.ndarray:
+    """Frame weights (iterations x frames) of the website protocol: NDBE frames once, neoplastic frames
+    drawn (the frame-level view of :func:`website_bootstrap_counts`)."""
+    group, counts = website_bootstrap_counts(labels, settings)
+    return counts[:, group]
 
 
 def _summary(name: str, values: np.ndarray) -> dict[str, float]:
@@ -175,6 +196,7 @@ def _summary(name: str, values: np.ndarray) -> dict[str, float]:
 
 class Rare25(Challenge):
     name = "rare25"
+    cases_in_process = True
     title = "RARE25: early neoplasia in Barrett's esophagus (PPV at 90% recall)"
     phase = Phase(
         inputs=(INPUT,),
@@ -213,8 +235,8 @@ class Rare25(Challenge):
         )
         tasks = []
         for stack, job in jobs.items():
-            path = output_path(input_dir, job, OUTPUT.slug, stack)
-            if path is None or not path.is_file():
+            path = output_file(input_dir, job, OUTPUT.slug, stack)
+            if path is None:
                 raise SubmissionError(f"Stack {stack} has no output file {OUTPUT.relative_path}.", stack)
             tasks.append(CaseTask(stack, (path, reference[stack].labels.size)))
         return Prepared(tasks)
@@ -238,10 +260,10 @@ class Rare25(Challenge):
         method = settings["ppv_at_recall"]
         full = curve_metrics(labels, scores, TARGET_RECALL, method)
         if settings["protocol"] == "official":
-            weights = official_bootstrap_weights(labels, patients, settings)
+            group, counts = official_bootstrap_counts(labels, patients, settings)
         else:
-            weights = website_bootstrap_weights(labels, settings)
-        boot: CurveMetrics = weighted_curve_metrics(labels, scores, weights, TARGET_RECALL, method)
+            group, counts = website_bootstrap_counts(labels, settings)
+        boot: CurveMetrics = grouped_curve_metrics(labels, scores, group, counts, TARGET_RECALL, method)
         ppv = _summary("PPV@90RECALL", boot.ppv)
         return {
             "Score": ppv["PPV@90RECALL"],

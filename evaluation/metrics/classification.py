@@ -13,23 +13,37 @@ and ``confusion.py`` (read, not copied); scikit-learn computes every curve and a
   the TPR first reaches 0.8, that point's FPR interpolated linearly on the crossing segment.
 
 All functions are pure; ``weights`` default to 1 for every row.
+
+Below the ISIC functions, the catalogue's validated binary and multi-class metrics (AUROC, average
+precision, accuracy, balanced accuracy, sensitivity / specificity at a threshold or at a target of the
+other, Cohen's kappa, Brier score, expected calibration error) with every edge case a parameter, and
+:func:`one_vs_rest` for per-class and macro values. scikit-learn computes what it has. Those a
+bootstrap needs also take ``weights``: (resamples, n) case weights (the draw counts of each resample,
+``evaluation.metrics.bootstrap.resample_weights``) for one value per resample at once, each equal to
+the metric of that resample's expanded set of cases (an edge case gives its parameter's value).
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import (
+    accuracy_score,
     auc,
     average_precision_score,
     balanced_accuracy_score,
+    brier_score_loss,
+    cohen_kappa_score,
     roc_auc_score,
     roc_curve,
 )
+
+from evaluation.metrics import checks
+from evaluation.metrics.bootstrap import case_weights, resample_means
 
 UNDECIDED = -1
 CONFUSION_METRICS = ("accuracy", "sensitivity", "specificity", "dice", "ppv", "npv")
@@ -143,9 +157,7 @@ def auc_above_sensitivity(
     return float(auc(np.r_[fpr_at, fpr[first:]], np.r_[sensitivity, tpr[first:]]))
 
 
-def curve_metrics(
-    truth: np.ndarray, scores: np.ndarray, weights: np.ndarray | None = None
-) -> dict[str, np.ndarray]:
+def curve_metrics(truth: np.ndarray, scores: np.ndarray, weights: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Per-column auc, auc_sens_80 and ap of (n, k) reference 0/1 values and scores."""
     columns = range(truth.shape[1])
     return {
@@ -168,3 +180,353 @@ def macro_mean(values: np.ndarray) -> float:
     values = np.asarray(values, dtype=float)
     finite = values[~np.isnan(values)]
     return float(finite.mean()) if finite.size else float("nan")
+
+
+# ---- the catalogue's validated metrics -------------------------------------------------------------
+
+KAPPA_WEIGHTS = (None, "linear", "quadratic")
+
+
+def _binary_inputs(truth: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(n,) 0/1 reference and (n,) finite scores of one length, at least one sample."""
+    truth = checks.binary("truth", truth)
+    scores = checks.as_finite("scores", scores, ndim=1)
+    if truth.ndim != 1:
+        raise ValueError(f"truth must be 1-dimensional, got shape {truth.shape}")
+    checks.nonempty("truth", checks.same_length(truth=truth, scores=scores))
+    return truth, scores
+
+
+def _ranked_counts(truth: np.ndarray, scores: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted true and false positives (resamples x (1 + distinct scores), from 0) of the decision
+    ``scores >= t`` for each distinct score t, descending: the points of the ROC and precision-recall
+    curves of every weight row (tied scores share one point, as scikit-learn's ``_binary_clf_curve``)."""
+    order = np.argsort(-scores, kind="stable")
+    sorted_scores, positive = scores[order], truth[order]
+    rows = weights[:, order]
+    ends = np.r_[np.flatnonzero(np.diff(sorted_scores)), sorted_scores.size - 1]  # each tied group's last case
+    zero = np.zeros((rows.shape[0], 1))
+    tp = np.hstack([zero, np.cumsum(rows * positive, axis=1)[:, ends]])
+    fp = np.hstack([zero, np.cumsum(rows * ~positive, axis=1)[:, ends]])
+    return tp, fp
+
+
+def auroc(
+    truth: np.ndarray, scores: np.ndarray, single_class: float = 0.5, weights: np.ndarray | None = None
+) -> float | np.ndarray:
+    """Area under the ROC curve (trapezoidal, ties counted half): ``sklearn.metrics.roc_auc_score``.
+
+    Hanley & McNeil, Radiology 1982. Parameters: ``truth`` (n,) 0/1 reference; ``scores`` (n,) finite
+    scores, higher = more positive; ``single_class``: the value when ``truth`` holds one class only
+    (AUROC undefined; 0.5 = chance); ``weights``: (resamples, n) case weights, for one value per row
+    (the trapezoidal area under each row's weighted ROC points, ``roc_auc_score`` with the row as
+    ``sample_weight``). Returns a float in [0, 1] (an array of them with ``weights``).
+    """
+    truth, scores = _binary_inputs(truth, scores)
+    if weights is not None:
+        tp, fp = _ranked_counts(truth, scores, case_weights(weights, truth.size))
+        area = np.sum(np.diff(fp, axis=1) * (tp[:, 1:] + tp[:, :-1]) / 2.0, axis=1)
+        defined = (tp[:, -1] > 0) & (fp[:, -1] > 0)
+        return np.where(defined, area / np.where(defined, tp[:, -1] * fp[:, -1], 1.0), float(single_class))
+    if truth.all() or not truth.any():
+        return float(single_class)
+    return float(roc_auc_score(truth, scores))
+
+
+def binary_average_precision(
+    truth: np.ndarray, scores: np.ndarray, no_positive: float = 0.0, weights: np.ndarray | None = None
+) -> float | np.ndarray:
+    """Average precision ``sum_k (R_k - R_{k-1}) P_k`` over the thresholds (no interpolation):
+    ``sklearn.metrics.average_precision_score``.
+
+    Parameters: ``truth`` (n,) 0/1; ``scores`` (n,) finite; ``no_positive``: the value without any
+    positive (recall undefined); ``weights``: (resamples, n) case weights, for one value per row (the
+    same sum over each row's weighted precision-recall points). Returns a float in [0, 1] (an array
+    of them with ``weights``).
+    """
+    truth, scores = _binary_inputs(truth, scores)
+    if weights is not None:
+        tp, fp = _ranked_counts(truth, scores, case_weights(weights, truth.size))
+        called = tp[:, 1:] + fp[:, 1:]
+        precision = np.divide(tp[:, 1:], called, out=np.zeros_like(called), where=called > 0)
+        positives = tp[:, -1]
+        value = np.sum(np.diff(tp, axis=1) * precision, axis=1) / np.where(positives > 0, positives, 1.0)
+        return np.where(positives > 0, value, float(no_positive))
+    if not truth.any():
+        return float(no_positive)
+    return float(average_precision_score(truth, scores))
+
+
+def _labels(name: str, values: np.ndarray) -> np.ndarray:
+    array = np.asarray(values)
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be 1-dimensional, got shape {array.shape}")
+    if array.dtype.kind == "f":
+        checks.as_finite(name, array)
+    return array
+
+
+def _label_pairs(truth_labels: np.ndarray, predicted_labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    truth = _labels("truth_labels", truth_labels)
+    predicted = _labels("predicted_labels", predicted_labels)
+    checks.nonempty("truth_labels", checks.same_length(truth_labels=truth, predicted_labels=predicted))
+    return truth, predicted
+
+
+def accuracy(
+    truth_labels: np.ndarray, predicted_labels: np.ndarray, weights: np.ndarray | None = None
+) -> float | np.ndarray:
+    """The fraction of samples whose predicted label equals the reference: ``sklearn.metrics.accuracy_score``.
+
+    Parameters: ``truth_labels``, ``predicted_labels`` (n,) class labels; ``weights``: (resamples, n)
+    case weights, for one value per row. Defined on every non-empty input. Returns a float in [0, 1]
+    (an array of them with ``weights``).
+    """
+    truth, predicted = _label_pairs(truth_labels, predicted_labels)
+    if weights is not None:
+        return resample_means(case_weights(weights, truth.size), (truth == predicted).astype(float))
+    return float(accuracy_score(truth, predicted))
+
+
+def balanced_accuracy(
+    truth_labels: np.ndarray, predicted_labels: np.ndarray, weights: np.ndarray | None = None
+) -> float | np.ndarray:
+    """Mean per-class recall over the classes present in ``truth_labels``:
+    ``sklearn.metrics.balanced_accuracy_score`` (Brodersen et al., ICPR 2010).
+
+    Parameters: ``truth_labels``, ``predicted_labels`` (n,) class labels; ``weights``: (resamples, n)
+    case weights, for one value per row (a class present only in zero-weighted samples adds no
+    term). A predicted class absent from the reference adds no recall term (it only lowers the
+    others'). A single reference class gives that class's recall. Returns a float in [0, 1] (an
+    array of them with ``weights``).
+    """
+    truth, predicted = _label_pairs(truth_labels, predicted_labels)
+    if weights is not None:
+        weights = case_weights(weights, truth.size)
+        is_class = truth[:, None] == np.unique(truth)[None, :]  # (n, classes)
+        hits = weights @ (is_class & (predicted == truth)[:, None])
+        support = weights @ is_class
+        recalls = np.divide(hits, support, out=np.zeros_like(hits), where=support > 0)
+        return recalls.sum(axis=1) / (support > 0).sum(axis=1)
+    with _quiet():  # "y_pred contains classes not in y_true": the documented case
+        return float(balanced_accuracy_score(truth, predicted))
+
+
+def _rates(truth: np.ndarray, predicted: np.ndarray, empty: float) -> tuple[float, float]:
+    positives, negatives = int(truth.sum()), int((~truth).sum())
+    sensitivity = np.count_nonzero(truth & predicted) / positives if positives else float(empty)
+    specificity = np.count_nonzero(~truth & ~predicted) / negatives if negatives else float(empty)
+    return float(sensitivity), float(specificity)
+
+
+def sensitivity(truth: np.ndarray, scores: np.ndarray, threshold: float = 0.5, empty: float = 1.0) -> float:
+    """Sensitivity TP / (TP + FN) of the decision ``scores >= threshold``.
+
+    Parameters: ``truth`` (n,) 0/1; ``scores`` (n,) finite; ``threshold``; ``empty``: the value without
+    any positive (0/0; 1.0 as ISIC's convention above). Returns a float in [0, 1].
+    """
+    truth, scores = _binary_inputs(truth, scores)
+    return _rates(truth, scores >= threshold, empty)[0]
+
+
+def specificity(truth: np.ndarray, scores: np.ndarray, threshold: float = 0.5, empty: float = 1.0) -> float:
+    """Specificity TN / (TN + FP) of ``scores >= threshold``; ``empty`` without any negative."""
+    truth, scores = _binary_inputs(truth, scores)
+    return _rates(truth, scores >= threshold, empty)[1]
+
+
+def _operating_points(truth: np.ndarray, scores: np.ndarray, empty: float) -> tuple[np.ndarray, np.ndarray]:
+    """(sensitivity, specificity) of ``scores >= t`` for t = every distinct score and +inf."""
+    thresholds = np.r_[np.inf, np.unique(scores)[::-1]]
+    order = np.argsort(-scores, kind="stable")
+    sorted_scores, sorted_truth = scores[order], truth[order]
+    kept = np.searchsorted(-sorted_scores, -thresholds, side="right")  # samples with score >= t
+    tp = np.r_[0, np.cumsum(sorted_truth)][kept]
+    fp = kept - tp
+    positives, negatives = int(truth.sum()), int((~truth).sum())
+    sens = tp / positives if positives else np.full(kept.size, float(empty))
+    spec = (negatives - fp) / negatives if negatives else np.full(kept.size, float(empty))
+    return sens, spec
+
+
+def sensitivity_at_specificity(truth: np.ndarray, scores: np.ndarray, target: float = 0.9, empty: float = 1.0) -> float:
+    """The highest sensitivity among the thresholds whose specificity is >= ``target``.
+
+    Thresholds are every distinct score and +inf (decision ``scores >= t``), the operating points of
+    ``sklearn.metrics.roc_curve(..., drop_intermediate=False)``; no interpolation between them. As
+    MetricsReloaded ``MetricsReloaded/metrics/prob_pairwise_measures.py`` (``sensitivity_at_specificity``,
+    ``utility/utils.py`` ``max_x_at_y_more``). The +inf threshold (specificity 1) always qualifies.
+
+    Parameters
+    ----------
+    truth : (n,) 0/1 reference.
+    scores : (n,) finite scores, higher = more positive.
+    target : the specificity to reach, in [0, 1] (e.g. 0.9).
+    empty : the sensitivity or specificity of a set without positives or without negatives (0/0).
+
+    Returns
+    -------
+    float in [0, 1].
+    """
+    truth, scores = _binary_inputs(truth, scores)
+    target = checks.fraction("target", target)
+    sens, spec = _operating_points(truth, scores, empty)
+    eligible = spec >= target
+    return float(sens[eligible].max()) if eligible.any() else float(empty)
+
+
+def specificity_at_sensitivity(truth: np.ndarray, scores: np.ndarray, target: float = 0.9, empty: float = 1.0) -> float:
+    """The highest specificity among the thresholds whose sensitivity is >= ``target``
+    (e.g. specificity at 90% sensitivity); as :func:`sensitivity_at_specificity` with the roles
+    swapped (MetricsReloaded ``specificity_at_sensitivity``). The lowest threshold (sensitivity 1)
+    always qualifies."""
+    truth, scores = _binary_inputs(truth, scores)
+    target = checks.fraction("target", target)
+    sens, spec = _operating_points(truth, scores, empty)
+    eligible = sens >= target
+    return float(spec[eligible].max()) if eligible.any() else float(empty)
+
+
+def cohen_kappa(
+    truth_labels: np.ndarray,
+    predicted_labels: np.ndarray,
+    weights: str | None = None,
+    labels: Sequence | None = None,
+    perfect_chance: float = 1.0,
+) -> float:
+    """Cohen's kappa ``1 - sum(w * O) / sum(w * E)``, unweighted or with linear / quadratic weights:
+    ``sklearn.metrics.cohen_kappa_score`` (Cohen 1960; Cohen, Psychological Bulletin 1968 for weights).
+
+    Parameters
+    ----------
+    truth_labels, predicted_labels : (n,) class labels (ordinal for weighted kappa).
+    weights : ``None``, ``"linear"`` (|i - j|) or ``"quadratic"`` ((i - j)²) over the index of the
+        label in ``labels``.
+    labels : the ordered label set; ``None`` = the sorted union of both arrays.
+    perfect_chance : the value when the expected (chance) disagreement is 0, i.e. both raters gave
+        one and the same class to every sample (0/0); the observed agreement is then complete.
+
+    Returns
+    -------
+    float in [-1, 1].
+    """
+    truth, predicted = _label_pairs(truth_labels, predicted_labels)
+    if weights not in KAPPA_WEIGHTS:
+        raise ValueError(f"unknown kappa weights {weights!r}; expected one of {KAPPA_WEIGHTS}")
+    classes = np.unique(np.r_[truth, predicted]) if labels is None else np.asarray(labels)
+    if not np.all(np.isin(truth, classes)) or not np.all(np.isin(predicted, classes)):
+        raise ValueError("truth_labels or predicted_labels hold a label outside labels")
+    seen = np.unique(np.r_[truth, predicted])
+    if seen.size == 1:  # both raters constant and equal: sklearn's 0/0
+        return float(perfect_chance)
+    return float(cohen_kappa_score(truth, predicted, labels=classes, weights=weights))
+
+
+def brier_score(truth: np.ndarray, probabilities: np.ndarray, weights: np.ndarray | None = None) -> float | np.ndarray:
+    """Brier score ``mean((p - y)²)`` of positive-class probabilities: ``sklearn.metrics.brier_score_loss``
+    (Brier, Monthly Weather Review 1950). ``truth`` (n,) 0/1, ``probabilities`` (n,) in [0, 1];
+    ``weights``: (resamples, n) case weights, for one value per row. Defined on every non-empty input
+    (lower is better, in [0, 1])."""
+    truth, probabilities = _binary_inputs(truth, probabilities)
+    checks.probabilities("probabilities", probabilities)
+    if weights is not None:
+        return resample_means(case_weights(weights, truth.size), (probabilities - truth) ** 2)
+    return float(brier_score_loss(truth, probabilities, pos_label=True))
+
+
+def expected_calibration_error(
+    truth: np.ndarray, probabilities: np.ndarray, n_bins: int = 10, weights: np.ndarray | None = None
+) -> float | np.ndarray:
+    """Expected calibration error with equal-width bins:
+    ``sum_m |B_m| / n * |mean(y in B_m) - mean(p in B_m)|``.
+
+    Naeini, Cooper & Hauskrecht, AAAI 2015 (the binary form, observed positive frequency against the
+    mean predicted probability); Guo et al., "On Calibration of Modern Neural Networks", ICML 2017
+    (equal-width bins). Binning: edges ``numpy.linspace(0, 1, n_bins + 1)``, bin m holds
+    ``edges[m-1] < p <= edges[m]`` (right-closed, as Guo et al.'s ``I_m = ((m-1)/M, m/M]``), and
+    ``p = 0`` joins the first bin. An empty bin contributes 0. Per class and macro (the class-wise
+    ECE of Kumar et al., NeurIPS 2019): :func:`one_vs_rest`.
+
+    Parameters
+    ----------
+    truth : (n,) 0/1 reference.
+    probabilities : (n,) predicted probabilities of the positive class, in [0, 1].
+    n_bins : number of equal-width bins (>= 1).
+    weights : (resamples, n) case weights, for one value per row (``|B_m|`` and ``n`` weighted).
+
+    Returns
+    -------
+    float in [0, 1] (an array of them with ``weights``).
+    """
+    truth, probabilities = _binary_inputs(truth, probabilities)
+    checks.probabilities("probabilities", probabilities)
+    if int(n_bins) != n_bins or n_bins < 1:
+        raise ValueError(f"n_bins must be a positive integer, got {n_bins}")
+    edges = np.linspace(0.0, 1.0, int(n_bins) + 1)
+    bins = np.clip(np.searchsorted(edges, probabilities, side="left") - 1, 0, int(n_bins) - 1)
+    if weights is not None:
+        weights = case_weights(weights, truth.size)
+        in_bin = bins[:, None] == np.arange(int(n_bins))[None, :]  # (n, bins)
+        gaps = weights @ (in_bin * (truth - probabilities)[:, None])  # Σ y - Σ p per resample and bin
+        return np.abs(gaps).sum(axis=1) / weights.sum(axis=1)
+    frequency_sum = np.bincount(bins, weights=truth.astype(float), minlength=int(n_bins))
+    probability_sum = np.bincount(bins, weights=probabilities, minlength=int(n_bins))
+    return float(np.sum(np.abs(frequency_sum - probability_sum)) / truth.size)
+
+
+def top_label_calibration_error(
+    truth_labels: np.ndarray, probabilities: np.ndarray, classes: Sequence, n_bins: int = 10
+) -> float:
+    """Top-label (confidence) ECE of a multi-class classifier: Guo et al., ICML 2017, eq. 3.
+
+    The confidence of a row is its largest probability and its prediction that column's class (the
+    first column on a tie, ``numpy.argmax``); the value is :func:`expected_calibration_error` of
+    (prediction correct, confidence), with the same equal-width, right-closed bins.
+
+    Parameters
+    ----------
+    truth_labels : (n,) class labels.
+    probabilities : (n, len(classes)) class probabilities in [0, 1], column ``j`` for ``classes[j]``.
+    classes : the classes, in column order.
+    n_bins : number of equal-width bins.
+
+    Returns
+    -------
+    float in [0, 1].
+    """
+    truth = _labels("truth_labels", truth_labels)
+    probabilities = checks.as_finite("probabilities", probabilities, ndim=2)
+    checks.same_length(truth_labels=truth, probabilities=probabilities)
+    if probabilities.shape[1] != len(classes):
+        raise ValueError(f"probabilities has {probabilities.shape[1]} columns for {len(classes)} classes")
+    predicted = np.asarray(classes)[probabilities.argmax(axis=1)]
+    return expected_calibration_error(predicted == truth, probabilities.max(axis=1), n_bins)
+
+
+def one_vs_rest(
+    metric: Callable[..., float],
+    truth_labels: np.ndarray,
+    scores: np.ndarray,
+    classes: Sequence,
+    **parameters: object,
+) -> np.ndarray:
+    """A binary metric per class, class ``classes[j]`` against the rest with score column ``j``.
+
+    Parameters
+    ----------
+    metric : a binary metric ``metric(truth, scores, **parameters)`` of this module, e.g. :func:`auroc`.
+    truth_labels : (n,) class labels.
+    scores : (n, len(classes)) scores or probabilities, column ``j`` for ``classes[j]``.
+    classes : the classes, in column order.
+    parameters : passed on to ``metric`` (thresholds, targets and edge-case values).
+
+    Returns
+    -------
+    (len(classes),) float array; its mean is the macro average.
+    """
+    truth = _labels("truth_labels", truth_labels)
+    scores = checks.as_finite("scores", scores, ndim=2)
+    checks.same_length(truth_labels=truth, scores=scores)
+    if scores.shape[1] != len(classes):
+        raise ValueError(f"scores has {scores.shape[1]} columns for {len(classes)} classes")
+    return np.array([metric(truth == c, scores[:, j], **parameters) for j, c in enumerate(classes)])

@@ -15,6 +15,11 @@ written for any detection challenge:
   recall on the positive images there, and average. Greedy matching in score order makes the
   matches above any threshold a prefix of the full matching, so one sort of all scores gives every
   operating point. Without negative images the FP-based values are undefined: NaN.
+
+For the catalogue, any detection challenge: matching by IoU of boxes or by the distance of points or
+box centres (:func:`match_by_distance`), and over a set of images the instance recall at a precision,
+FROC at chosen false-positive rates per image and all-point interpolated AP, each validated and with
+its edge cases as parameters (:func:`detection_curve` and below).
 """
 
 from __future__ import annotations
@@ -25,8 +30,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from evaluation.metrics import checks
+
 FROC_FP_RATES = (1, 2, 4, 8, 16, 32)
 MATCHING_METHODS = ("greedy", "hungarian")
+CRITERIA = ("iou", "centre_distance", "distance")
+FP_IMAGES = ("all", "negative")
 
 
 def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -112,9 +121,7 @@ def froc_curve(
     return sorted_scores[ends], fp_rate, recall
 
 
-def froc_recalls(
-    fp_rate: np.ndarray, recall: np.ndarray, rates: Sequence[float] = FROC_FP_RATES
-) -> dict[float, float]:
+def froc_recalls(fp_rate: np.ndarray, recall: np.ndarray, rates: Sequence[float] = FROC_FP_RATES) -> dict[float, float]:
     """Recall at the last operating point (lowest threshold) whose mean FP per negative image is
     <= each rate; ``fp_rate`` is non-decreasing and starts with the point above every score (0, 0)."""
     return {rate: float(recall[np.flatnonzero(fp_rate <= rate)[-1]]) for rate in rates}
@@ -181,3 +188,249 @@ def _hungarian_froc(
         )  # fmt: skip
         result[rate] = tp / n_reference if n_reference else float("nan")
     return result
+
+
+def box_centres(boxes: np.ndarray) -> np.ndarray:
+    """(n, 2) centres ``((x1 + x2) / 2, (y1 + y2) / 2)`` of (n, 4) boxes ``[x1, y1, x2, y2]``."""
+    boxes = np.asarray(boxes, dtype=float).reshape(-1, 4)
+    return (boxes[:, :2] + boxes[:, 2:]) / 2.0
+
+
+def match_by_distance(
+    reference: np.ndarray, points: np.ndarray, scores: np.ndarray, max_distance: float, method: str = "greedy"
+) -> np.ndarray:
+    """For each predicted point, the index of the reference point it matches, or -1 (one-to-one).
+
+    A pair can match when its Euclidean distance is <= ``max_distance`` (inclusive, as a hit "within"
+    a radius, e.g. the LUNA16 and MIDOG protocols). ``greedy``: predictions in descending score order
+    each take the nearest unmatched reference point (ties: the lower index); ``hungarian``: the
+    assignment with the most matches and, among those, the least total distance
+    (``scipy.optimize.linear_sum_assignment``).
+
+    Parameters
+    ----------
+    reference : (n, d) reference points (e.g. :func:`box_centres` of boxes).
+    points : (m, d) predicted points.
+    scores : (m,) finite scores of the predictions.
+    max_distance : the largest matching distance, in the points' unit.
+    method : ``"greedy"`` or ``"hungarian"``.
+
+    Returns
+    -------
+    (m,) int64 array of reference indices, -1 for an unmatched prediction.
+    """
+    scores = checks.as_finite("scores", scores, ndim=1)
+    if method not in MATCHING_METHODS:
+        raise ValueError(f"unknown matching method {method!r}; expected one of {MATCHING_METHODS}")
+    matched = np.full(scores.size, -1, dtype=np.int64)
+    if scores.size == 0 or len(reference) == 0:
+        return matched
+    points = checks.as_finite("points", np.asarray(points, dtype=float).reshape(scores.size, -1))
+    reference = checks.as_finite("reference", np.asarray(reference, dtype=float).reshape(len(reference), -1))
+    if reference.shape[1] != points.shape[1]:
+        raise ValueError(f"reference points have {reference.shape[1]} coordinates, predictions {points.shape[1]}")
+    distance = np.sqrt(((points[:, None, :] - reference[None, :, :]) ** 2).sum(axis=2))
+    valid = distance <= max_distance
+    if method == "hungarian":
+        unmatchable = distance[valid].sum() + 1.0  # any assignment with one more valid pair costs less
+        rows, columns = linear_sum_assignment(np.where(valid, distance, unmatchable))
+        keep = valid[rows, columns]
+        matched[rows[keep]] = columns[keep]
+        return matched
+    taken = np.zeros(len(reference), dtype=bool)
+    for prediction in np.argsort(-scores, kind="stable"):
+        candidates = np.where(taken | ~valid[prediction], np.inf, distance[prediction])
+        best = int(np.argmin(candidates))
+        if np.isfinite(candidates[best]):
+            matched[prediction] = best
+            taken[best] = True
+    return matched
+
+
+@dataclass(frozen=True)
+class DetectionCurve:
+    """Operating points of a set of images at each distinct score, highest first: the predictions
+    with score >= threshold are kept; ``fp_all`` counts their false positives on every image,
+    ``fp_negative`` on the images without reference objects."""
+
+    thresholds: np.ndarray
+    tp: np.ndarray
+    fp_all: np.ndarray
+    fp_negative: np.ndarray
+    n_reference: int
+    n_images: int
+    n_negative_images: int
+
+
+def detection_curve(
+    images: Sequence[ImageDetections], criterion: str = "iou", threshold: float = 0.5, method: str = "greedy"
+) -> DetectionCurve:
+    """Match every image once with all its predictions, then pool and sort the scores.
+
+    ``criterion``: ``"iou"`` (boxes, IoU > ``threshold``, :func:`match_image`), ``"centre_distance"``
+    (boxes, distance of centres <= ``threshold``) or ``"distance"`` (points of any dimension,
+    distance <= ``threshold``). As in the PASCAL VOC and COCO evaluations, a prediction's status
+    (true or false positive) is fixed by the matching of all predictions in score order; with greedy
+    matching that equals matching the kept predictions alone at every threshold.
+    """
+    if criterion not in CRITERIA:
+        raise ValueError(f"unknown matching criterion {criterion!r}; expected one of {CRITERIA}")
+    if len(images) == 0:
+        raise ValueError("no images")
+    if not np.isfinite(threshold):
+        raise ValueError(f"threshold must be finite, got {threshold}")
+    flags, scores, negative = [], [], []
+    for image in images:
+        image_scores = checks.as_finite("scores", image.scores, ndim=1)
+        if len(image.boxes) != image_scores.size:
+            raise ValueError(f"{len(image.boxes)} predictions but {image_scores.size} scores in an image")
+        for name, values in (("reference", image.reference), ("boxes", image.boxes)):
+            if criterion != "distance" and len(values) and np.shape(values)[-1] != 4:
+                raise ValueError(f"{name} must be boxes [x1, y1, x2, y2] for criterion {criterion!r}")
+        if criterion == "iou":
+            matched = match_image(image.reference, image.boxes, image_scores, threshold, method)
+        elif criterion == "centre_distance":
+            matched = match_by_distance(
+                box_centres(image.reference), box_centres(image.boxes), image_scores, threshold, method
+            )
+        else:
+            matched = match_by_distance(image.reference, image.boxes, image_scores, threshold, method)
+        flags.append(matched >= 0)
+        scores.append(image_scores)
+        negative.append(np.full(image_scores.size, len(image.reference) == 0))
+    is_tp, all_scores, on_negative = (np.concatenate([*parts, np.empty(0)]) for parts in (flags, scores, negative))
+    is_tp, on_negative = is_tp.astype(bool), on_negative.astype(bool)
+    order = np.argsort(-all_scores, kind="stable")
+    sorted_scores = all_scores[order]
+    ends = np.r_[np.flatnonzero(np.diff(sorted_scores)), sorted_scores.size - 1].astype(int)
+    if sorted_scores.size == 0:
+        ends = np.empty(0, dtype=int)
+    tp = np.cumsum(is_tp[order])[ends]
+    fp_all = np.cumsum(~is_tp[order])[ends]
+    fp_negative = np.cumsum(on_negative[order])[ends]
+    n_reference = sum(len(image.reference) for image in images)
+    n_negative = sum(1 for image in images if len(image.reference) == 0)
+    return DetectionCurve(sorted_scores[ends], tp, fp_all, fp_negative, n_reference, len(images), n_negative)
+
+
+def detection_average_precision(
+    images: Sequence[ImageDetections],
+    criterion: str = "iou",
+    threshold: float = 0.5,
+    method: str = "greedy",
+    no_reference: float = 0.0,
+) -> float:
+    """All-point interpolated average precision over a set of images (PASCAL VOC 2010-2012).
+
+    Everingham et al., IJCV 2010 and the VOC2012 devkit ``VOCcode/VOCevaldet.m`` / ``VOCap.m``:
+    precision is made monotone (``p(r) = max_{r' >= r} p(r')``) and summed over the recall steps.
+    Not COCO's 101-point interpolation. Operating points are the distinct scores (tied scores enter
+    together, so the value does not depend on the order of ties).
+
+    Parameters
+    ----------
+    images : per-image reference and scored predictions (:class:`ImageDetections`).
+    criterion, threshold, method : the matching, see :func:`detection_curve` (VOC: IoU > 0.5).
+    no_reference : the value when no image has a reference object (recall undefined).
+
+    Returns
+    -------
+    float in [0, 1]; 0.0 without any prediction.
+    """
+    curve = detection_curve(images, criterion, threshold, method)
+    if curve.n_reference == 0:
+        return float(no_reference)
+    if curve.tp.size == 0:
+        return 0.0
+    recall = np.r_[0.0, curve.tp / curve.n_reference]
+    precision = np.r_[1.0, curve.tp / (curve.tp + curve.fp_all)]
+    envelope = np.maximum.accumulate(precision[::-1])[::-1]
+    return float(np.sum(np.diff(recall) * envelope[1:]))
+
+
+def recall_at_precision(
+    images: Sequence[ImageDetections],
+    precision: float = 0.5,
+    criterion: str = "iou",
+    threshold: float = 0.5,
+    method: str = "greedy",
+    no_reference: float = 0.0,
+) -> float:
+    """The highest instance recall among the operating points whose precision is >= ``precision``.
+
+    Parameters
+    ----------
+    images : per-image reference and scored predictions.
+    precision : the precision to reach, in [0, 1].
+    criterion, threshold, method : the matching, see :func:`detection_curve`.
+    no_reference : the value when no image has a reference object.
+
+    Returns
+    -------
+    float in [0, 1]; 0.0 when no operating point (or no prediction) reaches ``precision``.
+    """
+    target = checks.fraction("precision", precision)
+    curve = detection_curve(images, criterion, threshold, method)
+    if curve.n_reference == 0:
+        return float(no_reference)
+    reached = curve.tp / (curve.tp + curve.fp_all) >= target
+    return float(curve.tp[reached].max() / curve.n_reference) if reached.any() else 0.0
+
+
+def froc(
+    images: Sequence[ImageDetections],
+    fp_rates: Sequence[float] = FROC_FP_RATES,
+    criterion: str = "iou",
+    threshold: float = 0.5,
+    method: str = "greedy",
+    fp_images: str = "all",
+    no_reference: float = 0.0,
+) -> dict[float, float]:
+    """Instance recall at each mean number of false positives per image in ``fp_rates``.
+
+    For each rate, the recall at the lowest score threshold whose mean FP count per image is still
+    <= the rate (Bandos et al. 2009; the LUNA16 protocol, Setio et al., MedIA 2017, averages the
+    recall at 1/8 ... 8 FPs per scan). The curve starts at (0 FP, recall 0): a rate below every
+    operating point gives recall 0.
+
+    Parameters
+    ----------
+    images : per-image reference and scored predictions.
+    fp_rates : the mean FP counts per image, e.g. ``(0.125, 0.25, 0.5, 1, 2, 4, 8)``.
+    criterion, threshold, method : the matching, see :func:`detection_curve`.
+    fp_images : ``"all"`` counts false positives on every image over all images; ``"negative"``
+        (DigestPath 2019) only predictions on images without reference objects, over those images.
+    no_reference : the recall at every rate when no image has a reference object.
+
+    Returns
+    -------
+    dict rate -> recall in [0, 1]; the FROC score is the mean of its values (:func:`froc_score`).
+    """
+    if fp_images not in FP_IMAGES:
+        raise ValueError(f"unknown fp_images {fp_images!r}; expected one of {FP_IMAGES}")
+    rates = checks.as_finite("fp_rates", fp_rates, ndim=1)
+    if rates.size == 0 or np.any(rates < 0):
+        raise ValueError("fp_rates must be a non-empty list of non-negative numbers")
+    curve = detection_curve(images, criterion, threshold, method)
+    if curve.n_reference == 0:
+        return {rate: float(no_reference) for rate in fp_rates}
+    if fp_images == "negative":
+        if curve.n_negative_images == 0:
+            raise ValueError("fp_images='negative' needs at least one image without reference objects")
+        fp_rate = curve.fp_negative / curve.n_negative_images
+    else:
+        fp_rate = curve.fp_all / curve.n_images
+    return froc_recalls(np.r_[0.0, fp_rate], np.r_[0.0, curve.tp / curve.n_reference], tuple(fp_rates))
+
+
+def froc_score(
+    images: Sequence[ImageDetections],
+    fp_rates: Sequence[float] = FROC_FP_RATES,
+    criterion: str = "iou",
+    threshold: float = 0.5,
+    method: str = "greedy",
+    fp_images: str = "all",
+    no_reference: float = 0.0,
+) -> float:
+    """Mean of :func:`froc`'s recalls (the FROC score); parameters as :func:`froc`."""
+    return float(np.mean(list(froc(images, fp_rates, criterion, threshold, method, fp_images, no_reference).values())))

@@ -5,6 +5,9 @@ Definition (HECKTOR 2025 task 1, GTVn detection; ../shared/spec/challenges.md): 
 match when their IoU exceeds 0.3; matching is one-to-one, greedy by descending IoU (ties broken by
 reference, then predicted component number, i.e. scan order). Unmatched predicted lesions are false
 positives, unmatched reference lesions false negatives.
+
+For the catalogue: the same matching with a ``hungarian`` option (maximum total IoU), lesion-wise F1
+and panoptic quality (Kirillov et al. 2019) on the connected components of two binary masks.
 """
 
 from __future__ import annotations
@@ -13,8 +16,13 @@ from dataclasses import dataclass
 
 import cc3d
 import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from evaluation.metrics import checks
 
 IOU_THRESHOLD = 0.3
+PANOPTIC_IOU_THRESHOLD = 0.5
+MATCHING_METHODS = ("greedy", "hungarian")
 
 
 @dataclass(frozen=True)
@@ -34,14 +42,38 @@ def _components(mask: np.ndarray) -> tuple[np.ndarray, int]:
     return labels, int(count)
 
 
-def match_lesions(reference: np.ndarray, prediction: np.ndarray, threshold: float = IOU_THRESHOLD) -> LesionCounts:
-    """TP/FP/FN lesions of two boolean masks of one shape (2D or 3D)."""
+@dataclass(frozen=True)
+class LesionMatches:
+    """The one-to-one matching of two masks' lesions: component counts and the matched pairs' IoUs."""
+
+    n_reference: int
+    n_prediction: int
+    iou: np.ndarray  # (tp,) IoU of each matched pair
+
+    @property
+    def counts(self) -> LesionCounts:
+        tp = int(self.iou.size)
+        return LesionCounts(tp, self.n_prediction - tp, self.n_reference - tp)
+
+
+def lesion_matches(
+    reference: np.ndarray, prediction: np.ndarray, threshold: float = IOU_THRESHOLD, matching: str = "greedy"
+) -> LesionMatches:
+    """Match the connected components of two boolean masks of one shape (2D or 3D) one-to-one.
+
+    Candidate pairs are those with IoU > ``threshold``. ``greedy`` takes them by descending IoU (see
+    the module docstring); ``hungarian`` takes the assignment of maximum total IoU among them
+    (``scipy.optimize.linear_sum_assignment``; Kuhn 1955). With ``threshold >= 0.5`` a lesion has at
+    most one candidate partner, so both give the same matches (Kirillov et al. 2019, Theorem 1).
+    """
+    if matching not in MATCHING_METHODS:
+        raise ValueError(f"unknown matching {matching!r}; expected one of {MATCHING_METHODS}")
     if reference.shape != prediction.shape:
         raise ValueError(f"mask shapes differ: {reference.shape} vs {prediction.shape}")
     ref_labels, n_ref = _components(reference)
     pred_labels, n_pred = _components(prediction)
     if n_ref == 0 or n_pred == 0:
-        return LesionCounts(0, n_pred, n_ref)
+        return LesionMatches(n_ref, n_pred, np.empty(0))
     ref_sizes = np.bincount(ref_labels.ravel(), minlength=n_ref + 1)
     pred_sizes = np.bincount(pred_labels.ravel(), minlength=n_pred + 1)
     both = (ref_labels > 0) & (pred_labels > 0)
@@ -51,22 +83,130 @@ def match_lesions(reference: np.ndarray, prediction: np.ndarray, threshold: floa
     iou = intersections / (ref_sizes[ref_ids] + pred_sizes[pred_ids] - intersections)
     keep = iou > threshold
     ref_ids, pred_ids, iou = ref_ids[keep], pred_ids[keep], iou[keep]
+    if matching == "hungarian":
+        return LesionMatches(n_ref, n_pred, _assignment(ref_ids, pred_ids, iou))
     order = np.lexsort((pred_ids, ref_ids, -iou))
-    ref_used, pred_used = set(), set()
-    for r, p in zip(ref_ids[order].tolist(), pred_ids[order].tolist(), strict=True):  # candidate pairs only
-        if r not in ref_used and p not in pred_used:
+    ref_used, pred_used, matched = set(), set(), []
+    for r, p, value in zip(ref_ids[order].tolist(), pred_ids[order].tolist(), iou[order].tolist(), strict=True):
+        if r not in ref_used and p not in pred_used:  # candidate pairs only
             ref_used.add(r)
             pred_used.add(p)
-    tp = len(ref_used)
-    return LesionCounts(tp, n_pred - tp, n_ref - tp)
+            matched.append(value)
+    return LesionMatches(n_ref, n_pred, np.array(matched, dtype=float))
+
+
+def _assignment(ref_ids: np.ndarray, pred_ids: np.ndarray, iou: np.ndarray) -> np.ndarray:
+    """IoUs of the maximum-total-IoU assignment over the candidate pairs (a dense matrix over the
+    components that have a candidate only)."""
+    if iou.size == 0:
+        return np.empty(0)
+    rows, row_of = np.unique(ref_ids, return_inverse=True)
+    columns, column_of = np.unique(pred_ids, return_inverse=True)
+    matrix = np.zeros((rows.size, columns.size))
+    matrix[row_of, column_of] = iou
+    chosen_rows, chosen_columns = linear_sum_assignment(matrix, maximize=True)
+    values = matrix[chosen_rows, chosen_columns]
+    return values[values > 0]
+
+
+def match_lesions(
+    reference: np.ndarray, prediction: np.ndarray, threshold: float = IOU_THRESHOLD, matching: str = "greedy"
+) -> LesionCounts:
+    """TP/FP/FN lesions of two boolean masks of one shape (2D or 3D); see :func:`lesion_matches`."""
+    return lesion_matches(reference, prediction, threshold, matching).counts
 
 
 def f1_score(
     tp: np.ndarray | int, fp: np.ndarray | int, fn: np.ndarray | int, empty: float = 1.0
 ) -> np.ndarray | float:
     """Lesion F1 = 2TP / (2TP + FP + FN); ``empty`` when there is no lesion at all (0/0)."""
-    tp, fp, fn = (np.asarray(x, dtype=float) for x in (tp, fp, fn))
+    tp, fp, fn = (checks.as_finite(name, x) for name, x in (("tp", tp), ("fp", fp), ("fn", fn)))
+    if np.any(tp < 0) or np.any(fp < 0) or np.any(fn < 0):
+        raise ValueError("lesion counts must be non-negative")
     denominator = 2 * tp + fp + fn
     with np.errstate(invalid="ignore", divide="ignore"):
         value = np.where(denominator > 0, 2 * tp / denominator, empty)
     return float(value) if value.ndim == 0 else value
+
+
+def _masks(reference: np.ndarray, prediction: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    reference, prediction = np.asarray(reference), np.asarray(prediction)
+    checks.same_shape(reference, prediction)
+    if reference.ndim not in (2, 3):
+        raise ValueError(f"masks must be 2D or 3D, got shape {reference.shape}")
+    return checks.binary("reference", reference), checks.binary("prediction", prediction)
+
+
+def lesion_f1(
+    reference: np.ndarray,
+    prediction: np.ndarray,
+    threshold: float = IOU_THRESHOLD,
+    matching: str = "greedy",
+    empty: float = 1.0,
+) -> float:
+    """Lesion-wise (instance) detection F1 = 2TP / (2TP + FP + FN) of two binary masks.
+
+    Lesions are connected components (26-connected in 3D, 8 in 2D), matched one-to-one at
+    IoU > ``threshold`` by :func:`lesion_matches` (``greedy`` or ``hungarian``). Definition of HECKTOR
+    2025 task 1 (GTVn detection); instance F1 as in Maier-Hein et al., "Metrics reloaded", 2024.
+
+    Parameters
+    ----------
+    reference, prediction : (y, x) or (z, y, x) binary masks of one shape.
+    threshold : IoU a pair must exceed to match.
+    matching : ``"greedy"`` (by descending IoU) or ``"hungarian"`` (maximum total IoU).
+    empty : value when neither mask has a lesion (0/0).
+
+    Returns
+    -------
+    float in [0, 1].
+    """
+    reference, prediction = _masks(reference, prediction)
+    counts = match_lesions(reference, prediction, threshold, matching)
+    return f1_score(counts.tp, counts.fp, counts.fn, empty)
+
+
+@dataclass(frozen=True)
+class PanopticQuality:
+    """PQ = SQ x RQ with its segmentation (SQ) and recognition (RQ) quality and the counts."""
+
+    pq: float
+    sq: float
+    rq: float
+    tp: int
+    fp: int
+    fn: int
+
+
+def panoptic_quality(
+    reference: np.ndarray,
+    prediction: np.ndarray,
+    threshold: float = PANOPTIC_IOU_THRESHOLD,
+    empty: float = 1.0,
+) -> PanopticQuality:
+    """Panoptic quality of the connected components (instances) of two binary masks.
+
+    Kirillov et al., "Panoptic Segmentation", CVPR 2019 (eq. 1): instances match at IoU > 0.5 (a
+    match is then unique), SQ = mean IoU of the matched pairs, RQ = TP / (TP + FP/2 + FN/2) (the F1),
+    PQ = SQ x RQ. Instances as in :func:`lesion_f1` (26-connected in 3D, 8 in 2D).
+
+    Parameters
+    ----------
+    reference, prediction : (y, x) or (z, y, x) binary masks of one shape.
+    threshold : matching IoU; the definition's 0.5 (values below 0.5 lose the uniqueness, and
+        matching is then greedy by descending IoU).
+    empty : PQ, SQ and RQ when neither mask has an instance. With instances but no match, RQ = 0,
+        PQ = 0 and SQ = 0 (no matched pair to average; PQ is 0 either way).
+
+    Returns
+    -------
+    PanopticQuality (floats pq, sq, rq in [0, 1] and integer counts).
+    """
+    reference, prediction = _masks(reference, prediction)
+    matches = lesion_matches(reference, prediction, threshold)
+    tp, fp, fn = matches.counts.tp, matches.counts.fp, matches.counts.fn
+    if tp + fp + fn == 0:
+        return PanopticQuality(float(empty), float(empty), float(empty), 0, 0, 0)
+    rq = tp / (tp + 0.5 * fp + 0.5 * fn)
+    sq = float(np.sum(matches.iou) / tp) if tp else 0.0
+    return PanopticQuality(sq * rq, sq, rq, tp, fp, fn)

@@ -73,18 +73,26 @@ def dumps(metrics: Mapping[str, Any]) -> str:
     return json.dumps(json_safe(metrics), indent=2, allow_nan=False) + "\n"
 
 
-def write_metrics(path: Path, metrics: Mapping[str, Any], leaderboard_paths: Iterable[str] = ()) -> None:
-    """Check the leaderboard paths, then write ``metrics`` to ``path`` atomically."""
-    for ranked in leaderboard_paths:
-        problem = ranked_value_problem(metrics, ranked)
-        if problem:
-            raise ConfigurationError(
-                f"The leaderboard value {problem}; metrics.json was not written so that the "
-                "submission does not vanish from the leaderboard."
-            )
-    text = dumps(metrics)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=".metrics-", suffix=".json", dir=path.parent)
+CASE_RESULTS_FILE = "case-results.json"
+CASE_SECTION = "case"
+CASE_RESULTS = ("public", "private")
+
+
+def split_case_results(metrics: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """``(public document, organizer document)``: the per-case section (``case``, the shape the
+    platform recommends) moved out of the public metrics.json, with the settings copied beside it;
+    ``None`` for a document without per-case values (RARE25's flat keys, ISIC's categories)."""
+    public = dict(metrics)
+    cases = public.pop(CASE_SECTION, None)
+    if not cases:
+        return dict(metrics), None
+    settings = dict(public.get("settings", {}))
+    public["settings"] = {**settings, "case_results": f"private: per-case values in {CASE_RESULTS_FILE}"}
+    return public, {CASE_SECTION: cases, "settings": settings}
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=path.suffix, dir=path.parent)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as file:
             file.write(text)
@@ -94,4 +102,37 @@ def write_metrics(path: Path, metrics: Mapping[str, Any], leaderboard_paths: Ite
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def write_metrics(
+    path: Path, metrics: Mapping[str, Any], leaderboard_paths: Iterable[str] = (), case_results: str = "public"
+) -> None:
+    """Check the leaderboard paths, then write ``metrics`` to ``path`` atomically.
+
+    ``case_results="private"`` keeps per-case values out of ``path`` (the public metrics.json) and
+    writes them to ``case-results.json`` beside it for the organizer, before metrics.json, so a run
+    that fails leaves neither file.
+    """
+    if case_results not in CASE_RESULTS:
+        raise ConfigurationError(f"case results must be one of {', '.join(CASE_RESULTS)}; got '{case_results}'.")
+    public, private = split_case_results(metrics) if case_results == "private" else (metrics, None)
+    for ranked in leaderboard_paths:
+        problem = ranked_value_problem(public, ranked)
+        if problem:
+            raise ConfigurationError(
+                f"The leaderboard value {problem}; metrics.json was not written so that the "
+                "submission does not vanish from the leaderboard."
+            )
+    text = dumps(public)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if private is None:
+        _write_atomically(path, text)
+        return
+    organizer = path.with_name(CASE_RESULTS_FILE)
+    _write_atomically(organizer, dumps(private))
+    try:
+        _write_atomically(path, text)
+    except BaseException:
+        organizer.unlink(missing_ok=True)
         raise

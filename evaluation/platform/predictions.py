@@ -8,11 +8,13 @@ are read; any other key is ignored and missing optional keys default to ``None``
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from evaluation.errors import SubmissionError
+from evaluation.platform.files import MAX_PREDICTIONS_BYTES, contained, read_bytes
 
 PREDICTIONS_FILE = "predictions.json"
 
@@ -142,12 +144,20 @@ def parse_jobs(document: Any) -> list[Job]:
 
 
 def load_jobs(input_dir: Path) -> list[Job]:
-    """Read and parse ``input_dir/predictions.json``."""
-    path = input_dir / PREDICTIONS_FILE
-    if not path.is_file():
+    """Read and parse ``input_dir/predictions.json`` (a link leaving the input folder, a FIFO or a
+    file above ``MAX_PREDICTIONS_BYTES`` is refused before it is read: files.py)."""
+    if not os.path.lexists(input_dir / PREDICTIONS_FILE):
         raise SubmissionError("The input holds no predictions.json: no algorithm job to evaluate.")
     try:
-        document = json.loads(path.read_bytes())
+        path = contained(input_dir, PREDICTIONS_FILE)
+    except SubmissionError:
+        message = "predictions.json is a link that points outside the input folder; it was not read."
+        raise SubmissionError(message) from None
+    data = read_bytes(path, "predictions.json", max_bytes=MAX_PREDICTIONS_BYTES)
+    try:
+        document = json.loads(data)
+    except RecursionError:
+        raise SubmissionError("predictions.json is not valid JSON (nested too deeply).") from None
     except (ValueError, UnicodeDecodeError) as error:
         raise SubmissionError(f"predictions.json is not valid JSON ({error.__class__.__name__}).") from None
     return parse_jobs(document)

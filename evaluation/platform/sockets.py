@@ -1,41 +1,62 @@
 """Read a job's output sockets from ``/input/<job pk>/output/<relative_path>``.
 
-Every path is resolved (symlinks followed) and must stay inside the input folder: a relative path
-with ``..`` or a link that escapes is an error, never a read. A missing output is ``None``; what
-that means (an error, or "missing" under a challenge's policy) is the challenge's decision.
+Every path is resolved (symlinks followed) and must stay inside the input folder, and inside ITS
+OWN job's output folder: a relative path with ``..``, a link that escapes, or one that lands in
+another job's folder is an error, never a read (files.py: what may be opened and how big it may
+be). A missing output (no such socket, no file) is ``None``; what that means (an error, or
+"missing" under a challenge's policy) is the challenge's decision. A file that holds JSON ``null``
+is not missing but malformed (../shared/spec/challenges.md: missing means no job or no output file).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 from typing import Any
 
 from evaluation.errors import SubmissionError
+from evaluation.platform.files import MAX_JSON_BYTES, check_image_file, contained, read_bytes, regular_size
 from evaluation.platform.predictions import Job
 
 IMAGE_SUFFIXES = (".mha", ".tif", ".tiff", ".nii.gz", ".nii", ".png")
+inside = contained  # the name the challenges use for a file of the input folder itself
 
 
-def inside(root: Path, relative: str | Path, case: str | None = None) -> Path:
-    """``root / relative``, resolved, refusing anything that ends up outside ``root``."""
-    root_resolved = root.resolve()
-    candidate = (root_resolved / relative).resolve()
-    if candidate != root_resolved and root_resolved not in candidate.parents:
-        raise SubmissionError(f"the output path '{relative}' points outside the input folder.", case)
-    return candidate
+def _in_own_output(input_dir: Path, job: Job, slug: str, relative: Path, case: str | None) -> Path:
+    """``<job pk>/output/relative`` resolved, refused unless it stays inside the input folder and
+    inside this job's own output folder (never another job's)."""
+    if Path(job.pk).name != job.pk or job.pk in (".", ".."):
+        raise SubmissionError(f"job pk '{job.pk}' is not a plain folder name.", case)
+    path = contained(input_dir, Path(job.pk) / "output" / relative, case)
+    own = input_dir.resolve() / job.pk / "output"
+    if Path(os.path.realpath(own)) != own or (path != own and own not in path.parents):
+        raise SubmissionError(
+            f"the output '{slug}' ({relative}) points outside the output folder of its own job {job.pk}; "
+            "it was not read.",
+            case,
+        )
+    return path
 
 
 def output_path(input_dir: Path, job: Job, slug: str, case: str | None = None) -> Path | None:
-    """Where output socket ``slug`` of ``job`` lives, or ``None`` when the job has no such output."""
+    """Where output socket ``slug`` of ``job`` lives (resolved, inside ``<job pk>/output``), or
+    ``None`` when the job has no such output."""
     socket_value = job.outputs.get(slug)
     if socket_value is None:
         return None
-    relative = Path(job.pk) / "output" / socket_value.socket.relative_path
-    if Path(job.pk).name != job.pk or job.pk in (".", ".."):
-        raise SubmissionError(f"job pk '{job.pk}' is not a plain folder name.", case)
-    return inside(input_dir, relative, case)
+    return _in_own_output(input_dir, job, slug, Path(socket_value.socket.relative_path), case)
+
+
+def output_file(input_dir: Path, job: Job, slug: str, case: str | None = None) -> Path | None:
+    """The checked regular file of output ``slug``; ``None`` when the job has no such output or
+    no file there (a FIFO, folder or device there is an error, found without opening it)."""
+    path = output_path(input_dir, job, slug, case)
+    if path is None or not os.path.lexists(path):
+        return None
+    regular_size(path, f"the output '{slug}'", case)
+    return path
 
 
 class _NonFiniteLiteral(ValueError):
@@ -52,8 +73,11 @@ def parse_json_bytes(data: bytes, what: str, case: str | None = None) -> Any:
         return json.loads(data, parse_constant=_reject_constants)
     except _NonFiniteLiteral as literal:
         raise SubmissionError(f"{what} contains {literal}, which is not a finite number.", case) from None
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        raise SubmissionError(f"{what} is not valid JSON.", case) from None
+    except RecursionError:
+        raise SubmissionError(f"{what} is not valid JSON (nested too deeply).", case) from None
+    except (ValueError, UnicodeDecodeError) as error:
+        detail = " (a number has too many digits)" if "integer string conversion" in str(error) else ""
+        raise SubmissionError(f"{what} is not valid JSON{detail}.", case) from None
 
 
 def read_json_output(input_dir: Path, job: Job, slug: str, case: str | None = None) -> Any | None:
@@ -62,13 +86,15 @@ def read_json_output(input_dir: Path, job: Job, slug: str, case: str | None = No
     The file written by the algorithm is read; when it is absent the value inline in
     predictions.json is used (Value sockets carry both), else the output is missing.
     """
-    path = output_path(input_dir, job, slug, case)
-    if path is None:
+    if slug not in job.outputs:
         return None
-    if path.is_file():
-        return parse_json_bytes(path.read_bytes(), f"the output '{slug}'", case)
-    if path.exists():
-        raise SubmissionError(f"the output '{slug}' is not a file.", case)
+    path = output_file(input_dir, job, slug, case)
+    if path is not None:
+        what = f"the output '{slug}'"
+        value = parse_json_bytes(read_bytes(path, what, case, MAX_JSON_BYTES), what, case)
+        if value is None:
+            raise SubmissionError(f"{what} holds null instead of a value.", case)
+        return value
     inline = job.outputs[slug]
     if inline.socket.super_kind == "Value" and inline.value is not None:
         return inline.value
@@ -76,25 +102,31 @@ def read_json_output(input_dir: Path, job: Job, slug: str, case: str | None = No
 
 
 def image_output_file(input_dir: Path, job: Job, slug: str, case: str | None = None) -> Path | None:
-    """The one image file of an image output folder; ``None`` when the output is missing."""
+    """The one image file of an image output folder, its header checked (files.check_image_file)
+    before any reader sees it; ``None`` when the output is missing."""
     path = output_path(input_dir, job, slug, case)
-    if path is None or not path.exists():
+    if path is None or not os.path.lexists(path):
         return None
-    if path.is_file():
-        return path
-    files = sorted(p for p in path.iterdir() if p.name.lower().endswith(IMAGE_SUFFIXES))
-    if len(files) != 1:
-        raise SubmissionError(
-            f"the image output '{slug}' holds {len(files)} image files; exactly one is expected.", case
-        )
-    return inside(input_dir, files[0].relative_to(input_dir.resolve()), case)
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.name.lower().endswith(IMAGE_SUFFIXES))
+        if len(files) != 1:
+            raise SubmissionError(
+                f"the image output '{slug}' holds {len(files)} image files; exactly one is expected.", case
+            )
+        relative = Path(job.outputs[slug].socket.relative_path) / files[0].name
+        path = _in_own_output(input_dir, job, slug, relative, case)
+    check_image_file(path, f"the image output '{slug}'", case)
+    return path
 
 
 def finite_number(value: Any, what: str, case: str | None = None) -> float:
     """``value`` as a finite float; booleans, strings, NaN and infinities are errors."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise SubmissionError(f"{what} is not a number.", case)
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        raise SubmissionError(f"{what} is too large for a floating-point number.", case) from None
     if not math.isfinite(number):
         raise SubmissionError(f"{what} is not a finite number.", case)
     return number

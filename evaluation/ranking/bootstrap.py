@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from evaluation.errors import ConfigurationError
 from evaluation.metrics.bootstrap import resample_indices
@@ -27,6 +26,8 @@ WINNER_SHARE = 0.01
 
 def read_indices(path: Path, n_cases: int, task: str) -> np.ndarray:
     """An injected resample matrix: one row per resample, 0-based indices into the sorted case list."""
+    import pandas as pd  # only here: a run without injected resamples does not pay for pandas
+
     try:
         frame = pd.read_csv(path, header=None, dtype=str, keep_default_na=False)
     except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as error:

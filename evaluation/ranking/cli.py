@@ -24,9 +24,19 @@ from evaluation.ranking import bootstrap, robustness
 from evaluation.ranking.data import Task, collect, read_long_csv, submission_documents
 from evaluation.ranking.leaderboards import NAMES, leaderboard
 from evaluation.ranking.primitives import TIES, rank_na
-from evaluation.ranking.schemes import SCHEMES, Scheme, consensus_euclidean, rank_resamples, rank_task, warn_compat_na
+from evaluation.ranking.schemes import (
+    SCHEMES,
+    Ranking,
+    Scheme,
+    consensus_euclidean,
+    rank_resamples,
+    rank_task,
+    warn_compat_na,
+)
 
 REFERENCE = "challengeR 1.0.5 (github wiesenfa/challengeR) semantics"
+ANALYSES = ("leave-one-out", "annotators", "schemes", "manipulation", "significance")
+DEFAULT_ANALYSES = ("leave-one-out", "annotators")  # cheap; --report adds every analysis it plots
 
 
 def parser() -> argparse.ArgumentParser:
@@ -71,8 +81,30 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--manipulation-threshold", type=float, help="missing-data check threshold (default: 0.5 or worst decile)"
     )
-    p.add_argument("--report", action="store_true", help="also write the self-contained report.html")
+    p.add_argument(
+        "--analyses",
+        default=",".join(DEFAULT_ANALYSES),
+        metavar="LIST",
+        help=f"robustness analyses to compute, comma-separated from {', '.join(ANALYSES)}, or all / none "
+        f"(default {','.join(DEFAULT_ANALYSES)}; --report computes all)",
+    )
+    p.add_argument("--report", action="store_true", help="also write the self-contained report.html (all analyses)")
     return p
+
+
+def _analyses(text: str, report: bool) -> tuple[str, ...]:
+    """The robustness analyses asked for (every one when the report needs them), in ``ANALYSES`` order."""
+    names = {item.strip() for item in text.split(",") if item.strip()}
+    if report or names == {"all"}:
+        return ANALYSES
+    if names == {"none"}:
+        return ()
+    unknown = sorted(names - set(ANALYSES))
+    if unknown:
+        raise ConfigurationError(
+            f"--analyses: unknown analysis {', '.join(unknown)}; choose from {', '.join(ANALYSES)}, all or none."
+        )
+    return tuple(a for a in ANALYSES if a in names)
 
 
 def _na(text: str | None) -> str | float | None:
@@ -100,12 +132,31 @@ def _named(task: Task, array: np.ndarray) -> dict[str, float]:
     return {a: float(v) for a, v in zip(task.algorithms, array, strict=True)}
 
 
+def _robustness(
+    task: Task, scheme: Scheme, full: Ranking, analyses: tuple[str, ...], threshold: float | None
+) -> dict[str, Any]:
+    """The robustness analyses asked for, under their ranking.json keys."""
+    result: dict[str, Any] = {}
+    if "leave-one-out" in analyses:
+        result["leave_one_case_out"] = robustness.leave_one_out(task, scheme, full)
+    if "schemes" in analyses:
+        result["schemes"] = robustness.scheme_sensitivity(task, scheme)
+    if "annotators" in analyses:
+        result["annotators"] = robustness.annotator_sensitivity(task, scheme)
+    if "manipulation" in analyses:
+        result["missing_data_manipulation"] = robustness.manipulation_check(task, scheme, threshold)
+    if "significance" in analyses:
+        result["significance_map"] = robustness.significance_map(task, scheme)
+    return result
+
+
 def rank_tasks(args: argparse.Namespace, tasks: dict[str, Task]) -> dict[str, Any]:
     """ranking.json for a checked table: every task ranked, analysed and (optionally) bootstrapped."""
     scheme = Scheme(
         args.scheme, _aggregate(args.aggregate), args.ties, _na(args.na), args.smaller_better, args.alpha, args.p_adjust
     )
     compat = args.compat == "challengeR"
+    analyses = _analyses(args.analyses, args.report)
     warnings: list[str] = []
     document: dict[str, Any] = {"tasks": {}}
     unknown = sorted(set(args.smaller_better_task) - set(tasks))
@@ -139,13 +190,7 @@ def rank_tasks(args: argparse.Namespace, tasks: dict[str, Task]) -> dict[str, An
             else:
                 resampled = rank_resamples(task.values, scheme, columns, compat=compat, rng=rng, task=name)
             entry["bootstrap"] = bootstrap.summarise(full, resampled, task.algorithms, compat)
-        entry["robustness"] = {
-            "leave_one_case_out": robustness.leave_one_out(task, scheme, full),
-            "schemes": robustness.scheme_sensitivity(task, scheme),
-            "annotators": robustness.annotator_sensitivity(task, scheme),
-            "missing_data_manipulation": robustness.manipulation_check(task, scheme, args.manipulation_threshold),
-            "significance_map": robustness.significance_map(task, scheme),
-        }
+        entry["robustness"] = _robustness(task, scheme, full, analyses, args.manipulation_threshold)
         document["tasks"][name] = entry
     task_ranks = {name: entry["ranks"] for name, entry in document["tasks"].items()}
     if len(tasks) > 1:
@@ -177,6 +222,7 @@ def rank_tasks(args: argparse.Namespace, tasks: dict[str, Task]) -> dict[str, An
             "copies_of_a_case": "ranked jointly / tested once (challengeR)" if compat else "separate cases",
         },
         "consensus": args.consensus,
+        "analyses": list(analyses),
         "seed": args.seed,
         "kendall_tau": "tau-b (scipy.stats.kendalltau, R cor(method = 'kendall'))",
         "significance_map": {"test": "one-sided paired Wilcoxon signed-rank, normal approximation", "p_adjust": "holm"},

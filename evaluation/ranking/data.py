@@ -9,17 +9,22 @@ infinite value are errors too, each with one clear sentence.
 
 from __future__ import annotations
 
+import csv
 import json
 import math
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from evaluation.errors import ConfigurationError
+from evaluation.platform.metrics_json import CASE_RESULTS_FILE
 
 REQUIRED = ("algorithm", "case", "value")
 DEFAULT_TASK = "task"
@@ -81,89 +86,95 @@ def _case_label(case: str, annotator: str | None) -> str:
     return case if annotator is None else f"{case} @ {annotator}"
 
 
-def parse_values(column: pd.Series) -> np.ndarray:
+def parse_values(column: list[str]) -> np.ndarray:
     """Numbers from a CSV column read as text; NA tokens become NaN, anything else is an error."""
-    text = column.astype(str).str.strip()
-    is_na = text.isin(NA_TOKENS) | column.isna()
-    numbers = pd.to_numeric(text.where(~is_na, "nan"), errors="coerce").to_numpy(dtype=float)
-    bad = np.flatnonzero(np.isnan(numbers) & ~is_na.to_numpy())
-    if bad.size:
-        row = int(bad[0])
-        raise ConfigurationError(
-            f"Row {row + 2} of the data has the non-numeric value {text.iloc[row]!r} in column 'value'; "
-            "performance values must be numbers (empty or NA for a missing value)."
-        )
-    infinite = np.flatnonzero(np.isinf(numbers))
-    if infinite.size:
-        raise ConfigurationError(
-            f"Row {int(infinite[0]) + 2} of the data has an infinite value; use a finite number or NA."
-        )
+    numbers = np.empty(len(column))
+    for row, raw in enumerate(column):
+        text = raw.strip()
+        if text in NA_TOKENS:
+            numbers[row] = np.nan
+            continue
+        try:
+            numbers[row] = float(text) if "_" not in text else math.nan
+        except ValueError:
+            numbers[row] = math.nan
+        if math.isnan(numbers[row]):
+            raise ConfigurationError(
+                f"Row {row + 2} of the data has the non-numeric value {text!r} in column 'value'; "
+                "performance values must be numbers (empty or NA for a missing value)."
+            )
+        if math.isinf(numbers[row]):
+            raise ConfigurationError(f"Row {row + 2} of the data has an infinite value; use a finite number or NA.")
     return numbers
 
 
-def tasks_from_frame(frame: pd.DataFrame) -> dict[str, Task]:
-    """Check a long table and turn it into complete per-task grids (sorted algorithms and cases)."""
-    absent = [name for name in REQUIRED if name not in frame.columns]
+def tasks_from_columns(table: Mapping[str, list[str]]) -> dict[str, Task]:
+    """Check a long table (column name -> text cells) and turn it into complete per-task grids (sorted
+    algorithms and cases)."""
+    absent = [name for name in REQUIRED if name not in table]
     if absent:
         raise ConfigurationError(
             f"The data lacks the column(s) {', '.join(absent)}; it needs algorithm, case, value "
             "(and optionally task, annotator)."
         )
-    frame = frame.copy()
-    frame["value"] = parse_values(frame["value"])
-    for column in ("algorithm", "case", "task", "annotator"):
-        if column in frame.columns:
-            frame[column] = frame[column].astype(str).str.strip()
-    for column in ("algorithm", "case", "task", "annotator"):
-        if column in frame.columns:
-            empty = np.flatnonzero(frame[column].isin(("", "nan")).to_numpy())
-            if empty.size:
-                raise ConfigurationError(f"Row {int(empty[0]) + 2} of the data has an empty {column}.")
-    if "task" not in frame.columns:
-        frame["task"] = DEFAULT_TASK
-    has_annotator = "annotator" in frame.columns
-    keys = ["task", "algorithm", "case", *(["annotator"] if has_annotator else [])]
-    duplicated = frame.duplicated(keys, keep=False)
-    if duplicated.any():
-        row = frame[duplicated].iloc[0]
+    values = parse_values(table["value"])
+    columns = {name: [cell.strip() for cell in table[name]] for name in ("algorithm", "case", "task", "annotator")
+               if name in table}  # fmt: skip
+    for name, cells in columns.items():
+        empty = next((row for row, cell in enumerate(cells) if cell in ("", "nan")), None)
+        if empty is not None:
+            raise ConfigurationError(f"Row {empty + 2} of the data has an empty {name}.")
+    columns.setdefault("task", [DEFAULT_TASK] * len(values))
+    has_annotator = "annotator" in columns
+    keys = list(zip(*(columns[k] for k in ("task", "algorithm", "case", *(["annotator"] if has_annotator else []))),
+                    strict=True))  # fmt: skip
+    seen = Counter(keys)
+    duplicated = next((row for row, key in enumerate(keys) if seen[key] > 1), None)
+    if duplicated is not None:
+        task, algorithm, case = keys[duplicated][:3]
         raise ConfigurationError(
-            f"Algorithm {row['algorithm']!r} has more than one value for case {row['case']!r} in task "
-            f"{row['task']!r}; each (algorithm, case) pair must appear once."
+            f"Algorithm {algorithm!r} has more than one value for case {case!r} in task "
+            f"{task!r}; each (algorithm, case) pair must appear once."
         )
+    by_task: dict[str, list[int]] = {}
+    for row, task in enumerate(columns["task"]):
+        by_task.setdefault(task, []).append(row)
     tasks: dict[str, Task] = {}
-    for name, piece in frame.groupby("task", sort=True):
-        algorithms = tuple(sorted(piece["algorithm"].unique()))
-        column_keys = piece[["case", "annotator"]] if has_annotator else piece[["case"]]
+    for name in sorted(by_task):
+        rows = by_task[name]
+        algorithms = tuple(sorted({columns["algorithm"][r] for r in rows}))
+        column_keys = [
+            (columns["case"][r], columns["annotator"][r]) if has_annotator else (columns["case"][r],) for r in rows
+        ]
         if has_annotator:  # the full case x annotator grid, an absent pair being a missing value
-            columns = [(c, a) for c in sorted(piece["case"].unique()) for a in sorted(piece["annotator"].unique())]
+            cases, annotators = sorted({k[0] for k in column_keys}), sorted({k[1] for k in column_keys})
+            grid = [(c, a) for c in cases for a in annotators]
         else:
-            columns = sorted({tuple(row) for row in column_keys.itertuples(index=False)})
+            grid = sorted(set(column_keys))
         if len(algorithms) < 2:
             raise ConfigurationError(
                 f"Task {name!r} has only one algorithm ({algorithms[0]!r}); a ranking needs at least two."
             )
-        if len(set(c[0] for c in columns)) < 2:
+        if len(set(c[0] for c in grid)) < 2:
             raise ConfigurationError(f"Task {name!r} has only one case; a ranking needs at least two cases.")
-        values = np.full((len(algorithms), len(columns)), np.nan)
+        matrix = np.full((len(algorithms), len(grid)), np.nan)
         a_index = {a: i for i, a in enumerate(algorithms)}
-        c_index = {c: j for j, c in enumerate(columns)}
-        rows = [a_index[a] for a in piece["algorithm"]]
-        cols = [c_index[tuple(row)] for row in column_keys.itertuples(index=False)]
-        values[rows, cols] = piece["value"].to_numpy()
-        finite = values[np.isfinite(values)]
+        c_index = {c: j for j, c in enumerate(grid)}
+        matrix[[a_index[columns["algorithm"][r]] for r in rows], [c_index[k] for k in column_keys]] = values[rows]
+        finite = matrix[np.isfinite(matrix)]
         if finite.size and np.all(finite == finite[0]):
             raise ConfigurationError(
                 f"All values of task {name!r} are equal; every ranking scheme gives a complete tie, "
                 "so there is nothing to rank."
             )
-        labels = tuple(_case_label(c[0], c[1] if has_annotator else None) for c in columns)
-        missing = tuple((algorithms[i], labels[j]) for i, j in zip(*np.nonzero(np.isnan(values)), strict=True))
-        tasks[str(name)] = Task(
-            name=str(name),
+        labels = tuple(_case_label(c[0], c[1] if has_annotator else None) for c in grid)
+        missing = tuple((algorithms[i], labels[j]) for i, j in zip(*np.nonzero(np.isnan(matrix)), strict=True))
+        tasks[name] = Task(
+            name=name,
             algorithms=algorithms,
             cases=labels,
-            values=values,
-            annotators=tuple(c[1] for c in columns) if has_annotator else None,
+            values=matrix,
+            annotators=tuple(c[1] for c in grid) if has_annotator else None,
             missing=missing,
         )
     if not tasks:
@@ -171,20 +182,43 @@ def tasks_from_frame(frame: pd.DataFrame) -> dict[str, Task]:
     return tasks
 
 
+def tasks_from_frame(frame: pd.DataFrame) -> dict[str, Task]:
+    """:func:`tasks_from_columns` for a long table already in a pandas DataFrame (missing cells are NA)."""
+    return tasks_from_columns(
+        {str(name): ["" if cell is None or cell != cell else str(cell) for cell in frame[name]] for name in frame}
+    )
+
+
 def read_long_csv(path: Path) -> dict[str, Task]:
-    """Read and check a long CSV (every column read as text so that nothing is coerced silently)."""
+    """Read and check a long CSV with the standard library (every cell as text, so that nothing is
+    coerced silently; blank lines skipped; a UTF-8 byte order mark accepted)."""
     try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+        with open(path, newline="", encoding="utf-8-sig") as stream:
+            rows = [row for row in csv.reader(stream) if row]
     except FileNotFoundError:
         raise ConfigurationError(f"The data file {path} does not exist.") from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
+    except (OSError, csv.Error, UnicodeDecodeError) as error:
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise ConfigurationError(f"The data file {path} is not a readable CSV ({first}).") from None
-    return tasks_from_frame(frame)
+    if not rows:
+        raise ConfigurationError(f"The data file {path} is not a readable CSV (it has no header row).")
+    header, body = rows[0], rows[1:]
+    for line, row in enumerate(body, start=2):
+        if len(row) > len(header):
+            raise ConfigurationError(
+                f"The data file {path} is not a readable CSV (row {line} has {len(row)} fields, the header "
+                f"{len(header)})."
+            )
+    padded = [row + [""] * (len(header) - len(row)) for row in body]
+    return tasks_from_columns({name: [row[k] for row in padded] for k, name in enumerate(header)})
 
 
 def submission_documents(metrics_dir: Path) -> dict[str, Any]:
-    """One parsed metrics.json per submission: ``DIR/<submission>/metrics.json`` or ``DIR/<submission>.json``."""
+    """One parsed metrics.json per submission: ``DIR/<submission>/metrics.json`` or ``DIR/<submission>.json``.
+
+    A run with ``--case-results private`` keeps its per-case values in ``case-results.json`` beside
+    metrics.json: its ``case`` section is read back into the document, so either form collects alike.
+    """
     if not metrics_dir.is_dir():
         raise ConfigurationError(f"The metrics folder {metrics_dir} does not exist.")
     files = {p.parent.name: p for p in sorted(metrics_dir.glob("*/metrics.json"))}
@@ -198,11 +232,20 @@ def submission_documents(metrics_dir: Path) -> dict[str, Any]:
         )
     documents = {}
     for name, path in sorted(files.items()):
-        try:
-            documents[name] = json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse_constant)
-        except (ValueError, UnicodeDecodeError) as error:
-            raise ConfigurationError(f"The metrics file {path} is not valid JSON ({error}).") from None
+        documents[name] = _read_json(path)
+        private = path.with_name(CASE_RESULTS_FILE)
+        if path.name == "metrics.json" and private.is_file() and isinstance(documents[name], dict):
+            organizer = _read_json(private)
+            if isinstance(organizer, dict) and "case" in organizer:
+                documents[name].setdefault("case", organizer["case"])
     return documents
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse_constant)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ConfigurationError(f"The metrics file {path} is not valid JSON ({error}).") from None
 
 
 def _refuse_constant(name: str) -> float:
@@ -228,6 +271,8 @@ def collect(metrics_dir: Path) -> pd.DataFrame:
 
     The submission is the algorithm, the metric's dotted path the task.
     """
+    import pandas as pd  # only here: ranking a long CSV does not pay for pandas
+
     rows = []
     for submission, document in submission_documents(metrics_dir).items():
         cases = document.get("case") if isinstance(document, Mapping) else None

@@ -20,11 +20,10 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy.stats import rankdata
 
 from evaluation.errors import ConfigurationError
 from evaluation.metrics.bootstrap import row_counts
-from evaluation.ranking.primitives import aggregate, rank_na, treat_na
+from evaluation.ranking.primitives import aggregate, rank_na, rankdata, treat_na
 from evaluation.ranking.significance import better_pvalues, decisions
 
 SCHEMES = ("aggregate-then-rank", "rank-then-aggregate", "test-then-rank")

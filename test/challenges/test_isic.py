@@ -296,10 +296,12 @@ SUBMISSIONS = {
         'Could not parse CSV: "Error tokenizing data. C error: Expected 10 fields in line 11, saw 11 ".',
     ),
     "not UTF-8": (GOOD.replace("ISIC_0000001", "ISIC_000000\xe9").encode("latin-1"),
-                  "Could not parse CSV: could not decode file as UTF-8."),
+                  "Could not parse CSV: could not decode file as UTF-8.",
+                  " First lines that are not UTF-8: 3 (ISIC_000000\\xe9)."),
     "not UTF-8 after the first 2000 characters": (
         (GOOD + "".join(f"ISIC_{9000 + i:07d}{ROW}\n" for i in range(60)) + "ISIC_\xe9" + ROW + "\n").encode("latin-1"),
         "Could not parse CSV: could not decode file as UTF-8.",
+        " First lines that are not UTF-8: 71 (ISIC_\\xe9).",
     ),
     "no image column": (GOOD.replace("image,", "name,", 1).encode(), "Missing column in CSV: 'image'."),
     "duplicate image after .jpg is stripped": (
@@ -317,10 +319,12 @@ SUBMISSIONS = {
     "NaN literal": (GOOD.replace("ISIC_0000004,0.1", "ISIC_0000004,NaN").encode(),
                     "Missing value(s) in CSV for images: ['ISIC_0000004']."),
     "a column of strings": (
-        GOOD.replace(",0.6,", ",high,").encode(), "CSV contains non-floating-point value(s) in columns: ['NV']."
+        GOOD.replace(",0.6,", ",high,").encode(), "CSV contains non-floating-point value(s) in columns: ['NV'].",
+        " First rows at fault: ISIC_0000000 (NV='high'), ISIC_0000001 (NV='high'), ISIC_0000002 (NV='high').",
     ),
     "a column of integers": (
-        GOOD.replace(",0.6,", ",1,").encode(), "CSV contains non-floating-point value(s) in columns: ['NV']."
+        GOOD.replace(",0.6,", ",1,").encode(), "CSV contains non-floating-point value(s) in columns: ['NV'].",
+        " Only whole numbers in NV: write probabilities such as 1.0.",
     ),
     "value above 1": (
         GOOD.replace("ISIC_0000003,0.1", "ISIC_0000003,1.5").encode(),
@@ -337,7 +341,7 @@ SUBMISSIONS = {
 
 @pytest.mark.parametrize("name", SUBMISSIONS)
 def test_each_submission_check_has_the_reference_message(tmp_path, evaluate_cli, name):
-    data, message = SUBMISSIONS[name]
+    data, message, *located = SUBMISSIONS[name]  # our addition: which rows are at fault
     ground_truth = small_truth(tmp_path)
     input_dir = tmp_path / "input"
     input_dir.mkdir()
@@ -349,7 +353,7 @@ def test_each_submission_check_has_the_reference_message(tmp_path, evaluate_cli,
         )
     assert " ".join(str(raised.value).split()) == message
     run = evaluate_cli("isic2019", input_dir, ground_truth=ground_truth)
-    assert (run.exit_code, run.last_error_line, run.wrote_metrics) == (1, message, False)
+    assert (run.exit_code, run.last_error_line, run.wrote_metrics) == (1, message + "".join(located), False)
 
 
 @pytest.mark.parametrize("variant", ["BOM", "CRLF", "BOM and CRLF", "CR only", "trailing commas"])

@@ -10,8 +10,17 @@ import numpy as np
 import pytest
 from conftest import DEMO_INPUT, GROUND_TRUTH
 from oracles.rare25_official import official_bootstrap, platform_arrays, summary
+from sklearn.metrics import average_precision_score, precision_recall_curve, roc_auc_score
 
-from evaluation.challenges.rare25 import INPUT, OUTPUT, official_bootstrap_weights, website_bootstrap_weights
+from evaluation.challenges.rare25 import (
+    INPUT,
+    OUTPUT,
+    official_bootstrap_counts,
+    official_bootstrap_weights,
+    website_bootstrap_counts,
+    website_bootstrap_weights,
+)
+from evaluation.metrics.precision_recall import grouped_curve_metrics
 from evaluation.platform.layout import JobSpec, write_input
 
 # Issue 2's bootstrap example; numbers computed with the official evaluate.py right after
@@ -237,3 +246,34 @@ def test_stack_name_without_suffix_in_reference(tmp_path, evaluate_cli):
     ground_truth, input_dir = make_case(tmp_path, stacks, jobs=jobs)
     run = evaluate_cli("rare25", input_dir, "--set", "iterations=5", ground_truth=ground_truth)
     assert run.exit_code == 0, run.stderr
+
+
+@pytest.mark.parametrize("protocol", ["official", "website"])
+@pytest.mark.parametrize("rng", ["legacy", "generator"])
+@pytest.mark.parametrize("method", ["interp", "max_precision"])
+def test_every_mode_equals_scikit_learn_on_the_drawn_frames(protocol, rng, method):
+    """Per iteration, the patient-level counts give scikit-learn's numbers on the expanded frames."""
+    generator = np.random.default_rng(5)
+    patient = np.sort(generator.integers(0, 40, 300))
+    labels = ((generator.random(40) < 0.3)[patient] & (generator.random(300) < 0.7)).astype(np.int8)
+    scores = np.round(generator.beta(2, 5, 300) + 0.3 * labels, 2)
+    patients = [f"p{p}" for p in patient]
+    settings = {"iterations": 12, "sample_size": 3, "imbalance_ratio": 4, "rng": rng, "seed": 2}
+    if protocol == "official":
+        group, counts = official_bootstrap_counts(labels, patients, settings)
+        frame_weights = official_bootstrap_weights(labels, patients, settings)
+    else:
+        group, counts = website_bootstrap_counts(labels, settings)
+        frame_weights = website_bootstrap_weights(labels, settings)
+    result = grouped_curve_metrics(labels, scores, group, counts, 0.9, method)
+    for row, weights in enumerate(frame_weights):
+        index = np.repeat(np.arange(labels.size), weights)
+        y, s = labels[index], scores[index]
+        precisions, recalls, _ = precision_recall_curve(y, s)
+        if method == "interp":
+            ppv = np.interp(0.9, recalls[::-1], precisions[::-1])
+        else:
+            ppv = precisions[recalls >= 0.9].max()
+        assert result.auroc[row] == pytest.approx(roc_auc_score(y, s), abs=1e-12)
+        assert result.auprc[row] == pytest.approx(average_precision_score(y, s), abs=1e-12)
+        assert result.ppv[row] == pytest.approx(ppv, abs=1e-12)

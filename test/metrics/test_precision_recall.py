@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 from sklearn.metrics import average_precision_score, precision_recall_curve, roc_auc_score
 
-from evaluation.metrics.precision_recall import _interp_rows, ppv_at_recall, weighted_curve_metrics
+from evaluation.metrics.precision_recall import (
+    _interp_rows,
+    curve_metrics,
+    grouped_curve_metrics,
+    ppv_at_recall,
+    weighted_curve_metrics,
+)
 
 # The four PPV@90 vectors of issue 2, with the values the official evaluate.py computes.
 OFFICIAL_PPV90 = [
@@ -109,3 +115,49 @@ def test_rows_without_positives_are_nan():
     scores = np.array([0.1, 0.5, 0.3])
     result = weighted_curve_metrics(labels, scores, np.array([[1, 0, 1]]))
     assert np.isnan(result.auroc[0]) and np.isnan(result.auprc[0]) and np.isnan(result.ppv[0])
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_full_dataset_metrics_equal_sklearn_without_importing_it(seed):
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(5, 400))
+    labels = (rng.random(n) < 0.3).astype(int)
+    labels[:2] = [0, 1]
+    scores = np.round(rng.random(n) * 0.6 + 0.3 * labels, seed % 4 + 1)  # ties within and across classes
+    result = curve_metrics(labels, scores)
+    best = curve_metrics(labels, scores, method="max_precision")
+    precisions, recalls, _ = precision_recall_curve(labels, scores)
+    assert result.auroc[0] == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)
+    assert result.auprc[0] == pytest.approx(average_precision_score(labels, scores), abs=1e-12)
+    assert result.ppv[0] == np.interp(0.9, recalls[::-1], precisions[::-1])  # bit for bit
+    assert best.ppv[0] == pytest.approx(precisions[recalls >= 0.9].max(), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_grouped_weights_equal_sklearn_on_expanded_patients(seed):
+    """Patients (groups of frames, both classes possible) drawn with replacement, as the RARE25 bootstrap."""
+    rng = np.random.default_rng(200 + seed)
+    n = 120
+    group = np.sort(rng.integers(0, 30, n))
+    labels = ((rng.random(30) < 0.4)[group] & (rng.random(n) < 0.7)).astype(int)
+    labels[:2], group[:2] = [0, 1], [0, 0]
+    scores = np.round(rng.random(n) * 0.5 + 0.4 * labels, 1 + seed % 3)
+    counts = rng.integers(0, 4, size=(20, 30))
+    counts[:, 0] = 1  # both classes in every row
+    interp = grouped_curve_metrics(labels, scores, group, counts)
+    best = grouped_curve_metrics(labels, scores, group, counts, method="max_precision")
+    for row in range(counts.shape[0]):
+        auroc, auprc, ppv, ppv_max = _expanded_reference(labels, scores, counts[row][group])
+        assert interp.auroc[row] == pytest.approx(auroc, abs=1e-12)
+        assert interp.auprc[row] == pytest.approx(auprc, abs=1e-12)
+        assert interp.ppv[row] == pytest.approx(ppv, abs=1e-12)
+        assert best.ppv[row] == pytest.approx(ppv_max, abs=1e-12)
+
+
+def test_product_module_does_not_import_sklearn():
+    import subprocess
+    import sys
+
+    code = "import sys, evaluation.metrics.precision_recall; print('sklearn' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

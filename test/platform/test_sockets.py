@@ -42,7 +42,7 @@ def test_image_folder_with_one_image(tmp_path, names, expected):
     folder = tmp_path / "job-1" / "output" / "images" / "seg"
     folder.mkdir(parents=True)
     for name in names:
-        (folder / name).write_bytes(b"x")
+        (folder / name).write_bytes(b"NDims = 1\nDimSize = 1\nElementType = MET_UCHAR\nElementDataFile = LOCAL\nx")
     assert image_output_file(tmp_path, _job(), "seg").name == expected
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.ranking.cli import main
+from evaluation.ranking.cli import ANALYSES, main
 
 GOLDEN_ROWS = {
     "A": [".90", ".85", ".70", ".95", ".80", ".60"],
@@ -209,3 +209,33 @@ def test_ranking_does_not_import_challenges() -> None:
         assert "evaluation.challenges" not in module.read_text(encoding="utf-8").replace(
             "does not import ``evaluation.challenges``", ""
         ), module.name
+
+
+def test_analyses_are_computed_only_when_asked(tmp_path: Path) -> None:
+    data = golden_csv(tmp_path / "data.csv")
+    keys = {}
+    for name, extra in {"default": [], "none": ["--analyses", "none"], "two": ["--analyses", "schemes,significance"],
+                        "all": ["--analyses", "all"]}.items():  # fmt: skip
+        assert main(["--data", str(data), "--output", str(tmp_path / name), "--na", "0", *extra]) == 0
+        document = json.loads((tmp_path / name / "ranking.json").read_text())
+        keys[name] = set(document["tasks"]["task"]["robustness"])
+        assert document["design"]["analyses"] == sorted(document["design"]["analyses"], key=ANALYSES.index)
+    assert keys["default"] == {"leave_one_case_out", "annotators"}
+    assert keys["none"] == set()
+    assert keys["two"] == {"schemes", "significance_map"}
+    assert keys["all"] == keys["default"] | keys["two"] | {"missing_data_manipulation"}
+    result = run("--data", data, "--output", tmp_path / "bad", "--na", "0", "--analyses", "jackknife")
+    assert result.returncode != 0 and "unknown analysis jackknife" in result.stderr.strip().splitlines()[-1]
+
+
+def test_default_run_imports_neither_scipy_nor_pandas(tmp_path: Path) -> None:
+    """Start-up: SciPy only when a significance test or the report needs it, pandas only for --collect
+    and --bootstrap-indices (together most of a second of imports)."""
+    data = golden_csv(tmp_path / "data.csv")
+    code = (
+        "import sys; from evaluation.ranking.cli import main; "
+        f"code = main(['--data', {str(data)!r}, '--output', {str(tmp_path)!r}, '--na', '0']); "
+        "print(code, 'scipy' in sys.modules, 'pandas' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split()[-3:] == ["0", "False", "False"]

@@ -1,0 +1,592 @@
+"""The engine of declared challenges: a ``Challenge`` built from a parsed declaration (``schema``).
+
+- ``load_reference`` lists the cases (from the first output's reference) and reads every reference:
+  path patterns resolve to one file per case, CSV columns to one value per case, all checked;
+- ``prepare`` reads predictions.json once (``platform.predictions.load_jobs``), names each job's case
+  from its input image name, matches jobs to cases (``platform.matching.match_jobs``), parses value
+  outputs (``platform.sockets``) and applies each output's missing policy;
+- ``score_case`` (a worker) reads each label image once (``platform.images``: the HECKTOR geometry
+  rules), crops both to their union bounding box and returns small numbers per label: voxel counts,
+  HD95 / NSD when a metric asks, lesion TP / FP / FN per declared IoU threshold;
+- ``aggregate`` turns those numbers into every declared metric, per case and over cases, with
+  percentile bootstrap CIs over cases (the numbers are resampled, never the images), through the
+  adapters of ``measures`` onto the metric catalogue (``evaluation.metrics``).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from evaluation.challenges.base import CaseTask, Challenge, Option, Phase, Prepared
+from evaluation.declarative import measures
+from evaluation.declarative.schema import (
+    BINARY_REFERENCE_METRICS,
+    COMBINED,
+    SEGMENTATION_METRICS,
+    Declaration,
+    MetricSpec,
+    OutputSpec,
+    load,
+    metric_keys,
+    with_options,
+)
+from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
+from evaluation.metrics.bootstrap import percentile_interval, resample_weights
+from evaluation.metrics.lesions import LesionCounts, match_lesions
+from evaluation.metrics.surface import bounding_box, crop_padded, surface_distances
+from evaluation.platform.images import label_array, on_reference_grid, read_label_image, spacing_zyx
+from evaluation.platform.matching import match_jobs, stem
+from evaluation.platform.predictions import Job, Socket, load_jobs
+from evaluation.platform.sockets import finite_number, image_output_file, read_json_output
+
+MISCLASSIFIED = "<missing>"  # a class no reference holds: a missing answer is always wrong
+
+
+# ------------------------------------------------------------------------------ per-case scoring
+
+
+@dataclass(frozen=True)
+class SegmentationTask:
+    """One segmentation output of one case, as a worker needs it."""
+
+    slug: str
+    reference: Path
+    prediction: Path | None  # None: the empty-mask policy of a missing output
+    labels: tuple[tuple[str, int], ...]
+    geometry: str
+    tolerance: float
+    dimension: int
+    hd95: tuple[str, ...]  # labels whose HD95 a metric needs
+    nsd: tuple[tuple[str, float], ...]  # (label, tolerance mm) pairs
+    lesions: tuple[tuple[str, float], ...]  # (label, IoU threshold) pairs
+
+
+@dataclass(frozen=True)
+class LabelNumbers:
+    """One label of one case: voxel counts, surface metrics and lesion counts (as requested)."""
+
+    reference: int
+    prediction: int
+    intersection: int
+    hd95: float
+    nsd: tuple[tuple[float, float], ...]
+    lesions: tuple[tuple[float, LesionCounts], ...]
+
+
+@dataclass(frozen=True)
+class SegmentationNumbers:
+    voxel_volume: float
+    labels: Mapping[str, LabelNumbers]
+
+
+@dataclass(frozen=True)
+class CasePayload:
+    """What a worker gets: segmentations to score, parsed values (after the missing policies), and
+    which outputs the participant submitted."""
+
+    segmentations: tuple[SegmentationTask, ...]
+    values: Mapping[str, Any]
+    submitted: Mapping[str, bool]
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    segmentations: Mapping[str, SegmentationNumbers]
+    values: Mapping[str, Any]
+    submitted: Mapping[str, bool]
+
+
+def score_segmentation(task: SegmentationTask, case: str) -> SegmentationNumbers:
+    """Read the reference and prediction once, check them, and compute every requested number."""
+    what = f"'{task.slug}' segmentation"
+    allowed = [value for _, value in task.labels]
+    reference = read_label_image(task.reference, case, "reference", what, task.dimension)
+    ref_array = label_array(reference, case, "reference", allowed, what)
+    if task.prediction is None:
+        pred_array = np.zeros_like(ref_array)
+    else:
+        submitted = read_label_image(task.prediction, case, "submitted", what, task.dimension)
+        on_grid = on_reference_grid(submitted, reference, case, task.geometry, task.tolerance, what)
+        pred_array = label_array(on_grid, case, "submitted", allowed, what)
+    spacing = spacing_zyx(reference)
+    diagonal = float(np.linalg.norm(np.array(ref_array.shape) * np.array(spacing)))
+    box = bounding_box(ref_array, pred_array)
+    if box is not None:
+        ref_array, pred_array = crop_padded(ref_array, box), crop_padded(pred_array, box)
+    labels = {}
+    for name, value in task.labels:
+        r, p = ref_array == value, pred_array == value
+        hd95, nsd = float("nan"), ()
+        tolerances = [t for label, t in task.nsd if label == name]
+        if box is not None and (name in task.hd95 or tolerances):
+            distances = surface_distances(r, p, spacing, empty_distance=diagonal)
+            hd95 = distances.hd(95.0) if name in task.hd95 else hd95
+            nsd = tuple((t, distances.nsd(t)) for t in tolerances)
+        elif box is None:  # both masks empty everywhere: the raw values of two empty surfaces
+            hd95, nsd = 0.0, tuple((t, 1.0) for t in tolerances)
+        lesions = tuple(
+            (threshold, match_lesions(r, p, threshold) if box is not None else LesionCounts(0, 0, 0))
+            for label, threshold in task.lesions
+            if label == name
+        )
+        counts = (int(np.count_nonzero(r)), int(np.count_nonzero(p)), int(np.count_nonzero(r & p)))
+        labels[name] = LabelNumbers(*counts, hd95, nsd, lesions)
+    return SegmentationNumbers(float(np.prod(spacing)), labels)
+
+
+# ------------------------------------------------------------------------------------- reference
+
+
+@dataclass(frozen=True)
+class DeclaredReference:
+    """The cases (sorted) and, per output, the reference file or value of every case."""
+
+    cases: tuple[str, ...]
+    files: Mapping[str, Mapping[str, Path]]
+    values: Mapping[str, Mapping[str, Any]]
+
+
+def _pattern_cases(ground_truth: Path, pattern: str) -> dict[str, Path]:
+    head, tail = pattern.split("{case}")
+    matcher = re.compile(re.escape(head) + "(.+)" + re.escape(tail))
+    found = {}
+    for path in sorted(ground_truth.glob(pattern.replace("{case}", "*"))):
+        match = matcher.fullmatch(path.relative_to(ground_truth).as_posix())
+        if match and path.is_file():
+            found[match.group(1)] = path
+    return found
+
+
+def _csv_column(ground_truth: Path, file: str, column: str, id_column: str) -> dict[str, str]:
+    path = ground_truth / file
+    if not path.is_file():
+        raise ConfigurationError(f"The ground truth has no {file}.")
+    with path.open(newline="", encoding="utf-8-sig") as handle:
+        rows = list(csv.DictReader(handle))
+    for needed in (id_column, column):
+        if rows and needed not in rows[0]:
+            raise ConfigurationError(f"{file} has no column '{needed}'.")
+    values: dict[str, str] = {}
+    for row in rows:
+        case = (row[id_column] or "").strip()
+        if case in values:
+            raise ConfigurationError(f"{file} lists case {case} twice.")
+        values[case] = (row[column] or "").strip()
+    return values
+
+
+def _reference_value(text: str, output: OutputSpec, binary: bool, case: str, where: str) -> Any:
+    """A CSV cell as the output's kind; problems are the organizer's (never echo the value)."""
+    lowered = text.lower()
+    if output.kind == "boolean":
+        if lowered not in output.true_values + output.false_values:
+            spellings = "/".join(output.true_values + output.false_values)
+            raise ConfigurationError(f"{where}: the value of case {case} is not a boolean ({spellings}).")
+        return lowered in output.true_values
+    if output.kind == "choice":
+        if text not in output.classes:
+            raise ConfigurationError(f"{where}: the value of case {case} is not one of the declared classes.")
+        return text
+    try:
+        number = float(text)
+    except ValueError:
+        number = math.nan
+    if not math.isfinite(number) or (binary and number not in (0.0, 1.0)):
+        wanted = "0 or 1 (the metrics of this output need a binary reference)" if binary else "a finite number"
+        raise ConfigurationError(f"{where}: the value of case {case} is not {wanted}.")
+    return number
+
+
+def load_declared_reference(ground_truth: Path, declaration: Declaration) -> DeclaredReference:
+    """Every output's reference for the cases of the first output's reference (the same cases everywhere)."""
+    files: dict[str, dict[str, Path]] = {}
+    texts: dict[str, dict[str, str]] = {}
+    for output in declaration.outputs:
+        ref = output.reference
+        if ref.pattern is not None:
+            files[output.slug] = _pattern_cases(ground_truth, ref.pattern)
+        else:
+            texts[output.slug] = _csv_column(ground_truth, ref.csv_file, ref.column, declaration.cases.id_column)
+    first = declaration.outputs[0]
+    cases = tuple(sorted(files.get(first.slug) or texts.get(first.slug) or {}))
+    if not cases:
+        raise ConfigurationError(f"The ground truth holds no case for {first.reference.text}.")
+    values: dict[str, dict[str, Any]] = {}
+    for output in declaration.outputs:
+        found = files.get(output.slug) or texts.get(output.slug) or {}
+        extra, lacking = sorted(set(found) - set(cases)), [c for c in cases if c not in found]
+        if extra or lacking:
+            which = f"has no reference for case {lacking[0]}" if lacking else f"has case {extra[0]}"
+            raise ConfigurationError(
+                f"The ground truth of output '{output.slug}' ({output.reference.text}) {which}, unlike "
+                f"{first.reference.text}: every output needs a reference for the same cases."
+            )
+        if output.slug in texts:
+            binary = any(m.output == output.slug and m.metric in BINARY_REFERENCE_METRICS for m in declaration.metrics)
+            values[output.slug] = {
+                c: _reference_value(texts[output.slug][c], output, binary, c, output.reference.text)
+                for c in cases
+                if texts[output.slug][c] or output.blank == "error"
+            }
+    return DeclaredReference(cases, files, values)
+
+
+# ------------------------------------------------------------------------------------- challenge
+
+
+def _phase(declaration: Declaration) -> Phase:
+    board = declaration.leaderboard
+    return Phase(
+        inputs=tuple(Socket(i.slug, i.relative_path, i.kind, "Image") for i in declaration.inputs),
+        outputs=tuple(Socket(o.slug, o.relative_path, o.platform_kind, o.super_kind) for o in declaration.outputs),
+        score_title=board.title,
+        score_jsonpath=board.score,
+        score_default_sort=board.sort,
+        score_decimal_places=board.decimal_places,
+        extra_results_columns=tuple(
+            {
+                "title": c.title,
+                "path": c.path,
+                "order": c.order,
+                **({"exclude_from_ranking": True} if c.exclude_from_ranking else {}),
+            }
+            for c in board.columns
+        ),
+        scoring_method_choice=board.scoring_method,
+    )
+
+
+def _options(declaration: Declaration) -> tuple[Option, ...]:
+    return (
+        *(Option(o.name, o.default, o.help, o.choices) for o in declaration.options),
+        Option("seed", declaration.seed, "bootstrap seed (numpy.random.default_rng)"),
+        Option("bootstrap_resamples", declaration.resamples, "bootstrap resamples of the cases for the CIs"),
+    )
+
+
+def _segmentation_task(
+    declaration: Declaration, output: OutputSpec, reference: Path, prediction: Path | None
+) -> SegmentationTask:
+    """What a worker needs to score ``output`` of one case: only the numbers the metrics ask for."""
+    metrics = [m for m in declaration.metrics if m.output == output.slug]
+    return SegmentationTask(
+        slug=output.slug, reference=reference, prediction=prediction, labels=output.labels,
+        geometry=output.geometry, tolerance=output.tolerance, dimension=output.dimension,
+        hd95=tuple(label for m in metrics if m.metric == "hd95" for label in m.labels),
+        nsd=tuple((label, m.param("tolerance_mm")) for m in metrics if m.metric == "nsd" for label in m.labels),
+        lesions=tuple(
+            (label, m.param("iou_threshold")) for m in metrics if m.metric == "lesion_f1" for label in m.labels
+        ),
+    )  # fmt: skip
+
+
+class DeclaredChallenge(Challenge):
+    """A challenge defined by a declaration: ``DeclaredChallenge(declaration)``, or a subclass with
+    the class attribute ``declaration`` (how the registry exposes packaged declarations)."""
+
+    declaration: ClassVar[Declaration]
+
+    def __init__(self, declaration: Declaration | None = None) -> None:
+        if declaration is not None:
+            self.declaration = declaration  # type: ignore[misc]
+            self.name, self.title = declaration.name, declaration.title  # type: ignore[misc]
+            self.phase, self.options = _phase(declaration), _options(declaration)  # type: ignore[misc]
+
+    def case_of_job(self, job: Job) -> str:
+        cases = self.declaration.cases
+        name = stem(job.input_name(cases.input), cases.strip_suffixes)
+        return next((name[: -len(m)] for m in cases.strip if m and name.endswith(m)), name)
+
+    def job_inputs(self, case: str) -> dict[Socket, str]:
+        names = {i.slug: i.name.replace("{case}", case) for i in self.declaration.inputs}
+        return {socket: names[socket.slug] for socket in self.phase.inputs}
+
+    def in_force(self, settings: Mapping[str, Any]) -> Declaration:
+        """The declaration with the declared options of ``settings`` applied."""
+        return with_options(self.declaration, settings)
+
+    def load_reference(self, ground_truth: Path, settings: Mapping[str, Any]) -> DeclaredReference:
+        if settings["bootstrap_resamples"] < 1:
+            raise ConfigurationError("Option bootstrap_resamples must be at least 1.")
+        return load_declared_reference(ground_truth, self.in_force(settings))
+
+    def _value(self, output: OutputSpec, raw: Any, case: str) -> Any:
+        what = f"The output '{output.slug}' of {case}"
+        if output.kind == "number":
+            number = finite_number(raw, what, case)
+            if output.range is not None and not output.range[0] <= number <= output.range[1]:
+                low, high = output.range
+                raise SubmissionError(f"{what} is {number:g}, outside [{low:g}, {high:g}].", case)
+            return number
+        if output.kind == "boolean":
+            if not isinstance(raw, bool):
+                raise SubmissionError(f"{what} is not a JSON boolean (true or false).", case)
+            return raw
+        if not isinstance(raw, str) or raw not in output.classes:
+            raise SubmissionError(f"{what} is not one of the strings {', '.join(output.classes)}.", case)
+        return raw
+
+    def _missing_value(self, output: OutputSpec, truth: Any) -> Any:
+        if output.missing == "misclassification":
+            return MISCLASSIFIED
+        low, high = output.range  # worst-value: the end of the range farthest from the reference
+        return low if abs(low - truth) >= abs(high - truth) else high
+
+    def prepare(self, input_dir: Path, reference: DeclaredReference, settings: Mapping[str, Any]) -> Prepared:
+        declaration = self.in_force(settings)
+        matched = match_jobs(load_jobs(input_dir), self.case_of_job, reference.cases)
+        needs_job = [o.slug for o in declaration.outputs if o.missing == "error"]
+        if matched.missing and needs_job:
+            raise SubmissionError(
+                f"No algorithm job for case {', '.join(matched.missing)}; every case needs the output "
+                f"'{needs_job[0]}'.",
+                matched.missing[0],
+            )
+        tasks = []
+        for case in reference.cases:
+            job = matched.jobs.get(case)
+            segmentations, values, submitted = [], {}, {}
+            for output in declaration.outputs:
+                if output.kind == "segmentation":
+                    path = image_output_file(input_dir, job, output.slug, case) if job else None
+                    if path is None and output.missing == "error":
+                        raise SubmissionError(f"Case {case} has no output '{output.slug}'.", case)
+                    if path is not None or output.missing == "empty-mask":
+                        reference_file = reference.files[output.slug][case]
+                        segmentations.append(_segmentation_task(declaration, output, reference_file, path))
+                    submitted[output.slug] = path is not None
+                    continue
+                raw = read_json_output(input_dir, job, output.slug, case) if job else None
+                value = None if raw is None else self._value(output, raw, case)  # checked even when unscored
+                if case not in reference.values[output.slug]:
+                    continue  # a blank reference cell under blank = "skip": not scored, not missing
+                if raw is None and output.missing == "error":
+                    raise SubmissionError(f"Case {case} has no output '{output.slug}' ({output.relative_path}).", case)
+                if raw is not None:
+                    values[output.slug] = value
+                elif output.missing != "exclude":
+                    values[output.slug] = self._missing_value(output, reference.values[output.slug][case])
+                submitted[output.slug] = raw is not None
+            tasks.append(CaseTask(case, CasePayload(tuple(segmentations), values, submitted)))
+        return Prepared(tasks, matched.missing)
+
+    @staticmethod
+    def score_case(task: CaseTask, settings: Mapping[str, Any]) -> CaseResult:
+        numbers = {}
+        for segmentation in task.payload.segmentations:
+            try:
+                numbers[segmentation.slug] = score_segmentation(segmentation, task.case)
+            except EvaluationError:
+                raise
+            except RuntimeError as error:  # SimpleITK failures on a submitted file
+                raise SubmissionError(
+                    f"The output '{segmentation.slug}' of {task.case} could not be evaluated "
+                    f"({error.__class__.__name__}).",
+                    task.case,
+                ) from None
+        return CaseResult(numbers, dict(task.payload.values), dict(task.payload.submitted))
+
+    # ---------------------------------------------------------------------------------- aggregation
+
+    def aggregate(
+        self,
+        results: Mapping[str, CaseResult],
+        missing: Sequence[str],
+        reference: DeclaredReference,
+        settings: Mapping[str, Any],
+    ) -> dict[str, Any]:
+        declaration = self.in_force(settings)
+        level = declaration.level
+        aggregates: dict[str, Any] = {}
+        per_case: dict[str, dict[str, Any]] = {case: {} for case in reference.cases}
+        computed: dict[str, tuple[float, np.ndarray]] = {}  # aggregate path -> value, resamples
+        for metric in declaration.metrics:
+            if metric.metric == COMBINED:  # the mean of earlier aggregates, resample by resample
+                parts = [computed[path] for path in metric.param("of")]
+                key = metric.key("", "value")
+                values = {key: float(np.mean([value for value, _ in parts]))}
+                resamples = {key: np.mean([boot for _, boot in parts], axis=0)}
+            elif (output := declaration.output(metric.output)).kind == "segmentation":
+                cases = [c for c in reference.cases if output.slug in results[c].segmentations]
+                values, resamples = self._segmentation_metric(metric, cases, results, settings, per_case)
+            else:
+                cases = [c for c in reference.cases if output.slug in results[c].values]
+                values, resamples = self._value_metric(metric, output, cases, results, reference, settings)
+            target = aggregates.setdefault(metric.group, {}) if metric.group else aggregates
+            for _, _, key in metric_keys(metric):
+                target[key] = values[key]
+                computed[f"{metric.group}.{key}" if metric.group else key] = (values[key], resamples[key])
+                if metric.bootstrap:
+                    low, high = percentile_interval(resamples[key], level)
+                    target[f"{key}_ci_low"], target[f"{key}_ci_high"] = low, high
+        lists: dict[str, list[str]] = {"jobs": list(missing)}
+        for output in declaration.outputs:  # (cases skipped for a blank reference have no entry)
+            scored = [c for c in reference.cases if output.slug in results[c].submitted]
+            lists[output.slug] = [c for c in scored if not results[c].submitted[output.slug]]
+            if output.kind != "segmentation":
+                for case in scored:  # the participant's own value, never an imputed one (it would reveal the
+                    submitted = results[case].submitted[output.slug]  # reference)
+                    per_case[case][output.slug] = results[case].values[output.slug] if submitted else None
+        return {
+            "aggregates": aggregates,
+            "case": per_case,
+            "missing": lists,
+            "settings": self._settings(declaration, settings),
+        }
+
+    def _weights(self, n_cases: int, settings: Mapping[str, Any], metric: MetricSpec) -> np.ndarray | None:
+        if not metric.bootstrap or n_cases == 0:
+            return None
+        return resample_weights(n_cases, settings["bootstrap_resamples"], settings["seed"])
+
+    def _segmentation_metric(
+        self,
+        metric: MetricSpec,
+        cases: list[str],
+        results: Mapping[str, CaseResult],
+        settings: Mapping[str, Any],
+        per_case: dict[str, dict[str, Any]],
+    ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+        weights = self._weights(len(cases), settings, metric)
+        numbers = [results[c].segmentations[metric.output] for c in cases]
+        values: dict[str, float] = {}
+        resamples: dict[str, np.ndarray] = {}
+        for label in metric.labels:
+            rows = [n.labels[label] for n in numbers]
+            ref, pred, inter = (np.array([getattr(r, f) for r in rows], dtype=float)
+                                for f in ("reference", "prediction", "intersection"))  # fmt: skip
+            counts = np.zeros((len(rows), 3))
+            if metric.metric == "dice":
+                per = measures.dice_values(inter, ref, pred, metric.param("both_empty"))
+            elif metric.metric == "iou":
+                per = measures.iou_values(inter, ref, pred, metric.param("both_empty"))
+            elif metric.metric == "hd95":
+                raw = np.array([r.hd95 for r in rows], dtype=float)
+                per = measures.surface_values(raw, ref, pred, metric.param("both_empty"), metric.param("one_empty"))
+            elif metric.metric == "nsd":
+                raw = np.array([dict(r.nsd)[metric.param("tolerance_mm")] for r in rows], dtype=float)
+                per = measures.surface_values(raw, ref, pred, metric.param("both_empty"), metric.param("one_empty"))
+            else:
+                found = [dict(r.lesions)[metric.param("iou_threshold")] for r in rows]
+                counts = np.array([[c.tp, c.fp, c.fn] for c in found], dtype=float).reshape(-1, 3)
+                per = measures.lesion_f1_values(*counts.T, metric.param("no_lesions"))
+            base = f"{metric.name}_{label}"
+            for index, case in enumerate(cases):
+                per_case[case][base] = float(per[index])
+                if metric.metric == "lesion_f1":
+                    per_case[case].update(dict(zip((f"{base}_tp", f"{base}_fp", f"{base}_fn"),
+                                                   (int(v) for v in counts[index]), strict=True)))  # fmt: skip
+            scale = 1.0
+            if metric.metric in ("dice", "iou") and metric.param("volume") == "mm3":
+                scale = np.array([n.voxel_volume for n in numbers])
+            for form in metric.aggregates:
+                key = metric.key(label, form)
+                averaged = per
+                if form == "mean" and metric.metric != "lesion_f1" and metric.param("mean_over") == "present":
+                    averaged = np.where(ref + pred == 0, np.nan, per)  # the mean skips cases without the label
+                arguments = (metric, form, averaged, counts, inter * scale, (ref + pred) * scale)
+                values[key] = float(_form(*arguments, None)) if cases else float("nan")
+                boot = _form(*arguments, weights) if weights is not None else np.array([np.nan])
+                resamples[key] = np.asarray(boot, dtype=float)
+        return values, resamples
+
+    def _value_metric(
+        self,
+        metric: MetricSpec,
+        output: OutputSpec,
+        cases: list[str],
+        results: Mapping[str, CaseResult],
+        reference: DeclaredReference,
+        settings: Mapping[str, Any],
+    ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+        kind = float if output.kind == "number" else str
+        truth = np.array([kind(reference.values[output.slug][c]) for c in cases])
+        predicted = np.array([kind(results[c].values[output.slug]) for c in cases])
+        params = dict(metric.params)
+        value = float(measures.value_metric(metric.metric, truth, predicted, params)) if cases else float("nan")
+        for edge, what in measures.EDGE_CASES.items():
+            if math.isnan(value) and params.get(edge) == "error":
+                raise ConfigurationError(
+                    f"The reference of output '{output.slug}' holds {what} over the scored cases: "
+                    f"{metric.metric} is undefined (declare {edge} = <number> to give it a value)."
+                )
+        weights = self._weights(len(cases), settings, metric)
+        boot = (
+            np.array([np.nan])
+            if weights is None
+            else measures.value_metric(metric.metric, truth, predicted, params, weights)
+        )
+        key = metric.key("", "value")
+        return {key: value}, {key: boot}
+
+    def _settings(self, declaration: Declaration, settings: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            "challenge": self.name,
+            "declaration": declaration.source,
+            **settings,
+            "ci_level": declaration.level,
+            "outputs": {
+                o.slug: {"kind": o.kind, "reference": o.reference.text, "missing": o.missing,
+                         **({"geometry": o.geometry, "tolerance": o.tolerance, "labels": dict(o.labels)}
+                            if o.kind == "segmentation" else {}),
+                         **({"range": list(o.range)} if o.range else {}),
+                         **({"blank": o.blank} if o.reference.csv_file else {}),
+                         **({"true_values": list(o.true_values), "false_values": list(o.false_values)}
+                            if o.kind == "boolean" else {})}
+                for o in declaration.outputs
+            },
+            "metrics": {
+                m.name: {"metric": m.metric, **({"output": m.output} if m.output else {}), "bootstrap": m.bootstrap,
+                         **({"labels": list(m.labels), "aggregates": list(m.aggregates)}
+                            if m.metric in SEGMENTATION_METRICS else {}), **dict(m.params),
+                         **({"group": m.group} if m.group else {}),
+                         "keys": dict(m.keys)}
+                for m in declaration.metrics
+            },
+        }  # fmt: skip
+
+
+def _form(
+    metric: MetricSpec,
+    form: str,
+    per_case: np.ndarray,
+    counts: np.ndarray,
+    intersections: np.ndarray,
+    totals: np.ndarray,
+    weights: np.ndarray | None,
+) -> Any:
+    """One aggregate form of a segmentation metric over cases (per weight row when ``weights``)."""
+    if form == "mean":
+        return measures.mean_over_cases(per_case, weights)
+    if metric.metric == "lesion_f1":
+        return measures.lesion_f1_dataset(counts, metric.param("no_lesions"), weights)
+    return measures.overlap_dataset(metric.metric, intersections, totals, metric.param("absent_everywhere"), weights)
+
+
+def from_file(path: Path) -> DeclaredChallenge:
+    """The challenge declared in the TOML file ``path``."""
+    if not path.is_file():
+        raise ConfigurationError(f"The declaration {path} does not exist.")
+    return DeclaredChallenge(load(path))
+
+
+def challenge_class(declaration: Declaration) -> type[DeclaredChallenge]:
+    """A registry entry for a packaged declaration: a subclass carrying it as class attributes."""
+    attributes = {
+        "name": declaration.name,
+        "title": declaration.title,
+        "phase": _phase(declaration),
+        "options": _options(declaration),
+        "declaration": declaration,
+        "__module__": __name__,
+    }
+    class_name = "Declared_" + re.sub(r"\W", "_", declaration.name)
+    return type(class_name, (DeclaredChallenge,), attributes)

@@ -1,0 +1,271 @@
+"""What may be opened, and how big it may be: the only way submitted files are read.
+
+A submission is hostile until checked (issue 15). Every rule here runs BEFORE a byte of the file
+is read by anyone (us, SimpleITK, Pillow):
+
+- **Containment.** The input root is resolved first (the platform may stage ``/input`` itself as a
+  symlink, sagemaker-shim's ``..._USE_LINKED_INPUT``); a path is then resolved with every symlink
+  followed and must stay inside that root (``contained``). A link that stays inside may be
+  followed; a link that leaves is refused without opening its target.
+- **Regular files only.** A FIFO, socket, device or folder where a file is expected is refused from
+  ``os.stat`` (which opens nothing), and files are opened with ``O_NONBLOCK | O_NOFOLLOW`` and
+  checked again with ``fstat``: a FIFO can never hang the run.
+- **Size.** A JSON document is refused above ``MAX_JSON_BYTES`` from its size alone (a 20 GB sparse
+  file is never read). An image's header is parsed here (a few hundred bytes) and its declared
+  voxel data must fit in the memory the process may use (``memory_budget``: the RLIMIT_DATA that
+  sagemaker-shim sets from ``GRAND_CHALLENGE_COMPONENT_MAX_MEMORY_MB``, else the machine's memory)
+  and, for uncompressed data, in the file itself.
+- **Self-contained images.** A MetaImage ``.mha`` must keep its voxels in itself
+  (``ElementDataFile = LOCAL``): an external data file, a ``LIST`` or a file pattern would make
+  ITK open files this module never checked (the ground truth, a system file). NIfTI must be the
+  single-file kind (magic ``n+1`` / ``n+2``), not an ``.hdr``/``.img`` pair. Format specifications:
+  ITK MetaIO (``Modules/ThirdParty/MetaIO/src/MetaIO/src/metaImage.cxx``: header keys,
+  ``ElementDataFile`` last), NIfTI-1/-2 (``nifti1.h``, ``nifti2.h``), PNG (RFC 2083, IHDR).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import math
+import os
+import re
+import resource
+import stat
+import struct
+import zlib
+from pathlib import Path
+from typing import BinaryIO, TextIO
+
+from evaluation.errors import SubmissionError
+
+MAX_JSON_BYTES = 64 * 2**20  # a value or JSON-file output; far above any honest one
+MAX_PREDICTIONS_BYTES = 256 * 2**20  # predictions.json also carries every Value output inline
+HEADER_BYTES = 64 * 2**10  # a MetaImage header longer than this is not an image header
+
+FILE_KINDS = {
+    stat.S_IFDIR: "a folder",
+    stat.S_IFIFO: "a FIFO (named pipe)",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFLNK: "a symbolic link",
+}
+METAIMAGE_ELEMENT_BYTES = {
+    "MET_CHAR": 1, "MET_UCHAR": 1, "MET_SHORT": 2, "MET_USHORT": 2, "MET_INT": 4, "MET_UINT": 4,
+    "MET_LONG": 4, "MET_ULONG": 4, "MET_LONG_LONG": 8, "MET_ULONG_LONG": 8, "MET_FLOAT": 4, "MET_DOUBLE": 8,
+}  # fmt: skip
+PNG_CHANNELS = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}  # IHDR colour type -> samples per pixel
+
+
+def data_limit() -> int | None:
+    """The soft RLIMIT_DATA in bytes (what sagemaker-shim applies per process), ``None`` if unlimited."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_DATA)
+    return None if soft == resource.RLIM_INFINITY else int(soft)
+
+
+def memory_budget() -> tuple[int, str]:
+    """(bytes a process may use, how to say so): the data limit in force, else the machine's memory."""
+    limit = data_limit()
+    if limit is not None:
+        return limit, f"the memory limit in force ({limit / 2**20:.0f} MiB)"
+    physical = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    return physical, f"this machine's memory ({physical / 2**30:.1f} GiB)"
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 2**20:.1f} MiB" if size >= 2**20 else f"{size} bytes"
+
+
+def contained(root: Path, relative: str | Path, case: str | None = None) -> Path:
+    """``root / relative`` with every symlink resolved (``root`` itself first), refusing any path
+    that ends up outside ``root``; nothing is opened."""
+    root_resolved = root.resolve()
+    try:
+        candidate = Path(os.path.realpath(root_resolved / relative))
+    except ValueError:  # an embedded NUL byte
+        raise SubmissionError(f"the output path {str(relative)!r} is not a valid file name.", case) from None
+    if candidate != root_resolved and root_resolved not in candidate.parents:
+        raise SubmissionError(f"the output path '{relative}' points outside the input folder.", case)
+    return candidate
+
+
+def regular_size(path: Path, what: str, case: str | None = None, max_bytes: int | None = None) -> int:
+    """The size of ``path`` after checking, from ``os.stat`` alone, that it is a regular file of at
+    most ``max_bytes``; an error naming ``what`` otherwise."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        raise SubmissionError(f"{what} cannot be found.", case) from None
+    return _checked_size(status, what, case, max_bytes)
+
+
+def _checked_size(status: os.stat_result, what: str, case: str | None, max_bytes: int | None) -> int:
+    if not stat.S_ISREG(status.st_mode):
+        kind = FILE_KINDS.get(stat.S_IFMT(status.st_mode), "not a regular file")
+        raise SubmissionError(f"{what} is {kind}, not a regular file; it was not read.", case)
+    if max_bytes is not None and status.st_size > max_bytes:
+        raise SubmissionError(
+            f"{what} is {_megabytes(status.st_size)}, more than the {_megabytes(max_bytes)} allowed; it was not read.",
+            case,
+        )
+    return status.st_size
+
+
+def read_bytes(path: Path, what: str, case: str | None = None, max_bytes: int | None = MAX_JSON_BYTES) -> bytes:
+    """The bytes of a checked regular file (``path`` already ``contained``): stat first, then an
+    open that cannot block or follow a link, ``fstat`` again, and at most ``max_bytes`` read."""
+    regular_size(path, what, case, max_bytes)
+    with _open(path, what, case, max_bytes) as stream:
+        return stream.read(-1 if max_bytes is None else max_bytes)
+
+
+def open_text(path: Path, what: str, case: str | None = None) -> TextIO:
+    """A checked regular file opened as UTF-8 text with universal newlines (``open``'s defaults),
+    without blocking or following a final link."""
+    return io.TextIOWrapper(_open(path, what, case), encoding="utf-8")
+
+
+def _open(path: Path, what: str, case: str | None, max_bytes: int | None = None) -> BinaryIO:
+    """``path`` opened for reading without blocking (a FIFO) or following a final link, and checked
+    again as a regular file of at most ``max_bytes`` on the open descriptor."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        raise SubmissionError(f"{what} cannot be opened.", case) from None
+    stream = os.fdopen(descriptor, "rb")
+    try:
+        _checked_size(os.fstat(descriptor), what, case, max_bytes)
+    except SubmissionError:
+        stream.close()
+        raise
+    return stream
+
+
+# ------------------------------------------------------------------------------------------- images
+
+
+def _refuse(what: str, case: str | None, why: str) -> SubmissionError:
+    return SubmissionError(f"{what} could not be read: {why}.", case)
+
+
+def _metaimage_header(head: bytes, what: str, case: str | None) -> tuple[dict[str, str], int]:
+    """The ``Key = Value`` lines of a MetaImage header up to ``ElementDataFile`` (always the last
+    key), and the header's length in bytes."""
+    fields: dict[str, str] = {}
+    position = 0
+    while True:
+        end = head.find(b"\n", position)
+        if end < 0 and not fields:
+            raise _refuse(what, case, "it does not start with a MetaImage header")
+        if end < 0:
+            raise _refuse(what, case, "its MetaImage header does not end with an ElementDataFile line")
+        line = head[position:end].decode("latin-1").strip()
+        position = end + 1
+        if not line:
+            continue
+        key, sep, value = line.partition("=")
+        if not sep:
+            raise _refuse(what, case, "it does not start with a MetaImage header")
+        key = key.strip()
+        if key.lower() == "elementdatafile":  # the last key, however it is spelled
+            fields["ElementDataFile"] = value.strip()
+            return fields, position
+        fields[key] = value.strip()
+
+
+def _metaimage_bytes(path: Path, size: int, what: str, case: str | None) -> int:
+    """The declared voxel bytes of a self-contained ``.mha``; external data files are refused."""
+    with _open(path, what, case) as stream:
+        head = stream.read(HEADER_BYTES)
+    fields, header_length = _metaimage_header(head, what, case)
+    data_file = fields["ElementDataFile"]
+    if data_file.lower() != "local":
+        raise _refuse(
+            what, case, "its MetaImage header names an external data file (ElementDataFile must be LOCAL: "
+            "only a self-contained .mha is accepted)"
+        )  # fmt: skip
+    try:
+        dims = [int(v) for v in fields["DimSize"].split()]
+        channels = int(fields.get("ElementNumberOfChannels", "1"))
+        element = METAIMAGE_ELEMENT_BYTES[fields["ElementType"]]
+    except (KeyError, ValueError):
+        raise _refuse(what, case, "its MetaImage header lacks a valid DimSize or ElementType") from None
+    if not dims or min(dims) < 1 or channels < 1:
+        raise _refuse(what, case, "its MetaImage header declares an empty or negative size")
+    declared = math.prod(dims) * channels * element
+    _fits_in_memory(declared, what, case)
+    if fields.get("CompressedData", "False").lower() != "true" and declared > size - header_length:
+        raise _refuse(
+            what, case, f"its header declares {declared} bytes of voxel data but the file holds "
+            f"{size - header_length}"
+        )  # fmt: skip
+    return declared
+
+
+def _nifti_bytes(path: Path, what: str, case: str | None) -> int:
+    """The declared voxel bytes of a single-file NIfTI-1/-2 (``.nii``/``.nii.gz``)."""
+    try:
+        with _open(path, what, case) as stream:
+            if path.name.lower().endswith(".gz"):
+                with gzip.GzipFile(fileobj=stream) as unpacked:
+                    head = unpacked.read(544)
+            else:
+                head = stream.read(544)
+    except (OSError, EOFError, zlib.error):
+        raise _refuse(what, case, "it is not a readable NIfTI file") from None
+    for order in "<>":
+        if len(head) >= 348 and struct.unpack(f"{order}i", head[:4])[0] == 348:
+            magic, dims, bits = head[344:348], struct.unpack(f"{order}8h", head[40:56]), head[72:74]
+            break
+        if len(head) >= 540 and struct.unpack(f"{order}i", head[:4])[0] == 540:
+            magic, dims, bits = head[4:8], struct.unpack(f"{order}8q", head[16:80]), head[14:16]
+            break
+    else:
+        raise _refuse(what, case, "it does not start with a NIfTI header")
+    if magic not in (b"n+1\0", b"n+2\0"):
+        raise _refuse(what, case, "it is not a single-file NIfTI image (an .hdr/.img pair or Analyze header)")
+    rank, extents = dims[0], dims[1 : 1 + max(0, min(dims[0], 7))]
+    if rank < 1 or min(extents, default=0) < 1:
+        raise _refuse(what, case, "its NIfTI header declares an empty or negative size")
+    bitpix = struct.unpack(f"{order}h", bits)[0]
+    declared = math.prod(extents) * max(1, bitpix // 8)
+    _fits_in_memory(declared, what, case)
+    return declared
+
+
+def _png_bytes(path: Path, what: str, case: str | None) -> int:
+    with _open(path, what, case) as stream:
+        head = stream.read(33)
+    if len(head) < 33 or head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
+        raise _refuse(what, case, "it does not start with a PNG header")
+    width, height, depth, colour = struct.unpack(">IIBB", head[16:26])
+    declared = width * height * PNG_CHANNELS.get(colour, 4) * max(1, depth // 8)
+    _fits_in_memory(declared, what, case)
+    return declared
+
+
+def _fits_in_memory(declared: int, what: str, case: str | None) -> None:
+    budget, described = memory_budget()
+    if declared > budget:
+        raise _refuse(what, case, f"its header declares {_megabytes(declared)} of voxel data, more than {described}")
+
+
+def check_image_file(path: Path, what: str, case: str | None = None) -> int:
+    """Check an image file before any reader opens it; returns its declared (or on-disk) bytes.
+
+    ``.mha`` and ``.nii``/``.nii.gz`` and ``.png`` headers are parsed (see the module docstring);
+    other formats (TIFF) are bounded by their file size. A detached ``.mhd`` header is refused.
+    """
+    size = regular_size(path, what, case)
+    name = path.name.lower()
+    if name.endswith(".mhd"):
+        raise _refuse(what, case, "it is a detached MetaImage header (.mhd); only a self-contained .mha is accepted")
+    if name.endswith(".mha"):
+        return _metaimage_bytes(path, size, what, case)
+    if re.search(r"\.nii(\.gz)?$", name):
+        return _nifti_bytes(path, what, case)
+    if name.endswith(".png"):
+        return _png_bytes(path, what, case)
+    _fits_in_memory(size, what, case)
+    return size

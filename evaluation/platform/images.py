@@ -1,0 +1,111 @@
+"""Label images: SimpleITK reading, geometry checks (or nearest resampling) and label checks.
+
+The semantics are those of the HECKTOR module (``evaluation/challenges/hecktor.py``: ``_read``,
+``_check_geometry``, ``_labels_array``), made generic so that every segmentation challenge shares
+them: a label image is single-channel with integer voxels; a prediction must share the reference's
+size, and its spacing, origin and direction within ``tolerance`` (relative and absolute, 1e-4 by
+default), unless it is resampled onto the reference grid (nearest neighbour); a voxel value outside
+the declared labels is an error. Problems with a participant's file are ``SubmissionError``, with
+the organizer's reference ``ConfigurationError``; every message names the case.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from pathlib import Path
+
+import numpy as np
+import SimpleITK as sitk
+
+from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
+
+GEOMETRY_TOLERANCE = 1e-4
+GEOMETRY_POLICIES = ("error", "nearest")
+INTEGER_PIXELS = frozenset(
+    {
+        sitk.sitkUInt8, sitk.sitkInt8, sitk.sitkUInt16, sitk.sitkInt16,
+        sitk.sitkUInt32, sitk.sitkInt32, sitk.sitkUInt64, sitk.sitkInt64,
+    }
+)  # fmt: skip
+
+
+def _error(whose: str) -> type[EvaluationError]:
+    return ConfigurationError if whose == "reference" else SubmissionError
+
+
+def read_label_image(path: Path, case: str, whose: str, what: str = "segmentation", dimension: int = 3) -> sitk.Image:
+    """A ``dimension``-D single-channel integer image; ``whose`` is "reference" (organizer data) or
+    the participant's word ("submitted", "predicted")."""
+    error = _error(whose)
+    try:
+        image = sitk.ReadImage(str(path))
+    except RuntimeError:
+        raise error(f"The {whose} {what} of {case} could not be read as an image file.", case) from None
+    if image.GetDimension() != dimension or image.GetNumberOfComponentsPerPixel() != 1:
+        raise error(f"The {whose} {what} of {case} is not a {dimension}D single-channel label image.", case)
+    if image.GetPixelID() not in INTEGER_PIXELS:
+        raise error(
+            f"The {whose} {what} of {case} has {image.GetPixelIDTypeAsString()} voxels; an integer label image "
+            "is expected.",
+            case,
+        )
+    return image
+
+
+def on_reference_grid(
+    prediction: sitk.Image,
+    reference: sitk.Image,
+    case: str,
+    policy: str = "error",
+    tolerance: float = GEOMETRY_TOLERANCE,
+    what: str = "segmentation",
+    grid: str = "reference grid",
+) -> sitk.Image:
+    """The prediction on the reference grid: the same geometry (``policy="error"``: size exact;
+    spacing, origin, direction within ``tolerance``) or resampled by nearest neighbour
+    (``policy="nearest"``, background 0)."""
+    if policy == "nearest":
+        pixel = prediction.GetPixelID()
+        return sitk.Resample(prediction, reference, sitk.Transform(), sitk.sitkNearestNeighbor, 0, pixel)
+    if policy != "error":
+        raise ValueError(f"unknown geometry policy {policy!r}")
+    if prediction.GetSize() != reference.GetSize():
+        raise SubmissionError(
+            f"The {what} of {case} has size {prediction.GetSize()} but the {grid} is {reference.GetSize()}.", case
+        )
+    for aspect in ("Spacing", "Origin", "Direction"):
+        found, expected = getattr(prediction, f"Get{aspect}")(), getattr(reference, f"Get{aspect}")()
+        if not np.allclose(found, expected, rtol=tolerance, atol=tolerance):
+            shown = ", ".join(f"{v:.6g}" for v in found)
+            wanted = ", ".join(f"{v:.6g}" for v in expected)
+            raise SubmissionError(
+                f"The {what} of {case} has {aspect.lower()} ({shown}) but the {grid} has ({wanted}).", case
+            )
+    return prediction
+
+
+def label_array(
+    image: sitk.Image, case: str, whose: str, allowed: Collection[int], what: str = "segmentation"
+) -> np.ndarray:
+    """The voxels as a numpy view (z, y, x); a value outside ``allowed`` (which includes 0) is an error
+    naming the first offending label (the smallest below the allowed range, else the largest above,
+    else the smallest unlisted one in between)."""
+    array = sitk.GetArrayViewFromImage(image)
+    allowed_set = {int(v) for v in allowed} | {0}
+    low, high = (int(array.min()), int(array.max())) if array.size else (0, 0)
+    bad = None
+    if low < min(allowed_set):
+        bad = low
+    elif high > max(allowed_set):
+        bad = high
+    else:  # gaps in the declared values: one comparison per unlisted value in range (a boolean temporary)
+        bad = next((v for v in range(low, high + 1) if v not in allowed_set and (array == v).any()), None)
+    if bad is not None:
+        shown = ", ".join(str(v) for v in sorted(allowed_set))
+        raise _error(whose)(f"The {whose} {what} of {case} has the label {bad}; only {shown} are allowed.", case)
+    return array
+
+
+def spacing_zyx(image: sitk.Image) -> tuple[float, ...]:
+    """The voxel spacing in numpy axis order (SimpleITK gives x, y, z)."""
+    return tuple(float(s) for s in reversed(image.GetSpacing()))

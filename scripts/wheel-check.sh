@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The installed package, tested as a user outside the repository would use it (issue 13):
+# build the wheel into dist/, install it into a fresh venv in a temporary folder, then, from an
+# empty working folder (no repository on disk for Python to find), run the console commands:
+# gc-evaluate --help / --list, the RARE25 demo with its expected-result diff (gc-demo), the phase
+# settings (gc-phase). Dependencies are constrained to requirements.txt's pins, the set CI tests.
+set -euo pipefail
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+python="${PYTHON:-python3.11}"
+command -v "$python" >/dev/null 2>&1 || python=python3
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+say() { echo "[wheel-check] $*"; }
+rm -rf "$REPO/dist"
+"$python" -m pip wheel --quiet --disable-pip-version-check --no-deps -w "$REPO/dist" "$REPO"
+wheel="$(ls "$REPO"/dist/gc_challenge_evaluation-*.whl)"
+say "built $(basename "$wheel") ($(du -k "$wheel" | cut -f1) KiB)"
+"$python" -m venv "$work/venv"
+"$work/venv/bin/python" -m pip install --quiet --disable-pip-version-check -c "$REPO/requirements.txt" "$wheel"
+mkdir "$work/empty"
+cd "$work/empty"
+bin="$work/venv/bin"
+"$bin/gc-evaluate" --list | grep -qx rare25 || { echo "wheel-check: gc-evaluate --list lacks rare25" >&2; exit 1; }
+"$bin/gc-evaluate" --help | grep -q "ppv_at_recall" || { echo "wheel-check: --help lacks the options" >&2; exit 1; }
+"$bin/gc-demo" --challenge rare25 --output out --workers 1
+"$bin/python" -c "import evaluation, sys; sys.exit(not evaluation.__file__.startswith('$work/venv/'))" ||
+  { echo "wheel-check: evaluation was not imported from the installed wheel" >&2; exit 1; }
+"$bin/gc-phase" --challenge rare25 | grep -q '"score_jsonpath": "Score"'
+say "the installed wheel runs the RARE25 demo (same metrics as test/expected), --help, --list and gc-phase"

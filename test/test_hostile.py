@@ -1,0 +1,944 @@
+"""Hostile submissions (issue 15): escapes, silent acceptance, unhelpful messages, memory.
+
+Every case is built by code from a tiny valid submission and one hostile change; each must end
+with exit code 1, no metrics.json and EXACTLY the expected last stderr line (what participants
+see). A new class of hostile input adds rows to ``CASES``. The witness tests check that nothing
+outside the input folder is opened: the target is a FIFO, which would block whoever opens it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+import SimpleITK as sitk
+from conftest import REPO
+from PIL import Image
+
+from evaluation.challenges.digestpath import DETECTION_INPUT, DETECTIONS, MALIGNANCY, TISSUE_INPUT, TISSUE_MASK
+from evaluation.challenges.hecktor import CT, HPV, N_STAGE, PET, RFS, SEGMENTATION_2025, SEGMENTATION_2026, T_STAGE
+from evaluation.challenges.rare25 import INPUT as STACK
+from evaluation.challenges.rare25 import OUTPUT as LIKELIHOODS
+from evaluation.platform import files
+from evaluation.platform.layout import JobSpec, write_input
+
+LIMIT_MIB = 1024  # the data limit the in-process runs pretend is in force (deterministic messages)
+HUGE = 20 * 2**30  # a 20 GiB sparse file: the size is real, the disk is not used
+ISIC_HEADER = "image,MEL,NV,BCC,AK,BKL,DF,VASC,SCC,UNK"
+
+
+@dataclass
+class Built:
+    """A valid tiny submission and its ground truth, ready to be made hostile."""
+
+    ground_truth: Path
+    input: Path
+    pks: list[str]
+    scratch: Path
+
+    def output(self, job: int, relative: str) -> Path:
+        return self.input / self.pks[job] / "output" / relative
+
+    def image(self, job: int, slug_path: str) -> Path:
+        return next((self.input / self.pks[job] / "output" / slug_path).iterdir())
+
+    def edit_predictions(self, change: Callable[[list], None]) -> None:
+        document = json.loads((self.input / "predictions.json").read_text())
+        change(document)
+        (self.input / "predictions.json").write_text(json.dumps(document))
+
+
+def _folders(root: Path) -> tuple[Path, Path]:
+    for folder in (root / "gt", root / "scratch"):
+        folder.mkdir(parents=True)
+    return root / "gt", root / "scratch"
+
+
+def rare25(root: Path) -> Built:
+    ground_truth, scratch = _folders(root)
+    frames = {"s1.tiff": ["neo", "ndbe", "ndbe", "neo"], "s2.tiff": ["ndbe", "neo"]}
+    metadata = {
+        stack: [
+            {"filename": f"{stack}-{i}.png", "index": i, "class": c, "patient_id": f"{stack}-p{i % 2}"}
+            for i, c in enumerate(classes)
+        ]
+        for stack, classes in frames.items()
+    }
+    (ground_truth / "val_metadata.json").write_text(json.dumps(metadata))
+    jobs = [JobSpec({STACK: s}, {LIKELIHOODS: [0.1 * (i + 1) for i in range(len(c))]}) for s, c in frames.items()]
+    return Built(ground_truth, root / "input", write_input(root / "input", jobs), scratch)
+
+
+def isic(root: Path) -> Built:
+    ground_truth, scratch = _folders(root)
+    rows = [f"ISIC_000000{i}," + ",".join("1.0" if c == i else "0.0" for c in range(9)) for i in range(3)]
+    (ground_truth / "truth.csv").write_text("\n".join([ISIC_HEADER, *rows]) + "\n")
+    (root / "input").mkdir()
+    submitted = [f"ISIC_000000{i}," + ",".join("0.9" if c == i else "0.1" for c in range(9)) for i in range(3)]
+    (root / "input" / "predictions.csv").write_text("\n".join([ISIC_HEADER, *submitted]) + "\n")
+    return Built(ground_truth, root / "input", [], scratch)
+
+
+def digestpath1(root: Path) -> Built:
+    ground_truth, scratch = _folders(root)
+    (ground_truth / "boxes.json").write_text(json.dumps({"p1.jpg": [[10, 10, 30, 30]], "n1.jpg": []}))
+    jobs = [
+        JobSpec({DETECTION_INPUT: "p1.jpg"}, {DETECTIONS: [[10, 10, 30, 30, 0.9]]}),
+        JobSpec({DETECTION_INPUT: "n1.jpg"}, {DETECTIONS: []}),
+    ]
+    return Built(ground_truth, root / "input", write_input(root / "input", jobs), scratch)
+
+
+def digestpath2(root: Path) -> Built:
+    ground_truth, scratch = _folders(root)
+    (ground_truth / "masks").mkdir()
+    lesion = np.zeros((4, 4), np.uint8)
+    lesion[:2, :2] = 255
+    jobs = []
+    for name, mask, label in (("a.png", lesion, 1), ("b.png", np.zeros((4, 4), np.uint8), 0)):
+        Image.fromarray(mask).save(ground_truth / "masks" / name)
+        sitk.WriteImage(sitk.GetImageFromArray((mask > 0).astype(np.uint8)), str(scratch / f"{name}.mha"))
+        jobs.append(JobSpec({TISSUE_INPUT: name}, {TISSUE_MASK: scratch / f"{name}.mha", MALIGNANCY: 0.5 + label / 4}))
+    (ground_truth / "labels.csv").write_text("image,label\na.png,1\nb.png,0\n")
+    return Built(ground_truth, root / "input", write_input(root / "input", jobs), scratch)
+
+
+def hecktor(challenge: str) -> Callable[[Path], Built]:
+    """Two patients P1, P2 (1x1x4 label maps, clinical rows) and every output the phase reads."""
+
+    def build(root: Path) -> Built:
+        ground_truth, scratch = _folders(root)
+        (ground_truth / "labels").mkdir()
+        rows = ["PatientID,RFS,Relapse,T-stage,N-stage,HPV Status", "P1,100,1,T1,N0,1", "P2,300,0,T2,N1,0"]
+        (ground_truth / "clinical.csv").write_text("\n".join(rows) + "\n")
+        jobs = []
+        for index, patient in enumerate(("P1", "P2")):
+            label = sitk.GetImageFromArray(np.array([[[0, 1, 1, 2]]], np.uint8))
+            sitk.WriteImage(label, str(ground_truth / "labels" / f"{patient}.mha"))
+            sitk.WriteImage(label, str(scratch / f"{patient}.mha"))
+            outputs: dict = {
+                "hecktor2026": {
+                    SEGMENTATION_2026: scratch / f"{patient}.mha",
+                    T_STAGE: "T1",
+                    N_STAGE: "N0",
+                    RFS: 200.0 + index,
+                },
+                "hecktor2025-task1": {SEGMENTATION_2025: scratch / f"{patient}.mha"},
+                "hecktor2025-task2": {RFS: 0.5 + index},
+                "hecktor2025-task3": {HPV: True},
+            }[challenge]
+            jobs.append(JobSpec({CT: f"{patient}__CT.mha", PET: f"{patient}__PT.mha"}, outputs))
+        if challenge in ("hecktor2025-task2", "hecktor2025-task3"):
+            shutil.rmtree(ground_truth / "labels")
+        return Built(ground_truth, root / "input", write_input(root / "input", jobs), scratch)
+
+    return build
+
+
+# ------------------------------------------------------------------------------- hostile changes
+
+
+def replace_with(path: Path, make: Callable[[Path], None]) -> None:
+    """Remove ``path`` (file or folder) and put something else in its place."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif os.path.lexists(path):
+        path.unlink()
+    make(path)
+
+
+def fifo(path: Path) -> None:
+    replace_with(path, os.mkfifo)
+
+
+def folder(path: Path) -> None:
+    replace_with(path, lambda p: p.mkdir())
+
+
+def sparse(path: Path, size: int = HUGE, head: bytes = b"[") -> None:
+    def make(target: Path) -> None:
+        with open(target, "wb") as stream:
+            stream.write(head)
+            stream.truncate(size)
+
+    replace_with(path, make)
+
+
+def link(path: Path, target: Path) -> None:
+    replace_with(path, lambda p: p.symlink_to(target))
+
+
+def text(path: Path, content: str | bytes) -> None:
+    data = content.encode() if isinstance(content, str) else content
+    replace_with(path, lambda p: p.write_bytes(data))
+
+
+def metaimage(dims: str = "4 1 1", data_file: str = "LOCAL", data: bytes = b"\0\1\1\2", extra: str = "") -> bytes:
+    return (
+        f"ObjectType = Image\nNDims = {len(dims.split())}\nDimSize = {dims}\nElementType = MET_UCHAR\n{extra}"
+        f"ElementDataFile = {data_file}\n"
+    ).encode() + data
+
+
+def nifti(magic: bytes = b"n+1\0", dims: tuple[int, ...] = (3, 4, 1, 1, 1, 1, 1, 1)) -> bytes:
+    header = bytearray(352)
+    header[0:4] = (348).to_bytes(4, "little")
+    header[40:56] = np.array(dims, "<i2").tobytes()
+    header[70:74] = np.array([2, 8], "<i2").tobytes()  # uint8, 8 bits
+    header[108:112] = np.array([352.0], "<f4").tobytes()
+    header[344:348] = magic
+    return bytes(header) + b"\0\1\1\2"
+
+
+def relative_path(job: int, slug: str, value: str) -> Callable[[Built], None]:
+    def change(document: list) -> None:
+        for output in document[job]["outputs"]:
+            if output["interface"]["slug"] == slug:
+                output["interface"]["relative_path"] = value
+
+    return lambda built: built.edit_predictions(change)
+
+
+@dataclass(frozen=True)
+class Hostile:
+    challenge: str
+    build: Callable[[Path], Built]
+    change: Callable[[Built], None]
+    line: str | Callable[[Built], str]
+    extra: tuple[str, ...] = ()
+
+
+R = LIKELIHOODS.relative_path
+D = DETECTIONS.relative_path
+M = MALIGNANCY.relative_path
+SEG25, SEG26 = SEGMENTATION_2025.relative_path, SEGMENTATION_2026.relative_path
+NOT_REGULAR = "not a regular file; it was not read."
+OWN = "points outside the output folder of its own job"
+EXTERNAL = "its MetaImage header names an external data file (ElementDataFile must be LOCAL: only a self-contained .mha is accepted)."  # noqa: E501
+TOO_BIG_IMAGE = "more than the memory limit in force (1024 MiB)."
+
+
+def seg_line(case: str, slug: str, why: str) -> str:
+    return f"Case {case}: the image output '{slug}' could not be read: {why}"
+
+
+CASES: dict[str, Hostile] = {
+    # --- escapes: predictions.json itself
+    "rare25 predictions.json links to /etc/passwd": Hostile(
+        "rare25",
+        rare25,
+        lambda b: link(b.input / "predictions.json", Path("/etc/passwd")),
+        "predictions.json is a link that points outside the input folder; it was not read.",
+    ),
+    "rare25 predictions.json links to the ground truth": Hostile(
+        "rare25",
+        rare25,
+        lambda b: link(b.input / "predictions.json", b.ground_truth / "val_metadata.json"),
+        "predictions.json is a link that points outside the input folder; it was not read.",
+    ),
+    "rare25 predictions.json is a FIFO": Hostile(
+        "rare25",
+        rare25,
+        lambda b: fifo(b.input / "predictions.json"),
+        f"predictions.json is a FIFO (named pipe), {NOT_REGULAR}",
+    ),
+    "rare25 predictions.json is a folder": Hostile(
+        "rare25", rare25, lambda b: folder(b.input / "predictions.json"), f"predictions.json is a folder, {NOT_REGULAR}"
+    ),
+    "rare25 predictions.json is 20 GiB": Hostile(
+        "rare25",
+        rare25,
+        lambda b: sparse(b.input / "predictions.json"),
+        "predictions.json is 20480.0 MiB, more than the 256.0 MiB allowed; it was not read.",
+    ),
+    "rare25 predictions.json nested too deeply": Hostile(
+        "rare25",
+        rare25,
+        lambda b: text(b.input / "predictions.json", "[" * 200_000 + "]" * 200_000),
+        "predictions.json is not valid JSON (nested too deeply).",
+    ),
+    "hecktor2026 predictions.json links to clinical.csv": Hostile(
+        "hecktor2026",
+        hecktor("hecktor2026"),
+        lambda b: link(b.input / "predictions.json", b.ground_truth / "clinical.csv"),
+        "predictions.json is a link that points outside the input folder; it was not read.",
+    ),
+    # --- escapes: output files
+    "rare25 output links to /etc/passwd": Hostile(
+        "rare25",
+        rare25,
+        lambda b: link(b.output(0, R), Path("/etc/passwd")),
+        lambda b: f"Case s1.tiff: the output path '{b.pks[0]}/output/{R}' points outside the input folder.",
+    ),
+    "rare25 output links to the ground truth": Hostile(
+        "rare25",
+        rare25,
+        lambda b: link(b.output(1, R), b.ground_truth / "val_metadata.json"),
+        lambda b: f"Case s2.tiff: the output path '{b.pks[1]}/output/{R}' points outside the input folder.",
+    ),
+    "rare25 output links into another job": Hostile(
+        "rare25",
+        rare25,
+        lambda b: link(b.output(0, R), b.output(1, R)),
+        lambda b: f"Case s1.tiff: the output '{LIKELIHOODS.slug}' ({R}) {OWN} {b.pks[0]}; it was not read.",
+    ),
+    "rare25 relative_path into another job": Hostile(
+        "rare25",
+        rare25,
+        lambda b: relative_path(0, LIKELIHOODS.slug, f"../../{b.pks[1]}/output/{R}")(b),
+        lambda b: (
+            f"Case s1.tiff: the output '{LIKELIHOODS.slug}' (../../{b.pks[1]}/output/{R}) {OWN} {b.pks[0]}; "
+            "it was not read."
+        ),
+    ),
+    "rare25 output is a FIFO": Hostile(
+        "rare25",
+        rare25,
+        lambda b: fifo(b.output(0, R)),
+        f"Case s1.tiff: the output '{LIKELIHOODS.slug}' is a FIFO (named pipe), {NOT_REGULAR}",
+    ),
+    "rare25 output is a folder": Hostile(
+        "rare25",
+        rare25,
+        lambda b: folder(b.output(1, R)),
+        f"Case s2.tiff: the output '{LIKELIHOODS.slug}' is a folder, {NOT_REGULAR}",
+    ),
+    "rare25 output is 20 GiB": Hostile(
+        "rare25",
+        rare25,
+        lambda b: sparse(b.output(0, R)),
+        "The likelihoods of stack s1.tiff is 20480.0 MiB, more than the 64.0 MiB allowed; it was not read.",
+    ),
+    "rare25 job folder links to another job": Hostile(
+        "rare25",
+        rare25,
+        lambda b: link(b.input / b.pks[0], b.input / b.pks[1]),
+        lambda b: f"Case s1.tiff: the output '{LIKELIHOODS.slug}' ({R}) {OWN} {b.pks[0]}; it was not read.",
+    ),
+    "rare25 relative_path with a NUL byte": Hostile(
+        "rare25",
+        rare25,
+        relative_path(0, LIKELIHOODS.slug, "likelihoods\u0000.json"),
+        lambda b: f"Case s1.tiff: the output path '{b.pks[0]}/output/likelihoods\\x00.json' is not a valid file name.",
+    ),
+    "rare25 absolute relative_path": Hostile(
+        "rare25",
+        rare25,
+        relative_path(1, LIKELIHOODS.slug, "/etc/passwd"),
+        "Case s2.tiff: the output path '/etc/passwd' points outside the input folder.",
+    ),
+    # --- unhelpful messages, RARE25
+    "rare25 likelihoods nested too deeply": Hostile(
+        "rare25",
+        rare25,
+        lambda b: text(b.output(0, R), "[" * 200_000 + "]" * 200_000),
+        "The likelihoods of stack s1.tiff is not valid JSON (nested too deeply).",
+    ),
+    "rare25 likelihood too large for a float": Hostile(
+        "rare25",
+        rare25,
+        lambda b: text(b.output(0, R), f"[0.1, {10**400}, 0.3, 0.4]"),
+        "Likelihood 1 of stack s1.tiff is too large for a floating-point number.",
+    ),
+    "rare25 likelihood with 5000 digits": Hostile(
+        "rare25",
+        rare25,
+        lambda b: text(b.output(0, R), f"[0.1, {'9' * 5000}, 0.3, 0.4]"),
+        "The likelihoods of stack s1.tiff is not valid JSON (a number has too many digits).",
+    ),
+    "rare25 likelihoods null": Hostile(
+        "rare25",
+        rare25,
+        lambda b: text(b.output(1, R), "null"),
+        "The likelihoods of stack s2.tiff are not a JSON list of numbers.",
+    ),
+    "rare25 corrupt val_metadata.json": Hostile(
+        "rare25",
+        rare25,
+        lambda b: text(b.ground_truth / "val_metadata.json", '{"s1.tiff": [{"index": '),
+        "The RARE25 ground truth val_metadata.json is malformed (JSONDecodeError): fix it in the phase's ground "
+        "truth (see the README's RARE25 section for its format).",
+    ),
+    "rare25 val_metadata.json not UTF-8": Hostile(
+        "rare25",
+        rare25,
+        lambda b: text(b.ground_truth / "val_metadata.json", b'{"s\xe9": []}'),
+        "The RARE25 ground truth val_metadata.json is malformed (UnicodeDecodeError): fix it in the phase's ground "
+        "truth (see the README's RARE25 section for its format).",
+    ),
+    # --- ISIC (a prediction-file phase)
+    "isic2019 predictions.csv links to /etc/passwd": Hostile(
+        "isic2019",
+        isic,
+        lambda b: link(b.input / "predictions.csv", Path("/etc/passwd")),
+        "the output path 'predictions.csv' points outside the input folder.",
+    ),
+    "isic2019 the only CSV links to truth.csv": Hostile(
+        "isic2019",
+        isic,
+        lambda b: (
+            b.input.joinpath("predictions.csv").unlink(),
+            link(b.input / "mine.csv", b.ground_truth / "truth.csv"),
+        ),
+        "the output path 'mine.csv' points outside the input folder.",
+    ),
+    "isic2019 predictions.csv is a FIFO": Hostile(
+        "isic2019",
+        isic,
+        lambda b: fifo(b.input / "predictions.csv"),
+        f"The prediction file predictions.csv is a FIFO (named pipe), {NOT_REGULAR}",
+    ),
+    "isic2019 predictions.csv is a folder": Hostile(
+        "isic2019",
+        isic,
+        lambda b: folder(b.input / "predictions.csv"),
+        f"The prediction file predictions.csv is a folder, {NOT_REGULAR}",
+    ),
+    "isic2019 predictions.csv is 20 GiB": Hostile(
+        "isic2019",
+        isic,
+        lambda b: sparse(b.input / "predictions.csv", head=ISIC_HEADER.encode()),
+        "The prediction file predictions.csv is 21474.8 MB, more than the 100 MB allowed; a CSV of probabilities "
+        "for every image is far smaller.",
+    ),
+    "isic2019 non-numeric value names the row": Hostile(
+        "isic2019",
+        isic,
+        lambda b: text(b.input / "predictions.csv", (b.input / "predictions.csv").read_text().replace("0.9", "x", 1)),
+        "CSV contains non-floating-point value(s) in columns: ['MEL']. First rows at fault: ISIC_0000000 (MEL='x').",
+    ),
+    "isic2019 not UTF-8 names the line": Hostile(
+        "isic2019",
+        isic,
+        lambda b: text(
+            b.input / "predictions.csv", (b.input / "predictions.csv").read_bytes().replace(b"_0000001", b"_\xff001")
+        ),
+        "Could not parse CSV: could not decode file as UTF-8. First lines that are not UTF-8: 3 (ISIC_\\xff001).",
+    ),
+    "isic2019 corrupt truth.csv": Hostile(
+        "isic2019",
+        isic,
+        lambda b: text(b.ground_truth / "truth.csv", b"image,MEL\n\xff\xfe,1\n"),
+        "The ISIC ground truth truth.csv cannot be parsed as UTF-8 CSV (UnicodeDecodeError): fix it in the phase's "
+        "ground truth.",
+    ),
+    # --- DigestPath task 1
+    "digestpath1 negative coordinate": Hostile(
+        "digestpath2019-task1",
+        digestpath1,
+        lambda b: text(b.output(0, D), "[[-4, 10, 30, 30, 0.9]]"),
+        "Detection 0 of image p1.jpg has a negative coordinate.",
+    ),
+    "digestpath1 negative corner in platform boxes": Hostile(
+        "digestpath2019-task1",
+        digestpath1,
+        lambda b: text(
+            b.output(1, D),
+            json.dumps({"boxes": [{"corners": [[5, -1, 0], [9, -1, 0], [9, 8, 0], [5, 8, 0]], "probability": 0.4}]}),
+        ),
+        "Detection 0 of image n1.jpg has a negative coordinate.",
+    ),
+    "digestpath1 detections null": Hostile(
+        "digestpath2019-task1",
+        digestpath1,
+        lambda b: text(b.output(0, D), "null"),
+        f"Case p1.jpg: the output '{DETECTIONS.slug}' holds null instead of a value.",
+    ),
+    "digestpath1 detections nested too deeply": Hostile(
+        "digestpath2019-task1",
+        digestpath1,
+        lambda b: text(b.output(0, D), "[" * 200_000 + "]" * 200_000),
+        f"Case p1.jpg: the output '{DETECTIONS.slug}' is not valid JSON (nested too deeply).",
+    ),
+    "digestpath1 coordinate too large for a float": Hostile(
+        "digestpath2019-task1",
+        digestpath1,
+        lambda b: text(b.output(0, D), f"[[1, 1, {10**400}, 30, 0.9]]"),
+        "Detection 0 of image p1.jpg is too large for a floating-point number.",
+    ),
+    "digestpath1 detections are 20 GiB": Hostile(
+        "digestpath2019-task1",
+        digestpath1,
+        lambda b: sparse(b.output(0, D)),
+        f"Case p1.jpg: the output '{DETECTIONS.slug}' is 20480.0 MiB, more than the 64.0 MiB allowed; it was not read.",
+    ),
+    "digestpath1 detections are a FIFO": Hostile(
+        "digestpath2019-task1",
+        digestpath1,
+        lambda b: fifo(b.output(1, D)),
+        f"Case n1.jpg: the output '{DETECTIONS.slug}' is a FIFO (named pipe), {NOT_REGULAR}",
+    ),
+    "digestpath1 detections link to boxes.json": Hostile(
+        "digestpath2019-task1",
+        digestpath1,
+        lambda b: link(b.output(0, D), b.ground_truth / "boxes.json"),
+        lambda b: f"Case p1.jpg: the output path '{b.pks[0]}/output/{D}' points outside the input folder.",
+    ),
+    "digestpath1 relative_path into another job": Hostile(
+        "digestpath2019-task1",
+        digestpath1,
+        lambda b: relative_path(1, DETECTIONS.slug, f"../../{b.pks[0]}/output/{D}")(b),
+        lambda b: (
+            f"Case n1.jpg: the output '{DETECTIONS.slug}' (../../{b.pks[0]}/output/{D}) {OWN} {b.pks[1]}; "
+            "it was not read."
+        ),
+    ),
+    "digestpath1 corrupt boxes.json": Hostile(
+        "digestpath2019-task1",
+        digestpath1,
+        lambda b: text(b.ground_truth / "boxes.json", "[" * 100_000),
+        "The DigestPath ground-truth boxes are malformed (RecursionError): fix boxes.json (or the XML files) in the "
+        "phase's ground truth.",
+    ),
+    # --- DigestPath task 2: image outputs
+    "digestpath2 mask reads the reference mask": Hostile(
+        "digestpath2019-task2",
+        digestpath2,
+        lambda b: text(
+            b.image(0, TISSUE_MASK.relative_path), metaimage("4 4", str(b.ground_truth / "masks" / "a.png"), b"")
+        ),
+        seg_line("a.png", TISSUE_MASK.slug, EXTERNAL),
+    ),
+    "digestpath2 mask with a LIST of data files": Hostile(
+        "digestpath2019-task2",
+        digestpath2,
+        lambda b: text(b.image(1, TISSUE_MASK.relative_path), metaimage("4 4", "LIST 2D\n/etc/hostname", b"")),
+        seg_line("b.png", TISSUE_MASK.slug, EXTERNAL),
+    ),
+    "digestpath2 mask declares more voxels than memory": Hostile(
+        "digestpath2019-task2",
+        digestpath2,
+        lambda b: text(b.image(0, TISSUE_MASK.relative_path), metaimage("100000 100000", data=b"\0" * 16)),
+        seg_line("a.png", TISSUE_MASK.slug, f"its header declares 9536.7 MiB of voxel data, {TOO_BIG_IMAGE}"),
+    ),
+    "digestpath2 mask is truncated": Hostile(
+        "digestpath2019-task2",
+        digestpath2,
+        lambda b: text(b.image(0, TISSUE_MASK.relative_path), metaimage("4 4", data=b"\0" * 10)),
+        seg_line("a.png", TISSUE_MASK.slug, "its header declares 16 bytes of voxel data but the file holds 10."),
+    ),
+    "digestpath2 mask is a FIFO": Hostile(
+        "digestpath2019-task2",
+        digestpath2,
+        lambda b: fifo(b.image(1, TISSUE_MASK.relative_path)),
+        f"Case b.png: the image output '{TISSUE_MASK.slug}' is a FIFO (named pipe), {NOT_REGULAR}",
+    ),
+    "digestpath2 mask links to the reference mask": Hostile(
+        "digestpath2019-task2",
+        digestpath2,
+        lambda b: link(b.image(0, TISSUE_MASK.relative_path), b.ground_truth / "masks" / "a.png"),
+        lambda b: (
+            f"Case a.png: the output path '{b.pks[0]}/output/{TISSUE_MASK.relative_path}/"
+            f"{b.image(0, TISSUE_MASK.relative_path).name}' points outside the input folder."
+        ),
+    ),
+    "digestpath2 mask folder links to another job": Hostile(
+        "digestpath2019-task2",
+        digestpath2,
+        lambda b: link(b.output(1, TISSUE_MASK.relative_path), b.output(0, TISSUE_MASK.relative_path)),
+        lambda b: (
+            f"Case b.png: the output '{TISSUE_MASK.slug}' ({TISSUE_MASK.relative_path}) {OWN} {b.pks[1]}; "
+            "it was not read."
+        ),
+    ),
+    "digestpath2 PNG mask declares more pixels than memory": Hostile(
+        "digestpath2019-task2",
+        digestpath2,
+        lambda b: (
+            b.image(0, TISSUE_MASK.relative_path).unlink(),
+            text(
+                b.output(0, TISSUE_MASK.relative_path) / "mask.png",
+                b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + (200_000).to_bytes(4, "big") * 2 + b"\x08\x00\0\0\0" + b"\0" * 4,
+            ),
+        ),
+        seg_line("a.png", TISSUE_MASK.slug, f"its header declares 38147.0 MiB of voxel data, {TOO_BIG_IMAGE}"),
+    ),
+    "digestpath2 likelihood null": Hostile(
+        "digestpath2019-task2",
+        digestpath2,
+        lambda b: text(b.output(0, M), "null"),
+        f"Case a.png: the output '{MALIGNANCY.slug}' holds null instead of a value.",
+    ),
+    "digestpath2 likelihood too large for a float": Hostile(
+        "digestpath2019-task2",
+        digestpath2,
+        lambda b: text(b.output(1, M), str(10**400)),
+        "The malignancy likelihood of image b.png is too large for a floating-point number.",
+    ),
+    "digestpath2 unreadable reference mask": Hostile(
+        "digestpath2019-task2",
+        digestpath2,
+        lambda b: text(b.ground_truth / "masks" / "b.png", b"not a png"),
+        "The reference mask of image b.png cannot be read as an image: replace masks/b.png in the phase's ground "
+        "truth.",
+    ),
+    "digestpath2 corrupt labels.csv": Hostile(
+        "digestpath2019-task2",
+        digestpath2,
+        lambda b: text(b.ground_truth / "labels.csv", b"image,label\na.png,\xff\n"),
+        "labels.csv must be UTF-8 CSV with columns image,label and 0/1 labels (UnicodeDecodeError): fix it in the "
+        "phase's ground truth.",
+    ),
+    # --- HECKTOR: values
+    "hecktor2026 negative RFS time": Hostile(
+        "hecktor2026",
+        hecktor("hecktor2026"),
+        lambda b: text(b.output(0, RFS.relative_path), "-5"),
+        "The RFS output of P1 is -5 days; a predicted time cannot be negative.",
+    ),
+    "hecktor2026 RFS null": Hostile(
+        "hecktor2026",
+        hecktor("hecktor2026"),
+        lambda b: text(b.output(1, RFS.relative_path), "null"),
+        "Case P2: the output 'rfs' holds null instead of a value.",
+    ),
+    "hecktor2025-task2 RFS null": Hostile(
+        "hecktor2025-task2",
+        hecktor("hecktor2025-task2"),
+        lambda b: text(b.output(0, RFS.relative_path), "null"),
+        "Case P1: the output 'rfs' holds null instead of a value.",
+    ),
+    "hecktor2025-task2 RFS too large for a float": Hostile(
+        "hecktor2025-task2",
+        hecktor("hecktor2025-task2"),
+        lambda b: text(b.output(1, RFS.relative_path), str(-(10**400))),
+        "The RFS output of P2 is too large for a floating-point number.",
+    ),
+    "hecktor2025-task2 RFS nested too deeply": Hostile(
+        "hecktor2025-task2",
+        hecktor("hecktor2025-task2"),
+        lambda b: text(b.output(0, RFS.relative_path), "[" * 200_000 + "]" * 200_000),
+        "Case P1: the output 'rfs' is not valid JSON (nested too deeply).",
+    ),
+    "hecktor2025-task2 rfs.json links to clinical.csv": Hostile(
+        "hecktor2025-task2",
+        hecktor("hecktor2025-task2"),
+        lambda b: link(b.output(0, RFS.relative_path), b.ground_truth / "clinical.csv"),
+        lambda b: f"Case P1: the output path '{b.pks[0]}/output/rfs.json' points outside the input folder.",
+    ),
+    "hecktor2025-task2 relative_path into another job": Hostile(
+        "hecktor2025-task2",
+        hecktor("hecktor2025-task2"),
+        lambda b: relative_path(1, RFS.slug, f"../../{b.pks[0]}/output/rfs.json")(b),
+        lambda b: f"Case P2: the output 'rfs' (../../{b.pks[0]}/output/rfs.json) {OWN} {b.pks[1]}; it was not read.",
+    ),
+    "hecktor2025-task3 HPV null": Hostile(
+        "hecktor2025-task3",
+        hecktor("hecktor2025-task3"),
+        lambda b: text(b.output(1, HPV.relative_path), "null"),
+        "Case P2: the output 'hpv-status' holds null instead of a value.",
+    ),
+    "hecktor2025-task3 HPV is a FIFO": Hostile(
+        "hecktor2025-task3",
+        hecktor("hecktor2025-task3"),
+        lambda b: fifo(b.output(0, HPV.relative_path)),
+        f"Case P1: the output 'hpv-status' is a FIFO (named pipe), {NOT_REGULAR}",
+    ),
+    "hecktor2026 N4 stage": Hostile(
+        "hecktor2026",
+        hecktor("hecktor2026"),
+        lambda b: text(b.output(0, N_STAGE.relative_path), '"N4"'),
+        "The N stage of P1 is 'N4'; expected a string N0..N3.",
+    ),
+    "hecktor2026 T5 stage": Hostile(
+        "hecktor2026",
+        hecktor("hecktor2026"),
+        lambda b: text(b.output(1, T_STAGE.relative_path), '"T5"'),
+        "The T stage of P2 is 'T5'; expected a string T1..T4.",
+    ),
+    "hecktor2026 stage is 20 GiB": Hostile(
+        "hecktor2026",
+        hecktor("hecktor2026"),
+        lambda b: sparse(b.output(1, T_STAGE.relative_path)),
+        "Case P2: the output 't-stage' is 20480.0 MiB, more than the 64.0 MiB allowed; it was not read.",
+    ),
+    "hecktor2026 T stage null": Hostile(
+        "hecktor2026",
+        hecktor("hecktor2026"),
+        lambda b: text(b.output(0, T_STAGE.relative_path), "null"),
+        "Case P1: the output 't-stage' holds null instead of a value.",
+    ),
+    "hecktor2025-task3 HPV links into another job": Hostile(
+        "hecktor2025-task3",
+        hecktor("hecktor2025-task3"),
+        lambda b: link(b.output(0, HPV.relative_path), b.output(1, HPV.relative_path)),
+        lambda b: f"Case P1: the output 'hpv-status' ({HPV.relative_path}) {OWN} {b.pks[0]}; it was not read.",
+    ),
+    "hecktor2025-task1 lower-case elementdatafile": Hostile(
+        "hecktor2025-task1",
+        hecktor("hecktor2025-task1"),
+        lambda b: text(
+            b.image(0, SEG25), metaimage(data_file="/etc/hostname", data=b"").replace(b"ElementData", b"elementdata")
+        ),
+        seg_line("P1", SEGMENTATION_2025.slug, EXTERNAL),
+    ),
+    # --- HECKTOR: segmentations
+    "hecktor2025-task1 segmentation reads the reference label map": Hostile(
+        "hecktor2025-task1",
+        hecktor("hecktor2025-task1"),
+        lambda b: text(b.image(0, SEG25), metaimage(data_file=str(b.ground_truth / "labels" / "P1.mha"), data=b"")),
+        seg_line("P1", SEGMENTATION_2025.slug, EXTERNAL),
+    ),
+    "hecktor2025-task1 segmentation with a file pattern": Hostile(
+        "hecktor2025-task1",
+        hecktor("hecktor2025-task1"),
+        lambda b: text(b.image(1, SEG25), metaimage("4 1 2", "../../../../gt/slice%d.raw 1 2 1", b"")),
+        seg_line("P2", SEGMENTATION_2025.slug, EXTERNAL),
+    ),
+    "hecktor2025-task1 detached .mhd header": Hostile(
+        "hecktor2025-task1",
+        hecktor("hecktor2025-task1"),
+        lambda b: (
+            text(b.image(0, SEG25).with_suffix(".mhd"), metaimage(data_file="x.raw", data=b"")),
+            relative_path(0, SEGMENTATION_2025.slug, f"{SEG25}/{b.image(0, SEG25).stem}.mhd")(b),
+        ),
+        seg_line(
+            "P1",
+            SEGMENTATION_2025.slug,
+            "it is a detached MetaImage header (.mhd); only a self-contained .mha is accepted.",
+        ),
+    ),
+    "hecktor2025-task1 segmentation declares more voxels than memory": Hostile(
+        "hecktor2025-task1",
+        hecktor("hecktor2025-task1"),
+        lambda b: text(b.image(0, SEG25), metaimage("2048 2048 2048", extra="CompressedData = True\n", data=b"x")),
+        seg_line("P1", SEGMENTATION_2025.slug, f"its header declares 8192.0 MiB of voxel data, {TOO_BIG_IMAGE}"),
+    ),
+    "hecktor2025-task1 segmentation is a 20 GiB sparse file": Hostile(
+        "hecktor2025-task1",
+        hecktor("hecktor2025-task1"),
+        lambda b: sparse(b.image(1, SEG25), head=metaimage("4096 4096 1280", data=b"")),
+        seg_line("P2", SEGMENTATION_2025.slug, f"its header declares 20480.0 MiB of voxel data, {TOO_BIG_IMAGE}"),
+    ),
+    "hecktor2025-task1 segmentation is a FIFO": Hostile(
+        "hecktor2025-task1",
+        hecktor("hecktor2025-task1"),
+        lambda b: fifo(b.image(0, SEG25)),
+        f"Case P1: the image output '{SEGMENTATION_2025.slug}' is a FIFO (named pipe), {NOT_REGULAR}",
+    ),
+    "hecktor2025-task1 segmentation is a folder": Hostile(
+        "hecktor2025-task1",
+        hecktor("hecktor2025-task1"),
+        lambda b: folder(b.image(1, SEG25)),
+        f"Case P2: the image output '{SEGMENTATION_2025.slug}' is a folder, {NOT_REGULAR}",
+    ),
+    "hecktor2025-task1 NIfTI .hdr/.img pair": Hostile(
+        "hecktor2025-task1",
+        hecktor("hecktor2025-task1"),
+        lambda b: (b.image(0, SEG25).unlink(), text(b.output(0, SEG25) / "seg.nii", nifti(b"ni1\0"))),
+        seg_line(
+            "P1", SEGMENTATION_2025.slug, "it is not a single-file NIfTI image (an .hdr/.img pair or Analyze header)."
+        ),
+    ),
+    "hecktor2025-task1 NIfTI declares more voxels than memory": Hostile(
+        "hecktor2025-task1",
+        hecktor("hecktor2025-task1"),
+        lambda b: (
+            b.image(1, SEG25).unlink(),
+            text(b.output(1, SEG25) / "seg.nii", nifti(dims=(3, 30000, 30000, 30000, 1, 1, 1, 1))),
+        ),
+        seg_line("P2", SEGMENTATION_2025.slug, f"its header declares 25749206.5 MiB of voxel data, {TOO_BIG_IMAGE}"),
+    ),
+    "hecktor2026 segmentation links to the reference label map": Hostile(
+        "hecktor2026",
+        hecktor("hecktor2026"),
+        lambda b: link(b.image(0, SEG26), b.ground_truth / "labels" / "P1.mha"),
+        lambda b: (
+            f"Case P1: the output path '{b.pks[0]}/output/{SEG26}/{b.image(0, SEG26).name}' points outside the "
+            "input folder."
+        ),
+    ),
+    "hecktor2026 segmentation not a MetaImage": Hostile(
+        "hecktor2026",
+        hecktor("hecktor2026"),
+        lambda b: text(b.image(1, SEG26), b"\x00garbage"),
+        seg_line("P2", SEGMENTATION_2026.slug, "it does not start with a MetaImage header."),
+    ),
+    # --- HECKTOR: organizer faults
+    "hecktor2026 corrupt label map": Hostile(
+        "hecktor2026",
+        hecktor("hecktor2026"),
+        lambda b: text(b.ground_truth / "labels" / "P2.mha", metaimage()[:-2]),
+        "The reference segmentation of P2 could not be read as an image file; replace labels/P2.mha in the phase's "
+        "ground truth.",
+    ),
+    "hecktor2025-task2 clinical.csv not UTF-8": Hostile(
+        "hecktor2025-task2",
+        hecktor("hecktor2025-task2"),
+        lambda b: text(b.ground_truth / "clinical.csv", b"PatientID,RFS\n\xff\xfe,1\n"),
+        "The HECKTOR ground truth clinical.csv cannot be parsed as UTF-8 CSV (UnicodeDecodeError): fix it in the "
+        "phase's ground truth.",
+    ),
+}
+
+
+@pytest.fixture(autouse=True)
+def _data_limit(monkeypatch):
+    """Memory messages are deterministic: the in-process runs see a fixed RLIMIT_DATA."""
+    monkeypatch.setattr(files, "data_limit", lambda: LIMIT_MIB * 2**20)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("name", CASES)
+def test_hostile_submission(tmp_path, evaluate_cli, name):
+    case = CASES[name]
+    built = case.build(tmp_path)
+    case.change(built)
+    run = evaluate_cli(case.challenge, built.input, "--workers", "1", *case.extra, ground_truth=built.ground_truth)
+    expected = case.line(built) if callable(case.line) else case.line
+    assert (run.exit_code, run.wrote_metrics, run.last_error_line) == (1, False, expected), run.stdout[-2000:]
+    assert "Traceback" not in run.stderr
+
+
+def test_at_least_sixty_cases_across_the_challenges():
+    assert len(CASES) >= 60
+    challenges = {case.challenge for case in CASES.values()}
+    assert challenges >= {
+        "rare25",
+        "isic2019",
+        "digestpath2019-task1",
+        "digestpath2019-task2",
+        "hecktor2026",
+        "hecktor2025-task1",
+        "hecktor2025-task2",
+        "hecktor2025-task3",
+    }
+
+
+@pytest.mark.parametrize(
+    ("challenge", "build", "change"),
+    [
+        ("rare25", rare25, lambda b: link(b.output(0, R), b.scratch / "ok.json")),
+        ("hecktor2025-task2", hecktor("hecktor2025-task2"), lambda b: text(b.output(0, RFS.relative_path), "-3.5")),
+        ("hecktor2026", hecktor("hecktor2026"), lambda b: text(b.output(0, RFS.relative_path), "0")),
+    ],
+)
+def test_what_stays_accepted(tmp_path, evaluate_cli, challenge, build, change):
+    """Links that stay inside the input folder... are refused only when they leave it: a link from an
+    output to another file of the same job's output folder is followed; a negative risk (rfs_output
+    risk, HECKTOR 2025) is a valid real number; an RFS time of 0 days is not negative."""
+    built = build(tmp_path)
+    if challenge == "rare25":  # the link target must be inside the job's own output folder
+        target = built.output(0, "copy.json")
+        shutil.copyfile(built.output(0, R), target)
+        change = lambda b: link(b.output(0, R), target)  # noqa: E731
+    change(built)
+    run = evaluate_cli(challenge, built.input, "--workers", "1", ground_truth=built.ground_truth)
+    assert run.exit_code == 0, run.stderr
+
+
+def test_a_linked_input_root_is_resolved_first(tmp_path, evaluate_cli):
+    """sagemaker-shim may stage /input as a symlink (..._USE_LINKED_INPUT): the root is resolved
+    before anything is compared with it."""
+    built = rare25(tmp_path)
+    linked = tmp_path / "linked-input"
+    linked.symlink_to(built.input)
+    run = evaluate_cli("rare25", linked, "--workers", "1", ground_truth=built.ground_truth)
+    assert run.exit_code == 0, run.stderr
+
+
+# ------------------------------------------------------------------ nothing outside /input is opened
+
+
+def _run_with_witness(evaluate_cli, challenge: str, built: Built, witness: Path, *extra: str):
+    """Run the CLI in a thread while ``witness`` (a FIFO outside the input folder) waits: opening it
+    for reading would block until a writer comes. If the run has not finished after a minute, a
+    writer is opened to release it and the test fails."""
+    result = {}
+    thread = threading.Thread(
+        target=lambda: result.update(
+            run=evaluate_cli(
+                challenge,
+                built.input,
+                "--workers",
+                "1",
+                "--case-timeout",
+                "30",
+                *extra,
+                ground_truth=built.ground_truth,
+            )
+        )
+    )
+    thread.start()
+    thread.join(60)
+    if thread.is_alive():
+        os.close(os.open(witness, os.O_WRONLY | os.O_NONBLOCK))
+        thread.join(10)
+        pytest.fail(f"the evaluation opened {witness}, a file outside the input folder")
+    return result["run"]
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("route", ["predictions.json", "output link", "ElementDataFile", "ElementDataFile LIST"])
+def test_a_file_outside_the_input_folder_is_never_opened(tmp_path, evaluate_cli, route):
+    witness = tmp_path / "witness.fifo"
+    os.mkfifo(witness)
+    built = hecktor("hecktor2025-task1")(tmp_path / "case")
+    if route == "predictions.json":
+        link(built.input / "predictions.json", witness)
+        expected = "predictions.json is a link that points outside the input folder; it was not read."
+    elif route == "output link":
+        link(built.image(0, SEG25), witness)
+        expected = (
+            f"Case P1: the output path '{built.pks[0]}/output/{SEG25}/{built.image(0, SEG25).name}' "
+            "points outside the input folder."
+        )
+    elif route == "ElementDataFile":
+        text(built.image(0, SEG25), metaimage(data_file=str(witness), data=b""))
+        expected = seg_line("P1", SEGMENTATION_2025.slug, EXTERNAL)
+    else:
+        text(built.image(1, SEG25), metaimage(data_file=f"LIST 3D\n{witness}", data=b""))
+        expected = seg_line("P2", SEGMENTATION_2025.slug, EXTERNAL)
+    run = _run_with_witness(evaluate_cli, "hecktor2025-task1", built, witness)
+    assert (run.exit_code, run.wrote_metrics, run.last_error_line) == (1, False, expected)
+
+
+def test_the_real_rlimit_bounds_what_is_read(tmp_path):
+    """End to end in a fresh process under RLIMIT_DATA = 2 GiB (what sagemaker-shim sets from
+    GRAND_CHALLENGE_COMPONENT_MAX_MEMORY_MB): a 20 GiB sparse segmentation whose header is
+    consistent with its size is refused by its declared size, without being read."""
+    built = hecktor("hecktor2025-task1")(tmp_path)
+    sparse(built.image(0, SEG25), head=metaimage("4096 4096 1280", data=b""))
+    limit = 2 * 2**30
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evaluation",
+            "--challenge",
+            "hecktor2025-task1",
+            "--input",
+            str(built.input),
+            "--output",
+            str(tmp_path / "out"),
+            "--ground-truth",
+            str(built.ground_truth),
+            "--workers",
+            "1",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=limited,
+    )
+    assert completed.returncode == 1 and not (tmp_path / "out" / "metrics.json").exists()
+    assert completed.stderr.strip().splitlines()[-1] == seg_line(
+        "P1",
+        SEGMENTATION_2025.slug,
+        "its header declares 20480.0 MiB of voxel data, more than the memory limit in force (2048 MiB).",
+    )
