@@ -72,42 +72,38 @@ def measure_limits(name: str, cases: int, workers: int, safety: float) -> dict:
         raise EvaluationError(
             f"No bundled demo for {name} (expected {input_dir} and {ground_truth}): run from a checkout."
         )
-    python = [sys.executable, "-m", "evaluation"]
-    code, startup_s, startup_mb, _ = timed_run([*python, "--list"], CHECKOUT)
     with tempfile.TemporaryDirectory() as output:
-        command = [*python, "--challenge", name, "--input", str(input_dir), "--output", output,
-                   "--ground-truth", str(ground_truth), "--workers", "1"]  # fmt: skip
+        command = [sys.executable, "-m", "evaluation", "--challenge", name, "--input", str(input_dir),
+                   "--output", output, "--ground-truth", str(ground_truth), "--workers", "1"]  # fmt: skip
         code, total_s, peak_mb, stderr = timed_run(command, CHECKOUT)
     if code != 0:
         last = [line for line in stderr.splitlines() if line.strip()][-1:] or ["no message"]
         raise EvaluationError(f"The {name} demo evaluation failed (exit {code}): {last[0]}")
     measured = demo_cases(input_dir)
-    per_case_s = max(total_s - startup_s, 0.0) / measured
+    per_case_s = total_s / measured
     memory_gb = math.ceil(safety * (workers + 1) * peak_mb / 1024 + PLATFORM_RESERVE_GB)
     return {
         "challenge": name,
         "measured": {
             "demo_cases": measured,
             "peak_rss_mb_per_process": round(peak_mb, 1),
-            "startup_rss_mb": round(startup_mb, 1),
             "seconds_total": round(total_s, 3),
-            "seconds_startup": round(startup_s, 3),
             "seconds_per_case": round(per_case_s, 4),
         },
         "for_cases": cases,
         "workers": workers,
         "safety_factor": safety,
         "recommended_memory_gb": memory_gb,
-        "recommended_time_limit_s": math.ceil(safety * (startup_s + per_case_s * cases)),
+        "recommended_time_limit_s": math.ceil(safety * per_case_s * cases),
         "assumptions": [
             "measured on the bundled demo with one worker on this machine; the platform's CPUs may be slower",
             "a case = one algorithm job (one entry of predictions.json) or one row of the prediction file",
             f"memory: {workers} worker processes and the main process each at the measured peak RSS, times the "
             f"safety factor, plus the {PLATFORM_RESERVE_GB} GB the platform keeps for the system; the platform "
             "applies its limit per process as RLIMIT_DATA, which counts allocated (not only resident) memory",
-            "time: start-up plus the measured seconds per case times the cases, serially (no credit for "
-            "parallel workers), times the safety factor; a challenge whose cases are larger than the demo's "
-            "needs more of both",
+            "time: the demo's seconds per case (start-up included, spread over its cases: an overestimate "
+            "for a large phase) times the cases, serially (no credit for parallel workers), times the safety "
+            "factor; a challenge whose cases are larger than the demo's needs more of both",
         ],
     }
 
