@@ -47,22 +47,36 @@ if [ "$shim" = 1 ]; then
   shim_python="$REPO/.venv-shim/bin/python"
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' EXIT
-  # The platform's mutation of the image (scripts/sagemaker-shim/Dockerfile): one layer, the original
-  # entrypoint, command and user kept in the environment, base64 of their JSON.
-  mkdir -p "$work/context/rootfs/input" "$work/context/rootfs/output" "$work/context/rootfs/tmp"
-  install -m 0500 "$shim_binary" "$work/context/rootfs/sagemaker-shim"
-  chmod 0755 "$work/context/rootfs/input"
-  chmod 0777 "$work/context/rootfs/output" "$work/context/rootfs/tmp"
+  # The platform's mutation of the image (comic/grand-challenge.org, components/tasks.py,
+  # _mutate_container_image, with `crane mutate`): one appended layer holding /sagemaker-shim (root, 0500),
+  # /input (0755), /output and /tmp (0777); user root (the shim stages /input, then drops to the image's
+  # user); entrypoint /sagemaker-shim, no command; the original entrypoint, command and user kept in
+  # GRAND_CHALLENGE_COMPONENT_{ENTRYPOINT,CMD}_B64J (base64 of their JSON) and _USER. Done here with
+  # docker create/cp/commit, which copies the file system once on vfs (a Dockerfile: once per step).
+  rootfs="$work/rootfs"
+  mkdir -p "$rootfs/input" "$rootfs/output" "$rootfs/tmp"
+  install -m 0500 "$shim_binary" "$rootfs/sagemaker-shim"
+  chmod 0755 "$rootfs/input"
+  chmod 0777 "$rootfs/output" "$rootfs/tmp"
   b64j() { "$shim_python" -c 'import base64, json, sys; print(base64.b64encode(json.dumps(json.loads(sys.argv[1])).encode()).decode())' "$1"; }
   shim_tag="$tag-sagemaker-shim"
+  # the same base image and binary give the same shimmed image: made once
+  made_from="$(docker image inspect "$tag" --format '{{.Id}}') $(sha256sum "$shim_binary" | cut -d' ' -f1)"
   (
     flock 9
-    docker build --quiet --platform=linux/amd64 --tag "$shim_tag" --file "$REPO/scripts/sagemaker-shim/Dockerfile" \
-      --build-arg BASE="$tag" \
-      --build-arg ENTRYPOINT_B64J="$(b64j "$(docker image inspect "$tag" --format '{{json .Config.Entrypoint}}')")" \
-      --build-arg CMD_B64J="$(b64j "$(docker image inspect "$tag" --format '{{json .Config.Cmd}}')")" \
-      --build-arg ORIGINAL_USER="$(docker image inspect "$tag" --format '{{.Config.User}}')" \
-      "$work/context" >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 2; }
+    if [ "$(docker image inspect "$shim_tag" --format '{{index .Config.Labels "evaluation.shimmed-from"}}' 2>/dev/null)" != "$made_from" ]; then
+      container="$(docker create --platform=linux/amd64 "$tag")"
+      docker cp "$rootfs/." "$container:/" >/dev/null
+      docker commit \
+        --change "USER 0" \
+        --change "ENV GRAND_CHALLENGE_COMPONENT_ENTRYPOINT_B64J=$(b64j "$(docker image inspect "$tag" --format '{{json .Config.Entrypoint}}')")" \
+        --change "ENV GRAND_CHALLENGE_COMPONENT_CMD_B64J=$(b64j "$(docker image inspect "$tag" --format '{{json .Config.Cmd}}')")" \
+        --change "ENV GRAND_CHALLENGE_COMPONENT_USER=$(docker image inspect "$tag" --format '{{.Config.User}}')" \
+        --change 'ENTRYPOINT ["/sagemaker-shim"]' --change 'CMD []' \
+        --change "LABEL evaluation.shimmed-from=\"$made_from\"" \
+        "$container" "$shim_tag" >/dev/null
+      docker rm "$container" >/dev/null
+    fi
   ) 9>"${TMPDIR:-/tmp}/evaluation-build-$shim_tag.lock"
   pack_ground_truth "$challenge" "$work/ground_truth.tar.gz"
   echo "test-run: $shim_tag (sagemaker-shim invoke, moto S3) on $input -> $output"

@@ -27,12 +27,13 @@ from conftest import DEMO_INPUT, REPO
 
 from evaluation.challenges import names
 
-pytestmark = [pytest.mark.docker, pytest.mark.slow]
+# every scenario runs in the module fixture: a container start each (tens of seconds on vfs)
+pytestmark = [pytest.mark.docker, pytest.mark.slow, pytest.mark.timeout(2400)]
 IMAGE = "evaluation-rare25"
 DEMOS = [name for name in names() if (REPO / "test" / "expected" / name / "metrics.json").is_file()]
 LIKELIHOODS = "stacked-neoplastic-lesion-likelihoods.json"
-# Small enough that the RARE25 demo runs out of memory inside a case, large enough that Python, numpy and the
-# shim itself start (measured: 160-200 MB fail while importing, 280 MB passes).
+# Small enough that the RARE25 demo runs out of memory, large enough that the shim itself (Python 3.12,
+# aioboto3) and the evaluation's Python start.
 OVER_MEMORY_MB = 250
 
 
