@@ -15,8 +15,6 @@ mkdir -p export
 image_file="export/${tag}_$(date -u +%Y%m%d%H%M%S).tar.gz"
 docker save "$tag" | gzip -c >"$image_file.partial"
 mv "$image_file.partial" "$image_file"
-# Same bytes for the same ground truth: sorted names, fixed owner and mtime, no gzip timestamp.
-tar -C "ground-truth/$1" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - . |
-  gzip -n -c >export/ground_truth.tar.gz
+pack_ground_truth "$1" export/ground_truth.tar.gz
 echo "$image_file"
 echo "export/ground_truth.tar.gz"

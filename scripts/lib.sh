@@ -33,3 +33,11 @@ require_ground_truth() {
     exit 2
   fi
 }
+
+# The phase's ground-truth tarball of a challenge (export.sh, test-run.sh --shim): the files at the top level
+# of /opt/ml/input/data/ground_truth once unpacked; same bytes for the same ground truth (sorted names, fixed
+# owner and mtime, no gzip timestamp).
+pack_ground_truth() { # pack_ground_truth CHALLENGE DEST.tar.gz
+  tar -C "$REPO/ground-truth/$1" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - . |
+    gzip -n -c >"$2"
+}

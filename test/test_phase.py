@@ -4,10 +4,14 @@ would drop; the evaluation refuses to write such a metrics.json."""
 from __future__ import annotations
 
 import json
+import math
+import subprocess
+import sys
 
 import pytest
 from conftest import REPO
 
+from evaluation import phase
 from evaluation.challenges import get, names
 from evaluation.phase import main
 
@@ -56,3 +60,67 @@ def test_score_nested_under_a_dotted_key_is_unreachable(tmp_path, capsys):
     assert get("rare25").phase.score_jsonpath == "Score"
     assert main(["--challenge", "rare25", "--check", str(path)]) == 1
     assert "'Score' is missing" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def rare25_limits() -> dict:
+    """One real --limits run on the bundled RARE25 demo (a subprocess evaluation, measured)."""
+    run = subprocess.run(
+        [sys.executable, "-m", "evaluation.phase", "--challenge", "rare25", "--limits", "--cases", "500",
+         "--workers", "3", "--safety", "1.5"],
+        cwd=REPO, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+def test_limits_measure_the_demo(rare25_limits):
+    measured = rare25_limits["measured"]
+    assert rare25_limits["challenge"] == "rare25"
+    assert measured["demo_cases"] == len(json.loads((REPO / "test/input/rare25/predictions.json").read_text()))
+    # a Python process that imported numpy: tens of MB at least, far below the machine
+    assert 20 < measured["peak_rss_mb_per_process"] < 8192
+    assert measured["seconds_total"] > 0
+    assert measured["seconds_per_case"] == pytest.approx(measured["seconds_total"] / measured["demo_cases"], abs=1e-3)
+
+
+def test_limits_scale_the_measurement_with_the_stated_formula(rare25_limits):
+    limits, measured = rare25_limits, rare25_limits["measured"]
+    assert (limits["for_cases"], limits["workers"], limits["safety_factor"]) == (500, 3, 1.5)
+    # memory: (workers + main process) x peak x safety + the platform's 1 GB, rounded up to whole GB
+    assert limits["recommended_memory_gb"] == math.ceil(1.5 * 4 * measured["peak_rss_mb_per_process"] / 1024 + 1)
+    # time: seconds per case x cases x safety, rounded up (rounding of the printed figures aside)
+    assert abs(limits["recommended_time_limit_s"] - 1.5 * measured["seconds_per_case"] * 500) <= 2
+    assert any("RLIMIT_DATA" in line for line in limits["assumptions"])
+
+
+def test_limits_scale_with_the_cases_by_hand(monkeypatch):
+    """A fixed measurement (demo run 3 s at 300 MB, 6 demo cases: 0.5 s per case) scaled by hand: time grows
+    with the cases, memory per process does not."""
+    monkeypatch.setattr(phase, "timed_run", lambda command, cwd: (0, 3.0, 300.0, ""))
+    small, large = (phase.measure_limits("rare25", cases, 2, 2.0) for cases in (10, 1000))
+    assert small["measured"]["seconds_per_case"] == 0.5
+    assert small["recommended_time_limit_s"] == 10  # 2 x 0.5 x 10
+    assert large["recommended_time_limit_s"] == 1000  # 2 x 0.5 x 1000
+    assert small["recommended_memory_gb"] == large["recommended_memory_gb"] == 3  # ceil(2 x 3 x 300 / 1024 + 1)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--cases", "0"], "--cases and --workers must be at least 1"),
+        (["--safety", "0.5"], "--safety at least 1"),
+        (["--safety", "nan"], "--safety at least 1"),
+    ],
+)
+def test_limits_refuse_bad_arguments(capsys, arguments, message):
+    assert main(["--challenge", "rare25", "--limits", *arguments]) == 1
+    assert message in capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def test_limits_fail_with_the_demo_message(monkeypatch, capsys):
+    monkeypatch.setattr(phase, "timed_run", lambda command, cwd: (1, 1.0, 100.0, "Traceback\nbad demo case X\n"))
+    assert main(["--challenge", "rare25", "--limits"]) == 1
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "The rare25 demo evaluation failed (exit 1): bad demo case X"
+    )
