@@ -158,6 +158,22 @@ def test_out_of_memory_under_the_platforms_rlimit_names_the_case_and_the_limit(t
     assert not (output / "metrics.json").exists()
 
 
+def test_a_limit_too_small_to_load_the_libraries_is_refused_at_once_not_spun_on(tmp_path):
+    """At 30 MiB OpenBLAS's start-up buffer does not fit and it would retry forever (seen here)."""
+    output = tmp_path / "output"
+    run = subprocess.run(
+        [sys.executable, "-m", "evaluation", "--challenge", "hecktor2026", "--input", str(DEMO_INPUT / "hecktor2026"),
+         "--output", str(output)],
+        cwd=REPO, env=_environment(), preexec_fn=_limit_data(30), capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert run.returncode == 1
+    assert _last_line(run.stderr) == (
+        "The memory limit per process (30 MiB) is below the 128 MiB the evaluation needs to load its libraries: "
+        "raise the phase's memory limit (see python -m evaluation.phase --limits)."
+    )
+    assert not (output / "metrics.json").exists()
+
+
 def test_the_memory_message_says_when_no_limit_is_set():
     from evaluation.runner import out_of_memory
 
