@@ -25,7 +25,7 @@ from pathlib import Path
 from evaluation.challenges import get, names
 from evaluation.cli import parse_overrides
 from evaluation.errors import EvaluationError
-from evaluation.platform.metrics_json import ranked_value_problem
+from evaluation.platform.metrics_json import CASE_SECTION, ranked_value_problem
 
 # A checkout's bundled demo of each challenge (not in the image: --limits is an organizer tool).
 CHECKOUT = Path(__file__).resolve().parents[1]
@@ -150,6 +150,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "the submission from the leaderboard."
             )
         print(f"{arguments.check}: every leaderboard path ({', '.join(phase.leaderboard_paths)}) is a finite number.")
+        cases = document.get(CASE_SECTION) if isinstance(document, dict) else None
+        if cases:
+            print(
+                f"Warning: {arguments.check} holds per-case values ({len(cases)} cases under '{CASE_SECTION}'): the "
+                "platform shows them on the public result page unless the phase sets display_all_metrics to false; "
+                "or evaluate with --case-results private (README, Running an evaluation)."
+            )
         return 0
     except EvaluationError as error:
         print(str(error), file=sys.stderr)

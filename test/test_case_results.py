@@ -71,3 +71,16 @@ def test_an_unknown_mode_is_one_line_for_the_organizer(evaluate_cli, monkeypatch
     run = evaluate_cli("rare25", DEMO_INPUT / "rare25")
     assert run.exit_code == 1 and not run.wrote_metrics
     assert run.last_error_line == "--case-results (or EVALUATION_CASE_RESULTS) must be public or private; got 'secret'."
+
+
+def test_phase_check_warns_when_per_case_values_would_be_public(runs, capsys):
+    from evaluation.phase import main as phase_main
+
+    public, private = runs
+    for run, warned in ((public, True), (private, False)):
+        capsys.readouterr()
+        assert phase_main(["--challenge", CHALLENGE, "--check", str(run.output / "metrics.json")]) == 0
+        out = capsys.readouterr().out
+        assert ("Warning: " in out) is warned
+    assert phase_main(["--challenge", CHALLENGE, "--check", str(public.output / "metrics.json")]) == 0
+    assert f"holds per-case values ({len(public.metrics['case'])} cases under 'case')" in capsys.readouterr().out
