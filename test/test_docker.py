@@ -43,17 +43,23 @@ def _why_no_engine() -> str | None:
     return f"scripts/docker-engine.sh could not provide an engine: {engine.stderr.strip()[-500:]}"
 
 
-@pytest.fixture(scope="module")
-def image() -> str:
-    """The challenge's image, built once per test session by ./build.sh."""
+def built_image(challenge: str) -> str:
+    """``challenge``'s image built by ./build.sh; without an engine the test skips, or fails when
+    EVALUATION_REQUIRE_DOCKER=1 (CI)."""
     reason = _why_no_engine()
     if reason:
         if os.environ.get("EVALUATION_REQUIRE_DOCKER") == "1":
             pytest.fail(f"EVALUATION_REQUIRE_DOCKER=1 but {reason}")
         pytest.skip(reason)
-    build = _run("./build.sh", CHALLENGE)
+    build = _run("./build.sh", challenge)
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
-    return TAG
+    return f"evaluation-{challenge}"
+
+
+@pytest.fixture(scope="module")
+def image() -> str:
+    """The challenge's image, built once per test module."""
+    return built_image(CHALLENGE)
 
 
 @pytest.fixture(scope="module")

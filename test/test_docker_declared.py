@@ -8,12 +8,11 @@ Skips without a Docker engine unless EVALUATION_REQUIRE_DOCKER=1 (CI), like test
 from __future__ import annotations
 
 import json
-import os
 import shutil
 
 import pytest
 from conftest import DEMO_INPUT, REPO
-from test_docker import _run, _why_no_engine
+from test_docker import _run, built_image
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 CHALLENGE = "kits-example"
@@ -21,14 +20,7 @@ CHALLENGE = "kits-example"
 
 @pytest.fixture(scope="module")
 def image() -> str:
-    reason = _why_no_engine()
-    if reason:
-        if os.environ.get("EVALUATION_REQUIRE_DOCKER") == "1":
-            pytest.fail(f"EVALUATION_REQUIRE_DOCKER=1 but {reason}")
-        pytest.skip(reason)
-    build = _run("./build.sh", CHALLENGE)
-    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
-    return f"evaluation-{CHALLENGE}"
+    return built_image(CHALLENGE)
 
 
 def test_declared_demo_gives_the_expected_bytes(image, tmp_path):
