@@ -929,3 +929,81 @@ def test_every_declared_value_metric_is_a_catalogue_entry():
         assert set(renamed) <= set(measures.EDGE_CASES) | set(measures.PREDICTION_EDGES), name
         if name in measures.RESAMPLE_WEIGHTS:
             assert "weights" in metric.parameters, name  # the bootstrap's vectorised form
+
+
+STATUS_ONLY = """
+name = "status-only"
+title = "One boolean per patient"
+[[inputs]]
+slug = "scan"
+name = "{case}__CT.mha"
+[cases]
+strip = ["__CT"]
+id_column = "patient"
+[[outputs]]
+slug = "status"
+kind = "boolean"
+reference = "truth.csv:status"
+blank = "skip"
+missing = "misclassification"
+[[metrics]]
+metric = "balanced_accuracy"
+output = "status"
+group = "status"
+[report]
+settings = "options"
+case_values = false
+per_case = false
+notes_first = true
+[report.missing_names]
+status = "answers"
+[report.notes]
+ci_level = 0.95
+tolerances_mm = [1.0, 2.0]
+definition = "balanced accuracy"
+[leaderboard]
+score = "aggregates.status.balanced_accuracy"
+"""
+
+
+@pytest.mark.filterwarnings("ignore:y_pred contains classes not in y_true")  # the missing answer's class
+def test_report_layout_keys_and_a_case_blank_everywhere(tmp_path, evaluate_cli):
+    """per_case = false writes "case": {}; missing_names renames an output's missing list; notes may be
+    numbers and lists and come first; a patient blank in every CSV reference is no case (p3)."""
+    (tmp_path / "gt").mkdir()
+    (tmp_path / "gt" / "truth.csv").write_text("patient,status\np1,1\np2,0\np3,\np4,0\n")
+    toml = tmp_path / "status.toml"
+    toml.write_text(STATUS_ONLY)
+    challenge = get(str(toml))
+    assert challenge.cases_in_process  # no segmentation output: a few JSON values per case
+    (status,) = challenge.phase.outputs
+    outputs = {"p1": {status: True}, "p2": {status: True}}  # p4 has no job: misclassified, listed
+    write_input(tmp_path / "input", [JobSpec(challenge.job_inputs(p), o) for p, o in outputs.items()])
+    run = evaluate_cli(str(toml), tmp_path / "input", ground_truth=tmp_path / "gt")
+    assert run.exit_code == 0, run.stderr
+    truth, predicted = [True, False, False], [True, True, "missing"]  # p1, p2, p4
+    expected = balanced_accuracy_score([str(t) for t in truth], [str(p) for p in predicted])
+    assert run.metrics["aggregates"] == {"status": {"balanced_accuracy": pytest.approx(expected, abs=1e-12)}}
+    assert run.metrics["case"] == {} and run.metrics["missing"] == {"jobs": ["p4"], "answers": ["p4"]}
+    assert list(run.metrics["settings"].items()) == [
+        ("challenge", "status-only"), ("ci_level", 0.95), ("tolerances_mm", [1.0, 2.0]),
+        ("definition", "balanced accuracy"),
+    ]  # fmt: skip
+    write_input(tmp_path / "extra", [JobSpec(challenge.job_inputs("p3"), {status: True})])
+    run = evaluate_cli(str(toml), tmp_path / "extra", ground_truth=tmp_path / "gt")
+    assert run.exit_code == 1 and "which is not in the reference" in run.last_error_line
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("ci_level = 0.95", "ci_level = {a = 1}", "report.notes.ci_level: must be a string, a number, a boolean"),
+        ('status = "answers"', 'other = "answers"', "report.missing_names.other: is not an output"),
+        ('status = "answers"', 'status = "jobs"', "report.missing_names.status: must be a key"),
+        ("per_case = false", 'per_case = "no"', "report.per_case"),
+    ],
+)
+def test_bad_report_layout_keys_are_named(old, new, message):
+    with pytest.raises(ConfigurationError) as caught:
+        parse(STATUS_ONLY.replace(old, new, 1), "status.toml")
+    assert message in str(caught.value)

@@ -363,6 +363,10 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
                 for c in cases
                 if texts[output.slug][c] or output.blank == "error"
             }
+    if all(output.slug in texts for output in declaration.outputs):  # a case blank (skipped) everywhere is none
+        cases = tuple(c for c in cases if any(c in found for found in values.values()))
+        if not cases:
+            raise ConfigurationError(f"The ground truth holds no case for {first.reference.text}.")
     events = {o.slug: _events(ground_truth, declaration, o, values[o.slug]) for o in declaration.outputs if o.event}
     for output in declaration.outputs:
         if output.kind in OBJECT_KINDS:
@@ -467,6 +471,7 @@ class DeclaredChallenge(Challenge):
             self.declaration = declaration  # type: ignore[misc]
             self.name, self.title = declaration.name, declaration.title  # type: ignore[misc]
             self.phase, self.options = _phase(declaration), _options(declaration)  # type: ignore[misc]
+            self.cases_in_process = _in_process(declaration)  # type: ignore[misc]
 
     def case_of_job(self, job: Job) -> str:
         cases = self.declaration.cases
@@ -642,9 +647,10 @@ class DeclaredChallenge(Challenge):
         for key, what in report.counts:
             aggregates[key] = len(reference.cases) if what == "cases" else counted[what]
         lists: dict[str, list[str]] = {"jobs": list(missing)}
+        names = dict(report.missing_names)
         for output in declaration.outputs:  # (cases skipped for a blank reference have no entry)
             scored = [c for c in reference.cases if output.slug in results[c].submitted]
-            lists[output.slug] = [c for c in scored if not results[c].submitted[output.slug]]
+            lists[names.get(output.slug, output.slug)] = [c for c in scored if not results[c].submitted[output.slug]]
             if output.kind == "segmentation" and report.label_presence:
                 for case in (c for c in reference.cases if output.slug in results[c].segmentations):
                     for label, numbers in results[case].segmentations[output.slug].labels.items():
@@ -655,7 +661,7 @@ class DeclaredChallenge(Challenge):
                     per_case[case][output.slug] = results[case].values[output.slug] if submitted else None
         return {
             "aggregates": aggregates,
-            "case": per_case,
+            "case": per_case if report.per_case else {},
             **({"missing": lists} if report.missing else {}),
             "settings": self._settings(declaration, settings),
         }
@@ -809,10 +815,12 @@ class DeclaredChallenge(Challenge):
         """What settings echo: the challenge, the options in force and (layout "full") the whole
         declaration, then the declared constant ``notes``."""
         notes = dict(declaration.report.notes)
+        first, last = (notes, {}) if declaration.report.notes_first else ({}, notes)
         if declaration.report.settings == "options":
-            return {"challenge": self.name, **settings, **notes}
+            return {"challenge": self.name, **first, **settings, **last}
         return {
             "challenge": self.name,
+            **first,
             "declaration": declaration.source,
             **settings,
             "ci_level": declaration.level,
@@ -835,7 +843,7 @@ class DeclaredChallenge(Challenge):
                          "keys": dict(m.keys)}
                 for m in declaration.metrics
             },
-            **notes,
+            **last,
         }  # fmt: skip
 
 
@@ -879,6 +887,11 @@ def _form(
     return measures.overlap_dataset(metric.metric, intersections, totals, metric.param("absent_everywhere"), weights)
 
 
+def _in_process(declaration: Declaration) -> bool:
+    """Cases without a segmentation output are a few JSON values: scored in the main process."""
+    return all(output.kind != "segmentation" for output in declaration.outputs)
+
+
 def from_file(path: Path) -> DeclaredChallenge:
     """The challenge declared in the TOML file ``path``."""
     if not path.is_file():
@@ -894,6 +907,7 @@ def challenge_class(declaration: Declaration) -> type[DeclaredChallenge]:
         "phase": _phase(declaration),
         "options": _options(declaration),
         "declaration": declaration,
+        "cases_in_process": _in_process(declaration),
         "__module__": __name__,
     }
     class_name = "Declared_" + re.sub(r"\W", "_", declaration.name)

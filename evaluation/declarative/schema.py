@@ -215,7 +215,10 @@ class Report:
     case_values: bool = True  # per case: the participant's own value of each value output
     label_presence: bool = False  # per case: "<label>_in_reference" for each segmentation label
     counts: tuple[tuple[str, str], ...] = ()  # aggregate key -> "cases" or the mean aggregate it counts
-    notes: tuple[tuple[str, str], ...] = ()  # constant settings entries (definitions in prose)
+    notes: tuple[tuple[str, Any], ...] = ()  # constant settings entries (definitions in prose, constants)
+    notes_first: bool = False  # the notes right after "challenge" (before the options) instead of last
+    per_case: bool = True  # false: "case" is an empty object (the phase reports no per-case entries)
+    missing_names: tuple[tuple[str, str], ...] = ()  # output slug -> its key in the "missing" block
 
 
 @dataclass(frozen=True)
@@ -641,6 +644,11 @@ def _leaderboard(table: _Table, produced: list[str]) -> Leaderboard:
 RESERVED_OPTIONS = ("seed", "bootstrap_resamples")
 
 
+def _constant(value: Any) -> bool:
+    """A settings note's scalar: text, a number or a boolean (TOML gives no other scalar but dates)."""
+    return isinstance(value, (str, int, float, bool))
+
+
 def _report(table: _Table, outputs: Mapping[str, OutputSpec], metrics: list[MetricSpec]) -> Report:
     """The ``[report]`` table: what metrics.json holds beside the declared metrics."""
     missing = table.get("missing", bool, True)
@@ -665,9 +673,18 @@ def _report(table: _Table, outputs: Mapping[str, OutputSpec], metrics: list[Metr
             shown = ", ".join(["cases", *means][:6])
             table.fail(f"counts.{key}", f"{counted!r} is not 'cases' or the path of a mean aggregate ({shown})")
     notes = table.get("notes", dict, {})
-    for key, text in notes.items():
-        if not isinstance(text, str):
-            table.fail(f"notes.{key}", f"must be a string, not {_type(text)}")
+    for key, note in notes.items():
+        if not (_constant(note) or (isinstance(note, list) and all(_constant(item) for item in note))):
+            table.fail(f"notes.{key}", f"must be a string, a number, a boolean or a list of those, not {_type(note)}")
+    names = table.get("missing_names", dict, {})
+    for slug, key in names.items():
+        if slug not in outputs:
+            table.fail(f"missing_names.{slug}", f"is not an output (one of {', '.join(outputs)})")
+        if not isinstance(key, str) or not KEY.fullmatch(key) or key == "jobs":
+            table.fail(f"missing_names.{slug}", "must be a key of letters, digits, '_' and '-' other than 'jobs'")
+    listed = [names.get(slug, slug) for slug in outputs]
+    if len(set(listed)) != len(listed):
+        table.fail("missing_names", "gives two outputs the same key in the missing block")
     report = Report(
         missing=missing,
         settings=table.get("settings", str, "full", SETTINGS_LAYOUTS),
@@ -675,6 +692,9 @@ def _report(table: _Table, outputs: Mapping[str, OutputSpec], metrics: list[Metr
         label_presence=table.get("label_presence", bool, False),
         counts=tuple(counts.items()),
         notes=tuple(notes.items()),
+        notes_first=table.get("notes_first", bool, False),
+        per_case=table.get("per_case", bool, True),
+        missing_names=tuple(names.items()),
     )
     table.done()
     return report
