@@ -1007,3 +1007,28 @@ def test_bad_report_layout_keys_are_named(old, new, message):
     with pytest.raises(ConfigurationError) as caught:
         parse(STATUS_ONLY.replace(old, new, 1), "status.toml")
     assert message in str(caught.value)
+
+
+def test_a_negative_predicted_time_and_the_ground_truth_name(tmp_path, evaluate_cli):
+    """c_index with sign = "time": a negative predicted time is the participant's error (in the
+    output's unit); [cases] ground_truth_name names the ground truth when a CSV is not UTF-8."""
+    text = (REPO / "evaluation" / "declarations" / "hecktor2025-task2.toml").read_text()
+    toml = tmp_path / "rfs.toml"
+    toml.write_text(text.replace('name = "hecktor2025-task2"', 'name = "rfs"'))
+    (tmp_path / "gt").mkdir()
+    (tmp_path / "gt" / "clinical.csv").write_text("PatientID,RFS,Relapse\nP1,100,1\nP2,300,0\nP3,,\n")
+    challenge = get(str(toml))
+    (rfs,) = challenge.phase.outputs
+    write_input(tmp_path / "input", [JobSpec(challenge.job_inputs(p), {rfs: -5.0}) for p in ("P1", "P2")])
+    run = evaluate_cli(str(toml), tmp_path / "input", ground_truth=tmp_path / "gt")
+    assert run.exit_code == 0, run.stderr  # a risk may be negative
+    assert run.metrics["aggregates"]["prognosis"]["c_index"] == 0.5  # P1 and P2 tied
+    run = evaluate_cli(str(toml), tmp_path / "input", "--set", "rfs_output=time", ground_truth=tmp_path / "gt")
+    assert run.exit_code == 1
+    assert run.last_error_line == "The RFS output of P1 is -5 days; a predicted time cannot be negative."
+    (tmp_path / "gt" / "clinical.csv").write_bytes(b"PatientID,RFS\n\xff\xfe,1\n")
+    run = evaluate_cli(str(toml), tmp_path / "input", ground_truth=tmp_path / "gt")
+    assert run.last_error_line == (
+        "The HECKTOR ground truth clinical.csv cannot be parsed as UTF-8 CSV (UnicodeDecodeError): fix it in the "
+        "phase's ground truth."
+    )

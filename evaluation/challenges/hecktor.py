@@ -1,5 +1,6 @@
-"""HECKTOR 2025 (three phases) and 2026 (one container): PET/CT head and neck tumour segmentation,
-GTVn detection, TN staging, HPV status and recurrence-free survival.
+"""HECKTOR 2025 task 1 and 2026 (one container): PET/CT head and neck tumour segmentation, GTVn
+detection, TN staging and recurrence-free survival. HECKTOR 2025 tasks 2 (RFS) and 3 (HPV status) are
+declarations: ``evaluation/declarations/hecktor2025-task2.toml`` and ``hecktor2025-task3.toml``.
 
 Choices and options: ../shared/spec/challenges.md (HECKTOR); the seed ../shared/seeds/001_*.
 References: BioMedIA-MBZUAI/HECKTOR2025 ``Task1/utils/metrics.py`` (aggregated Dice in mm³, 1.0 for a
@@ -409,7 +410,6 @@ class _Hecktor(Challenge):
 
     segmentation_output: ClassVar[Socket | None] = None
     value_outputs: ClassVar[tuple[Socket, ...]] = ()
-    needs_labels: ClassVar[bool] = True
 
     def case_of_job(self, job: Job) -> str:
         return patient_of_image(job.input_name(CT.slug))
@@ -420,21 +420,13 @@ class _Hecktor(Challenge):
     def load_reference(self, ground_truth: Path, settings: Mapping[str, Any]) -> Reference:
         if settings["bootstrap_resamples"] < 1:
             raise ConfigurationError("Option bootstrap_resamples must be at least 1.")
-        labels = _label_files(ground_truth) if self.needs_labels else {}
+        labels = _label_files(ground_truth)  # (never empty: the patients of every remaining phase)
         clinical = _clinical(ground_truth, required=bool(self.value_outputs))
-        if labels:
-            patients = tuple(labels)
-            lacking = [p for p in patients if self.value_outputs and p not in clinical]
-            if lacking:
-                raise ConfigurationError(f"{CLINICAL_FILE} has no row for {lacking[0]}, which has a label image.")
-        else:
-            patients = tuple(sorted(p for p, c in clinical.items() if self._in_reference(c)))
-        if not patients:
-            raise ConfigurationError(f"The {self.name} ground truth holds no patient.")
+        patients = tuple(labels)
+        lacking = [p for p in patients if self.value_outputs and p not in clinical]
+        if lacking:
+            raise ConfigurationError(f"{CLINICAL_FILE} has no row for {lacking[0]}, which has a label image.")
         return Reference(patients, labels, clinical)
-
-    def _in_reference(self, clinical: Clinical) -> bool:
-        return True
 
     def _parsers(self, settings: Mapping[str, Any]) -> dict[str, Callable[[Any, str], Any]]:
         """The parser of each value output, the options that shape it bound once."""
@@ -591,16 +583,3 @@ class Hecktor2025Task1(_Hecktor):
     )
     options = (*SEGMENTATION_OPTIONS, *SHARED_OPTIONS)
     segmentation_output = SEGMENTATION_2025
-
-
-class Hecktor2025Task2(_Hecktor):
-    name = "hecktor2025-task2"
-    cases_in_process = True
-    title = "HECKTOR 2025 task 2: recurrence-free survival (C-index)"
-    phase = _phase((RFS,), "C-index (RFS)", "aggregates.prognosis.c_index")
-    options = (_rfs_option("risk"), MISSING_PROGNOSIS, *SHARED_OPTIONS)
-    value_outputs = (RFS,)
-    needs_labels = False
-
-    def _in_reference(self, clinical: Clinical) -> bool:
-        return clinical.rfs is not None

@@ -43,6 +43,7 @@ from evaluation.declarative.schema import (
     OBJECT_KINDS,
     SEGMENTATION_METRICS,
     SURVIVAL_MISSING,
+    Cases,
     Declaration,
     MetricSpec,
     OutputSpec,
@@ -273,18 +274,21 @@ def _per_case_files(ground_truth: Path, output: OutputSpec, cases: Sequence[str]
     return found
 
 
-def _csv_column(ground_truth: Path, file: str, column: str, id_column: str, binary: bool) -> dict[str, str]:
+def _csv_column(ground_truth: Path, file: str, column: str, cases: Cases, binary: bool) -> dict[str, str]:
     path = ground_truth / file
+    id_column = cases.id_column
     if not path.is_file():
         raise ConfigurationError(f"The ground truth has no {file}.")
     try:
         with path.open(newline="", encoding="utf-8-sig") as handle:
             rows = list(csv.DictReader(handle))
     except (UnicodeDecodeError, csv.Error) as error:
-        raise ConfigurationError(
-            f"{file} must be UTF-8 CSV with columns {id_column},{column}{' and 0/1 labels' if binary else ''} "
-            f"({type(error).__name__}): fix it in the phase's ground truth."
-        ) from None
+        what = (
+            f"The {cases.ground_truth_name} ground truth {file} cannot be parsed as UTF-8 CSV"
+            if cases.ground_truth_name
+            else f"{file} must be UTF-8 CSV with columns {id_column},{column}{' and 0/1 labels' if binary else ''}"
+        )
+        raise ConfigurationError(f"{what} ({type(error).__name__}): fix it in the phase's ground truth.") from None
     for needed in (id_column, column):
         if rows and needed not in rows[0]:
             raise ConfigurationError(f"{file} has no column '{needed}'.")
@@ -335,9 +339,8 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
         if ref.pattern is not None:
             files[output.slug] = _pattern_cases(ground_truth, ref.pattern)
         else:
-            id_column = declaration.cases.id_column
             texts[output.slug] = _csv_column(
-                ground_truth, ref.csv_file, ref.column, id_column, _binary(declaration, output)
+                ground_truth, ref.csv_file, ref.column, declaration.cases, _binary(declaration, output)
             )
     first = listing[0]
     cases = tuple(sorted(files.get(first.slug) or texts.get(first.slug) or {}))
@@ -388,7 +391,7 @@ def _reference_objects(path: Path, case: str, kind: str) -> np.ndarray:
 def _events(ground_truth: Path, declaration: Declaration, output: OutputSpec, times: Mapping[str, Any]) -> dict:
     """The event indicator of every case with a time (c_index's censoring), spelled as a boolean reference."""
     event = output.event
-    texts = _csv_column(ground_truth, event.csv_file, event.column, declaration.cases.id_column, True)
+    texts = _csv_column(ground_truth, event.csv_file, event.column, declaration.cases, True)
     found = {}
     for case in times:
         lowered = texts.get(case, "").lower()
@@ -491,10 +494,13 @@ class DeclaredChallenge(Challenge):
             raise ConfigurationError("Option bootstrap_resamples must be at least 1.")
         return load_declared_reference(ground_truth, self.in_force(settings))
 
-    def _value(self, output: OutputSpec, raw: Any, case: str, named: str) -> Any:
+    def _value(self, output: OutputSpec, raw: Any, case: str, named: str, declaration: Declaration) -> Any:
         what = f"The {output.noun or f'output {output.slug!r}'} of {named}"
         if output.kind == "number":
             number = finite_number(raw, what, case)
+            if number < 0 and _predicted_time(declaration, output):
+                unit = f" {output.unit}" if output.unit else ""
+                raise SubmissionError(f"{what} is {number:g}{unit}; a predicted time cannot be negative.", case)
             if output.range is not None and not output.range[0] <= number <= output.range[1]:
                 low, high = output.range
                 raise SubmissionError(f"{what} is {number:g}, outside [{low:g}, {high:g}].", case)
@@ -548,7 +554,8 @@ class DeclaredChallenge(Challenge):
                     continue
                 raw = read_json_output(input_dir, job, output.slug, case) if job else None
                 named = declaration.cases.named(case)
-                value = None if raw is None else self._value(output, raw, case, named)  # checked even when unscored
+                # checked even when unscored
+                value = None if raw is None else self._value(output, raw, case, named, declaration)
                 if case not in reference.values[output.slug]:
                     continue  # a blank reference cell under blank = "skip": not scored, not missing
                 if raw is None and output.missing == "error":
@@ -580,7 +587,7 @@ class DeclaredChallenge(Challenge):
                         checked.unchecked.append("the segmentations' grid against the input image (give --images)")
                     checked.later.append(partial(_check_segmentation, output, found, grid, case, named))
             elif (found := read_json_output(input_dir, job, output.slug, case)) is not None:
-                self._value(output, found, case, named)
+                self._value(output, found, case, named, declaration)
             if found is None and output.missing == "error":
                 raise _no_output(output, case)
             if found is None:
@@ -885,6 +892,12 @@ def _form(
     if metric.metric == "lesion_f1":
         return measures.lesion_f1_dataset(counts, metric.param("no_lesions"), weights)
     return measures.overlap_dataset(metric.metric, intersections, totals, metric.param("absent_everywhere"), weights)
+
+
+def _predicted_time(declaration: Declaration, output: OutputSpec) -> bool:
+    """Whether a c_index metric reads ``output`` as a predicted time (``sign = "time"``): never negative."""
+    return any(m.output == output.slug and m.metric == "c_index" and m.param("sign") == "time"
+               for m in declaration.metrics)  # fmt: skip
 
 
 def _in_process(declaration: Declaration) -> bool:

@@ -88,6 +88,7 @@ class Cases:
     id_column: str
     word: str = ""  # how messages name a case ("image a.png"); "" names it alone
     same_stem: bool = False  # an unknown job name matches the one case with the same stem
+    ground_truth_name: str = ""  # how a CSV decoding error names the ground truth ("The HECKTOR ground truth ...")
 
     def named(self, case: str) -> str:
         """The case as messages name it."""
@@ -137,6 +138,7 @@ class OutputSpec:
     false_values: tuple[str, ...] = ("0", "0.0", "false", "no")  # (case-insensitive)
     blank: str = "error"  # a blank CSV reference cell: "error", or "skip" (the case leaves this output)
     noun: str = ""  # how messages name the output ("malignancy likelihood"); "" = "output '<slug>'"
+    unit: str = ""  # how messages follow a value of the output ("days")
     event: Reference | None = None  # a number output scored by c_index: the event column (reference = time)
 
     @property
@@ -381,7 +383,7 @@ def _output(table: _Table) -> OutputSpec:
         table.fail("missing", f"{missing!r} is not one of {', '.join(MISSING_POLICIES)}")
     if missing not in MISSING_BY_KIND[kind]:
         table.fail("missing", f"{missing!r} is not one of {', '.join(MISSING_BY_KIND[kind])} (for a {kind} output)")
-    extra: dict[str, Any] = {"noun": table.get("noun", str, "")}
+    extra: dict[str, Any] = {"noun": table.get("noun", str, ""), "unit": table.get("unit", str, "")}
     if reference.csv_file is not None:
         extra["blank"] = table.get("blank", str, "error", ("error", "skip"))
     if kind == "number" and reference.csv_file is not None and "event" in table.data:
@@ -801,6 +803,7 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -
         id_column=cases_table.get("id_column", str, "case"),
         word=cases_table.get("word", str, ""),
         same_stem=cases_table.get("same_stem", bool, False),
+        ground_truth_name=cases_table.get("ground_truth_name", str, ""),
     )
     if cases.input not in input_slugs:
         cases_table.fail("input", f"{cases.input!r} is not a declared input ({', '.join(input_slugs)})")
