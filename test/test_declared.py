@@ -957,9 +957,10 @@ per_case = false
 notes_first = true
 [report.missing_names]
 status = "answers"
-[report.notes]
+[report.constants]
 ci_level = 0.95
 tolerances_mm = [1.0, 2.0]
+[report.notes]
 definition = "balanced accuracy"
 [leaderboard]
 score = "aggregates.status.balanced_accuracy"
@@ -997,7 +998,8 @@ def test_report_layout_keys_and_a_case_blank_everywhere(tmp_path, evaluate_cli):
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
-        ("ci_level = 0.95", "ci_level = {a = 1}", "report.notes.ci_level: must be a string, a number, a boolean"),
+        ("ci_level = 0.95", 'ci_level = "0.95"', "report.constants.ci_level: must be a number, a boolean or a list"),
+        ("ci_level = 0.95", "definition = 1", "report.constants.definition: is a note's key too"),
         ('status = "answers"', 'other = "answers"', "report.missing_names.other: is not an output"),
         ('status = "answers"', 'status = "jobs"', "report.missing_names.status: must be a key"),
         ("per_case = false", 'per_case = "no"', "report.per_case"),
@@ -1032,3 +1034,25 @@ def test_a_negative_predicted_time_and_the_ground_truth_name(tmp_path, evaluate_
         "The HECKTOR ground truth clinical.csv cannot be parsed as UTF-8 CSV (UnicodeDecodeError): fix it in the "
         "phase's ground truth."
     )
+
+
+@pytest.mark.filterwarnings("ignore:y_pred contains classes not in y_true")  # the missing answer's class
+def test_blank_spellings_and_a_case_insensitive_marker(tmp_path, evaluate_cli):
+    """blank_values: "NaN" is a blank cell (p3 is no case); [cases] strip ignores the letter case
+    (a job for p1__ct.mha is p1's); a blank spelling may not also be a boolean spelling."""
+    (tmp_path / "gt").mkdir()
+    (tmp_path / "gt" / "truth.csv").write_text("patient,status\np1,1\np2,0\np3,NaN\np4,0\n")
+    toml = tmp_path / "status.toml"
+    toml.write_text(STATUS_ONLY.replace('blank = "skip"', 'blank = "skip"\nblank_values = ["", "nan"]'))
+    challenge = get(str(toml))
+    (status,) = challenge.phase.outputs
+    jobs = [JobSpec({challenge.phase.inputs[0]: "p1__ct.mha"}, {status: True})]
+    jobs += [JobSpec(challenge.job_inputs(p), {status: False}) for p in ("p2", "p4")]
+    write_input(tmp_path / "input", jobs)
+    run = evaluate_cli(str(toml), tmp_path / "input", ground_truth=tmp_path / "gt")
+    assert run.exit_code == 0, run.stderr
+    assert run.metrics["aggregates"]["status"]["balanced_accuracy"] == 1.0
+    assert run.metrics["missing"] == {"jobs": [], "answers": []}
+    with pytest.raises(ConfigurationError) as caught:
+        parse(STATUS_ONLY.replace('blank = "skip"', 'blank = "skip"\nblank_values = ["no"]'), "status.toml")
+    assert "outputs[0].blank_values: shares a spelling with true_values or false_values" in str(caught.value)

@@ -364,7 +364,7 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
             values[output.slug] = {
                 c: _reference_value(texts[output.slug][c], output, binary, c, output.reference.text)
                 for c in cases
-                if texts[output.slug][c] or output.blank == "error"
+                if texts[output.slug][c].lower() not in output.blank_values or output.blank == "error"
             }
     if all(output.slug in texts for output in declaration.outputs):  # a case blank (skipped) everywhere is none
         cases = tuple(c for c in cases if any(c in found for found in values.values()))
@@ -479,7 +479,7 @@ class DeclaredChallenge(Challenge):
     def case_of_job(self, job: Job) -> str:
         cases = self.declaration.cases
         name = stem(job.input_name(cases.input), cases.strip_suffixes)
-        return next((name[: -len(m)] for m in cases.strip if m and name.endswith(m)), name)
+        return next((name[: -len(m)] for m in cases.strip if m and name.lower().endswith(m.lower())), name)
 
     def job_inputs(self, case: str) -> dict[Socket, str]:
         names = {i.slug: i.name.replace("{case}", case) for i in self.declaration.inputs}
@@ -820,7 +820,7 @@ class DeclaredChallenge(Challenge):
 
     def _settings(self, declaration: Declaration, settings: Mapping[str, Any]) -> dict[str, Any]:
         """What settings echo: the challenge, the options in force and (layout "full") the whole
-        declaration, then the declared constant ``notes``."""
+        declaration, then the declared constants and notes (or, ``notes_first``, these after the challenge)."""
         notes = dict(declaration.report.notes)
         first, last = (notes, {}) if declaration.report.notes_first else ({}, notes)
         if declaration.report.settings == "options":
@@ -837,6 +837,7 @@ class DeclaredChallenge(Challenge):
                             if o.kind == "segmentation" else {}),
                          **({"range": list(o.range)} if o.range else {}),
                          **({"blank": o.blank} if o.reference.csv_file else {}),
+                         **({"blank_values": list(o.blank_values)} if o.blank_values != ("",) else {}),
                          **({"event": o.event.text} if o.event else {}),
                          **({"true_values": list(o.true_values), "false_values": list(o.false_values)}
                             if o.kind == "boolean" else {})}

@@ -137,6 +137,7 @@ class OutputSpec:
     true_values: tuple[str, ...] = ("1", "1.0", "true", "yes")  # boolean: the reference's spellings
     false_values: tuple[str, ...] = ("0", "0.0", "false", "no")  # (case-insensitive)
     blank: str = "error"  # a blank CSV reference cell: "error", or "skip" (the case leaves this output)
+    blank_values: tuple[str, ...] = ("",)  # the spellings of a blank cell (case-insensitive)
     noun: str = ""  # how messages name the output ("malignancy likelihood"); "" = "output '<slug>'"
     unit: str = ""  # how messages follow a value of the output ("days")
     event: Reference | None = None  # a number output scored by c_index: the event column (reference = time)
@@ -217,8 +218,8 @@ class Report:
     case_values: bool = True  # per case: the participant's own value of each value output
     label_presence: bool = False  # per case: "<label>_in_reference" for each segmentation label
     counts: tuple[tuple[str, str], ...] = ()  # aggregate key -> "cases" or the mean aggregate it counts
-    notes: tuple[tuple[str, Any], ...] = ()  # constant settings entries (definitions in prose, constants)
-    notes_first: bool = False  # the notes right after "challenge" (before the options) instead of last
+    notes: tuple[tuple[str, Any], ...] = ()  # constant settings entries: [report.constants], then the prose notes
+    notes_first: bool = False  # those entries right after "challenge" (before the options) instead of last
     per_case: bool = True  # false: "case" is an empty object (the phase reports no per-case entries)
     missing_names: tuple[tuple[str, str], ...] = ()  # output slug -> its key in the "missing" block
 
@@ -386,6 +387,8 @@ def _output(table: _Table) -> OutputSpec:
     extra: dict[str, Any] = {"noun": table.get("noun", str, ""), "unit": table.get("unit", str, "")}
     if reference.csv_file is not None:
         extra["blank"] = table.get("blank", str, "error", ("error", "skip"))
+        if "blank_values" in table.data:
+            extra["blank_values"] = tuple(text.lower() for text in table.strings("blank_values"))
     if kind == "number" and reference.csv_file is not None and "event" in table.data:
         event = table.get("event", str)
         csv_file, _, column = event.partition(":")
@@ -432,6 +435,11 @@ def _output(table: _Table) -> OutputSpec:
                 extra[key] = tuple(text.lower() for text in table.strings(key))
         if set(extra.get("true_values", ())) & set(extra.get("false_values", ())):
             table.fail("false_values", "shares a spelling with true_values")
+        spellings = set(
+            extra.get("true_values", OutputSpec.true_values) + extra.get("false_values", OutputSpec.false_values)
+        )
+        if spellings & set(extra.get("blank_values", ())):
+            table.fail("blank_values", "shares a spelling with true_values or false_values")
     elif kind == "choice":
         classes = table.strings("classes")
         if len(classes) < 2 or len(set(classes)) != len(classes):
@@ -647,8 +655,8 @@ RESERVED_OPTIONS = ("seed", "bootstrap_resamples")
 
 
 def _constant(value: Any) -> bool:
-    """A settings note's scalar: text, a number or a boolean (TOML gives no other scalar but dates)."""
-    return isinstance(value, (str, int, float, bool))
+    """A settings constant's scalar: a number or a boolean."""
+    return isinstance(value, (int, float, bool))
 
 
 def _report(table: _Table, outputs: Mapping[str, OutputSpec], metrics: list[MetricSpec]) -> Report:
@@ -675,9 +683,15 @@ def _report(table: _Table, outputs: Mapping[str, OutputSpec], metrics: list[Metr
             shown = ", ".join(["cases", *means][:6])
             table.fail(f"counts.{key}", f"{counted!r} is not 'cases' or the path of a mean aggregate ({shown})")
     notes = table.get("notes", dict, {})
-    for key, note in notes.items():
-        if not (_constant(note) or (isinstance(note, list) and all(_constant(item) for item in note))):
-            table.fail(f"notes.{key}", f"must be a string, a number, a boolean or a list of those, not {_type(note)}")
+    for key, text in notes.items():
+        if not isinstance(text, str):
+            table.fail(f"notes.{key}", f"must be a string, not {_type(text)}")
+    constants = table.get("constants", dict, {})
+    for key, value in constants.items():
+        if not (_constant(value) or (isinstance(value, list) and all(_constant(item) for item in value))):
+            table.fail(f"constants.{key}", f"must be a number, a boolean or a list of those, not {_type(value)}")
+        if key in notes:
+            table.fail(f"constants.{key}", "is a note's key too")
     names = table.get("missing_names", dict, {})
     for slug, key in names.items():
         if slug not in outputs:
@@ -693,7 +707,7 @@ def _report(table: _Table, outputs: Mapping[str, OutputSpec], metrics: list[Metr
         case_values=table.get("case_values", bool, True),
         label_presence=table.get("label_presence", bool, False),
         counts=tuple(counts.items()),
-        notes=tuple(notes.items()),
+        notes=tuple(constants.items()) + tuple(notes.items()),
         notes_first=table.get("notes_first", bool, False),
         per_case=table.get("per_case", bool, True),
         missing_names=tuple(names.items()),
@@ -846,8 +860,9 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -
     options = _options(top, data) if check_options and "options" in data else ()
     hidden = next((key for key, _ in report.notes if key in ("challenge", *(o.name for o in options))), None)
     if hidden is not None:
+        where = "notes" if hidden in data.get("report", {}).get("notes", {}) else "constants"
         top.fail(
-            f"report.notes.{hidden}", "would hide the settings entry of the same name (the challenge or an option)"
+            f"report.{where}.{hidden}", "would hide the settings entry of the same name (the challenge or an option)"
         )
     top.done()
     return Declaration(file, name, title, cases, tuple(inputs), tuple(outputs.values()), tuple(metrics),
