@@ -18,8 +18,10 @@ import SimpleITK as sitk
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from evaluation.challenges import hecktor  # noqa: E402
+from evaluation.challenges import get, hecktor  # noqa: E402
 from evaluation.platform.layout import JobSpec, write_input  # noqa: E402
+
+(HPV,) = get("hecktor2025-task3").phase.outputs  # the declared task 3's socket
 
 SEED = 2026
 CENTRES = ("CHUM", "CHUV", "HGJ", "MDA")
@@ -119,7 +121,7 @@ def main() -> None:
             risk = round(float(p["risk"] + rng.normal(0, 1)), 3)
             jobs["hecktor2025-task2"].append(JobSpec(inputs, {hecktor.RFS: risk}))
             hpv = bool(p["hpv"]) if rng.random() < 0.75 else not p["hpv"]
-            jobs["hecktor2025-task3"].append(JobSpec(inputs, {hecktor.HPV: hpv}))
+            jobs["hecktor2025-task3"].append(JobSpec(inputs, {HPV: hpv}))
         for name, specs in jobs.items():
             target = REPO / "test" / "input" / name
             shutil.rmtree(target, ignore_errors=True)

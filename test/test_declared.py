@@ -929,3 +929,130 @@ def test_every_declared_value_metric_is_a_catalogue_entry():
         assert set(renamed) <= set(measures.EDGE_CASES) | set(measures.PREDICTION_EDGES), name
         if name in measures.RESAMPLE_WEIGHTS:
             assert "weights" in metric.parameters, name  # the bootstrap's vectorised form
+
+
+STATUS_ONLY = """
+name = "status-only"
+title = "One boolean per patient"
+[[inputs]]
+slug = "scan"
+name = "{case}__CT.mha"
+[cases]
+strip = ["__CT"]
+id_column = "patient"
+[[outputs]]
+slug = "status"
+kind = "boolean"
+reference = "truth.csv:status"
+blank = "skip"
+missing = "misclassification"
+[[metrics]]
+metric = "balanced_accuracy"
+output = "status"
+group = "status"
+[report]
+settings = "options"
+case_values = false
+per_case = false
+notes_first = true
+[report.missing_names]
+status = "answers"
+[report.constants]
+ci_level = 0.95
+tolerances_mm = [1.0, 2.0]
+[report.notes]
+definition = "balanced accuracy"
+[leaderboard]
+score = "aggregates.status.balanced_accuracy"
+"""
+
+
+@pytest.mark.filterwarnings("ignore:y_pred contains classes not in y_true")  # the missing answer's class
+def test_report_layout_keys_and_a_case_blank_everywhere(tmp_path, evaluate_cli):
+    """per_case = false writes "case": {}; missing_names renames an output's missing list; notes may be
+    numbers and lists and come first; a patient blank in every CSV reference is no case (p3)."""
+    (tmp_path / "gt").mkdir()
+    (tmp_path / "gt" / "truth.csv").write_text("patient,status\np1,1\np2,0\np3,\np4,0\n")
+    toml = tmp_path / "status.toml"
+    toml.write_text(STATUS_ONLY)
+    challenge = get(str(toml))
+    assert challenge.cases_in_process  # no segmentation output: a few JSON values per case
+    (status,) = challenge.phase.outputs
+    outputs = {"p1": {status: True}, "p2": {status: True}}  # p4 has no job: misclassified, listed
+    write_input(tmp_path / "input", [JobSpec(challenge.job_inputs(p), o) for p, o in outputs.items()])
+    run = evaluate_cli(str(toml), tmp_path / "input", ground_truth=tmp_path / "gt")
+    assert run.exit_code == 0, run.stderr
+    truth, predicted = [True, False, False], [True, True, "missing"]  # p1, p2, p4
+    expected = balanced_accuracy_score([str(t) for t in truth], [str(p) for p in predicted])
+    assert run.metrics["aggregates"] == {"status": {"balanced_accuracy": pytest.approx(expected, abs=1e-12)}}
+    assert run.metrics["case"] == {} and run.metrics["missing"] == {"jobs": ["p4"], "answers": ["p4"]}
+    assert list(run.metrics["settings"].items()) == [
+        ("challenge", "status-only"), ("ci_level", 0.95), ("tolerances_mm", [1.0, 2.0]),
+        ("definition", "balanced accuracy"),
+    ]  # fmt: skip
+    write_input(tmp_path / "extra", [JobSpec(challenge.job_inputs("p3"), {status: True})])
+    run = evaluate_cli(str(toml), tmp_path / "extra", ground_truth=tmp_path / "gt")
+    assert run.exit_code == 1 and "which is not in the reference" in run.last_error_line
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("ci_level = 0.95", 'ci_level = "0.95"', "report.constants.ci_level: must be a number, a boolean or a list"),
+        ("ci_level = 0.95", "definition = 1", "report.constants.definition: is a note's key too"),
+        ('status = "answers"', 'other = "answers"', "report.missing_names.other: is not an output"),
+        ('status = "answers"', 'status = "jobs"', "report.missing_names.status: must be a key"),
+        ("per_case = false", 'per_case = "no"', "report.per_case"),
+    ],
+)
+def test_bad_report_layout_keys_are_named(old, new, message):
+    with pytest.raises(ConfigurationError) as caught:
+        parse(STATUS_ONLY.replace(old, new, 1), "status.toml")
+    assert message in str(caught.value)
+
+
+def test_a_negative_predicted_time_and_the_ground_truth_name(tmp_path, evaluate_cli):
+    """c_index with sign = "time": a negative predicted time is the participant's error (in the
+    output's unit); [cases] ground_truth_name names the ground truth when a CSV is not UTF-8."""
+    text = (REPO / "evaluation" / "declarations" / "hecktor2025-task2.toml").read_text()
+    toml = tmp_path / "rfs.toml"
+    toml.write_text(text.replace('name = "hecktor2025-task2"', 'name = "rfs"'))
+    (tmp_path / "gt").mkdir()
+    (tmp_path / "gt" / "clinical.csv").write_text("PatientID,RFS,Relapse\nP1,100,1\nP2,300,0\nP3,,\n")
+    challenge = get(str(toml))
+    (rfs,) = challenge.phase.outputs
+    write_input(tmp_path / "input", [JobSpec(challenge.job_inputs(p), {rfs: -5.0}) for p in ("P1", "P2")])
+    run = evaluate_cli(str(toml), tmp_path / "input", ground_truth=tmp_path / "gt")
+    assert run.exit_code == 0, run.stderr  # a risk may be negative
+    assert run.metrics["aggregates"]["prognosis"]["c_index"] == 0.5  # P1 and P2 tied
+    run = evaluate_cli(str(toml), tmp_path / "input", "--set", "rfs_output=time", ground_truth=tmp_path / "gt")
+    assert run.exit_code == 1
+    assert run.last_error_line == "The RFS output of P1 is -5 days; a predicted time cannot be negative."
+    (tmp_path / "gt" / "clinical.csv").write_bytes(b"PatientID,RFS\n\xff\xfe,1\n")
+    run = evaluate_cli(str(toml), tmp_path / "input", ground_truth=tmp_path / "gt")
+    assert run.last_error_line == (
+        "The HECKTOR ground truth clinical.csv cannot be parsed as UTF-8 CSV (UnicodeDecodeError): fix it in the "
+        "phase's ground truth."
+    )
+
+
+@pytest.mark.filterwarnings("ignore:y_pred contains classes not in y_true")  # the missing answer's class
+def test_blank_spellings_and_a_case_insensitive_marker(tmp_path, evaluate_cli):
+    """blank_values: "NaN" is a blank cell (p3 is no case); [cases] strip ignores the letter case
+    (a job for p1__ct.mha is p1's); a blank spelling may not also be a boolean spelling."""
+    (tmp_path / "gt").mkdir()
+    (tmp_path / "gt" / "truth.csv").write_text("patient,status\np1,1\np2,0\np3,NaN\np4,0\n")
+    toml = tmp_path / "status.toml"
+    toml.write_text(STATUS_ONLY.replace('blank = "skip"', 'blank = "skip"\nblank_values = ["", "nan"]'))
+    challenge = get(str(toml))
+    (status,) = challenge.phase.outputs
+    jobs = [JobSpec({challenge.phase.inputs[0]: "p1__ct.mha"}, {status: True})]
+    jobs += [JobSpec(challenge.job_inputs(p), {status: False}) for p in ("p2", "p4")]
+    write_input(tmp_path / "input", jobs)
+    run = evaluate_cli(str(toml), tmp_path / "input", ground_truth=tmp_path / "gt")
+    assert run.exit_code == 0, run.stderr
+    assert run.metrics["aggregates"]["status"]["balanced_accuracy"] == 1.0
+    assert run.metrics["missing"] == {"jobs": [], "answers": []}
+    with pytest.raises(ConfigurationError) as caught:
+        parse(STATUS_ONLY.replace('blank = "skip"', 'blank = "skip"\nblank_values = ["no"]'), "status.toml")
+    assert "outputs[0].blank_values: shares a spelling with true_values or false_values" in str(caught.value)

@@ -1,5 +1,6 @@
-"""HECKTOR 2025 (three phases) and 2026 (one container): PET/CT head and neck tumour segmentation,
-GTVn detection, TN staging, HPV status and recurrence-free survival.
+"""HECKTOR 2025 task 1 and 2026 (one container): PET/CT head and neck tumour segmentation, GTVn
+detection, TN staging and recurrence-free survival. HECKTOR 2025 tasks 2 (RFS) and 3 (HPV status) are
+declarations: ``evaluation/declarations/hecktor2025-task2.toml`` and ``hecktor2025-task3.toml``.
 
 Choices and options: ../shared/spec/challenges.md (HECKTOR); the seed ../shared/seeds/001_*.
 References: BioMedIA-MBZUAI/HECKTOR2025 ``Task1/utils/metrics.py`` (aggregated Dice in mm³, 1.0 for a
@@ -53,14 +54,13 @@ SEGMENTATION_2025 = Socket(
 T_STAGE = Socket("t-stage", "t-stage.json", "String", "Value")
 N_STAGE = Socket("n-stage", "n-stage.json", "String", "Value")
 RFS = Socket("rfs", "rfs.json", "Float", "Value")
-HPV = Socket("hpv-status", "hpv-status.json", "Bool", "Value")
 
 LABELS = {1: "gtvp", 2: "gtvn"}
 GTVN = 2  # the label detected lesion-wise
 NSD_TOLERANCES_MM = (1.0, 2.0)
 T_CLASSES, N_CLASSES = ("T1", "T2", "T3", "T4"), ("N0", "N1", "N2", "N3")
 UNSCORED_STAGES = {"T": ("T0", "TX", "TIS"), "N": ("NX",)}
-INVALID = "invalid"  # a stage or HPV answer that can never be right: a misclassification
+INVALID = "invalid"  # a stage answer that can never be right: a misclassification
 IMAGE_SUFFIXES = (".nii.gz", ".nii", ".mha")
 CLINICAL_FILE = "clinical.csv"
 CLINICAL_COLUMNS = ("PatientID", "RFS", "Relapse", "T-stage", "N-stage", "HPV Status")
@@ -96,13 +96,6 @@ def parse_stage(value: Any, axis: str, case: str | None, invalid: str = "error")
     raise SubmissionError(f"The {axis} stage of {case} is {shown}; expected a string {expected}.", case)
 
 
-def parse_hpv(value: Any, case: str) -> bool:
-    """The HPV status output: a JSON boolean."""
-    if not isinstance(value, bool):
-        raise SubmissionError(f"The HPV status of {case} is not a JSON boolean (true or false).", case)
-    return value
-
-
 def parse_rfs(value: Any, case: str, output: str) -> float:
     """The RFS output as a risk (higher = earlier recurrence): ``output="risk"`` as given, ``"time"``
     (predicted days, non-negative) negated."""
@@ -126,7 +119,6 @@ class Clinical:
     relapse: bool | None = None
     t_stage: str | None = None
     n_stage: str | None = None
-    hpv: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -164,7 +156,7 @@ def _clinical_row(row: Mapping[str, str]) -> Clinical:
     try:
         rfs = None if _blank(row["RFS"]) else float(row["RFS"])
         relapse = None if _blank(row["Relapse"]) else bool(int(float(row["Relapse"])))
-        hpv_text = row["HPV Status"].strip().lower()
+        hpv_text = row["HPV Status"].strip().lower()  # checked in every phase; scored by the declared task 3
         hpv = None if _blank(hpv_text) else hpv_text in ("1", "1.0", "true", "positive", "yes", "+")
         if not _blank(hpv_text) and not hpv and hpv_text not in ("0", "0.0", "false", "negative", "no", "-"):
             raise ValueError(f"HPV Status {row['HPV Status']!r}")
@@ -175,7 +167,7 @@ def _clinical_row(row: Mapping[str, str]) -> Clinical:
         raise ConfigurationError(f"clinical.csv: the RFS of {patient} needs a finite time and a Relapse flag.")
     if INVALID in stages:
         raise ConfigurationError(f"clinical.csv: the stage of {patient} is not a scored class.")
-    return Clinical(rfs, relapse, stages[0], stages[1], hpv)
+    return Clinical(rfs, relapse, stages[0], stages[1])
 
 
 def _clinical(ground_truth: Path, required: bool) -> dict[str, Clinical]:
@@ -374,20 +366,6 @@ def prognosis(
     return _with_ci("c_index", _ranked(value, "C-index"), boot), absent
 
 
-def hpv(
-    results: Mapping[str, CaseResult], reference: Reference, *, resamples: int, seed: int
-) -> tuple[dict[str, Any], list[str]]:
-    """Balanced accuracy of the HPV status over the patients with a known status."""
-    from evaluation.metrics.classification import balanced_accuracy  # main process only (scikit-learn)
-
-    cases = [c for c in reference.patients if reference.clinical[c].hpv is not None]
-    truth = [str(reference.clinical[c].hpv) for c in cases]
-    predicted = [str(results[c].outputs.get(HPV.slug, INVALID)) for c in cases]
-    value = _ranked(balanced_accuracy(truth, predicted), "HPV balanced accuracy")
-    boot = balanced_accuracy(truth, predicted, resample_weights(len(cases), resamples, seed))
-    return _with_ci("balanced_accuracy", value, boot), [c for c in cases if HPV.slug not in results[c].outputs]
-
-
 # -------------------------------------------------------------------------------------- challenges
 
 SHARED_OPTIONS = (
@@ -432,7 +410,6 @@ class _Hecktor(Challenge):
 
     segmentation_output: ClassVar[Socket | None] = None
     value_outputs: ClassVar[tuple[Socket, ...]] = ()
-    needs_labels: ClassVar[bool] = True
 
     def case_of_job(self, job: Job) -> str:
         return patient_of_image(job.input_name(CT.slug))
@@ -443,21 +420,13 @@ class _Hecktor(Challenge):
     def load_reference(self, ground_truth: Path, settings: Mapping[str, Any]) -> Reference:
         if settings["bootstrap_resamples"] < 1:
             raise ConfigurationError("Option bootstrap_resamples must be at least 1.")
-        labels = _label_files(ground_truth) if self.needs_labels else {}
+        labels = _label_files(ground_truth)  # (never empty: the patients of every remaining phase)
         clinical = _clinical(ground_truth, required=bool(self.value_outputs))
-        if labels:
-            patients = tuple(labels)
-            lacking = [p for p in patients if self.value_outputs and p not in clinical]
-            if lacking:
-                raise ConfigurationError(f"{CLINICAL_FILE} has no row for {lacking[0]}, which has a label image.")
-        else:
-            patients = tuple(sorted(p for p, c in clinical.items() if self._in_reference(c)))
-        if not patients:
-            raise ConfigurationError(f"The {self.name} ground truth holds no patient.")
+        patients = tuple(labels)
+        lacking = [p for p in patients if self.value_outputs and p not in clinical]
+        if lacking:
+            raise ConfigurationError(f"{CLINICAL_FILE} has no row for {lacking[0]}, which has a label image.")
         return Reference(patients, labels, clinical)
-
-    def _in_reference(self, clinical: Clinical) -> bool:
-        return True
 
     def _parsers(self, settings: Mapping[str, Any]) -> dict[str, Callable[[Any, str], Any]]:
         """The parser of each value output, the options that shape it bound once."""
@@ -466,10 +435,8 @@ class _Hecktor(Challenge):
             if socket is T_STAGE or socket is N_STAGE:
                 axis = socket.slug[0].upper()
                 parsers[socket.slug] = partial(parse_stage, axis=axis, invalid=settings["invalid_stage"])
-            elif socket is RFS:
-                parsers[socket.slug] = partial(parse_rfs, output=settings["rfs_output"])
             else:
-                parsers[socket.slug] = parse_hpv
+                parsers[socket.slug] = partial(parse_rfs, output=settings["rfs_output"])
         return parsers
 
     def prepare(self, input_dir: Path, reference: Reference, settings: Mapping[str, Any]) -> Prepared:
@@ -561,8 +528,6 @@ class _Hecktor(Challenge):
             aggregates["prognosis"], lists["prognosis"] = prognosis(
                 results, reference, policy=settings["missing_prognosis"], resamples=resamples, seed=seed
             )
-        if HPV in self.value_outputs:
-            aggregates["hpv"], lists["hpv"] = hpv(results, reference, resamples=resamples, seed=seed)
         return {
             "aggregates": aggregates,
             "case": per_case,
@@ -618,29 +583,3 @@ class Hecktor2025Task1(_Hecktor):
     )
     options = (*SEGMENTATION_OPTIONS, *SHARED_OPTIONS)
     segmentation_output = SEGMENTATION_2025
-
-
-class Hecktor2025Task2(_Hecktor):
-    name = "hecktor2025-task2"
-    cases_in_process = True
-    title = "HECKTOR 2025 task 2: recurrence-free survival (C-index)"
-    phase = _phase((RFS,), "C-index (RFS)", "aggregates.prognosis.c_index")
-    options = (_rfs_option("risk"), MISSING_PROGNOSIS, *SHARED_OPTIONS)
-    value_outputs = (RFS,)
-    needs_labels = False
-
-    def _in_reference(self, clinical: Clinical) -> bool:
-        return clinical.rfs is not None
-
-
-class Hecktor2025Task3(_Hecktor):
-    name = "hecktor2025-task3"
-    cases_in_process = True
-    title = "HECKTOR 2025 task 3: HPV status (balanced accuracy)"
-    phase = _phase((HPV,), "HPV status balanced accuracy", "aggregates.hpv.balanced_accuracy")
-    options = SHARED_OPTIONS
-    value_outputs = (HPV,)
-    needs_labels = False
-
-    def _in_reference(self, clinical: Clinical) -> bool:
-        return clinical.hpv is not None

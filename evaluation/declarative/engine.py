@@ -43,6 +43,7 @@ from evaluation.declarative.schema import (
     OBJECT_KINDS,
     SEGMENTATION_METRICS,
     SURVIVAL_MISSING,
+    Cases,
     Declaration,
     MetricSpec,
     OutputSpec,
@@ -273,18 +274,21 @@ def _per_case_files(ground_truth: Path, output: OutputSpec, cases: Sequence[str]
     return found
 
 
-def _csv_column(ground_truth: Path, file: str, column: str, id_column: str, binary: bool) -> dict[str, str]:
+def _csv_column(ground_truth: Path, file: str, column: str, cases: Cases, binary: bool) -> dict[str, str]:
     path = ground_truth / file
+    id_column = cases.id_column
     if not path.is_file():
         raise ConfigurationError(f"The ground truth has no {file}.")
     try:
         with path.open(newline="", encoding="utf-8-sig") as handle:
             rows = list(csv.DictReader(handle))
     except (UnicodeDecodeError, csv.Error) as error:
-        raise ConfigurationError(
-            f"{file} must be UTF-8 CSV with columns {id_column},{column}{' and 0/1 labels' if binary else ''} "
-            f"({type(error).__name__}): fix it in the phase's ground truth."
-        ) from None
+        what = (
+            f"The {cases.ground_truth_name} ground truth {file} cannot be parsed as UTF-8 CSV"
+            if cases.ground_truth_name
+            else f"{file} must be UTF-8 CSV with columns {id_column},{column}{' and 0/1 labels' if binary else ''}"
+        )
+        raise ConfigurationError(f"{what} ({type(error).__name__}): fix it in the phase's ground truth.") from None
     for needed in (id_column, column):
         if rows and needed not in rows[0]:
             raise ConfigurationError(f"{file} has no column '{needed}'.")
@@ -335,9 +339,8 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
         if ref.pattern is not None:
             files[output.slug] = _pattern_cases(ground_truth, ref.pattern)
         else:
-            id_column = declaration.cases.id_column
             texts[output.slug] = _csv_column(
-                ground_truth, ref.csv_file, ref.column, id_column, _binary(declaration, output)
+                ground_truth, ref.csv_file, ref.column, declaration.cases, _binary(declaration, output)
             )
     first = listing[0]
     cases = tuple(sorted(files.get(first.slug) or texts.get(first.slug) or {}))
@@ -361,8 +364,12 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
             values[output.slug] = {
                 c: _reference_value(texts[output.slug][c], output, binary, c, output.reference.text)
                 for c in cases
-                if texts[output.slug][c] or output.blank == "error"
+                if texts[output.slug][c].lower() not in output.blank_values or output.blank == "error"
             }
+    if all(output.slug in texts for output in declaration.outputs):  # a case blank (skipped) everywhere is none
+        cases = tuple(c for c in cases if any(c in found for found in values.values()))
+        if not cases:
+            raise ConfigurationError(f"The ground truth holds no case for {first.reference.text}.")
     events = {o.slug: _events(ground_truth, declaration, o, values[o.slug]) for o in declaration.outputs if o.event}
     for output in declaration.outputs:
         if output.kind in OBJECT_KINDS:
@@ -384,7 +391,7 @@ def _reference_objects(path: Path, case: str, kind: str) -> np.ndarray:
 def _events(ground_truth: Path, declaration: Declaration, output: OutputSpec, times: Mapping[str, Any]) -> dict:
     """The event indicator of every case with a time (c_index's censoring), spelled as a boolean reference."""
     event = output.event
-    texts = _csv_column(ground_truth, event.csv_file, event.column, declaration.cases.id_column, True)
+    texts = _csv_column(ground_truth, event.csv_file, event.column, declaration.cases, True)
     found = {}
     for case in times:
         lowered = texts.get(case, "").lower()
@@ -467,11 +474,12 @@ class DeclaredChallenge(Challenge):
             self.declaration = declaration  # type: ignore[misc]
             self.name, self.title = declaration.name, declaration.title  # type: ignore[misc]
             self.phase, self.options = _phase(declaration), _options(declaration)  # type: ignore[misc]
+            self.cases_in_process = _in_process(declaration)  # type: ignore[misc]
 
     def case_of_job(self, job: Job) -> str:
         cases = self.declaration.cases
         name = stem(job.input_name(cases.input), cases.strip_suffixes)
-        return next((name[: -len(m)] for m in cases.strip if m and name.endswith(m)), name)
+        return next((name[: -len(m)] for m in cases.strip if m and name.lower().endswith(m.lower())), name)
 
     def job_inputs(self, case: str) -> dict[Socket, str]:
         names = {i.slug: i.name.replace("{case}", case) for i in self.declaration.inputs}
@@ -486,10 +494,13 @@ class DeclaredChallenge(Challenge):
             raise ConfigurationError("Option bootstrap_resamples must be at least 1.")
         return load_declared_reference(ground_truth, self.in_force(settings))
 
-    def _value(self, output: OutputSpec, raw: Any, case: str, named: str) -> Any:
+    def _value(self, output: OutputSpec, raw: Any, case: str, named: str, declaration: Declaration) -> Any:
         what = f"The {output.noun or f'output {output.slug!r}'} of {named}"
         if output.kind == "number":
             number = finite_number(raw, what, case)
+            if number < 0 and _predicted_time(declaration, output):
+                unit = f" {output.unit}" if output.unit else ""
+                raise SubmissionError(f"{what} is {number:g}{unit}; a predicted time cannot be negative.", case)
             if output.range is not None and not output.range[0] <= number <= output.range[1]:
                 low, high = output.range
                 raise SubmissionError(f"{what} is {number:g}, outside [{low:g}, {high:g}].", case)
@@ -543,7 +554,8 @@ class DeclaredChallenge(Challenge):
                     continue
                 raw = read_json_output(input_dir, job, output.slug, case) if job else None
                 named = declaration.cases.named(case)
-                value = None if raw is None else self._value(output, raw, case, named)  # checked even when unscored
+                # checked even when unscored
+                value = None if raw is None else self._value(output, raw, case, named, declaration)
                 if case not in reference.values[output.slug]:
                     continue  # a blank reference cell under blank = "skip": not scored, not missing
                 if raw is None and output.missing == "error":
@@ -575,7 +587,7 @@ class DeclaredChallenge(Challenge):
                         checked.unchecked.append("the segmentations' grid against the input image (give --images)")
                     checked.later.append(partial(_check_segmentation, output, found, grid, case, named))
             elif (found := read_json_output(input_dir, job, output.slug, case)) is not None:
-                self._value(output, found, case, named)
+                self._value(output, found, case, named, declaration)
             if found is None and output.missing == "error":
                 raise _no_output(output, case)
             if found is None:
@@ -642,9 +654,10 @@ class DeclaredChallenge(Challenge):
         for key, what in report.counts:
             aggregates[key] = len(reference.cases) if what == "cases" else counted[what]
         lists: dict[str, list[str]] = {"jobs": list(missing)}
+        names = dict(report.missing_names)
         for output in declaration.outputs:  # (cases skipped for a blank reference have no entry)
             scored = [c for c in reference.cases if output.slug in results[c].submitted]
-            lists[output.slug] = [c for c in scored if not results[c].submitted[output.slug]]
+            lists[names.get(output.slug, output.slug)] = [c for c in scored if not results[c].submitted[output.slug]]
             if output.kind == "segmentation" and report.label_presence:
                 for case in (c for c in reference.cases if output.slug in results[c].segmentations):
                     for label, numbers in results[case].segmentations[output.slug].labels.items():
@@ -655,7 +668,7 @@ class DeclaredChallenge(Challenge):
                     per_case[case][output.slug] = results[case].values[output.slug] if submitted else None
         return {
             "aggregates": aggregates,
-            "case": per_case,
+            "case": per_case if report.per_case else {},
             **({"missing": lists} if report.missing else {}),
             "settings": self._settings(declaration, settings),
         }
@@ -807,12 +820,14 @@ class DeclaredChallenge(Challenge):
 
     def _settings(self, declaration: Declaration, settings: Mapping[str, Any]) -> dict[str, Any]:
         """What settings echo: the challenge, the options in force and (layout "full") the whole
-        declaration, then the declared constant ``notes``."""
+        declaration, then the declared constants and notes (or, ``notes_first``, these after the challenge)."""
         notes = dict(declaration.report.notes)
+        first, last = (notes, {}) if declaration.report.notes_first else ({}, notes)
         if declaration.report.settings == "options":
-            return {"challenge": self.name, **settings, **notes}
+            return {"challenge": self.name, **first, **settings, **last}
         return {
             "challenge": self.name,
+            **first,
             "declaration": declaration.source,
             **settings,
             "ci_level": declaration.level,
@@ -822,6 +837,7 @@ class DeclaredChallenge(Challenge):
                             if o.kind == "segmentation" else {}),
                          **({"range": list(o.range)} if o.range else {}),
                          **({"blank": o.blank} if o.reference.csv_file else {}),
+                         **({"blank_values": list(o.blank_values)} if o.blank_values != ("",) else {}),
                          **({"event": o.event.text} if o.event else {}),
                          **({"true_values": list(o.true_values), "false_values": list(o.false_values)}
                             if o.kind == "boolean" else {})}
@@ -835,7 +851,7 @@ class DeclaredChallenge(Challenge):
                          "keys": dict(m.keys)}
                 for m in declaration.metrics
             },
-            **notes,
+            **last,
         }  # fmt: skip
 
 
@@ -879,6 +895,17 @@ def _form(
     return measures.overlap_dataset(metric.metric, intersections, totals, metric.param("absent_everywhere"), weights)
 
 
+def _predicted_time(declaration: Declaration, output: OutputSpec) -> bool:
+    """Whether a c_index metric reads ``output`` as a predicted time (``sign = "time"``): never negative."""
+    return any(m.output == output.slug and m.metric == "c_index" and m.param("sign") == "time"
+               for m in declaration.metrics)  # fmt: skip
+
+
+def _in_process(declaration: Declaration) -> bool:
+    """Cases without a segmentation output are a few JSON values: scored in the main process."""
+    return all(output.kind != "segmentation" for output in declaration.outputs)
+
+
 def from_file(path: Path) -> DeclaredChallenge:
     """The challenge declared in the TOML file ``path``."""
     if not path.is_file():
@@ -894,6 +921,7 @@ def challenge_class(declaration: Declaration) -> type[DeclaredChallenge]:
         "phase": _phase(declaration),
         "options": _options(declaration),
         "declaration": declaration,
+        "cases_in_process": _in_process(declaration),
         "__module__": __name__,
     }
     class_name = "Declared_" + re.sub(r"\W", "_", declaration.name)

@@ -88,6 +88,7 @@ class Cases:
     id_column: str
     word: str = ""  # how messages name a case ("image a.png"); "" names it alone
     same_stem: bool = False  # an unknown job name matches the one case with the same stem
+    ground_truth_name: str = ""  # how a CSV decoding error names the ground truth ("The HECKTOR ground truth ...")
 
     def named(self, case: str) -> str:
         """The case as messages name it."""
@@ -136,7 +137,9 @@ class OutputSpec:
     true_values: tuple[str, ...] = ("1", "1.0", "true", "yes")  # boolean: the reference's spellings
     false_values: tuple[str, ...] = ("0", "0.0", "false", "no")  # (case-insensitive)
     blank: str = "error"  # a blank CSV reference cell: "error", or "skip" (the case leaves this output)
+    blank_values: tuple[str, ...] = ("",)  # the spellings of a blank cell (case-insensitive)
     noun: str = ""  # how messages name the output ("malignancy likelihood"); "" = "output '<slug>'"
+    unit: str = ""  # how messages follow a value of the output ("days")
     event: Reference | None = None  # a number output scored by c_index: the event column (reference = time)
 
     @property
@@ -215,7 +218,10 @@ class Report:
     case_values: bool = True  # per case: the participant's own value of each value output
     label_presence: bool = False  # per case: "<label>_in_reference" for each segmentation label
     counts: tuple[tuple[str, str], ...] = ()  # aggregate key -> "cases" or the mean aggregate it counts
-    notes: tuple[tuple[str, str], ...] = ()  # constant settings entries (definitions in prose)
+    notes: tuple[tuple[str, Any], ...] = ()  # constant settings entries: [report.constants], then the prose notes
+    notes_first: bool = False  # those entries right after "challenge" (before the options) instead of last
+    per_case: bool = True  # false: "case" is an empty object (the phase reports no per-case entries)
+    missing_names: tuple[tuple[str, str], ...] = ()  # output slug -> its key in the "missing" block
 
 
 @dataclass(frozen=True)
@@ -378,9 +384,11 @@ def _output(table: _Table) -> OutputSpec:
         table.fail("missing", f"{missing!r} is not one of {', '.join(MISSING_POLICIES)}")
     if missing not in MISSING_BY_KIND[kind]:
         table.fail("missing", f"{missing!r} is not one of {', '.join(MISSING_BY_KIND[kind])} (for a {kind} output)")
-    extra: dict[str, Any] = {"noun": table.get("noun", str, "")}
+    extra: dict[str, Any] = {"noun": table.get("noun", str, ""), "unit": table.get("unit", str, "")}
     if reference.csv_file is not None:
         extra["blank"] = table.get("blank", str, "error", ("error", "skip"))
+        if "blank_values" in table.data:
+            extra["blank_values"] = tuple(text.lower() for text in table.strings("blank_values"))
     if kind == "number" and reference.csv_file is not None and "event" in table.data:
         event = table.get("event", str)
         csv_file, _, column = event.partition(":")
@@ -427,6 +435,11 @@ def _output(table: _Table) -> OutputSpec:
                 extra[key] = tuple(text.lower() for text in table.strings(key))
         if set(extra.get("true_values", ())) & set(extra.get("false_values", ())):
             table.fail("false_values", "shares a spelling with true_values")
+        spellings = set(
+            extra.get("true_values", OutputSpec.true_values) + extra.get("false_values", OutputSpec.false_values)
+        )
+        if spellings & set(extra.get("blank_values", ())):
+            table.fail("blank_values", "shares a spelling with true_values or false_values")
     elif kind == "choice":
         classes = table.strings("classes")
         if len(classes) < 2 or len(set(classes)) != len(classes):
@@ -641,6 +654,11 @@ def _leaderboard(table: _Table, produced: list[str]) -> Leaderboard:
 RESERVED_OPTIONS = ("seed", "bootstrap_resamples")
 
 
+def _constant(value: Any) -> bool:
+    """A settings constant's scalar: a number or a boolean."""
+    return isinstance(value, (int, float, bool))
+
+
 def _report(table: _Table, outputs: Mapping[str, OutputSpec], metrics: list[MetricSpec]) -> Report:
     """The ``[report]`` table: what metrics.json holds beside the declared metrics."""
     missing = table.get("missing", bool, True)
@@ -668,13 +686,31 @@ def _report(table: _Table, outputs: Mapping[str, OutputSpec], metrics: list[Metr
     for key, text in notes.items():
         if not isinstance(text, str):
             table.fail(f"notes.{key}", f"must be a string, not {_type(text)}")
+    constants = table.get("constants", dict, {})
+    for key, value in constants.items():
+        if not (_constant(value) or (isinstance(value, list) and all(_constant(item) for item in value))):
+            table.fail(f"constants.{key}", f"must be a number, a boolean or a list of those, not {_type(value)}")
+        if key in notes:
+            table.fail(f"constants.{key}", "is a note's key too")
+    names = table.get("missing_names", dict, {})
+    for slug, key in names.items():
+        if slug not in outputs:
+            table.fail(f"missing_names.{slug}", f"is not an output (one of {', '.join(outputs)})")
+        if not isinstance(key, str) or not KEY.fullmatch(key) or key == "jobs":
+            table.fail(f"missing_names.{slug}", "must be a key of letters, digits, '_' and '-' other than 'jobs'")
+    listed = [names.get(slug, slug) for slug in outputs]
+    if len(set(listed)) != len(listed):
+        table.fail("missing_names", "gives two outputs the same key in the missing block")
     report = Report(
         missing=missing,
         settings=table.get("settings", str, "full", SETTINGS_LAYOUTS),
         case_values=table.get("case_values", bool, True),
         label_presence=table.get("label_presence", bool, False),
         counts=tuple(counts.items()),
-        notes=tuple(notes.items()),
+        notes=tuple(constants.items()) + tuple(notes.items()),
+        notes_first=table.get("notes_first", bool, False),
+        per_case=table.get("per_case", bool, True),
+        missing_names=tuple(names.items()),
     )
     table.done()
     return report
@@ -781,6 +817,7 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -
         id_column=cases_table.get("id_column", str, "case"),
         word=cases_table.get("word", str, ""),
         same_stem=cases_table.get("same_stem", bool, False),
+        ground_truth_name=cases_table.get("ground_truth_name", str, ""),
     )
     if cases.input not in input_slugs:
         cases_table.fail("input", f"{cases.input!r} is not a declared input ({', '.join(input_slugs)})")
@@ -823,8 +860,9 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -
     options = _options(top, data) if check_options and "options" in data else ()
     hidden = next((key for key, _ in report.notes if key in ("challenge", *(o.name for o in options))), None)
     if hidden is not None:
+        where = "notes" if hidden in data.get("report", {}).get("notes", {}) else "constants"
         top.fail(
-            f"report.notes.{hidden}", "would hide the settings entry of the same name (the challenge or an option)"
+            f"report.{where}.{hidden}", "would hide the settings entry of the same name (the challenge or an option)"
         )
     top.done()
     return Declaration(file, name, title, cases, tuple(inputs), tuple(outputs.values()), tuple(metrics),

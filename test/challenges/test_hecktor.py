@@ -16,9 +16,9 @@ from conftest import DEMO_INPUT, GROUND_TRUTH
 from lifelines.utils import concordance_index as lifelines_c_index
 from sklearn.metrics import balanced_accuracy_score
 
+from evaluation.challenges import get
 from evaluation.challenges.hecktor import (
     CT,
-    HPV,
     N_STAGE,
     PET,
     RFS,
@@ -30,6 +30,7 @@ from evaluation.challenges.hecktor import (
 from evaluation.metrics.classification import balanced_accuracy
 from evaluation.platform.layout import JobSpec, write_input
 
+(HPV,) = get("hecktor2025-task3").phase.outputs  # the declared challenge's socket
 CHALLENGES = ("hecktor2026", "hecktor2025-task1", "hecktor2025-task2", "hecktor2025-task3")
 WORKERS = ("--workers", "1")  # tiny cases: one worker process is enough (and starts faster)
 SEGMENTATION = {"hecktor2026": SEGMENTATION_2026, "hecktor2025-task1": SEGMENTATION_2025}
