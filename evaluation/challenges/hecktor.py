@@ -200,7 +200,7 @@ def _clinical(ground_truth: Path, required: bool) -> dict[str, Clinical]:
 class CasePayload:
     """What a worker needs for one patient; clinical outputs were parsed in ``prepare``."""
 
-    reference: Path | None
+    reference: Path
     prediction: Path | None
     outputs: Mapping[str, Any]
 
@@ -209,7 +209,7 @@ class CasePayload:
 class CaseResult:
     """One patient's segmentation numbers and parsed value outputs (risk sign applied)."""
 
-    segmentation: CaseSegmentation | None
+    segmentation: CaseSegmentation
     outputs: Mapping[str, Any]
     segmentation_submitted: bool
 
@@ -408,7 +408,7 @@ def _value_outputs(input_dir: Path, job: Job, case: str, parsers: Mapping[str, C
 class _Hecktor(Challenge):
     """What the HECKTOR phases share: job matching by the CT name, reading, scoring, aggregation."""
 
-    segmentation_output: ClassVar[Socket | None] = None
+    segmentation_output: ClassVar[Socket]
     value_outputs: ClassVar[tuple[Socket, ...]] = ()
 
     def case_of_job(self, job: Job) -> str:
@@ -447,10 +447,9 @@ class _Hecktor(Challenge):
             job = matched.jobs.get(case)
             prediction, outputs = None, {}
             if job is not None:
-                if self.segmentation_output is not None:
-                    prediction = image_output_file(input_dir, job, self.segmentation_output.slug, case)
+                prediction = image_output_file(input_dir, job, self.segmentation_output.slug, case)
                 outputs = _value_outputs(input_dir, job, case, parsers)
-            tasks.append(CaseTask(case, CasePayload(reference.labels.get(case), prediction, outputs)))
+            tasks.append(CaseTask(case, CasePayload(reference.labels[case], prediction, outputs)))
         return Prepared(tasks, matched.missing)
 
     def check_job(
@@ -460,11 +459,9 @@ class _Hecktor(Challenge):
         type, labels and, with the CT at hand, its grid); a missing output is a warning: the
         evaluation counts it as an empty mask or a misclassification."""
         checked = Checked()
-        path = None  # read in prepare's order: the segmentation's file, then the values
-        if self.segmentation_output is not None:
-            path = image_output_file(input_dir, job, self.segmentation_output.slug, case)
-            if path is None:
-                checked.warnings.append(f"Case {case} has no segmentation; it will count as an empty mask.")
+        path = image_output_file(input_dir, job, self.segmentation_output.slug, case)  # prepare's order
+        if path is None:
+            checked.warnings.append(f"Case {case} has no segmentation; it will count as an empty mask.")
         outputs = _value_outputs(input_dir, job, case, self._parsers(settings))
         for socket in self.value_outputs:
             if socket.slug not in outputs:
@@ -483,8 +480,6 @@ class _Hecktor(Challenge):
 
     @staticmethod
     def score_case(task: CaseTask, settings: Mapping[str, Any]) -> CaseResult:
-        if task.payload.reference is None:  # a phase without segmentation
-            return CaseResult(None, dict(task.payload.outputs), False)
         try:
             segmentation = score_patient(
                 task.payload, task.case, resample=settings["resample"], surface=settings["surface_metrics"]
@@ -509,18 +504,17 @@ class _Hecktor(Challenge):
         aggregates: dict[str, Any] = {}
         per_case: dict[str, dict[str, Any]] = {}
         lists: dict[str, list[str]] = {"jobs": list(missing)}
-        if self.segmentation_output is not None:
-            cases = list(reference.patients)
-            segmentations = [results[c].segmentation for c in cases]
-            weights = resample_weights(len(cases), resamples, seed)
-            aggregates["segmentation"], per_case = segmentation_aggregates(
-                cases, segmentations, weights=weights, aggregate_volume=settings["aggregate_volume"],
-                dice_both_empty=settings["dice_both_empty"],
-            )  # fmt: skip
-            aggregates["detection"], lesions = detection_aggregates(cases, segmentations, weights=weights)
-            for case in cases:
-                per_case[case].update(lesions[case])
-            lists["segmentation"] = [c for c in cases if not results[c].segmentation_submitted]
+        cases = list(reference.patients)
+        segmentations = [results[c].segmentation for c in cases]
+        weights = resample_weights(len(cases), resamples, seed)
+        aggregates["segmentation"], per_case = segmentation_aggregates(
+            cases, segmentations, weights=weights, aggregate_volume=settings["aggregate_volume"],
+            dice_both_empty=settings["dice_both_empty"],
+        )  # fmt: skip
+        aggregates["detection"], lesions = detection_aggregates(cases, segmentations, weights=weights)
+        for case in cases:
+            per_case[case].update(lesions[case])
+        lists["segmentation"] = [c for c in cases if not results[c].segmentation_submitted]
         if T_STAGE in self.value_outputs:
             aggregates["staging"], staging_missing = staging(results, reference, resamples=resamples, seed=seed)
             lists.update(staging_missing)
