@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from metrics.test_detection import EMPTY, N2, P1, P2, image
 
 from evaluation.metrics.detection import (
     ImageDetections,
@@ -18,23 +19,8 @@ from evaluation.metrics.detection import (
     summarise,
 )
 
-EMPTY = np.empty((0, 4))
-
-
-def image(reference, predictions) -> ImageDetections:
-    predictions = np.asarray(predictions, dtype=float).reshape(-1, 5)
-    return ImageDetections(np.asarray(reference, dtype=float).reshape(-1, 4), predictions[:, :4], predictions[:, 4])
-
-
-# Two positive and two negative images; distinct scores. IoUs as in test_detection.py's golden case.
-P1 = image(
-    [[10, 10, 30, 30], [50, 52, 70, 72], [300, 300, 320, 320]],
-    [[10, 10, 30, 30, 0.95], [12, 12, 31, 31, 0.90], [50, 50, 70, 70, 0.80], [100, 100, 120, 120, 0.40],
-     [200, 200, 220, 220, 0.30]],
-)  # fmt: skip
-P2 = image([[6, 6, 26, 26], [61, 60, 81, 80]], [[5, 5, 25, 25, 0.85], [60, 60, 80, 80, 0.20]])
+# test_detection.py's golden images (issue 4), with distinct scores: N1's top box at 0.88, not 0.9.
 N1 = image(EMPTY, [[0, 0, 10, 10, 0.88], [20, 20, 30, 30, 0.5], [40, 40, 50, 50, 0.25]])
-N2 = image(EMPTY, [[0, 0, 10, 10, 0.6]])
 IMAGES = [P1, N1, P2, N2]
 
 
