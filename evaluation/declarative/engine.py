@@ -309,7 +309,7 @@ def _reference_value(text: str, output: OutputSpec, binary: bool, case: str, whe
             spellings = "/".join(output.true_values + output.false_values)
             raise ConfigurationError(f"{where}: the value of case {case} is not a boolean ({spellings}).")
         return lowered in output.true_values
-    if output.kind == "choice":
+    if output.kind in ("choice", "probabilities"):
         if text not in output.classes:
             raise ConfigurationError(f"{where}: the value of case {case} is not one of the declared classes.")
         return text
@@ -324,7 +324,9 @@ def _reference_value(text: str, output: OutputSpec, binary: bool, case: str, whe
 
 
 def _binary(declaration: Declaration, output: OutputSpec) -> bool:
-    return any(m.output == output.slug and m.metric in BINARY_REFERENCE_METRICS for m in declaration.metrics)
+    return output.kind == "number" and any(
+        m.output == output.slug and m.metric in BINARY_REFERENCE_METRICS for m in declaration.metrics
+    )
 
 
 def load_declared_reference(ground_truth: Path, declaration: Declaration) -> DeclaredReference:
@@ -507,6 +509,8 @@ class DeclaredChallenge(Challenge):
             return number
         if output.kind in OBJECT_KINDS:
             return (parse_detections if output.kind == "boxes" else parse_points)(raw, case)
+        if output.kind == "probabilities":
+            return _probabilities(output, raw, case, what)
         if output.kind == "boolean":
             if not isinstance(raw, bool):
                 raise SubmissionError(f"{what} is not a JSON boolean (true or false).", case)
@@ -516,6 +520,11 @@ class DeclaredChallenge(Challenge):
         return raw
 
     def _missing_value(self, output: OutputSpec, truth: Any) -> Any:
+        if output.kind == "probabilities":  # uniform, or all mass on the first declared class that is not the truth
+            if output.missing == "uniform":
+                return dict.fromkeys(output.classes, 1.0 / len(output.classes))
+            wrong = next(c for c in output.classes if c != truth)
+            return {c: float(c == wrong) for c in output.classes}
         if output.missing == "misclassification":
             return MISCLASSIFIED
         if output.missing in SURVIVAL_MISSING:  # c_index's missing risk: a pair non-concordant or tied
@@ -640,6 +649,9 @@ class DeclaredChallenge(Challenge):
             elif output.kind in OBJECT_KINDS:
                 cases = [c for c in reference.cases if output.slug in results[c].values]
                 values, resamples = self._detection_metric(metric, output, cases, results, reference, settings)
+            elif output.kind == "probabilities":
+                cases = [c for c in reference.cases if output.slug in results[c].values]
+                values, resamples = self._probability_metric(metric, output, cases, results, reference, settings)
             else:
                 cases = [c for c in reference.cases if output.slug in results[c].values]
                 values, resamples = self._value_metric(metric, output, cases, results, reference, settings)
@@ -788,6 +800,56 @@ class DeclaredChallenge(Challenge):
         key = metric.key("", "value")
         return {key: value}, {key: boot}
 
+    def _probability_metric(
+        self,
+        metric: MetricSpec,
+        output: OutputSpec,
+        cases: list[str],
+        results: Mapping[str, CaseResult],
+        reference: DeclaredReference,
+        settings: Mapping[str, Any],
+    ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+        """A metric of a probabilities output over the scored cases: per class and macro, or one value."""
+        truth = np.array([reference.values[output.slug][c] for c in cases], dtype=str)
+        matrix = np.array([[results[c].values[output.slug][k] for k in output.classes] for c in cases], float)
+        matrix = matrix.reshape(len(cases), len(output.classes))
+        params, classes = dict(metric.params), output.classes
+        weights = self._weights(len(cases), settings, metric)
+        if not cases:  # every case excluded: no value (null; a ranked path fails the run)
+            return {key: math.nan for _, _, key in metric_keys(metric)}, \
+                {key: np.array([np.nan]) for _, _, key in metric_keys(metric)}  # fmt: skip
+        if not metric.aggregates:  # one value: Brier, top-label calibration, the argmax metrics
+            key = metric.key("", "value")
+            value = float(measures.probability_metric(metric.metric, truth, matrix, classes, params))
+            boot = np.array([np.nan]) if weights is None else \
+                measures.probability_metric(metric.metric, truth, matrix, classes, params, weights)  # fmt: skip
+            return {key: value}, {key: np.asarray(boot, dtype=float)}
+        per_class, macro = measures.per_class_metric(metric.metric, truth, matrix, classes, params)
+        edge = measures.PER_CLASS[metric.metric][2]
+        if edge and params[edge] == "error" and np.isnan(per_class).any():
+            undefined = classes[int(np.flatnonzero(np.isnan(per_class))[0])]
+            holds = "no case" if not (truth == undefined).any() else "only cases"
+            raise ConfigurationError(
+                f"The reference of output '{output.slug}' holds {holds} of class '{undefined}' over the scored cases: "
+                f"{metric.metric} is undefined for it (declare {edge} = <number> or 'exclude')."
+            )
+        if math.isnan(macro):
+            raise ConfigurationError(
+                f"The reference of output '{output.slug}' leaves no class for the macro {metric.metric}: every "
+                f"class is excluded ({edge} = 'exclude')."
+            )
+        boot_classes, boot_macro = (np.full((len(classes), 1), np.nan), np.array([np.nan])) if weights is None \
+            else measures.per_class_metric(metric.metric, truth, matrix, classes, params, weights)  # fmt: skip
+        values: dict[str, float] = {}
+        resamples: dict[str, np.ndarray] = {}
+        for label, form, key in metric_keys(metric):
+            if form == "macro":
+                values[key], resamples[key] = float(macro), np.asarray(boot_macro, dtype=float)
+            else:
+                j = classes.index(label)
+                values[key], resamples[key] = float(per_class[j]), np.asarray(boot_classes[j], dtype=float)
+        return values, resamples
+
     def _detection_metric(
         self,
         metric: MetricSpec,
@@ -836,6 +898,9 @@ class DeclaredChallenge(Challenge):
                          **({"geometry": o.geometry, "tolerance": o.tolerance, "labels": dict(o.labels)}
                             if o.kind == "segmentation" else {}),
                          **({"range": list(o.range)} if o.range else {}),
+                         **({"classes": list(o.classes), "sum": o.sum_rule,
+                             **({"sum_tolerance": o.sum_tolerance} if o.sum_rule == "one" else {})}
+                            if o.kind == "probabilities" else {}),
                          **({"blank": o.blank} if o.reference.csv_file else {}),
                          **({"blank_values": list(o.blank_values)} if o.blank_values != ("",) else {}),
                          **({"event": o.event.text} if o.event else {}),
@@ -846,7 +911,9 @@ class DeclaredChallenge(Challenge):
             "metrics": {
                 m.name: {"metric": m.metric, **({"output": m.output} if m.output else {}), "bootstrap": m.bootstrap,
                          **({"labels": list(m.labels), "aggregates": list(m.aggregates)}
-                            if m.metric in SEGMENTATION_METRICS else {}), **dict(m.params),
+                            if m.metric in SEGMENTATION_METRICS else {}),
+                         **({"aggregates": list(m.aggregates)} if m.aggregates and m.metric not in SEGMENTATION_METRICS
+                            else {}), **dict(m.params),
                          **({"group": m.group} if m.group else {}),
                          "keys": dict(m.keys)}
                 for m in declaration.metrics
@@ -870,6 +937,44 @@ def _check_segmentation(output: OutputSpec, path: Path, grid: Path | None, case:
             same_size(prediction, read_nonzero_mask(grid, case, "input", named, "image"), case, named, noun)
         return
     submitted_labels(output, path, None if grid is None else read_input_image(grid), case)
+
+
+def _probabilities(output: OutputSpec, raw: Any, case: str, what: str) -> dict[str, float]:
+    """A probabilities answer checked: a JSON object with exactly the declared classes, or a list of
+    numbers in the declared order; each finite, in [0, 1]; summing to 1 within the tolerance when
+    ``sum = "one"``. Returned as {class: probability} in the declared order."""
+    classes = output.classes
+    if isinstance(raw, dict):
+        extra = next((k for k in raw if k not in classes), None)
+        if extra is not None:
+            shown = extra if len(extra) <= 40 else extra[:40] + "..."
+            raise SubmissionError(
+                f"{what} has a probability for {shown!r}, which is not a class ({', '.join(classes)}).", case
+            )
+        absent = next((c for c in classes if c not in raw), None)
+        if absent is not None:
+            raise SubmissionError(f"{what} has no probability for class {absent!r}.", case)
+        items = [(c, raw[c]) for c in classes]
+    elif isinstance(raw, list):
+        if len(raw) != len(classes):
+            raise SubmissionError(f"{what} is a list of {len(raw)} values; it needs {len(classes)}, one per class in "
+                                  f"the order {', '.join(classes)}.", case)  # fmt: skip
+        items = list(zip(classes, raw, strict=True))
+    else:
+        raise SubmissionError(f"{what} is neither a JSON object of class probabilities nor a list of numbers.", case)
+    found = {}
+    for name, value in items:
+        number = finite_number(value, f"{what}, class {name!r},", case)
+        if number < 0:
+            raise SubmissionError(f"{what}, class {name!r}, is {number:g}; a probability cannot be negative.", case)
+        if number > 1:
+            raise SubmissionError(f"{what}, class {name!r}, is {number:g}, outside [0, 1].", case)
+        found[name] = number
+    total = math.fsum(found.values())
+    if output.sum_rule == "one" and abs(total - 1.0) > output.sum_tolerance:
+        raise SubmissionError(f"{what} sums to {total:.6g}; the probabilities must sum to 1 (within "
+                              f"{output.sum_tolerance:g}).", case)  # fmt: skip
+    return found
 
 
 def _no_output(output: OutputSpec, case: str) -> SubmissionError:

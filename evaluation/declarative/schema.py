@@ -25,10 +25,11 @@ NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
 KEY = re.compile(r"[A-Za-z0-9_-]+")  # a metrics.json key: no dot (the platform splits paths on dots)
 
-OUTPUT_KINDS = ("segmentation", "number", "boolean", "choice", "boxes", "points")
+OUTPUT_KINDS = ("segmentation", "number", "boolean", "choice", "probabilities", "boxes", "points")
 RESERVED_KINDS = ("list", "csv-column")  # in the format, not yet in the engine
 PLATFORM_KINDS = {"segmentation": "Segmentation", "number": "Float", "boolean": "Bool", "choice": "String",
-                  "boxes": "Multiple 2D bounding boxes", "points": "Multiple points"}  # fmt: skip
+                  "probabilities": "Anything", "boxes": "Multiple 2D bounding boxes",
+                  "points": "Multiple points"}  # fmt: skip
 MISSING_POLICIES = ("error", "empty-mask", "worst-value", "misclassification", "exclude", "non-concordant", "tie")
 SURVIVAL_MISSING = ("non-concordant", "tie")  # c_index's policies for a missing risk (survival.MISSING_POLICIES)
 MISSING_BY_KIND = {
@@ -36,6 +37,7 @@ MISSING_BY_KIND = {
     "number": ("error", "worst-value", "exclude", *SURVIVAL_MISSING),
     "boolean": ("error", "misclassification", "exclude"),
     "choice": ("error", "misclassification", "exclude"),
+    "probabilities": ("error", "worst-value", "uniform", "exclude"),
     "boxes": ("error", "exclude"),
     "points": ("error", "exclude"),
 }
@@ -44,19 +46,20 @@ DETECTION_METRICS = tuple(measures.DETECTION_METRICS)  # on a boxes output
 SEGMENTATION_METRICS = ("dice", "iou", "hd95", "nsd", "lesion_f1", "hausdorff", "masd", "volume_difference",
                         "panoptic_quality")  # fmt: skip
 VALUE_METRICS = {  # metric -> output kinds it scores
-    "auroc": ("number",),
-    "average_precision": ("number",),
-    "brier": ("number",),
-    "ece": ("number",),
+    "auroc": ("number", "probabilities"),
+    "average_precision": ("number", "probabilities"),
+    "brier": ("number", "probabilities"),
+    "ece": ("number", "probabilities"),
+    "top_label_calibration_error": ("probabilities",),
     "mae": ("number",),
     "rmse": ("number",),
-    "balanced_accuracy": ("boolean", "choice"),
-    "accuracy": ("boolean", "choice"),
-    "sensitivity": ("number",),
-    "specificity": ("number",),
+    "balanced_accuracy": ("boolean", "choice", "probabilities"),
+    "accuracy": ("boolean", "choice", "probabilities"),
+    "sensitivity": ("number", "probabilities"),
+    "specificity": ("number", "probabilities"),
     "sensitivity_at_specificity": ("number",),
     "specificity_at_sensitivity": ("number",),
-    "cohen_kappa": ("boolean", "choice"),
+    "cohen_kappa": ("boolean", "choice", "probabilities"),
     "pearson": ("number",),
     "spearman": ("number",),
     "c_index": ("number",),
@@ -68,6 +71,9 @@ COMBINED = "mean"  # the mean of aggregates declared before (e.g. HECKTOR's segm
 BINARY_REFERENCE_METRICS = ("auroc", "average_precision", "brier", "ece", "sensitivity", "specificity",
                             "sensitivity_at_specificity", "specificity_at_sensitivity")  # fmt: skip
 PROBABILITY_METRICS = ("brier", "ece")
+PER_CLASS_METRICS = ("auroc", "average_precision", "ece", "sensitivity", "specificity")  # on probabilities
+PER_CLASS_FORMS = ("per_class", "macro")  # one value per class (one-vs-rest); their mean
+SUM_RULES = ("one", "any")  # a probabilities answer: its values sum to 1 (within sum_tolerance), or any sum
 FORMS = {"dice": ("mean", "dataset"), "iou": ("mean", "dataset"), "hd95": ("mean",), "nsd": ("mean",),
          "lesion_f1": ("mean", "dataset"), "hausdorff": ("mean",), "masd": ("mean",), "volume_difference": ("mean",),
          "panoptic_quality": ("mean",)}  # fmt: skip
@@ -141,6 +147,8 @@ class OutputSpec:
     noun: str = ""  # how messages name the output ("malignancy likelihood"); "" = "output '<slug>'"
     unit: str = ""  # how messages follow a value of the output ("days")
     event: Reference | None = None  # a number output scored by c_index: the event column (reference = time)
+    sum_rule: str = "one"  # probabilities: "one" (the values sum to 1 within sum_tolerance) or "any"
+    sum_tolerance: float = 1e-3
 
     @property
     def super_kind(self) -> str:
@@ -259,9 +267,14 @@ class Declaration:
 
 def metric_keys(metric: MetricSpec) -> list[tuple[str, str, str]]:
     """(label, form, key) of every aggregate of one metric: per label and form for a segmentation
-    metric (default key ``<name>_<label>_<form>``), one ``<name>`` for a case-level output metric."""
+    metric (default key ``<name>_<label>_<form>``); per class (``<name>_<class>``) then the macro
+    mean (``<name>_macro``) for a per-class metric of a probabilities output; one ``<name>`` for any
+    other case-level output metric."""
     if metric.metric in SEGMENTATION_METRICS:
         return [(label, form, metric.key(label, form)) for label in metric.labels for form in metric.aggregates]
+    if metric.aggregates:  # per class and macro (labels: the classes)
+        return [(label, form, metric.key(label, form)) for form in metric.aggregates
+                for label in (metric.labels if form == "per_class" else ("",))]  # fmt: skip
     return [("", "value", metric.key("", "value"))]
 
 
@@ -372,7 +385,8 @@ def _output(table: _Table) -> OutputSpec:
         table.fail("slug", f"{slug!r} is not a socket slug (lower-case letters, digits, '-')")
     kind = table.get("kind", str)
     if kind in RESERVED_KINDS:
-        table.fail("kind", f"{kind!r} is not supported by this version (supported: {', '.join(OUTPUT_KINDS)})")
+        hint = "; a list of class probabilities per case is kind = 'probabilities'" if kind == "list" else ""
+        table.fail("kind", f"{kind!r} is not supported by this version (supported: {', '.join(OUTPUT_KINDS)}){hint}")
     if kind not in OUTPUT_KINDS:
         table.fail("kind", f"{kind!r} is not one of {', '.join(OUTPUT_KINDS + RESERVED_KINDS)}")
     default_path = f"images/{slug}" if kind == "segmentation" else f"{slug}.json"
@@ -380,7 +394,7 @@ def _output(table: _Table) -> OutputSpec:
     platform_kind = table.get("platform_kind", str, PLATFORM_KINDS[kind])
     reference = _reference(table, kind)
     missing = table.get("missing", str, "error")
-    if missing not in MISSING_POLICIES:
+    if missing not in MISSING_POLICIES and kind != "probabilities":  # (its "uniform" is its own: named below)
         table.fail("missing", f"{missing!r} is not one of {', '.join(MISSING_POLICIES)}")
     if missing not in MISSING_BY_KIND[kind]:
         table.fail("missing", f"{missing!r} is not one of {', '.join(MISSING_BY_KIND[kind])} (for a {kind} output)")
@@ -440,11 +454,21 @@ def _output(table: _Table) -> OutputSpec:
         )
         if spellings & set(extra.get("blank_values", ())):
             table.fail("blank_values", "shares a spelling with true_values or false_values")
-    elif kind == "choice":
+    elif kind in ("choice", "probabilities"):
         classes = table.strings("classes")
         if len(classes) < 2 or len(set(classes)) != len(classes):
             table.fail("classes", "needs at least two distinct classes")
+        if kind == "probabilities" and not all(KEY.fullmatch(c) for c in classes):
+            bad = next(c for c in classes if not KEY.fullmatch(c))
+            table.fail("classes", f"{bad!r} may hold letters, digits, '_' and '-' only (it becomes a metrics.json key)")
         extra["classes"] = classes
+    if kind == "probabilities":
+        extra["sum_rule"] = table.get("sum", str, "one", SUM_RULES)
+        extra["sum_tolerance"] = table.get("sum_tolerance", float, 1e-3)
+        if not 0 <= extra["sum_tolerance"] < 1:
+            table.fail("sum_tolerance", "must be in [0, 1)")
+        if extra["sum_rule"] == "any" and "sum_tolerance" in table.data:
+            table.fail("sum_tolerance", "applies to sum = 'one' only")
     table.done()
     return OutputSpec(slug, kind, relative_path, platform_kind, reference, missing, **extra)
 
@@ -478,14 +502,21 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
         output = outputs[slug]
         allowed_kinds = ("segmentation",) if metric in SEGMENTATION_METRICS else VALUE_METRICS.get(metric, OBJECT_KINDS)
         if output.kind not in allowed_kinds:
-            kinds = " or ".join(allowed_kinds)
-            table.fail("output", f"{metric} scores a {kinds} output; {slug!r} is a {output.kind}")
+            plain = tuple(kind for kind in allowed_kinds if kind != "probabilities") or allowed_kinds
+            also = f" ({metric} also scores a probabilities output)" if plain != allowed_kinds else ""
+            table.fail("output", f"{metric} scores a {' or '.join(plain)} output; {slug!r} is a {output.kind}{also}")
         if output.missing in SURVIVAL_MISSING and metric != "c_index":
             table.fail("output", f"{slug!r} has missing = {output.missing!r} (for c_index): {metric} cannot score it")
         if metric == "c_index" and output.event is None:
             table.fail("output", f"c_index needs the event column: declare event = 'file.csv:column' on {slug!r}")
     labels: tuple[str, ...] = ()
     aggregates: tuple[str, ...] = ()
+    per_class = metric in PER_CLASS_METRICS and output is not None and output.kind == "probabilities"
+    if per_class:
+        labels = output.classes
+        aggregates = table.strings("aggregates", list(PER_CLASS_FORMS))
+        if not aggregates or len(set(aggregates)) != len(aggregates) or not set(aggregates) <= set(PER_CLASS_FORMS):
+            table.fail("aggregates", f"needs one or both of {', '.join(PER_CLASS_FORMS)}, each once")
     if metric in SEGMENTATION_METRICS:
         label_names = [label for label, _ in output.labels]
         labels = table.strings("labels", label_names)
@@ -539,7 +570,7 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
             table.fail("iou_threshold", "must be in [0.5, 1) (a match needs IoU strictly above it, and is then unique)")
         params["quality"] = table.get("quality", str, "pq", ("pq", "sq", "rq"))
         params["no_instances"] = _number_or(table, "no_instances", 1.0, "exclude")
-    if metric in ("sensitivity", "specificity"):
+    if metric in ("sensitivity", "specificity") and not per_class:
         params["threshold"] = table.get("threshold", float)  # the decision: positive when output >= threshold
     if metric in ("sensitivity_at_specificity", "specificity_at_sensitivity"):
         params["target"] = table.get("target", float)
@@ -582,26 +613,30 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
             params[edge] = table.get(edge, float, measures.PREDICTION_EDGES[edge])
             continue
         params[edge] = table.get(edge, (float, str), "error")
-        if isinstance(params[edge], str) and params[edge] != "error":
-            table.fail(edge, f"must be a number or 'error', not {params[edge]!r}")
-    if metric == "ece":
+        words = ("error", "exclude") if per_class else ("error",)  # exclude: a class left out of the macro mean
+        if isinstance(params[edge], str) and params[edge] not in words:
+            table.fail(edge, f"must be a number or {' or '.join(map(repr, words))}, not {params[edge]!r}")
+    if metric in ("ece", "top_label_calibration_error"):
         params["bins"] = table.get("bins", int, 10)
         if params["bins"] < 1:
             table.fail("bins", "must be at least 1")
-    if metric in PROBABILITY_METRICS and output.range != (0.0, 1.0):
+    if metric in PROBABILITY_METRICS and output.kind == "number" and output.range != (0.0, 1.0):
         table.fail("output", f"{metric} needs a probability: declare range = [0, 1] on output {slug!r}")
     group = table.get("group", str, None)
     if group is not None and not KEY.fullmatch(group):
         table.fail("group", f"{group!r} may hold letters, digits, '_' and '-' only (it becomes a metrics.json key)")
     forms = aggregates or ("value",)
-    default = "{name}_{label}_{form}" if metric in SEGMENTATION_METRICS else "{name}"
+    default: str | dict[str, str] = "{name}_{label}_{form}" if metric in SEGMENTATION_METRICS else "{name}"
+    if per_class:
+        default = {form: {"per_class": "{name}_{label}", "macro": "{name}_macro"}[form] for form in forms}
     raw_keys = table.get("key", (str, dict), default)
     templates = {form: raw_keys for form in forms} if isinstance(raw_keys, str) else raw_keys
     if set(templates) != set(forms):
         table.fail("key", f"a table of key templates needs exactly the forms {', '.join(forms)}")
     for form, template in templates.items():
+        named = labels if form != "macro" else ("",)
         try:
-            rendered = [str(template).format(name=name, label=label, form=form) for label in labels or ("",)]
+            rendered = [str(template).format(name=name, label=label, form=form) for label in named or ("",)]
         except (KeyError, IndexError, ValueError):
             table.fail("key", f"{template!r} may use only {{name}}, {{label}} and {{form}}")
         if not all(KEY.fullmatch(key) for key in rendered):
