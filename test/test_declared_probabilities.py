@@ -539,3 +539,52 @@ def test_edge_values_of_every_per_class_metric():
     kappa = {"weights": "none", "perfect_chance": 0.5}
     same = np.array([[0.9, 0.1, 0.0, 0.0]] * 4)
     assert probability_metric("cohen_kappa", truth, same, CLASSES, kappa) == 0.5
+
+
+def test_the_participants_check_gives_the_evaluations_line(tmp_path, evaluate_cli, capsys):
+    """``python -m evaluation.check`` accepts a valid input and refuses a bad answer with the very line
+    the evaluation ends with."""
+    from evaluation.check import main
+
+    truth, probabilities = data()
+    toml, ground_truth, input_dir = write_case(tmp_path / "a", truth, probabilities)
+    capsys.readouterr()
+    assert main(["--challenge", str(toml), "--input", str(input_dir)]) == 0
+    assert f"{N} cases checked, all outputs valid" in capsys.readouterr().out
+    toml, ground_truth, input_dir = write_case(tmp_path / "b", truth, probabilities, answers={"img04": [0.5, 0.3]})
+    assert main(["--challenge", str(toml), "--input", str(input_dir)]) == 1
+    check_line = [line for line in capsys.readouterr().err.splitlines() if line.strip()][-1]
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 1 and check_line == run.last_error_line
+    assert check_line.endswith("The output 'diagnosis' of img04 is a list of 2 values; it needs 4, one per class in "
+                               "the order mel, nev, bkl, df.")  # fmt: skip
+
+
+def test_the_readme_sketch_runs(tmp_path, evaluate_cli):
+    """The README's probabilities sketch, as written, on five images (one without an answer: uniform)."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### More catalogue metrics") : readme.index("### Reference")]
+    block = next(b.split("\n```", 1)[0] for b in section.split("```toml\n")[1:] if 'kind = "probabilities"' in b)
+    toml, ground_truth = tmp_path / "diagnosis-example.toml", tmp_path / "gt"
+    toml.write_text(block)
+    ground_truth.mkdir()
+    truth = np.array(["MEL", "NV", "NV", "BKL", "MEL"])
+    (ground_truth / "truth.csv").write_text("image,diagnosis\n" + "".join(f"i{k},{t}\n" for k, t in enumerate(truth)))
+    answers = np.array([[0.6, 0.3, 0.1], [0.2, 0.7, 0.1], [0.5, 0.4, 0.1], [0.1, 0.1, 0.8], [0.3, 0.3, 0.4]])
+    challenge = get(str(toml))
+    (socket,) = challenge.phase.outputs
+    jobs = [JobSpec(challenge.job_inputs(f"i{k}"), {socket: answers[k].tolist()} if k != 4 else {}) for k in range(5)]
+    write_input(tmp_path / "input", jobs)
+    run = evaluate_cli(str(toml), tmp_path / "input", ground_truth=ground_truth)
+    assert run.exit_code == 0, run.stderr
+    answers[4] = 1 / 3  # missing = "uniform"
+    got = run.metrics["aggregates"]
+    classes = ["MEL", "NV", "BKL"]
+    auroc = [roc_auc_score(truth == c, answers[:, j]) for j, c in enumerate(classes)]
+    assert [got[f"auroc_{c}"] for c in classes] == pytest.approx(auroc, abs=1e-12)
+    assert got["auroc_macro"] == pytest.approx(np.mean(auroc), abs=1e-12)
+    assert got["brier"] == pytest.approx(np.mean(np.sum((answers - (truth[:, None] == classes)) ** 2, axis=1)))
+    predicted = np.array(classes)[[0, 1, 0, 2, 0]]  # the uniform row: the first declared class (MEL), right here
+    assert got["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(truth, predicted), abs=1e-12)
+    correct, confidence = predicted == truth, np.max(answers, axis=1)
+    assert got["calibration"] == pytest.approx(binned_ece(correct, confidence, 10), abs=1e-12)

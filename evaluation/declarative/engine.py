@@ -6,8 +6,8 @@
   references to one JSON file per image (``platform.detections``), all checked;
 - ``prepare`` reads predictions.json once (``platform.predictions.load_jobs``), names each job's case
   from its input image name, matches jobs to cases (``platform.matching.match_jobs``), parses value
-  outputs (``platform.sockets``; boxes and points: ``platform.detections``) and applies each
-  output's missing policy;
+  outputs (``platform.sockets``; boxes and points: ``platform.detections``; class probabilities:
+  ``_probabilities``) and applies each output's missing policy;
 - ``score_case`` (a worker) reads each label image once (``platform.images``: the HECKTOR geometry
   rules), crops both to their union bounding box and returns small numbers per label: voxel counts,
   HD95 / HD / MASD / NSD from one surface computation per label when a metric asks, volume

@@ -13,7 +13,11 @@ module only maps the declaration onto it (names, parameters, edge values, aggreg
   ``average_precision``, ``brier_score``, ``expected_calibration_error``, ``mae``, ``rmse``,
   ``accuracy``, ``balanced_accuracy``), ``PARAMETERS`` a declared key to the catalogue's parameter
   (``bins`` -> ``n_bins``); a declared edge value (``single_class``, ``no_positive``) is the
-  catalogue's parameter of that name, ``"error"`` asks the engine to refuse the edge case.
+  catalogue's parameter of that name, ``"error"`` asks the engine to refuse the edge case;
+- probabilities outputs (an (n, classes) matrix): ``PER_CLASS`` metrics one-vs-rest per class through
+  ``catalogue.per_class`` and their macro mean, a class at its edge case given its declared value or
+  (``"exclude"``) left out of the macro; ``multiclass_brier_score``, ``top_label_calibration_error``,
+  and accuracy, balanced accuracy and kappa of the argmax classes (a tie: the first declared class).
 Bootstrap CIs pass the resamples' draw counts as the catalogue's ``weights`` (one value per
 resample, equal to the metric of the expanded resample); a resample that hits an edge case is NaN,
 left out of the percentile interval.
