@@ -814,15 +814,16 @@ class DeclaredChallenge(Challenge):
         matrix = np.array([[results[c].values[output.slug][k] for k in output.classes] for c in cases], float)
         matrix = matrix.reshape(len(cases), len(output.classes))
         params, classes = dict(metric.params), output.classes
-        weights = self._weights(len(cases), settings, metric)
+        keys = metric_keys(metric)
         if not cases:  # every case excluded: no value (null; a ranked path fails the run)
-            return {key: math.nan for _, _, key in metric_keys(metric)}, \
-                {key: np.array([np.nan]) for _, _, key in metric_keys(metric)}  # fmt: skip
+            return {key: math.nan for _, _, key in keys}, {key: np.array([np.nan]) for _, _, key in keys}
+        weights = self._weights(len(cases), settings, metric)
         if not metric.aggregates:  # one value: Brier, top-label calibration, the argmax metrics
             key = metric.key("", "value")
             value = float(measures.probability_metric(metric.metric, truth, matrix, classes, params))
-            boot = np.array([np.nan]) if weights is None else \
-                measures.probability_metric(metric.metric, truth, matrix, classes, params, weights)  # fmt: skip
+            boot = np.array([np.nan])
+            if weights is not None:
+                boot = measures.probability_metric(metric.metric, truth, matrix, classes, params, weights)
             return {key: value}, {key: np.asarray(boot, dtype=float)}
         per_class, macro = measures.per_class_metric(metric.metric, truth, matrix, classes, params)
         edge = measures.PER_CLASS[metric.metric][2]
@@ -838,11 +839,12 @@ class DeclaredChallenge(Challenge):
                 f"The reference of output '{output.slug}' leaves no class for the macro {metric.metric}: every "
                 f"class is excluded ({edge} = 'exclude')."
             )
-        boot_classes, boot_macro = (np.full((len(classes), 1), np.nan), np.array([np.nan])) if weights is None \
-            else measures.per_class_metric(metric.metric, truth, matrix, classes, params, weights)  # fmt: skip
+        boot_classes, boot_macro = np.full((len(classes), 1), np.nan), np.array([np.nan])
+        if weights is not None:
+            boot_classes, boot_macro = measures.per_class_metric(metric.metric, truth, matrix, classes, params, weights)
         values: dict[str, float] = {}
         resamples: dict[str, np.ndarray] = {}
-        for label, form, key in metric_keys(metric):
+        for label, form, key in keys:
             if form == "macro":
                 values[key], resamples[key] = float(macro), np.asarray(boot_macro, dtype=float)
             else:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -305,16 +306,15 @@ def probability_metric(
     (``multiclass_brier_score``), the top-label calibration error, or accuracy, balanced accuracy and
     Cohen's kappa of the argmax classes (``value_metric``); with ``weights`` one value per resample."""
     if metric in ARGMAX_METRICS:
-        predicted = argmax_classes(probabilities, classes)
-        return value_metric(metric, truth, predicted, {**params, **({"classes": classes} if metric == "cohen_kappa"
-                                                                    else {})}, weights)  # fmt: skip
+        ordered = {"classes": classes} if metric == "cohen_kappa" else {}  # kappa's weights: the declared order
+        return value_metric(metric, truth, argmax_classes(probabilities, classes), {**params, **ordered}, weights)
     if metric == "brier":
         return catalogue.compute("multiclass_brier_score", truth, probabilities, classes=classes, weights=weights)
     if weights is None:
         return float(catalogue.compute(metric, truth, probabilities, classes=classes, n_bins=params["bins"]))
     drawn = (np.repeat(np.arange(truth.size), row) for row in np.asarray(weights, dtype=np.int64))
-    return np.array([catalogue.compute(metric, truth[r], probabilities[r], classes=classes, n_bins=params["bins"])
-                     for r in drawn], float)  # fmt: skip
+    top_label = partial(catalogue.compute, metric, classes=classes, n_bins=params["bins"])
+    return np.array([top_label(truth[r], probabilities[r]) for r in drawn])
 
 
 # ------------------------------------------------------------------------------------ detection
