@@ -974,7 +974,7 @@ def _probabilities(output: OutputSpec, raw: Any, case: str, what: str) -> dict[s
         found[name] = number
     total = math.fsum(found.values())
     if output.sum_rule == "one" and abs(total - 1.0) > output.sum_tolerance:
-        raise SubmissionError(f"{what} sums to {total:.6g}; the probabilities must sum to 1 (within "
+        raise SubmissionError(f"{what} sums to {total:.10g}; the probabilities must sum to 1 (within "
                               f"{output.sum_tolerance:g}).", case)  # fmt: skip
     return found
 
