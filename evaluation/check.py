@@ -96,7 +96,7 @@ def main(argv: Sequence[str] | None = None, log: Callable[[str], None] = print) 
         return _fail(f"The check failed with an internal error ({type(error).__name__}).")
     for warning in checked.warnings:
         log(f"Warning: {warning}")
-    what = "images" if get(arguments.challenge).phase.prediction_file else "cases"
+    what = "rows" if get(arguments.challenge).phase.prediction_file else "cases"
     log(f"{checked.cases} {what} checked, all outputs valid")
     for line in checked.unchecked:
         log(f"Not checked: {line}")
