@@ -166,7 +166,7 @@ def test_a_declared_prediction_file_phase_against_independent_references(tmp_pat
     assert document["case"]["img05"] == {"malignancy": None, "age": 50.5, "grade": "high", "lesion": True}
     assert document["case"]["img06"]["grade"] is None and document["case"]["img03"]["age"] == 68.0
     assert document["settings"]["submission"] == {"kind": "csv", "file": "predictions.csv", "id_column": "image",
-                                                  "max_mb": 100.0}  # fmt: skip
+                                                  "max_mb": 10.0}  # fmt: skip
     assert document["settings"]["outputs"]["malignancy"]["column"] == "p_malignant"
 
 
@@ -304,7 +304,10 @@ def _two_files(path: Path) -> None:
 FILE_ERRORS = {
     "empty": (_empty, f"The prediction file {FILE} is empty; it needs a header line with the column 'image'."),
     "not UTF-8": (_not_utf8, f"The prediction file {FILE} is not UTF-8 text (line 5)."),
-    "huge": (_huge, f"The prediction file {FILE} is 200.0 MiB, more than the 95.4 MiB allowed; it was not read."),
+    "huge": (
+        _huge,
+        f"The prediction file {FILE} is 209.7 MB (209715200 bytes), more than the 10 MB allowed; it was not read.",
+    ),
     "a link out of the input": (_escaping_link, f"the output path '{FILE}' points outside the input folder."),
     "two CSV files": (
         _two_files,
@@ -431,3 +434,30 @@ def test_the_file_named_by_the_declaration_wins(tmp_path, evaluate_cli):
     assert run.exit_code == 0, run.stderr
     assert run.metrics["settings"]["submission"]["file"] == FILE
     assert os.path.exists(input_dir / "other.csv")
+
+
+def test_the_readme_sketch_of_a_prediction_file_phase_runs(tmp_path, evaluate_cli):
+    """The README's CSV sketch, as written, on a small ground truth and CSV: AUROC by scikit-learn, MAE by hand."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### More catalogue metrics") : readme.index("### Reference")]
+    block = next(b.split("\n```", 1)[0] for b in section.split("```toml\n")[1:] if 'kind = "csv"' in b)
+    toml = tmp_path / "sketch.toml"
+    toml.write_text(block)
+    (tmp_path / "gt").mkdir()
+    (tmp_path / "gt" / "truth.csv").write_text("image_id,melanoma,breslow_mm\na,1,1.5\nb,0,0.2\nc,0,0.0\nd,1,3.0\n")
+    (tmp_path / "input").mkdir()
+    (tmp_path / "input" / "predictions.csv").write_text("image,p_melanoma,thickness\nd,0.7,2.5\nb,0.4,0.5\nc,0.8,0\n")
+    run = evaluate_cli(str(toml), tmp_path / "input", ground_truth=tmp_path / "gt")
+    assert run.exit_code == 1
+    assert (
+        run.last_error_line
+        == "The prediction file predictions.csv has no row for image a; every image needs the output 'thickness'."
+    )
+    (tmp_path / "input" / "predictions.csv").write_text(
+        "image,p_melanoma,thickness\nd,0.7,2.5\nb,0.4,0.5\nc,0.8,0\na,,1\n"
+    )
+    run = evaluate_cli(str(toml), tmp_path / "input", ground_truth=tmp_path / "gt")
+    assert run.exit_code == 0, run.stderr
+    expected_auroc = roc_auc_score([1, 0, 0, 1], [0.0, 0.4, 0.8, 0.7])  # a's blank cell: the worst value 0
+    assert run.metrics["aggregates"]["auroc"] == pytest.approx(expected_auroc, abs=1e-12)
+    assert run.metrics["aggregates"]["mae"] == pytest.approx((0.5 + 0.3 + 0.0 + 0.5) / 4, abs=1e-12)

@@ -603,7 +603,7 @@ class DeclaredChallenge(Challenge):
         submission = declaration.submission
         path = find_prediction_file(input_dir, submission.file)
         word = declaration.cases.word or "case"
-        table = read_prediction_table(path, submission.id_column, int(submission.max_mb * 1e6), word)
+        table = read_prediction_table(path, submission.id_column, submission.max_mb, word)
         for output in declaration.outputs:
             if output.column not in table.columns:
                 listed = ", ".join(shown(c) for c in table.columns[:10])

@@ -107,7 +107,7 @@ class Submission:
     kind: str = "jobs"
     file: str = "predictions.csv"
     id_column: str = "case"
-    max_mb: float = 100.0
+    max_mb: float = 10.0  # a row per case is far smaller (10 MB of short rows: 270 MB and 2.6 s to read, measured)
 
     @property
     def csv(self) -> bool:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evaluation.errors import SubmissionError
-from evaluation.platform.files import contained, read_bytes
+from evaluation.platform.files import contained, read_bytes, regular_size
 
 PREDICTION_FILE = "predictions.csv"
 SHOWN_CHARACTERS = 40  # of a participant's own cell or header, quoted in a message
@@ -58,16 +58,21 @@ def shown(text: str) -> str:
     return repr(text[:SHOWN_CHARACTERS] + ("..." if len(text) > SHOWN_CHARACTERS else ""))
 
 
-def read_prediction_table(path: Path, id_column: str, max_bytes: int, word: str = "case") -> PredictionTable:
+def read_prediction_table(path: Path, id_column: str, max_mb: float, word: str = "case") -> PredictionTable:
     """The rows of the CSV at ``path`` by their ``id_column`` (``word`` names it in messages).
 
-    Refused, each with one line: a file larger than ``max_bytes`` (unread), one that is not UTF-8
+    Refused, each with one line: a file larger than ``max_mb`` MB (unread), one that is not UTF-8
     (a BOM is allowed) or not CSV, an empty file, a header without ``id_column`` or with a column
     twice, a row with more or fewer cells than the header, a row without an id, an id twice.
     Blank lines are skipped; cells are stripped of surrounding spaces.
     """
-    name = path.name
-    data = read_bytes(path, f"The prediction file {name}", max_bytes=max_bytes)
+    name, what, max_bytes = path.name, f"The prediction file {path.name}", int(max_mb * 1e6)
+    size = regular_size(path, what)
+    if size > max_bytes:
+        raise SubmissionError(
+            f"{what} is {size / 1e6:.1f} MB ({size} bytes), more than the {max_mb:g} MB allowed; it was not read."
+        )
+    data = read_bytes(path, what, max_bytes=max_bytes)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
