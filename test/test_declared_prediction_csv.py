@@ -461,3 +461,17 @@ def test_the_readme_sketch_of_a_prediction_file_phase_runs(tmp_path, evaluate_cl
     expected_auroc = roc_auc_score([1, 0, 0, 1], [0.0, 0.4, 0.8, 0.7])  # a's blank cell: the worst value 0
     assert run.metrics["aggregates"]["auroc"] == pytest.approx(expected_auroc, abs=1e-12)
     assert run.metrics["aggregates"]["mae"] == pytest.approx((0.5 + 0.3 + 0.0 + 0.5) / 4, abs=1e-12)
+
+
+def test_read_prediction_table_gives_each_row_as_a_mapping(tmp_path):
+    """The generic reader: a row per case as column -> stripped text, its line (quoted commas and
+    line breaks kept inside a cell, blank lines skipped, a BOM dropped)."""
+    from evaluation.platform.prediction_file import read_prediction_table
+
+    path = tmp_path / "p.csv"
+    path.write_bytes(b'\xef\xbb\xbfimage, p_a ,p_b\n\nx1, 0.25 ,"0.5"\n"x,2","multi\nline",0.75\n\n')
+    table = read_prediction_table(path, "image", 1.0)
+    assert table.file == "p.csv" and table.columns == ("image", "p_a", "p_b")
+    assert list(table.rows) == ["x1", "x,2"]
+    assert (table.rows["x1"].line, dict(table.rows["x1"].cells)) == (3, {"image": "x1", "p_a": "0.25", "p_b": "0.5"})
+    assert (table.rows["x,2"].line, table.rows["x,2"].cells["p_a"]) == (5, "multi\nline")

@@ -8,6 +8,9 @@
   from its input image name, matches jobs to cases (``platform.matching.match_jobs``), parses value
   outputs (``platform.sockets``; boxes and points: ``platform.detections``) and applies each
   output's missing policy;
+- a prediction-file phase (``[submission] kind = "csv"``): ``prepare`` reads the participant's one CSV
+  instead (``platform.prediction_file``: a row per case, each value output one column), checks each
+  cell as a job's value would be checked and applies the same missing policies (no row, a blank cell);
 - ``score_case`` (a worker) reads each label image once (``platform.images``: the HECKTOR geometry
   rules), crops both to their union bounding box and returns small numbers per label: voxel counts,
   HD95 / HD / MASD / NSD from one surface computation per label when a metric asks, volume
@@ -685,7 +688,7 @@ class DeclaredChallenge(Challenge):
             raise ConfigurationError(f"The outputs folder {outputs_dir} holds no case folder.")
         rows = []
         for case_dir in case_dirs:
-            files = {p.name: p for p in case_dir.rglob("*") if p.is_file()}
+            files = {p.relative_to(case_dir).as_posix(): p for p in case_dir.rglob("*") if p.is_file()}
             known = {f"{o.slug}.json": o for o in declaration.outputs}
             unknown = sorted(set(files) - set(known))
             if unknown:

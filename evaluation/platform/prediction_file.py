@@ -27,7 +27,8 @@ SHOWN_CHARACTERS = 40  # of a participant's own cell or header, quoted in a mess
 
 @dataclass(frozen=True)
 class PredictionRow:
-    """One data row: its line in the file (1 = the header) and its cells by column (stripped)."""
+    """One data row: its line in the file (1 = the header; a row with a quoted line break: its last
+    line) and its cells by column (stripped)."""
 
     line: int
     cells: Mapping[str, str]
