@@ -297,6 +297,11 @@ def _escaping_link(path: Path) -> None:
     path.symlink_to("/etc/passwd")
 
 
+def _fifo(path: Path) -> None:  # opening it to read would block forever
+    path.unlink()
+    os.mkfifo(path)
+
+
 def _two_files(path: Path) -> None:
     (path.parent / "other.csv").write_text("image\n")
 
@@ -308,6 +313,7 @@ FILE_ERRORS = {
         _huge,
         f"The prediction file {FILE} is 209.7 MB (209715200 bytes), more than the 10 MB allowed; it was not read.",
     ),
+    "a FIFO": (_fifo, f"The prediction file {FILE} is a FIFO (named pipe), not a regular file; it was not read."),
     "a link out of the input": (_escaping_link, f"the output path '{FILE}' points outside the input folder."),
     "two CSV files": (
         _two_files,
