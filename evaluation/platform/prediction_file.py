@@ -17,6 +17,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from evaluation.errors import SubmissionError
 from evaluation.platform.files import contained, read_bytes, regular_size
@@ -25,13 +26,19 @@ PREDICTION_FILE = "predictions.csv"
 SHOWN_CHARACTERS = 40  # of a participant's own cell or header, quoted in a message
 
 
-@dataclass(frozen=True)
-class PredictionRow:
+class PredictionRow(NamedTuple):
     """One data row: its line in the file (1 = the header; a row with a quoted line break: its last
-    line) and its cells by column (stripped)."""
+    line) and its cells (stripped) in the header's order. A tuple, not a dict per row: a file at the
+    size limit holds hundreds of thousands of rows (benchmarks/prediction_csv.py)."""
 
     line: int
-    cells: Mapping[str, str]
+    columns: tuple[str, ...]
+    values: tuple[str, ...]
+
+    @property
+    def cells(self) -> Mapping[str, str]:
+        """The row as a mapping column -> text."""
+        return dict(zip(self.columns, self.values, strict=True))
 
 
 @dataclass(frozen=True)
@@ -93,22 +100,23 @@ def read_prediction_table(path: Path, id_column: str, max_mb: float, word: str =
         if id_column not in columns:
             listed = ", ".join(shown(c) for c in columns[:10])
             raise SubmissionError(f"The prediction file {name} has no column '{id_column}' (its header: {listed}).")
+        position, width = columns.index(id_column), len(columns)
         for cells in reader:
-            if not cells or (len(cells) == 1 and not cells[0].strip()):
-                continue  # a blank line
+            if len(cells) != width:
+                if not cells or (len(cells) == 1 and not cells[0].strip()):
+                    continue  # a blank line
+                raise SubmissionError(f"Line {reader.line_num} of the prediction file {name} has {len(cells)} cells; "
+                                      f"its header has {width} columns.")  # fmt: skip
             line = reader.line_num
-            if len(cells) != len(columns):
-                raise SubmissionError(f"Line {line} of the prediction file {name} has {len(cells)} cells; its header "
-                                      f"has {len(columns)} columns.")  # fmt: skip
-            row = dict(zip(columns, (cell.strip() for cell in cells), strict=True))
-            case = row[id_column]
+            values = tuple(map(str.strip, cells))
+            case = values[position]
             if not case:
                 raise SubmissionError(f"Line {line} of the prediction file {name} has no {word} in column "
                                       f"'{id_column}'.")  # fmt: skip
             if case in rows:
                 raise SubmissionError(f"Line {line} of the prediction file {name} repeats {word} {case} (first on line "
                                       f"{rows[case].line}).", case)  # fmt: skip
-            rows[case] = PredictionRow(line, row)
+            rows[case] = PredictionRow(line, columns, values)
     except csv.Error as error:
         where = f"line {reader.line_num}: {error}"
         raise SubmissionError(f"The prediction file {name} is not valid CSV ({where}).") from None
