@@ -200,6 +200,7 @@ def drop_column(lines: list[str], index: int) -> list[str]:
 
 
 FILE = "my-predictions.csv"
+REPO = Path(__file__).resolve().parents[1]
 # Line numbers: the header is line 1, then img12 (line 2) down to img01 (line 13).
 CSV_ERRORS = {
     "unknown image": (
@@ -340,6 +341,10 @@ def test_the_check_reads_the_csv_as_the_evaluation(tmp_path, capsys):
     warning = f"image img05 (line 9 of {FILE}, column 'p_malignant'): no value; the evaluation applies the missing"
     assert f"Warning: {warning} policy 'worst-value'." in out
     assert "Not checked: which cases the test set holds" in out
+    assert check.main(["--challenge", str(toml), "--input", str(input_dir / FILE)]) == 0  # the CSV itself
+    assert "12 rows checked, all outputs valid" in capsys.readouterr().out
+    assert check.main(["--challenge", "isic2019", "--input", str(REPO / "test/input/isic2019/predictions.csv")]) == 0
+    assert "rows checked, all outputs valid" in capsys.readouterr().out
     _, message = CSV_ERRORS["not a boolean"]
     (input_dir / FILE).write_text("\n".join(CSV_ERRORS["not a boolean"][0](submission_lines())) + "\n")
     assert check.main(["--challenge", str(toml), "--input", str(input_dir)]) == 1

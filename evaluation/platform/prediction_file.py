@@ -51,7 +51,11 @@ class PredictionTable:
 
 
 def find_prediction_file(input_dir: Path, name: str = PREDICTION_FILE) -> Path:
-    """``name`` in the input folder, else its single ``*.csv`` (resolved, never a path outside it)."""
+    """``name`` in the input folder, else its single ``*.csv`` (resolved, never a path outside it);
+    ``input_dir`` itself when it is a file (the participant's pre-flight check of one CSV: the
+    evaluation refuses an input that is not a folder before it gets here)."""
+    if input_dir.is_file():
+        return Path(os.path.realpath(input_dir))
     if os.path.lexists(input_dir / name):
         return contained(input_dir, name)
     found = sorted(p.name for p in input_dir.iterdir() if p.name.lower().endswith(".csv"))
