@@ -8,6 +8,9 @@
   from its input image name, matches jobs to cases (``platform.matching.match_jobs``), parses value
   outputs (``platform.sockets``; boxes and points: ``platform.detections``; class probabilities:
   ``_probabilities``) and applies each output's missing policy;
+- a prediction-file phase (``[submission] kind = "csv"``): ``prepare`` reads the participant's one CSV
+  instead (``platform.prediction_file``: a row per case, each value output one column), checks each
+  cell as a job's value would be checked and applies the same missing policies (no row, a blank cell);
 - ``score_case`` (a worker) reads each label image once (``platform.images``: the HECKTOR geometry
   rules), crops both to their union bounding box and returns small numbers per label: voxel counts,
   HD95 / HD / MASD / NSD from one surface computation per label when a metric asks, volume
@@ -23,10 +26,13 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import glob
+import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+import shutil
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -69,9 +75,11 @@ from evaluation.platform.images import (
     spacing_zyx,
 )
 from evaluation.platform.matching import match_jobs, reference_name, stem
+from evaluation.platform.prediction_file import PredictionTable, find_prediction_file, read_prediction_table, shown
 from evaluation.platform.predictions import Job, Socket, load_jobs
 from evaluation.platform.sockets import finite_number, image_output_file, parse_json_bytes, read_json_output
 
+NEEDS_TRUTH_ROWS = "which cases the test set holds (a case without a row, a row for an unknown case)"
 MISCLASSIFIED = "<missing>"  # a class no reference holds: a missing answer is always wrong
 
 
@@ -408,10 +416,14 @@ def _events(ground_truth: Path, declaration: Declaration, output: OutputSpec, ti
 
 
 def _phase(declaration: Declaration) -> Phase:
+    """The phase settings; a prediction-file phase has no sockets (the platform's "CSV" submission kind)."""
     board = declaration.leaderboard
+    csv_phase = declaration.submission.csv
     return Phase(
         inputs=tuple(Socket(i.slug, i.relative_path, i.kind, "Image") for i in declaration.inputs),
-        outputs=tuple(Socket(o.slug, o.relative_path, o.platform_kind, o.super_kind) for o in declaration.outputs),
+        outputs=()
+        if csv_phase
+        else tuple(Socket(o.slug, o.relative_path, o.platform_kind, o.super_kind) for o in declaration.outputs),
         score_title=board.title,
         score_jsonpath=board.score,
         score_default_sort=board.sort,
@@ -426,6 +438,7 @@ def _phase(declaration: Declaration) -> Phase:
             for c in board.columns
         ),
         scoring_method_choice=board.scoring_method,
+        prediction_file=csv_phase,
     )
 
 
@@ -534,6 +547,8 @@ class DeclaredChallenge(Challenge):
 
     def prepare(self, input_dir: Path, reference: DeclaredReference, settings: Mapping[str, Any]) -> Prepared:
         declaration = self.in_force(settings)
+        if declaration.submission.csv:
+            return self._prepare_rows(input_dir, reference, declaration)
         case_of_job = self.case_of_job
         if declaration.cases.same_stem:
             case_of_job = lambda job: reference_name(self.case_of_job(job), reference.cases)  # noqa: E731
@@ -563,19 +578,168 @@ class DeclaredChallenge(Challenge):
                     continue
                 raw = read_json_output(input_dir, job, output.slug, case) if job else None
                 named = declaration.cases.named(case)
-                # checked even when unscored
-                value = None if raw is None else self._value(output, raw, case, named, declaration)
-                if case not in reference.values[output.slug]:
-                    continue  # a blank reference cell under blank = "skip": not scored, not missing
-                if raw is None and output.missing == "error":
-                    raise _no_output(output, case)
-                if raw is not None:
-                    values[output.slug] = value
-                elif output.missing != "exclude":
-                    values[output.slug] = self._missing_value(output, reference.values[output.slug][case])
-                submitted[output.slug] = raw is not None
+                absent = partial(_no_output, output, case)
+                self._add_value(declaration, output, case, named, raw, absent, reference, values, submitted)
             tasks.append(CaseTask(case, CasePayload(tuple(segmentations), values, submitted)))
         return Prepared(tasks, matched.missing)
+
+    def _add_value(
+        self,
+        declaration: Declaration,
+        output: OutputSpec,
+        case: str,
+        named: str,
+        raw: Any,
+        absent: Callable[[], SubmissionError],
+        reference: DeclaredReference,
+        values: dict[str, Any],
+        submitted: dict[str, bool],
+    ) -> None:
+        """One value output of one case (``raw``: as submitted, ``None`` when missing) checked even when
+        unscored, then into ``values`` under its missing policy (``absent``: the error of policy "error")."""
+        value = None if raw is None else self._value(output, raw, case, named, declaration)
+        if case not in reference.values[output.slug]:
+            return  # a blank reference cell under blank = "skip": not scored, not missing
+        if raw is None and output.missing == "error":
+            raise absent()
+        if raw is not None:
+            values[output.slug] = value
+        elif output.missing != "exclude":
+            values[output.slug] = self._missing_value(output, reference.values[output.slug][case])
+        submitted[output.slug] = raw is not None
+
+    # ------------------------------------------------------------------------ prediction-file phases
+
+    def _table(self, input_dir: Path, declaration: Declaration) -> PredictionTable:
+        """The participant's CSV read and checked for every output's column (extra columns are ignored)."""
+        submission = declaration.submission
+        path = find_prediction_file(input_dir, submission.file)
+        word = declaration.cases.word or "case"
+        table = read_prediction_table(path, submission.id_column, submission.max_mb, word)
+        for output in declaration.outputs:
+            if output.column not in table.columns:
+                listed = ", ".join(shown(c) for c in table.columns[:10])
+                raise SubmissionError(
+                    f"The prediction file {table.file} has no column '{output.column}' (output '{output.slug}'); "
+                    f"its columns: {listed}."
+                )
+        return table
+
+    def _cell(self, declaration: Declaration, output: OutputSpec, table: PredictionTable, case: str) -> tuple[Any, str]:
+        """The output's cell of the case's row as the JSON value a job would hold (``None``: blank), and
+        how messages name the case there ("c2 (line 3 of predictions.csv, column 'p')")."""
+        row = table.rows[case]
+        named = f"{declaration.cases.named(case)} (line {row.line} of {table.file}, column '{output.column}')"
+        text = row.cells[output.column]
+        if not text:
+            return None, named
+        what = f"The {output.noun or f'output {output.slug!r}'} of {named}"
+        if output.kind == "boolean":
+            if text.lower() not in output.true_values + output.false_values:
+                spellings = f"{', '.join(output.true_values)} / {', '.join(output.false_values)}"
+                raise SubmissionError(f"{what} is {shown(text)}, not a boolean ({spellings}).", case)
+            return text.lower() in output.true_values, named
+        if output.kind == "choice":
+            return text, named  # checked against the classes by _value
+        try:
+            number = float(text)
+        except ValueError:
+            raise SubmissionError(f"{what} is {shown(text)}, not a number.", case) from None
+        if not math.isfinite(number):
+            raise SubmissionError(f"{what} is {shown(text)}, not a finite number.", case)
+        return number, named
+
+    def _prepare_rows(self, input_dir: Path, reference: DeclaredReference, declaration: Declaration) -> Prepared:
+        """A prediction-file phase: one row per reference case (an unknown case is an error, a case
+        without a row gets each output's missing policy, a blank cell is that output missing)."""
+        table = self._table(input_dir, declaration)
+        word = declaration.cases.word or "case"
+        known = set(reference.cases)
+        unknown = next((case for case in table.rows if case not in known), None)
+        if unknown is not None:
+            raise SubmissionError(
+                f"Line {table.rows[unknown].line} of the prediction file {table.file} is for {word} {unknown}, "
+                "which is not in the test set.",
+                unknown,
+            )
+        missing = [case for case in reference.cases if case not in table.rows]
+        needs_row = [o.slug for o in declaration.outputs if o.missing == "error"]
+        if missing and needs_row:
+            listed = ", ".join(missing[:10]) + (f", ... ({len(missing)} in all)" if len(missing) > 10 else "")
+            raise SubmissionError(
+                f"The prediction file {table.file} has no row for {word} {listed}; every {word} needs the output "
+                f"'{needs_row[0]}'.",
+                missing[0],
+            )
+        tasks = []
+        for case in reference.cases:
+            values: dict[str, Any] = {}
+            submitted: dict[str, bool] = {}
+            for output in declaration.outputs:
+                raw, named = (None, declaration.cases.named(case))
+                if case in table.rows:
+                    raw, named = self._cell(declaration, output, table, case)
+                absent = partial(_no_cell, table, output, case, word)
+                self._add_value(declaration, output, case, named, raw, absent, reference, values, submitted)
+            tasks.append(CaseTask(case, CasePayload((), values, submitted)))
+        return Prepared(tasks, missing)
+
+    def write_prediction_file(self, outputs_dir: Path, output_dir: Path) -> list[str]:
+        """The CSV of a prediction-file phase from ``outputs_dir/<case>/<slug>.json`` (what an algorithm
+        would write): a row per case folder, a column per output, a blank cell for an absent file."""
+        declaration = self.declaration
+        if not declaration.submission.csv:
+            return super().write_prediction_file(outputs_dir, output_dir)
+        if not outputs_dir.is_dir():
+            raise ConfigurationError(f"The outputs folder {outputs_dir} does not exist.")
+        case_dirs = sorted(p for p in outputs_dir.iterdir() if p.is_dir())
+        if not case_dirs:
+            raise ConfigurationError(f"The outputs folder {outputs_dir} holds no case folder.")
+        rows = []
+        for case_dir in case_dirs:
+            files = {p.relative_to(case_dir).as_posix(): p for p in case_dir.rglob("*") if p.is_file()}
+            known = {f"{o.slug}.json": o for o in declaration.outputs}
+            unknown = sorted(set(files) - set(known))
+            if unknown:
+                raise SubmissionError(f"{', '.join(unknown)} is not an output of {self.name}.", case_dir.name)
+            cells = [case_dir.name]
+            for name, output in known.items():
+                value = None
+                if name in files:
+                    value = parse_json_bytes(files[name].read_bytes(), name, case_dir.name)
+                cells.append(_cell_text(output, value))
+            rows.append(cells)
+        if output_dir.exists():
+            shutil.rmtree(output_dir)
+        output_dir.mkdir(parents=True)
+        with (output_dir / declaration.submission.file).open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle, lineterminator="\n")
+            writer.writerow([declaration.submission.id_column, *(o.column for o in declaration.outputs)])
+            writer.writerows(rows)
+        return [cells[0] for cells in rows]
+
+    def check_submission(self, input_dir: Path, settings: Mapping[str, Any], images: Path | None = None) -> Checked:
+        """A prediction-file phase: every row as ``prepare`` reads it (columns, cells, kinds, ranges; a
+        blank cell fails under the policy "error", unless the reference is blank there: unknown here)."""
+        declaration = self.in_force(settings)
+        if not declaration.submission.csv:
+            return super().check_submission(input_dir, settings, images)
+        table = self._table(input_dir, declaration)
+        word = declaration.cases.word or "case"
+        checked = Checked(cases=len(table.rows))
+        for case in table.rows:
+            for output in declaration.outputs:
+                raw, named = self._cell(declaration, output, table, case)
+                if raw is not None:
+                    self._value(output, raw, case, named, declaration)
+                elif output.missing == "error":
+                    raise _no_cell(table, output, case, word)
+                else:
+                    checked.warnings.append(
+                        f"{named}: no value; the evaluation applies the missing policy '{output.missing}'."
+                    )
+        checked.unchecked.append(NEEDS_TRUTH_ROWS)
+        return checked
 
     def check_job(
         self, input_dir: Path, job: Job, case: str, settings: Mapping[str, Any], images: Path | None
@@ -665,7 +829,7 @@ class DeclaredChallenge(Challenge):
         report = declaration.report
         for key, what in report.counts:
             aggregates[key] = len(reference.cases) if what == "cases" else counted[what]
-        lists: dict[str, list[str]] = {"jobs": list(missing)}
+        lists: dict[str, list[str]] = {declaration.submission.missing_key: list(missing)}
         names = dict(report.missing_names)
         for output in declaration.outputs:  # (cases skipped for a blank reference have no entry)
             scored = [c for c in reference.cases if output.slug in results[c].submitted]
@@ -895,6 +1059,7 @@ class DeclaredChallenge(Challenge):
             "declaration": declaration.source,
             **settings,
             "ci_level": declaration.level,
+            **({"submission": dataclasses.asdict(declaration.submission)} if declaration.submission.csv else {}),
             "outputs": {
                 o.slug: {"kind": o.kind, "reference": o.reference.text, "missing": o.missing,
                          **({"geometry": o.geometry, "tolerance": o.tolerance, "labels": dict(o.labels)}
@@ -906,6 +1071,7 @@ class DeclaredChallenge(Challenge):
                          **({"blank": o.blank} if o.reference.csv_file else {}),
                          **({"blank_values": list(o.blank_values)} if o.blank_values != ("",) else {}),
                          **({"event": o.event.text} if o.event else {}),
+                         **({"column": o.column} if o.column else {}),
                          **({"true_values": list(o.true_values), "false_values": list(o.false_values)}
                             if o.kind == "boolean" else {})}
                 for o in declaration.outputs
@@ -977,6 +1143,24 @@ def _probabilities(output: OutputSpec, raw: Any, case: str, what: str) -> dict[s
         raise SubmissionError(f"{what} sums to {total:.10g}; the probabilities must sum to 1 (within "
                               f"{output.sum_tolerance:g}).", case)  # fmt: skip
     return found
+
+
+def _cell_text(output: OutputSpec, value: Any) -> str:
+    """A JSON value as a prediction CSV's cell: blank for none, a boolean in the output's first spellings."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return output.true_values[0] if value else output.false_values[0]
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _no_cell(table: PredictionTable, output: OutputSpec, case: str, word: str) -> SubmissionError:
+    """The error of a blank cell under the missing policy "error"."""
+    return SubmissionError(
+        f"Line {table.rows[case].line} of the prediction file {table.file} has no value for {word} {case} in column "
+        f"'{output.column}'.",
+        case,
+    )
 
 
 def _no_output(output: OutputSpec, case: str) -> SubmissionError:

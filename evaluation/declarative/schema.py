@@ -26,7 +26,10 @@ SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
 KEY = re.compile(r"[A-Za-z0-9_-]+")  # a metrics.json key: no dot (the platform splits paths on dots)
 
 OUTPUT_KINDS = ("segmentation", "number", "boolean", "choice", "probabilities", "boxes", "points")
-RESERVED_KINDS = ("list", "csv-column")  # in the format, not yet in the engine
+RESERVED_KINDS = ("list",)  # in the format, not yet in the engine
+CSV_COLUMN = "csv-column"  # the issue's name for a prediction CSV's column: a [submission] kind = "csv" phase
+CSV_KINDS = ("number", "boolean", "choice")  # the outputs a prediction CSV's column can hold
+SUBMISSION_KINDS = ("jobs", "csv")  # algorithm jobs (predictions.json) or one prediction CSV
 PLATFORM_KINDS = {"segmentation": "Segmentation", "number": "Float", "boolean": "Bool", "choice": "String",
                   "probabilities": "Anything", "boxes": "Multiple 2D bounding boxes",
                   "points": "Multiple points"}  # fmt: skip
@@ -102,6 +105,27 @@ class Cases:
 
 
 @dataclass(frozen=True)
+class Submission:
+    """What a participant submits (``[submission]``): algorithm jobs (``kind = "jobs"``), or one CSV
+    of a prediction-file phase (``kind = "csv"``) with a row per case, found as ``file`` (else the
+    single ``*.csv`` of the input), its cases in ``id_column``, refused unread above ``max_mb``."""
+
+    kind: str = "jobs"
+    file: str = "predictions.csv"
+    id_column: str = "case"
+    max_mb: float = 10.0  # a row per case is far smaller; at 10 MB: 1.3 s, 222 MiB (benchmarks/prediction_csv.py)
+
+    @property
+    def csv(self) -> bool:
+        return self.kind == "csv"
+
+    @property
+    def missing_key(self) -> str:
+        """The list of cases without a prediction in the ``missing`` block: jobs, or rows of the CSV."""
+        return "rows" if self.csv else "jobs"
+
+
+@dataclass(frozen=True)
 class InputSpec:
     slug: str
     relative_path: str
@@ -149,6 +173,7 @@ class OutputSpec:
     event: Reference | None = None  # a number output scored by c_index: the event column (reference = time)
     sum_rule: str = "one"  # probabilities: "one" (the values sum to 1 within sum_tolerance) or "any"
     sum_tolerance: float = 1e-3
+    column: str = ""  # a prediction-file phase: the column of the participant's CSV holding this output
 
     @property
     def super_kind(self) -> str:
@@ -247,6 +272,7 @@ class Declaration:
     level: float
     options: tuple[OptionSpec, ...] = ()
     report: Report = Report()
+    submission: Submission = Submission()
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def output(self, slug: str) -> OutputSpec:
@@ -379,26 +405,43 @@ def _reference(table: _Table, kind: str) -> Reference:
     return Reference(text, pattern=text, suffixes=suffixes)
 
 
-def _output(table: _Table) -> OutputSpec:
+def _output(table: _Table, submission: Submission) -> OutputSpec:
+    """One ``[[outputs]]`` entry: a socket of an algorithm job, or (``submission.csv``) a column of the
+    participant's prediction CSV, which only a number, boolean or choice output can be."""
     slug = table.get("slug", str)
     if not SLUG.fullmatch(slug):
         table.fail("slug", f"{slug!r} is not a socket slug (lower-case letters, digits, '-')")
     kind = table.get("kind", str)
+    if kind == CSV_COLUMN:
+        table.fail("kind", f"{kind!r}: declare [submission] kind = 'csv' and give a {', '.join(CSV_KINDS)} output "
+                   "its column = '<CSV column>'")  # fmt: skip
     if kind in RESERVED_KINDS:
         hint = "; a list of class probabilities per case is kind = 'probabilities'" if kind == "list" else ""
         table.fail("kind", f"{kind!r} is not supported by this version (supported: {', '.join(OUTPUT_KINDS)}){hint}")
     if kind not in OUTPUT_KINDS:
         table.fail("kind", f"{kind!r} is not one of {', '.join(OUTPUT_KINDS + RESERVED_KINDS)}")
-    default_path = f"images/{slug}" if kind == "segmentation" else f"{slug}.json"
-    relative_path = table.get("relative_path", str, default_path)
-    platform_kind = table.get("platform_kind", str, PLATFORM_KINDS[kind])
+    if submission.csv and kind not in CSV_KINDS:
+        table.fail("kind", f"a {kind} output cannot be a column of a prediction CSV ([submission] kind = 'csv'): "
+                   f"only {', '.join(CSV_KINDS)}")  # fmt: skip
+    column = ""
+    if submission.csv:  # a column of the CSV, not a socket: no relative path, no platform kind
+        relative_path, platform_kind = "", ""
+        column = table.get("column", str, slug)
+        if not column or column != column.strip():
+            table.fail("column", f"{column!r} is not a column name (none, or with surrounding spaces)")
+        if column == submission.id_column:
+            table.fail("column", f"{column!r} is the case column of the prediction CSV ([submission] id_column)")
+    else:
+        default_path = f"images/{slug}" if kind == "segmentation" else f"{slug}.json"
+        relative_path = table.get("relative_path", str, default_path)
+        platform_kind = table.get("platform_kind", str, PLATFORM_KINDS[kind])
     reference = _reference(table, kind)
     missing = table.get("missing", str, "error")
     if missing not in MISSING_POLICIES and kind != "probabilities":  # (its "uniform" is its own: named below)
         table.fail("missing", f"{missing!r} is not one of {', '.join(MISSING_POLICIES)}")
     if missing not in MISSING_BY_KIND[kind]:
         table.fail("missing", f"{missing!r} is not one of {', '.join(MISSING_BY_KIND[kind])} (for a {kind} output)")
-    extra: dict[str, Any] = {"noun": table.get("noun", str, ""), "unit": table.get("unit", str, "")}
+    extra: dict[str, Any] = {"noun": table.get("noun", str, ""), "unit": table.get("unit", str, ""), "column": column}
     if reference.csv_file is not None:
         extra["blank"] = table.get("blank", str, "error", ("error", "skip"))
         if "blank_values" in table.data:
@@ -694,7 +737,9 @@ def _constant(value: Any) -> bool:
     return isinstance(value, (int, float, bool))
 
 
-def _report(table: _Table, outputs: Mapping[str, OutputSpec], metrics: list[MetricSpec]) -> Report:
+def _report(
+    table: _Table, outputs: Mapping[str, OutputSpec], metrics: list[MetricSpec], submission: Submission
+) -> Report:
     """The ``[report]`` table: what metrics.json holds beside the declared metrics."""
     missing = table.get("missing", bool, True)
     if not missing:
@@ -731,8 +776,11 @@ def _report(table: _Table, outputs: Mapping[str, OutputSpec], metrics: list[Metr
     for slug, key in names.items():
         if slug not in outputs:
             table.fail(f"missing_names.{slug}", f"is not an output (one of {', '.join(outputs)})")
-        if not isinstance(key, str) or not KEY.fullmatch(key) or key == "jobs":
-            table.fail(f"missing_names.{slug}", "must be a key of letters, digits, '_' and '-' other than 'jobs'")
+        if not isinstance(key, str) or not KEY.fullmatch(key) or key == submission.missing_key:
+            table.fail(
+                f"missing_names.{slug}", f"must be a key of letters, digits, '_' and '-' other than "
+                f"'{submission.missing_key}'"
+            )  # fmt: skip
     listed = [names.get(slug, slug) for slug in outputs]
     if len(set(listed)) != len(listed):
         table.fail("missing_names", "gives two outputs the same key in the missing block")
@@ -749,6 +797,26 @@ def _report(table: _Table, outputs: Mapping[str, OutputSpec], metrics: list[Metr
     )
     table.done()
     return report
+
+
+def _submission(table: _Table, cases: _Table) -> Submission:
+    """The ``[submission]`` table; a CSV's ``id_column`` defaults to the references' (``[cases]``)."""
+    kind = table.get("kind", str, "jobs", SUBMISSION_KINDS)
+    if kind == "jobs":
+        table.done()  # the other keys describe a CSV
+        return Submission()
+    file = table.get("file", str, Submission.file)
+    if Path(file).name != file or not file.lower().endswith(".csv"):
+        table.fail("file", f"{file!r} must be a file name ending in .csv (the file in the input folder)")
+    default = cases.data.get("id_column")
+    id_column = table.get("id_column", str, default if isinstance(default, str) else "case")
+    if not id_column or id_column != id_column.strip():
+        table.fail("id_column", f"{id_column!r} is not a column name (none, or with surrounding spaces)")
+    max_mb = table.get("max_mb", float, Submission.max_mb)
+    if not max_mb > 0:
+        table.fail("max_mb", "must be positive")
+    table.done()
+    return Submission(kind, file, id_column, max_mb)
 
 
 def _overridden(data: Mapping[str, Any], targets: tuple[tuple[str, int, str], ...], value: Any) -> dict[str, Any]:
@@ -828,8 +896,12 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -
     if not NAME.fullmatch(name):
         top.fail("name", f"{name!r} may hold lower-case letters, digits, '.', '_' and '-' only")
     title = top.get("title", str)
+    submission = _submission(top.sub("submission"), top.sub("cases"))
     inputs = []
-    for table in top.items("inputs"):
+    if submission.csv and "inputs" in data:
+        top.fail("inputs", "a prediction-file phase ([submission] kind = 'csv') has no algorithm inputs")
+    top.read.add("inputs")
+    for table in top.items("inputs") if not submission.csv else []:
         slug = table.get("slug", str)
         if not SLUG.fullmatch(slug):
             table.fail("slug", f"{slug!r} is not a socket slug (lower-case letters, digits, '-')")
@@ -845,8 +917,12 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -
         inputs.append(spec)
     input_slugs = [spec.slug for spec in inputs]
     cases_table = top.sub("cases")
+    if submission.csv:  # no job, no input name to read the case from
+        job_keys = ("input", "strip_suffixes", "strip", "same_stem")
+        for key in (key for key in job_keys if key in cases_table.data):
+            cases_table.fail(key, "names a job's case; a prediction-file phase ([submission] kind = 'csv') has no jobs")
     cases = Cases(
-        input=cases_table.get("input", str, input_slugs[0]),
+        input=cases_table.get("input", str, input_slugs[0] if input_slugs else ""),
         strip_suffixes=cases_table.strings("strip_suffixes", list(IMAGE_NAME_SUFFIXES)),
         strip=cases_table.strings("strip", []),
         id_column=cases_table.get("id_column", str, "case"),
@@ -854,14 +930,16 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -
         same_stem=cases_table.get("same_stem", bool, False),
         ground_truth_name=cases_table.get("ground_truth_name", str, ""),
     )
-    if cases.input not in input_slugs:
+    if cases.input not in input_slugs and not submission.csv:
         cases_table.fail("input", f"{cases.input!r} is not a declared input ({', '.join(input_slugs)})")
     cases_table.done()
     outputs: dict[str, OutputSpec] = {}
     for table in top.items("outputs"):
-        output = _output(table)
+        output = _output(table, submission)
         if output.slug in outputs or output.slug in input_slugs:
             table.fail("slug", f"{output.slug!r} is declared twice")
+        if output.column and output.column in (o.column for o in outputs.values()):
+            table.fail("column", f"{output.column!r} is the column of another output too")
         outputs[output.slug] = output
     if all(output.reference.per_case for output in outputs.values()):
         top.fail("outputs", "no output's reference lists the cases: one needs a {case} pattern or a CSV column")
@@ -890,7 +968,7 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -
     partial = Declaration(file, name, title, cases, tuple(inputs), tuple(outputs.values()), tuple(metrics),
                           Leaderboard("", "", "desc", 4, "abs", ()), resamples, seed, level)  # fmt: skip
     leaderboard = _leaderboard(top.sub("leaderboard"), partial.aggregate_keys())
-    report = _report(top.sub("report"), outputs, metrics)
+    report = _report(top.sub("report"), outputs, metrics, submission)
     top.read.add("options")
     options = _options(top, data) if check_options and "options" in data else ()
     hidden = next((key for key, _ in report.notes if key in ("challenge", *(o.name for o in options))), None)
@@ -901,7 +979,7 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -
         )
     top.done()
     return Declaration(file, name, title, cases, tuple(inputs), tuple(outputs.values()), tuple(metrics),
-                       leaderboard, resamples, seed, level, options, report, data)  # fmt: skip
+                       leaderboard, resamples, seed, level, options, report, submission, data)  # fmt: skip
 
 
 def load(path: Path) -> Declaration:
