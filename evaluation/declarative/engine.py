@@ -515,7 +515,9 @@ class DeclaredChallenge(Challenge):
             raise SubmissionError(f"{what} is not one of the strings {', '.join(output.classes)}.", case)
         return raw
 
-    def _missing_value(self, output: OutputSpec, truth: Any) -> Any:
+    def _missing_value(self, output: OutputSpec, truth: Any, case: str) -> Any:
+        if output.missing == "empty":  # an image without detections: its reference objects are false negatives
+            return (parse_detections if output.kind == "boxes" else parse_points)([], case)
         if output.missing == "misclassification":
             return MISCLASSIFIED
         if output.missing in SURVIVAL_MISSING:  # c_index's missing risk: a pair non-concordant or tied
@@ -563,7 +565,7 @@ class DeclaredChallenge(Challenge):
                 if raw is not None:
                     values[output.slug] = value
                 elif output.missing != "exclude":
-                    values[output.slug] = self._missing_value(output, reference.values[output.slug][case])
+                    values[output.slug] = self._missing_value(output, reference.values[output.slug][case], case)
                 submitted[output.slug] = raw is not None
             tasks.append(CaseTask(case, CasePayload(tuple(segmentations), values, submitted)))
         return Prepared(tasks, matched.missing)

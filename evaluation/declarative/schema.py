@@ -29,15 +29,16 @@ OUTPUT_KINDS = ("segmentation", "number", "boolean", "choice", "boxes", "points"
 RESERVED_KINDS = ("list", "csv-column")  # in the format, not yet in the engine
 PLATFORM_KINDS = {"segmentation": "Segmentation", "number": "Float", "boolean": "Bool", "choice": "String",
                   "boxes": "Multiple 2D bounding boxes", "points": "Multiple points"}  # fmt: skip
-MISSING_POLICIES = ("error", "empty-mask", "worst-value", "misclassification", "exclude", "non-concordant", "tie")
+MISSING_POLICIES = ("error", "empty-mask", "worst-value", "misclassification", "exclude", "empty", "non-concordant",
+                    "tie")  # fmt: skip
 SURVIVAL_MISSING = ("non-concordant", "tie")  # c_index's policies for a missing risk (survival.MISSING_POLICIES)
 MISSING_BY_KIND = {
     "segmentation": ("error", "empty-mask", "exclude"),
     "number": ("error", "worst-value", "exclude", *SURVIVAL_MISSING),
     "boolean": ("error", "misclassification", "exclude"),
     "choice": ("error", "misclassification", "exclude"),
-    "boxes": ("error", "exclude"),
-    "points": ("error", "exclude"),
+    "boxes": ("error", "empty", "exclude"),  # empty: an image without detections
+    "points": ("error", "empty", "exclude"),
 }
 OBJECT_KINDS = ("boxes", "points")  # detection outputs: one JSON file of objects per image
 DETECTION_METRICS = tuple(measures.DETECTION_METRICS)  # on a boxes output
