@@ -33,9 +33,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "test")]
 
 from oracles.rare25_official import platform_arrays  # noqa: E402
+from rare25_cases import write_case  # noqa: E402
 
-from evaluation.challenges.rare25 import INPUT, OUTPUT, Rare25, Stack  # noqa: E402
-from evaluation.platform.layout import JobSpec, write_input  # noqa: E402
+from evaluation.challenges.rare25 import Rare25, Stack  # noqa: E402
 
 STACK_FRAMES = 192
 REFERENCE_SCRIPT = """
@@ -68,17 +68,7 @@ def make_data(root: Path, seed: int = 0) -> tuple[Path, Path, int]:
         for i in range(0, len(frames), STACK_FRAMES)
     }
     ground_truth = root / "ground-truth"
-    ground_truth.mkdir(parents=True)
-    metadata = {
-        stack: [
-            {"filename": f"{stack}-{i}.png", "index": i, "class": kind, "patient_id": patient}
-            for i, (patient, kind, _) in enumerate(rows)
-        ]
-        for stack, rows in stacks.items()
-    }
-    (ground_truth / "val_metadata.json").write_text(json.dumps(metadata))
-    jobs = [JobSpec({INPUT: stack}, {OUTPUT: [s for _, _, s in rows]}) for stack, rows in stacks.items()]
-    write_input(root / "input", jobs)
+    write_case(ground_truth, root / "input", stacks)
     return ground_truth, root / "input", len(frames)
 
 

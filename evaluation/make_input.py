@@ -7,8 +7,9 @@ case name: the stack name for RARE25, the patient id for HECKTOR, the image name
 value and file outputs at their relative path (``rfs.json``), image outputs as a folder holding one
 image (``images/<socket>/<any name>.mha``). A socket whose file is absent gives a job without that
 output (the challenge's missing policy applies); a file no output socket knows, a value that is not
-JSON, or an image folder holding several images is an error naming the case. The same call with
-the same seed writes the same bytes.
+JSON, or an image folder holding several images is an error naming the case; a FIFO, socket or
+device where an output is expected gets the evaluation's line (nothing is opened that could block).
+The same call with the same seed writes the same bytes.
 
 Prediction-file phases: a declared one (``[submission] kind = "csv"``) gets its CSV written from the
 same folders (``DIR/<case>/<output slug>.json``: one row per case, one column per output, a blank cell
@@ -28,6 +29,7 @@ from typing import Any
 from evaluation.challenges import get
 from evaluation.challenges.base import Challenge
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
+from evaluation.platform.files import read_bytes, regular_size
 from evaluation.platform.layout import JobSpec, write_input
 from evaluation.platform.predictions import Socket
 from evaluation.platform.sockets import IMAGE_SUFFIXES, parse_json_bytes
@@ -42,19 +44,21 @@ def _case_outputs(challenge: Challenge, case_dir: Path) -> dict[Socket, Any]:
         if socket.super_kind == "Image":
             if not path.is_dir():
                 continue
-            files = sorted(p for p in path.iterdir() if p.is_file())
+            files = sorted(p for p in path.iterdir() if not p.is_dir())  # a FIFO too: refused below
             images = [p for p in files if p.name.lower().endswith(IMAGE_SUFFIXES)]
             if len(images) != 1 or len(files) != 1:
                 raise SubmissionError(
                     f"{path.relative_to(case_dir.parent)} must hold exactly one image; it holds {len(files)} files.",
                     case,
                 )
+            regular_size(images[0].resolve(), f"the image output '{socket.slug}'", case)  # the evaluation's first check
             outputs[socket] = images[0]
             claimed.add(images[0])
-        elif path.is_file():
-            outputs[socket] = parse_json_bytes(path.read_bytes(), f"{socket.relative_path}", case)
+        elif os.path.lexists(path) and not path.is_dir():  # a FIFO or device: the evaluation's line, never a read
+            data = read_bytes(path.resolve(), f"the output '{socket.slug}'", case)
+            outputs[socket] = parse_json_bytes(data, f"{socket.relative_path}", case)
             claimed.add(path)
-    unknown = sorted(p for p in case_dir.rglob("*") if p.is_file() and p not in claimed)
+    unknown = sorted(p for p in case_dir.rglob("*") if not p.is_dir() and p not in claimed)
     if unknown:
         names = ", ".join(str(p.relative_to(case_dir)) for p in unknown)
         raise SubmissionError(f"{names} is not an output of {challenge.name}.", case)

@@ -2,7 +2,8 @@
 
 A challenge whose cases are cheap (``Challenge.cases_in_process``: a few numbers read from a JSON
 file) has them scored in the main process, one after the other: no pool to start, nothing to
-pickle. Otherwise a pool of at most ``min(workers, cases)`` processes is started when the first case
+pickle; each case's deadline is a SIGALRM timer (on the main thread when nothing else uses that
+signal). Otherwise a pool of at most ``min(workers, cases)`` processes is started when the first case
 is submitted. At most ``workers`` cases are in flight, so every submitted case is running and its
 deadline (``case_timeout`` seconds after submission) is real. A case past its deadline, a worker
 that dies (out of memory, a crash in a native library) or an unexpected exception ends the run with
@@ -15,6 +16,7 @@ This module imports no challenge: ``CaseTask`` (the unit of per-case work) lives
 from __future__ import annotations
 
 import signal
+import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
@@ -117,7 +119,7 @@ def run_cases(
     in_process: bool = False,
 ) -> dict[str, Any]:
     """``{case: score_case(task, settings)}`` in task order: computed in this process when
-    ``in_process`` (no per-case timeout: cheap cases only), else on a local pool of at most
+    ``in_process`` (cheap cases only; timed by SIGALRM where ``_sigalrm_free``), else on a local pool of at most
     ``workers`` processes, or on the Dask cluster at ``scheduler`` (an address or a Client)."""
     if not tasks:
         return {}
@@ -126,13 +128,60 @@ def run_cases(
 
         return run_cases_on_dask(score_case, tasks, settings, scheduler, case_timeout, log)
     if in_process:
-        progress = Progress(len(tasks), log)
-        results = {}
-        for task in tasks:
-            results[task.case] = _outcome(partial(score_case, task, settings), task, "the main process", log)
-            progress.tick(task.case)
-        return results
+        return _run_in_main_process(score_case, tasks, settings, case_timeout, log)
     return _run_in_pool(score_case, tasks, settings, workers, case_timeout, log)
+
+
+def _late(task: CaseTask, case_timeout: float) -> EvaluationError:
+    return EvaluationError(
+        f"the evaluation of case {task.case} took longer than {case_timeout:g} s and was stopped.", task.case
+    )
+
+
+def _sigalrm_free() -> bool:
+    """Whether this process may time its cases with SIGALRM: the main thread (signals reach only it),
+    no other handler and no timer armed (e.g. a test runner's own timeout keeps its signal)."""
+    return (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGALRM) == signal.SIG_DFL
+        and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    )
+
+
+def _run_in_main_process(
+    score_case: ScoreCase,
+    tasks: Sequence[CaseTask],
+    settings: Mapping[str, Any],
+    case_timeout: float,
+    log: Callable[[str], None],
+) -> dict[str, Any]:
+    """The cases one after the other in this process, each stopped at its deadline by a SIGALRM
+    timer (two system calls per case) when ``_sigalrm_free``; a case that overruns ends the run as in
+    the pool."""
+    progress = Progress(len(tasks), log)
+    results = {}
+    running: list[CaseTask] = []
+
+    def expire(signum: int, frame: Any) -> None:
+        raise _late(running[-1], case_timeout)
+
+    timed = _sigalrm_free()
+    previous = signal.signal(signal.SIGALRM, expire) if timed else None
+    try:
+        for task in tasks:
+            running.append(task)
+            if timed:
+                signal.setitimer(signal.ITIMER_REAL, case_timeout)
+            try:
+                results[task.case] = _outcome(partial(score_case, task, settings), task, "the main process", log)
+            finally:
+                if timed:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+            progress.tick(task.case)
+    finally:
+        if timed:
+            signal.signal(signal.SIGALRM, previous)
+    return results
 
 
 def _run_in_pool(
@@ -165,11 +214,7 @@ def _run_in_pool(
             done, _ = wait(in_flight, timeout=max(0.0, nearest - time.monotonic()), return_when=FIRST_COMPLETED)
             if not done:
                 now = time.monotonic()
-                late = next(task for task, deadline in in_flight.values() if deadline <= now)
-                raise EvaluationError(
-                    f"the evaluation of case {late.case} took longer than {case_timeout:g} s and was stopped.",
-                    late.case,
-                )
+                raise _late(next(task for task, deadline in in_flight.values() if deadline <= now), case_timeout)
             for future in done:
                 task, _ = in_flight.pop(future)
                 results[task.case] = _outcome(future.result, task, "a worker process", log, in_flight)

@@ -6,6 +6,7 @@ stderr line as the evaluation (test_hostile checks that line against the evaluat
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -281,4 +282,29 @@ def test_isic_checks_the_csv_and_refuses_a_plain_outputs_folder(tmp_path, check_
     (tmp_path / "plain").mkdir()
     code, _, line = check_cli("--challenge", "isic2019", "--outputs", tmp_path / "plain")
     expected = "isic2019 is a prediction-file phase: put the participant's CSV at /input/predictions.csv."
+    assert (code, line) == (1, expected)
+
+
+def test_a_fifo_in_a_plain_outputs_folder_gets_the_evaluations_line(tmp_path, check_cli):
+    """make_input used to skip it (the output then counted as missing); now the check refuses it as
+    the evaluation refuses it in /input (test_hostile's "rare25 output is a FIFO")."""
+    built = rare25(tmp_path)
+    plain_outputs(get("rare25"), built.input, tmp_path / "plain")
+    target = tmp_path / "plain" / "s1.tiff" / LIKELIHOODS.relative_path
+    target.unlink()
+    os.mkfifo(target)
+    code, _, line = check_cli("--challenge", "rare25", "--outputs", tmp_path / "plain")
+    assert (code, line) == (1, CASES["rare25 output is a FIFO"].line)
+
+
+def test_a_segmentation_that_cannot_be_resampled_is_a_participant_line(tmp_path, check_cli):
+    """With resample=nearest, the participant's --images folder holding a 2D CT: SimpleITK cannot
+    resample the 3D label map onto it. The check names both geometries (it used to give an
+    internal-error line); the evaluation, on the true CT grid, accepts the submission."""
+    built = hecktor("hecktor2026")(tmp_path)
+    images = _cts(built)
+    sitk.WriteImage(sitk.GetImageFromArray(np.zeros((1, 4), np.int16)), str(images / "P1__CT.mha"))
+    code, _, line = check_cli("--challenge", "hecktor2026", "--input", built.input, "--images", images,
+                              "--set", "resample=nearest")  # fmt: skip
+    expected = "The segmentation of P1 (3D, size (4, 1, 1)) cannot be resampled onto the CT grid (2D, size (4, 1))."
     assert (code, line) == (1, expected)

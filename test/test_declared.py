@@ -710,7 +710,7 @@ def test_a_broken_packaged_declaration_is_named_not_raised(tmp_path, monkeypatch
     assert declared._register() == []
     assert challenges._BROKEN == {
         "declarations/broken.toml": "broken.toml: outputs[1].missing: 'zero' is not one of error, empty-mask, "
-        "worst-value, misclassification, exclude, non-concordant, tie",
+        "worst-value, misclassification, exclude, empty, non-concordant, tie",
         "declarations/renamed.toml": "renamed.toml: name: 'kits-example' must equal the file name's stem",
     }
     with pytest.raises(ConfigurationError, match=r"Module declarations/broken.toml could not be loaded \(broken.toml"):

@@ -268,6 +268,12 @@ def test_declared_segmentation_metrics_against_independent_references(tmp_path, 
         ("no_instances = 0.5", "no_instances = 0.5\niou_threshold = 0.3", r"metrics\[6\]\.iou_threshold: must be in"),
         ("one_empty = 50.0", 'one_empty = "far"', r"metrics\[2\]\.one_empty: must be a number or 'diagonal'"),
         ("labels = { a = 1, b = 2 }", "labels = { a = 1, b = 2 }\ndimension = 2", r"metrics\[0\]\.metric: hausdorff"),
+        (
+            'missing = "empty-mask"',
+            'missing = "empty"',
+            r"outputs\[0\]\.missing: 'empty' is not one of error, empty-mask, "
+            r"exclude \(for a segmentation output\)",
+        ),
     ],
 )
 def test_bad_segmentation_declarations_name_the_key(old, new, message):
@@ -812,12 +818,41 @@ def test_detection_edge_cases_and_bad_boxes(tmp_path, evaluate_cli):
     assert run.exit_code == 1 and "The reference boxes of case i1 (i1.json)" in run.last_error_line
 
 
+def test_missing_boxes_count_as_no_detections_under_empty(tmp_path, evaluate_cli):
+    """missing = "empty": image i2 without a job, and i3 with a job but without the output, are images
+    without detections: i2's reference box is a false negative and both images still count in
+    FROC's false positives per image (by hand over i1's predictions: 4 reference boxes, 3 images)."""
+    text = DETECTION.replace(
+        'reference = "boxes/{case}.json"\n', 'reference = "boxes/{case}.json"\nmissing = "empty"\n'
+    )
+    toml, ground_truth, input_dir = detection_case(tmp_path, text)
+    jobs = json.loads((input_dir / "predictions.json").read_text())
+    assert [job["inputs"][0]["image"]["name"].split(".")[0] for job in jobs[1:]] == ["i2", "i3"]
+    jobs[2]["outputs"] = []
+    (input_dir / "predictions.json").write_text(json.dumps([jobs[0], jobs[2]]))
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 0, run.stderr
+    assert run.metrics["missing"] == {"jobs": ["i2"], "cells": ["i2", "i3"]}
+    got = run.metrics["aggregates"]
+    tp, fp, _, _, _ = operating_curve("iou", 0.5, cases=["i1"])
+    assert got["ap"] == pytest.approx(voc_ap(tp, fp, 4), abs=1e-12)
+    assert got["ap"] < voc_ap(tp, fp, 3)  # (i2's box counts)
+    tp, fp, fp_negative, _, _ = operating_curve("iou", 0.3, cases=["i1"])
+    assert got["froc"] == pytest.approx(froc_by_hand(tp, fp, 4, 3, (0.5, 1, 2)), abs=1e-12)
+    assert got["froc_negative"] == pytest.approx(froc_by_hand(tp, fp_negative, 4, 1, (1, 2)), abs=1e-12)
+
+
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
         ('reference = "boxes/{case}.json"', 'reference = "boxes.csv:n"', r"outputs\[0\]\.reference: a boxes output"),
         ('reference = "boxes/{case}.json"', 'reference = "boxes/{case}.xml"', r"outputs\[0\]\.reference: .* \.json"),
         ('kind = "boxes"', 'kind = "list"', r"outputs\[0\]\.kind: 'list' is not supported by this version"),
+        (
+            'reference = "boxes/{case}.json"',
+            'reference = "boxes/{case}.json"\nmissing = "empty-mask"',
+            r"outputs\[0\]\.missing: 'empty-mask' is not one of error, empty, exclude \(for a boxes output\)",
+        ),
         ("precision = 0.5\n", "", r"metrics\[2\]\.precision: is required"),
         ('match = "distance"', 'match = "centre"', r"metrics\[2\]\.match: 'centre' is not one of iou, distance"),
         ("threshold = 4.0\n", "", r"metrics\[2\]\.threshold: is required"),
@@ -870,7 +905,8 @@ PREDICTED_POINTS = {  # (x, y, score); m1's first prediction is 2 from the first
 
 def test_declared_points_by_hand(tmp_path, evaluate_cli):
     """Points match by distance (<= threshold, inclusive); the platform's "Multiple points" JSON
-    with 2D points in the plane z = 0; AP and FROC by hand; a missing output under "exclude"."""
+    with 2D points in the plane z = 0; AP and FROC by hand; a missing output under "exclude" and
+    under "empty"."""
     root = tmp_path
     (root / "gt" / "points").mkdir(parents=True)
     for case, rows in REFERENCE_POINTS.items():
@@ -902,6 +938,14 @@ def test_declared_points_by_hand(tmp_path, evaluate_cli):
     assert run.metrics["missing"] == {"jobs": ["m2"], "mitoses": ["m2"]}
     tp, fp = np.array([1, 1, 2, 2]), np.array([0, 1, 1, 2])  # m2 left out: 3 reference points, 2 images
     assert run.metrics["aggregates"]["ap"] == pytest.approx(voc_ap(tp, fp, 3), abs=1e-12)
+    toml.write_text(POINTS.replace('missing = "exclude"', 'missing = "empty"'))
+    run = evaluate_cli(str(toml), root / "input2", ground_truth=root / "gt")  # m2: an image without detections
+    assert run.exit_code == 0, run.stderr
+    assert run.metrics["missing"] == {"jobs": ["m2"], "mitoses": ["m2"]}
+    assert run.metrics["aggregates"]["ap"] == pytest.approx(voc_ap(tp, fp, 4), abs=1e-12)  # its point is missed
+    expected = froc_by_hand(tp, fp, 4, 3, (0.25, 0.5, 1))  # three images
+    assert expected == pytest.approx((0.25 + 0.5 + 0.5) / 3)
+    assert run.metrics["aggregates"]["froc"] == pytest.approx(expected, abs=1e-12)
     with pytest.raises(ConfigurationError, match=r"metrics\[0\]\.match: 'iou' is not one of distance"):
         parse(POINTS.replace("threshold = 3.0", 'match = "iou"\nthreshold = 0.5', 1), "points.toml")
 

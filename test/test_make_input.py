@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -109,3 +110,19 @@ def test_prediction_file_phase_needs_no_builder(tmp_path):
     challenge.phase = Phase((), (), "x", "x", prediction_file=True)  # type: ignore[misc]
     with pytest.raises(ConfigurationError, match="prediction-file phase"):
         build_input(challenge, tmp_path, tmp_path / "b")
+
+
+@pytest.mark.parametrize(
+    ("fifo", "message"),
+    [
+        ("risk.json", "the output 'risk' is a FIFO \\(named pipe\\), not a regular file; it was not read"),
+        ("images/seg/out.mha", "the image output 'seg' is a FIFO \\(named pipe\\), not a regular file"),
+        ("stray", "stray is not an output of image-test"),
+    ],
+)
+def test_a_fifo_is_refused_with_the_evaluations_line_never_opened(tmp_path, fifo, message):
+    (tmp_path / "plain/p7" / fifo).parent.mkdir(parents=True)
+    os.mkfifo(tmp_path / "plain/p7" / fifo)  # (opening it would block this test)
+    with pytest.raises(SubmissionError, match=message) as error:
+        build_input(_challenge(), tmp_path / "plain", tmp_path / "built")
+    assert "p7" in str(error.value)

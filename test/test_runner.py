@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 import runner_cases
@@ -70,3 +74,45 @@ def test_pool_cases_run_in_worker_processes():
 def test_an_in_process_case_that_fails_is_named(score_case, message):
     with pytest.raises(EvaluationError, match=message):
         run_cases(score_case, _tasks([2, 0]), {}, workers=1, case_timeout=60, log=lambda line: None, in_process=True)
+
+
+def test_a_stalled_in_process_case_is_stopped_by_its_deadline():
+    """In a process of its own (SIGALRM free, as under the CLI): the stall is cut at the deadline
+    with the pool's sentence, and the previous SIGALRM handler is back afterwards."""
+    script = (
+        "import signal, runner_cases\n"
+        "from evaluation.errors import EvaluationError\n"
+        "from evaluation.runner import CaseTask, run_cases\n"
+        "tasks = [CaseTask(f'case-{p}', p) for p in (1, 0, 2)]\n"
+        "try:\n"
+        "    run_cases(runner_cases.stall_on_payload_zero, tasks, {}, workers=1, case_timeout=1, log=print,\n"
+        "              in_process=True)\n"
+        "except EvaluationError as error:\n"
+        "    print(error)\n"
+        "print(signal.getsignal(signal.SIGALRM) == signal.SIG_DFL, signal.getitimer(signal.ITIMER_REAL))\n"
+    )
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", script], cwd=Path(__file__).parent, capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])})  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    expected = "the evaluation of case case-0 took longer than 1 s and was stopped."
+    assert done.stdout.splitlines()[-2:] == [expected, "True (0.0, 0.0)"]
+    assert time.monotonic() - start < 30
+
+
+def test_in_process_cases_leave_a_sigalrm_in_use_alone():
+    """Under pytest-timeout's own SIGALRM (or off the main thread) the cases run untimed and the
+    owner's handler and timer are untouched."""
+
+    def owner(signum, frame):
+        return None
+
+    handler = signal.signal(signal.SIGALRM, owner)
+    signal.setitimer(signal.ITIMER_REAL, 100)
+    try:
+        results = run_cases(runner_cases.square, _tasks([3]), {}, workers=1, case_timeout=1, log=print, in_process=True)
+        assert results == {"case-3": 9}
+        assert 0 < signal.getitimer(signal.ITIMER_REAL)[0] <= 100 and signal.getsignal(signal.SIGALRM) is owner
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, handler)

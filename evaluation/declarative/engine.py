@@ -49,7 +49,6 @@ from evaluation.declarative.schema import (
     OBJECT_KINDS,
     SEGMENTATION_METRICS,
     SURVIVAL_MISSING,
-    Cases,
     Declaration,
     MetricSpec,
     OutputSpec,
@@ -282,30 +281,64 @@ def _per_case_files(ground_truth: Path, output: OutputSpec, cases: Sequence[str]
     return found
 
 
-def _csv_column(ground_truth: Path, file: str, column: str, cases: Cases, binary: bool) -> dict[str, str]:
-    path = ground_truth / file
+class ParserError(csv.Error):
+    """A CSV that is no table: a broken quote, or a row whose cells do not match its header (pandas'
+    ``read_csv`` name, which the former HECKTOR classes' messages gave)."""
+
+
+class EmptyDataError(csv.Error):
+    """A CSV without even a header row (pandas' name, as ``ParserError``)."""
+
+
+def _csv_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    """The header and the rows of a UTF-8 CSV (a BOM allowed, blank lines skipped), strictly: no
+    quote left open, every row as many cells as the header (a short row is not a blank cell)."""
+    with path.open(newline="", encoding="utf-8-sig") as handle:
+        reader = csv.reader(handle, strict=True)
+        try:
+            header = next(reader, None)
+            if header is None:
+                raise EmptyDataError()
+            rows = []
+            for cells in reader:
+                if cells and len(cells) != len(header):
+                    raise ParserError()
+                if cells:
+                    rows.append(dict(zip(header, cells, strict=True)))
+        except (EmptyDataError, ParserError):
+            raise
+        except csv.Error:  # the csv module's own: a quote left open
+            raise ParserError() from None
+    return header, rows
+
+
+def _csv_column(ground_truth: Path, file: str, column: str, declaration: Declaration, binary: bool) -> dict[str, str]:
+    """One column of a CSV reference by case; the file must hold every column the declaration reads
+    from it (all absent ones named at once)."""
+    path, cases = ground_truth / file, declaration.cases
     id_column = cases.id_column
+    named = f"The {cases.ground_truth_name} ground truth" if cases.ground_truth_name else "The ground truth"
     if not path.is_file():
-        raise ConfigurationError(f"The ground truth has no {file}.")
+        raise ConfigurationError(f"{named} has no {file}.")
     try:
-        with path.open(newline="", encoding="utf-8-sig") as handle:
-            rows = list(csv.DictReader(handle))
+        header, rows = _csv_rows(path)
     except (UnicodeDecodeError, csv.Error) as error:
         what = (
-            f"The {cases.ground_truth_name} ground truth {file} cannot be parsed as UTF-8 CSV"
+            f"{named} {file} cannot be parsed as UTF-8 CSV"
             if cases.ground_truth_name
             else f"{file} must be UTF-8 CSV with columns {id_column},{column}{' and 0/1 labels' if binary else ''}"
         )
         raise ConfigurationError(f"{what} ({type(error).__name__}): fix it in the phase's ground truth.") from None
-    for needed in (id_column, column):
-        if rows and needed not in rows[0]:
-            raise ConfigurationError(f"{file} has no column '{needed}'.")
+    read = [ref.column for o in declaration.outputs for ref in (o.reference, o.event) if ref and ref.csv_file == file]
+    absent = [c for c in dict.fromkeys((id_column, *read)) if c not in header]
+    if absent:
+        raise ConfigurationError(f"{file} lacks the column(s) {', '.join(absent)}.")
     values: dict[str, str] = {}
     for row in rows:
-        case = (row[id_column] or "").strip()
+        case = row[id_column].strip()
         if case in values:
             raise ConfigurationError(f"{file} lists case {case} twice.")
-        values[case] = (row[column] or "").strip()
+        values[case] = row[column].strip()
     return values
 
 
@@ -350,7 +383,7 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
             files[output.slug] = _pattern_cases(ground_truth, ref.pattern)
         else:
             texts[output.slug] = _csv_column(
-                ground_truth, ref.csv_file, ref.column, declaration.cases, _binary(declaration, output)
+                ground_truth, ref.csv_file, ref.column, declaration, _binary(declaration, output)
             )
     first = listing[0]
     cases = tuple(sorted(files.get(first.slug) or texts.get(first.slug) or {}))
@@ -401,7 +434,7 @@ def _reference_objects(path: Path, case: str, kind: str) -> np.ndarray:
 def _events(ground_truth: Path, declaration: Declaration, output: OutputSpec, times: Mapping[str, Any]) -> dict:
     """The event indicator of every case with a time (c_index's censoring), spelled as a boolean reference."""
     event = output.event
-    texts = _csv_column(ground_truth, event.csv_file, event.column, declaration.cases, True)
+    texts = _csv_column(ground_truth, event.csv_file, event.column, declaration, True)
     found = {}
     for case in times:
         lowered = texts.get(case, "").lower()
@@ -532,7 +565,9 @@ class DeclaredChallenge(Challenge):
             raise SubmissionError(f"{what} is not one of the strings {', '.join(output.classes)}.", case)
         return raw
 
-    def _missing_value(self, output: OutputSpec, truth: Any) -> Any:
+    def _missing_value(self, output: OutputSpec, truth: Any, case: str) -> Any:
+        if output.missing == "empty":  # an image without detections: its reference objects are false negatives
+            return (parse_detections if output.kind == "boxes" else parse_points)([], case)
         if output.kind == "probabilities":  # uniform, or all mass on the first declared class that is not the truth
             if output.missing == "uniform":
                 return dict.fromkeys(output.classes, 1.0 / len(output.classes))
@@ -605,7 +640,7 @@ class DeclaredChallenge(Challenge):
         if raw is not None:
             values[output.slug] = value
         elif output.missing != "exclude":
-            values[output.slug] = self._missing_value(output, reference.values[output.slug][case])
+            values[output.slug] = self._missing_value(output, reference.values[output.slug][case], case)
         submitted[output.slug] = raw is not None
 
     # ------------------------------------------------------------------------ prediction-file phases

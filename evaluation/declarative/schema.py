@@ -33,7 +33,8 @@ SUBMISSION_KINDS = ("jobs", "csv")  # algorithm jobs (predictions.json) or one p
 PLATFORM_KINDS = {"segmentation": "Segmentation", "number": "Float", "boolean": "Bool", "choice": "String",
                   "probabilities": "Anything", "boxes": "Multiple 2D bounding boxes",
                   "points": "Multiple points"}  # fmt: skip
-MISSING_POLICIES = ("error", "empty-mask", "worst-value", "misclassification", "exclude", "non-concordant", "tie")
+MISSING_POLICIES = ("error", "empty-mask", "worst-value", "misclassification", "exclude", "empty", "non-concordant",
+                    "tie")  # fmt: skip
 SURVIVAL_MISSING = ("non-concordant", "tie")  # c_index's policies for a missing risk (survival.MISSING_POLICIES)
 MISSING_BY_KIND = {
     "segmentation": ("error", "empty-mask", "exclude"),
@@ -41,8 +42,8 @@ MISSING_BY_KIND = {
     "boolean": ("error", "misclassification", "exclude"),
     "choice": ("error", "misclassification", "exclude"),
     "probabilities": ("error", "worst-value", "uniform", "exclude"),
-    "boxes": ("error", "exclude"),
-    "points": ("error", "exclude"),
+    "boxes": ("error", "empty", "exclude"),  # empty: an image without detections
+    "points": ("error", "empty", "exclude"),
 }
 OBJECT_KINDS = ("boxes", "points")  # detection outputs: one JSON file of objects per image
 DETECTION_METRICS = tuple(measures.DETECTION_METRICS)  # on a boxes output

@@ -10,7 +10,9 @@ and ``confusion.py`` (read, not copied); scikit-learn computes every curve and a
 - per-category confusion metrics binarise with ``> 0.5`` and score an empty denominator as 1.0
   (accuracy alone is NaN on zero total weight);
 - ``auc_sens_80`` is the raw (not McClish-corrected) area of the ROC curve right of the point where
-  the TPR first reaches 0.8, that point's FPR interpolated linearly on the crossing segment.
+  the TPR first reaches 0.8, that point's FPR interpolated linearly on the crossing segment;
+- AUROC and average precision are the catalogue's ``auroc`` / ``binary_average_precision`` below,
+  with the rows' weights as ``sample_weight`` and the reference's edge values as their parameters.
 
 All functions are pure; ``weights`` default to 1 for every row.
 
@@ -117,20 +119,17 @@ def _all_zero(weights: np.ndarray | None) -> bool:
 
 
 def roc_auc(truth: np.ndarray, scores: np.ndarray, weights: np.ndarray | None = None) -> float:
-    """Area under the ROC curve; NaN when a class has no (weighted) examples."""
-    if _all_zero(weights):
-        return float("nan")
-    with _quiet():
-        return float(roc_auc_score(truth, scores, sample_weight=weights))
+    """The catalogue's :func:`auroc` with the rows' ``weights``; NaN when a class has no (weighted)
+    examples (the reference's value there)."""
+    return float(auroc(truth, scores, single_class=float("nan"), sample_weight=weights))
 
 
 def average_precision(truth: np.ndarray, scores: np.ndarray, weights: np.ndarray | None = None) -> float:
-    """scikit-learn's average precision (0.0 without weighted positives, as scikit-learn 1.9 gives;
-    NaN when every weight is 0)."""
+    """The catalogue's :func:`binary_average_precision` with the rows' ``weights``: 0.0 without
+    weighted positives (what scikit-learn 1.9 gives, the reference's value), NaN when every weight is 0."""
     if _all_zero(weights):
         return float("nan")
-    with _quiet():
-        return float(average_precision_score(truth, scores, sample_weight=weights))
+    return float(binary_average_precision(truth, scores, no_positive=0.0, sample_weight=weights))
 
 
 def auc_above_sensitivity(
@@ -197,6 +196,20 @@ def _binary_inputs(truth: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, n
     return truth, scores
 
 
+def _sample_weight(sample_weight: np.ndarray | None, truth: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+    """(n,) non-negative finite row weights (1 each when ``None``), as scikit-learn's ``sample_weight``;
+    not with bootstrap ``weights``."""
+    if sample_weight is None:
+        return np.ones(truth.size)
+    if weights is not None:
+        raise ValueError("sample_weight and weights (resamples) cannot be combined")
+    sample_weight = checks.as_finite("sample_weight", sample_weight, ndim=1)
+    checks.same_length(truth=truth, sample_weight=sample_weight)
+    if np.any(sample_weight < 0):
+        raise ValueError("sample_weight must be non-negative")
+    return sample_weight
+
+
 def _ranked_counts(truth: np.ndarray, scores: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Weighted true and false positives (resamples x (1 + distinct scores), from 0) of the decision
     ``scores >= t`` for each distinct score t, descending: the points of the ROC and precision-recall
@@ -212,39 +225,52 @@ def _ranked_counts(truth: np.ndarray, scores: np.ndarray, weights: np.ndarray) -
 
 
 def auroc(
-    truth: np.ndarray, scores: np.ndarray, single_class: float = 0.5, weights: np.ndarray | None = None
+    truth: np.ndarray,
+    scores: np.ndarray,
+    single_class: float = 0.5,
+    weights: np.ndarray | None = None,
+    sample_weight: np.ndarray | None = None,
 ) -> float | np.ndarray:
     """Area under the ROC curve (trapezoidal, ties counted half): ``sklearn.metrics.roc_auc_score``.
 
     Hanley & McNeil, Radiology 1982. Parameters: ``truth`` (n,) 0/1 reference; ``scores`` (n,) finite
     scores, higher = more positive; ``single_class``: the value when ``truth`` holds one class only
-    (AUROC undefined; 0.5 = chance); ``weights``: (resamples, n) case weights, for one value per row
-    (the trapezoidal area under each row's weighted ROC points, ``roc_auc_score`` with the row as
-    ``sample_weight``). Returns a float in [0, 1] (an array of them with ``weights``).
+    (AUROC undefined; 0.5 = chance), or one class only with a non-zero ``sample_weight``;
+    ``weights``: (resamples, n) case weights, for one value per row (the trapezoidal area under each
+    row's weighted ROC points, ``roc_auc_score`` with the row as ``sample_weight``); ``sample_weight``:
+    (n,) non-negative row weights of the one value (``roc_auc_score``'s, ISIC's score weights).
+    Returns a float in [0, 1] (an array of them with ``weights``).
     """
     truth, scores = _binary_inputs(truth, scores)
+    rows = _sample_weight(sample_weight, truth, weights)
     if weights is not None:
         tp, fp = _ranked_counts(truth, scores, case_weights(weights, truth.size))
         area = np.sum(np.diff(fp, axis=1) * (tp[:, 1:] + tp[:, :-1]) / 2.0, axis=1)
         defined = (tp[:, -1] > 0) & (fp[:, -1] > 0)
         return np.where(defined, area / np.where(defined, tp[:, -1] * fp[:, -1], 1.0), float(single_class))
-    if truth.all() or not truth.any():
+    if not rows[truth].any() or not rows[~truth].any():
         return float(single_class)
-    return float(roc_auc_score(truth, scores))
+    return float(roc_auc_score(truth, scores, sample_weight=sample_weight))
 
 
 def binary_average_precision(
-    truth: np.ndarray, scores: np.ndarray, no_positive: float = 0.0, weights: np.ndarray | None = None
+    truth: np.ndarray,
+    scores: np.ndarray,
+    no_positive: float = 0.0,
+    weights: np.ndarray | None = None,
+    sample_weight: np.ndarray | None = None,
 ) -> float | np.ndarray:
     """Average precision ``sum_k (R_k - R_{k-1}) P_k`` over the thresholds (no interpolation):
     ``sklearn.metrics.average_precision_score``.
 
     Parameters: ``truth`` (n,) 0/1; ``scores`` (n,) finite; ``no_positive``: the value without any
-    positive (recall undefined); ``weights``: (resamples, n) case weights, for one value per row (the
-    same sum over each row's weighted precision-recall points). Returns a float in [0, 1] (an array
-    of them with ``weights``).
+    positive (recall undefined), or without a positive of non-zero ``sample_weight``; ``weights``:
+    (resamples, n) case weights, for one value per row (the same sum over each row's weighted
+    precision-recall points); ``sample_weight``: (n,) non-negative row weights of the one value
+    (``average_precision_score``'s). Returns a float in [0, 1] (an array of them with ``weights``).
     """
     truth, scores = _binary_inputs(truth, scores)
+    rows = _sample_weight(sample_weight, truth, weights)
     if weights is not None:
         tp, fp = _ranked_counts(truth, scores, case_weights(weights, truth.size))
         called = tp[:, 1:] + fp[:, 1:]
@@ -252,9 +278,9 @@ def binary_average_precision(
         positives = tp[:, -1]
         value = np.sum(np.diff(tp, axis=1) * precision, axis=1) / np.where(positives > 0, positives, 1.0)
         return np.where(positives > 0, value, float(no_positive))
-    if not truth.any():
+    if not rows[truth].any():
         return float(no_positive)
-    return float(average_precision_score(truth, scores))
+    return float(average_precision_score(truth, scores, sample_weight=sample_weight))
 
 
 def _labels(name: str, values: np.ndarray) -> np.ndarray:

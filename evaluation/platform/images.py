@@ -76,11 +76,19 @@ def on_reference_grid(
 ) -> sitk.Image:
     """The prediction on the reference grid: the same geometry (``policy="error"``: size exact;
     spacing, origin, direction within ``tolerance``) or resampled by nearest neighbour
-    (``policy="nearest"``, background 0). ``grid`` names the reference grid in messages (e.g. "CT
-    grid"); ``hint`` ends the size message (e.g. how to ask for resampling)."""
+    (``policy="nearest"``, background 0; an image SimpleITK cannot resample so, e.g. 2D for a 3D
+    grid, is an error naming both geometries). ``grid`` names the reference grid in messages (e.g.
+    "CT grid"); ``hint`` ends the size message (e.g. how to ask for resampling)."""
     if policy == "nearest":
         pixel = prediction.GetPixelID()
-        return sitk.Resample(prediction, reference, sitk.Transform(), sitk.sitkNearestNeighbor, 0, pixel)
+        try:
+            return sitk.Resample(prediction, reference, sitk.Transform(), sitk.sitkNearestNeighbor, 0, pixel)
+        except RuntimeError:  # e.g. a 2D image for a 3D grid; SimpleITK's own text is no participant's line
+            raise SubmissionError(
+                f"The {what} of {case} ({prediction.GetDimension()}D, size {prediction.GetSize()}) cannot be "
+                f"resampled onto the {grid} ({reference.GetDimension()}D, size {reference.GetSize()}).",
+                case,
+            ) from None
     if policy != "error":
         raise ValueError(f"unknown geometry policy {policy!r}")
     if prediction.GetSize() != reference.GetSize():

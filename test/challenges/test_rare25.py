@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from conftest import DEMO_INPUT, GROUND_TRUTH
 from oracles.rare25_official import official_bootstrap, platform_arrays, summary, website_bootstrap
+from rare25_cases import write_case
 from sklearn.metrics import average_precision_score, precision_recall_curve, roc_auc_score
 
 from evaluation.challenges.rare25 import (
@@ -21,7 +22,7 @@ from evaluation.challenges.rare25 import (
     website_bootstrap_weights,
 )
 from evaluation.metrics.precision_recall import grouped_curve_metrics
-from evaluation.platform.layout import JobSpec, write_input
+from evaluation.platform.layout import JobSpec
 
 # Issue 2's bootstrap example; numbers computed with the official evaluate.py right after
 # np.random.seed(0) (10 neoplastic : 1000 NDBE patients per iteration, 1000 iterations).
@@ -46,20 +47,7 @@ OFFICIAL_KEYS = [
 def make_case(root: Path, stacks: dict[str, list[tuple[str, str, float]]], jobs: list[JobSpec] | None = None):
     """Ground truth and a submission for ``{stack: [(patient, class, likelihood), ...]}``."""
     ground_truth, input_dir = root / "gt", root / "input"
-    ground_truth.mkdir(parents=True)
-    metadata = {
-        stack: [
-            {"filename": f"{stack}-{i}.png", "index": i, "class": cls, "patient_id": patient}
-            for i, (patient, cls, _) in enumerate(frames)
-        ]
-        for stack, frames in stacks.items()
-    }
-    (ground_truth / "val_metadata.json").write_text(json.dumps(metadata))
-    if jobs is None:
-        jobs = [
-            JobSpec({INPUT: stack}, {OUTPUT: [score for _, _, score in frames]}) for stack, frames in stacks.items()
-        ]
-    write_input(input_dir, jobs)
+    write_case(ground_truth, input_dir, stacks, jobs)
     return ground_truth, input_dir
 
 

@@ -218,3 +218,26 @@ def test_top_label_ece_by_hand():
     assert top_label_calibration_error(truth, probabilities, ["a", "b"], 2) == pytest.approx(4 / 15, abs=1e-15)
     with pytest.raises(ValueError, match="columns"):
         top_label_calibration_error(truth, probabilities, ["a"])
+
+
+def test_row_weights_equal_sklearns_sample_weight_and_their_edges():
+    """``sample_weight`` (ISIC's score weights) is scikit-learn's; a class with no weighted row is the
+    declared edge (ISIC's ``roc_auc`` / ``average_precision`` pass NaN and 0.0)."""
+    truth, scores = binary_case()
+    weight = np.random.default_rng(3).choice([0.0, 0.5, 1.0, 2.0], size=truth.size)
+    expected = roc_auc_score(truth, scores, sample_weight=weight)
+    assert auroc(truth, scores, sample_weight=weight) == pytest.approx(expected, abs=1e-12)
+    expected = average_precision_score(truth, scores, sample_weight=weight)
+    assert binary_average_precision(truth, scores, sample_weight=weight) == pytest.approx(expected, abs=1e-12)
+    unweighted_positives = np.where(truth == 1, 0.0, 1.0)
+    assert auroc(truth, scores, single_class=0.25, sample_weight=unweighted_positives) == 0.25
+    assert auroc(truth, scores, single_class=0.25, sample_weight=1.0 - unweighted_positives) == 0.25
+    assert binary_average_precision(truth, scores, no_positive=0.75, sample_weight=unweighted_positives) == 0.75
+    assert binary_average_precision(truth, scores, sample_weight=1.0 - unweighted_positives) == pytest.approx(
+        average_precision_score(truth, scores, sample_weight=1.0 - unweighted_positives), abs=1e-12
+    )
+    for bad, message in [(-weight, "non-negative"), (weight[:-1], "inconsistent numbers"), (weight * np.nan, "NaN")]:
+        with pytest.raises(ValueError, match=message):
+            auroc(truth, scores, sample_weight=bad)
+    with pytest.raises(ValueError, match="cannot be combined"):
+        binary_average_precision(truth, scores, weights=np.ones((2, truth.size)), sample_weight=weight)
