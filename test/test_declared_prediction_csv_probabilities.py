@@ -295,6 +295,8 @@ def test_make_input_writes_the_class_columns_from_job_answers(tmp_path, evaluate
     by_hand = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth).metrics
     built_run = evaluate_cli(str(toml), built, ground_truth=ground_truth).metrics
     assert built_run["aggregates"] == by_hand["aggregates"] and built_run["case"] == by_hand["case"]
+    assert check.main(["--challenge", str(toml), "--outputs", str(outputs)]) == 0
+    assert f"{N} rows checked, all outputs valid" in capsys.readouterr().out
 
     (outputs / IMAGES[0] / "diagnosis.json").unlink()  # absent: blank class cells
     assert make_input.main(["--challenge", str(toml), "--outputs", str(outputs), "--output", str(built)]) == 0

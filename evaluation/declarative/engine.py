@@ -629,8 +629,9 @@ class DeclaredChallenge(Challenge):
         return table
 
     def _cell(self, declaration: Declaration, output: OutputSpec, table: PredictionTable, case: str) -> tuple[Any, str]:
-        """The output's cell of the case's row as the JSON value a job would hold (``None``: blank), and
-        how messages name the case there ("c2 (line 3 of predictions.csv, column 'p')")."""
+        """The output's cell of the case's row as the JSON value a job would hold (``None``: blank; a
+        probabilities output: its class cells, checked, as {class: probability}), and how messages
+        name the case there ("c2 (line 3 of predictions.csv, column 'p')")."""
         row = table.rows[case]
         place = f"{declaration.cases.named(case)} (line {row.line} of {table.file}"
         named = f"{place}, {_columns_named(output)})"
