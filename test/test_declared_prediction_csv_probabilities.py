@@ -210,6 +210,10 @@ CSV_ERRORS = {
         replace_row(4, "0.5,half,0.25,0.25"),
         f"The output 'diagnosis' of image {IMAGE} (line 6 of {FILE}, column 'NV') is 'half', not a number.",
     ),
+    "a digit separator": (
+        replace_row(4, "0.2_5,0.25,0.25,0.25"),
+        f"The output 'diagnosis' of image {IMAGE} (line 6 of {FILE}, column 'MEL') is '0.2_5', not a number.",
+    ),
     "not finite": (
         replace_row(4, "0.5,0.5,inf,0"),
         f"The output 'diagnosis' of image {IMAGE} (line 6 of {FILE}, column 'BCC') is 'inf', not a finite number.",

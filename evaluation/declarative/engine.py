@@ -1223,8 +1223,11 @@ def _row_probabilities(
 
 
 def _cell_number(text: str, what: str, case: str) -> float:
-    """A prediction CSV's cell as a finite number (``what`` names the cell in messages)."""
+    """A prediction CSV's cell as a finite decimal number (``what`` names the cell in messages); not
+    Python's digit separators, which ``float`` reads ("0.2_5" would be 0.25)."""
     try:
+        if "_" in text:
+            raise ValueError(text)
         number = float(text)
     except ValueError:
         raise SubmissionError(f"{what} is {shown(text)}, not a number.", case) from None
