@@ -340,6 +340,8 @@ JOBS += DECLARATION.split('word = "image"')[1]
         ("[[metrics]]", AGE.replace("truth.csv:age", 'truth.csv:age"\ncolumn = "NV') + "[[metrics]]",
          r"outputs\[1\]\.column: 'NV' is the column of another output too \('diagnosis'\)$"),
         ("[[metrics]]", AGE + 'columns = { MEL = "x" }\n[[metrics]]', r"outputs\[1\]\.columns: unknown key"),
+        ('[[outputs]]\nslug = "diagnosis"', AGE[1:] + 'column = "MEL"\n[[outputs]]\nslug = "diagnosis"',
+         r"outputs\[1\]\.columns\.MEL: 'MEL' is the column of another output too \('age'\)$"),
         (OUTPUT, OUTPUT + '\ncolumns = { MEL = "age" }' + AGE, r"outputs\[1\]\.column: 'age' is the column of "
          r"another output too \('diagnosis'\)$"),
         ('slug = "diagnosis"\nkind = "probabilities"', 'slug = "diagnosis"\nkind = "probabilities"\n'
