@@ -9,8 +9,9 @@
   outputs (``platform.sockets``; boxes and points: ``platform.detections``; class probabilities:
   ``_probabilities``) and applies each output's missing policy;
 - a prediction-file phase (``[submission] kind = "csv"``): ``prepare`` reads the participant's one CSV
-  instead (``platform.prediction_file``: a row per case, each value output one column), checks each
-  cell as a job's value would be checked and applies the same missing policies (no row, a blank cell);
+  instead (``platform.prediction_file``: a row per case, each value output one column, a probabilities
+  output one column per class), checks each cell as a job's value would be checked and applies the
+  same missing policies (no row, a blank cell, a row of blank class cells);
 - ``score_case`` (a worker) reads each label image once (``platform.images``: the HECKTOR geometry
   rules), crops both to their union bounding box and returns small numbers per label: voxel counts,
   HD95 / HD / MASD / NSD from one surface computation per label when a metric asks, volume
@@ -652,19 +653,25 @@ class DeclaredChallenge(Challenge):
         word = declaration.cases.word or "case"
         table = read_prediction_table(path, submission.id_column, submission.max_mb, word)
         for output in declaration.outputs:
-            if output.column not in table.columns:
-                listed = ", ".join(shown(c) for c in table.columns[:10])
-                raise SubmissionError(
-                    f"The prediction file {table.file} has no column '{output.column}' (output '{output.slug}'); "
-                    f"its columns: {listed}."
-                )
+            for name, column in output.columns or (("", output.column),):
+                if column not in table.columns:
+                    listed = ", ".join(shown(c) for c in table.columns[:10])
+                    which = f", class '{name}'" if name else ""
+                    raise SubmissionError(
+                        f"The prediction file {table.file} has no column '{column}' (output '{output.slug}'{which}); "
+                        f"its columns: {listed}."
+                    )
         return table
 
     def _cell(self, declaration: Declaration, output: OutputSpec, table: PredictionTable, case: str) -> tuple[Any, str]:
-        """The output's cell of the case's row as the JSON value a job would hold (``None``: blank), and
-        how messages name the case there ("c2 (line 3 of predictions.csv, column 'p')")."""
+        """The output's cell of the case's row as the JSON value a job would hold (``None``: blank; a
+        probabilities output: its class cells, checked, as {class: probability}), and how messages
+        name the case there ("c2 (line 3 of predictions.csv, column 'p')")."""
         row = table.rows[case]
-        named = f"{declaration.cases.named(case)} (line {row.line} of {table.file}, column '{output.column}')"
+        place = f"{declaration.cases.named(case)} (line {row.line} of {table.file}"
+        named = f"{place}, {_columns_named(output)})"
+        if output.columns:
+            return _row_probabilities(output, table, case, place, declaration.cases.word or "case"), named
         text = row.cells[output.column]
         if not text:
             return None, named
@@ -676,13 +683,7 @@ class DeclaredChallenge(Challenge):
             return text.lower() in output.true_values, named
         if output.kind == "choice":
             return text, named  # checked against the classes by _value
-        try:
-            number = float(text)
-        except ValueError:
-            raise SubmissionError(f"{what} is {shown(text)}, not a number.", case) from None
-        if not math.isfinite(number):
-            raise SubmissionError(f"{what} is {shown(text)}, not a finite number.", case)
-        return number, named
+        return _cell_number(text, what, case), named
 
     def _prepare_rows(self, input_dir: Path, reference: DeclaredReference, declaration: Declaration) -> Prepared:
         """A prediction-file phase: one row per reference case (an unknown case is an error, a case
@@ -721,7 +722,8 @@ class DeclaredChallenge(Challenge):
 
     def write_prediction_file(self, outputs_dir: Path, output_dir: Path) -> list[str]:
         """The CSV of a prediction-file phase from ``outputs_dir/<case>/<slug>.json`` (what an algorithm
-        would write): a row per case folder, a column per output, a blank cell for an absent file."""
+        would write): a row per case folder, a column per output (a probabilities output: a column per
+        class, from its JSON object or list), a blank cell for an absent file."""
         declaration = self.declaration
         if not declaration.submission.csv:
             return super().write_prediction_file(outputs_dir, output_dir)
@@ -742,14 +744,19 @@ class DeclaredChallenge(Challenge):
                 value = None
                 if name in files:
                     value = parse_json_bytes(files[name].read_bytes(), name, case_dir.name)
-                cells.append(_cell_text(output, value))
+                if output.columns:
+                    cells += _class_cell_texts(output, value, case_dir.name)
+                else:
+                    cells.append(_cell_text(output, value))
             rows.append(cells)
         if output_dir.exists():
             shutil.rmtree(output_dir)
         output_dir.mkdir(parents=True)
         with (output_dir / declaration.submission.file).open("w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle, lineterminator="\n")
-            writer.writerow([declaration.submission.id_column, *(o.column for o in declaration.outputs)])
+            writer.writerow(
+                [declaration.submission.id_column, *(c for o in declaration.outputs for c in o.csv_columns)]
+            )
             writer.writerows(rows)
         return [cells[0] for cells in rows]
 
@@ -1107,6 +1114,7 @@ class DeclaredChallenge(Challenge):
                          **({"blank_values": list(o.blank_values)} if o.blank_values != ("",) else {}),
                          **({"event": o.event.text} if o.event else {}),
                          **({"column": o.column} if o.column else {}),
+                         **({"columns": dict(o.columns)} if o.columns else {}),
                          **({"true_values": list(o.true_values), "false_values": list(o.false_values)}
                             if o.kind == "boolean" else {})}
                 for o in declaration.outputs
@@ -1142,10 +1150,9 @@ def _check_segmentation(output: OutputSpec, path: Path, grid: Path | None, case:
     submitted_labels(output, path, None if grid is None else read_input_image(grid), case)
 
 
-def _probabilities(output: OutputSpec, raw: Any, case: str, what: str) -> dict[str, float]:
-    """A probabilities answer checked: a JSON object with exactly the declared classes, or a list of
-    numbers in the declared order; each finite, in [0, 1]; summing to 1 within the tolerance when
-    ``sum = "one"``. Returned as {class: probability} in the declared order."""
+def _class_items(output: OutputSpec, raw: Any, case: str, what: str) -> list[tuple[str, Any]]:
+    """A probabilities answer's (class, value) pairs in the declared order: a JSON object with
+    exactly the declared classes, or a list of as many values in the declared order."""
     classes = output.classes
     if isinstance(raw, dict):
         extra = next((k for k in raw if k not in classes), None)
@@ -1165,13 +1172,24 @@ def _probabilities(output: OutputSpec, raw: Any, case: str, what: str) -> dict[s
         items = list(zip(classes, raw, strict=True))
     else:
         raise SubmissionError(f"{what} is neither a JSON object of class probabilities nor a list of numbers.", case)
+    return items
+
+
+def _probabilities(
+    output: OutputSpec, raw: Any, case: str, what: str, subject: Callable[[str], str] | None = None
+) -> dict[str, float]:
+    """A probabilities answer checked (``_class_items``): each value finite, in [0, 1]; summing to 1
+    within the tolerance when ``sum = "one"``. Returned as {class: probability} in the declared order.
+    ``subject(class)`` names one value in messages (default: "<what>, class 'mel',"; a prediction
+    CSV: its cell's line and column)."""
+    subject = subject or (lambda name: f"{what}, class {name!r},")
     found = {}
-    for name, value in items:
-        number = finite_number(value, f"{what}, class {name!r},", case)
+    for name, value in _class_items(output, raw, case, what):
+        number = finite_number(value, subject(name), case)
         if number < 0:
-            raise SubmissionError(f"{what}, class {name!r}, is {number:g}; a probability cannot be negative.", case)
+            raise SubmissionError(f"{subject(name)} is {number:g}; a probability cannot be negative.", case)
         if number > 1:
-            raise SubmissionError(f"{what}, class {name!r}, is {number:g}, outside [0, 1].", case)
+            raise SubmissionError(f"{subject(name)} is {number:g}, outside [0, 1].", case)
         found[name] = number
     total = math.fsum(found.values())
     if output.sum_rule == "one" and abs(total - 1.0) > output.sum_tolerance:
@@ -1189,13 +1207,68 @@ def _cell_text(output: OutputSpec, value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
+def _class_cell_texts(output: OutputSpec, value: Any, case: str) -> list[str]:
+    """A job-style probabilities answer (object or list; ``None``: absent) as the cells of its class
+    columns, written as given (the evaluation checks them); a shape without those cells is refused."""
+    if value is None:
+        return [""] * len(output.classes)
+    items = _class_items(output, value, case, f"{output.slug}.json")
+    return ["" if v is None else json.dumps(v) for _, v in items]
+
+
+def _columns_named(output: OutputSpec) -> str:
+    """The output's CSV columns as messages name them: "column 'p'", "columns 'MEL', 'NV', 'BCC'"."""
+    columns = ", ".join(f"'{column}'" for column in output.csv_columns)
+    return f"column{'s' if len(output.csv_columns) > 1 else ''} {columns}"
+
+
 def _no_cell(table: PredictionTable, output: OutputSpec, case: str, word: str) -> SubmissionError:
-    """The error of a blank cell under the missing policy "error"."""
+    """The error of a blank cell (or row of blank class cells) under the missing policy "error"."""
     return SubmissionError(
-        f"Line {table.rows[case].line} of the prediction file {table.file} has no value for {word} {case} in column "
-        f"'{output.column}'.",
+        f"Line {table.rows[case].line} of the prediction file {table.file} has no value for {word} {case} in "
+        f"{_columns_named(output)}.",
         case,
     )
+
+
+def _row_probabilities(
+    output: OutputSpec, table: PredictionTable, case: str, place: str, word: str
+) -> dict[str, float] | None:
+    """A probabilities output's class cells of the case's row, checked as a job's answer would be
+    (``_probabilities``), each problem naming its line and column; ``None``: all blank (missing).
+    ``place``: the case and its line, as ``_cell`` names them; ``word`` names a case."""
+    row, noun, columns = table.rows[case], output.noun or f"output {output.slug!r}", dict(output.columns)
+    cells = row.cells
+    texts = {name: cells[column] for name, column in output.columns}
+    if not any(texts.values()):
+        return None
+    blank = next((name for name in output.classes if not texts[name]), None)
+    if blank is not None:
+        raise SubmissionError(
+            f"Line {row.line} of the prediction file {table.file} has no value for {word} {case} in column "
+            f"'{columns[blank]}'; the {noun} needs a probability in each of its columns, or none.",
+            case,
+        )
+
+    def subject(name: str) -> str:
+        return f"The {noun} of {place}, column '{columns[name]}')"
+
+    numbers = {name: _cell_number(text, subject(name), case) for name, text in texts.items()}
+    return _probabilities(output, numbers, case, f"The {noun} of {place}, {_columns_named(output)})", subject)
+
+
+def _cell_number(text: str, what: str, case: str) -> float:
+    """A prediction CSV's cell as a finite decimal number (``what`` names the cell in messages); not
+    Python's digit separators, which ``float`` reads ("0.2_5" would be 0.25)."""
+    try:
+        if "_" in text:
+            raise ValueError(text)
+        number = float(text)
+    except ValueError:
+        raise SubmissionError(f"{what} is {shown(text)}, not a number.", case) from None
+    if not math.isfinite(number):
+        raise SubmissionError(f"{what} is {shown(text)}, not a finite number.", case)
+    return number
 
 
 def _no_output(output: OutputSpec, case: str) -> SubmissionError:

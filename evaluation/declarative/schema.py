@@ -28,7 +28,8 @@ KEY = re.compile(r"[A-Za-z0-9_-]+")  # a metrics.json key: no dot (the platform 
 OUTPUT_KINDS = ("segmentation", "number", "boolean", "choice", "probabilities", "boxes", "points")
 RESERVED_KINDS = ("list",)  # in the format, not yet in the engine
 CSV_COLUMN = "csv-column"  # the issue's name for a prediction CSV's column: a [submission] kind = "csv" phase
-CSV_KINDS = ("number", "boolean", "choice")  # the outputs a prediction CSV's column can hold
+CSV_KINDS = ("number", "boolean", "choice")  # the outputs a prediction CSV's one column can hold
+CSV_CLASS_KIND = "probabilities"  # in a prediction CSV: one column per class (``columns``)
 SUBMISSION_KINDS = ("jobs", "csv")  # algorithm jobs (predictions.json) or one prediction CSV
 PLATFORM_KINDS = {"segmentation": "Segmentation", "number": "Float", "boolean": "Bool", "choice": "String",
                   "probabilities": "Anything", "boxes": "Multiple 2D bounding boxes",
@@ -175,6 +176,12 @@ class OutputSpec:
     sum_rule: str = "one"  # probabilities: "one" (the values sum to 1 within sum_tolerance) or "any"
     sum_tolerance: float = 1e-3
     column: str = ""  # a prediction-file phase: the column of the participant's CSV holding this output
+    columns: tuple[tuple[str, str], ...] = ()  # ... or, for probabilities, (class, column) in the declared order
+
+    @property
+    def csv_columns(self) -> tuple[str, ...]:
+        """The participant's CSV columns this output reads (none outside a prediction-file phase)."""
+        return tuple(column for _, column in self.columns) or ((self.column,) if self.column else ())
 
     @property
     def super_kind(self) -> str:
@@ -408,30 +415,32 @@ def _reference(table: _Table, kind: str) -> Reference:
 
 def _output(table: _Table, submission: Submission) -> OutputSpec:
     """One ``[[outputs]]`` entry: a socket of an algorithm job, or (``submission.csv``) a column of the
-    participant's prediction CSV, which only a number, boolean or choice output can be."""
+    participant's prediction CSV, which only a number, boolean or choice output can be (or, a column
+    per class, a probabilities output)."""
     slug = table.get("slug", str)
     if not SLUG.fullmatch(slug):
         table.fail("slug", f"{slug!r} is not a socket slug (lower-case letters, digits, '-')")
     kind = table.get("kind", str)
     if kind == CSV_COLUMN:
         table.fail("kind", f"{kind!r}: declare [submission] kind = 'csv' and give a {', '.join(CSV_KINDS)} output "
-                   "its column = '<CSV column>'")  # fmt: skip
+                   f"its column = '<CSV column>' (a {CSV_CLASS_KIND} output: a column per class)")  # fmt: skip
     if kind in RESERVED_KINDS:
         hint = "; a list of class probabilities per case is kind = 'probabilities'" if kind == "list" else ""
         table.fail("kind", f"{kind!r} is not supported by this version (supported: {', '.join(OUTPUT_KINDS)}){hint}")
     if kind not in OUTPUT_KINDS:
         table.fail("kind", f"{kind!r} is not one of {', '.join(OUTPUT_KINDS + RESERVED_KINDS)}")
-    if submission.csv and kind not in CSV_KINDS:
+    if submission.csv and kind not in (*CSV_KINDS, CSV_CLASS_KIND):
         table.fail("kind", f"a {kind} output cannot be a column of a prediction CSV ([submission] kind = 'csv'): "
-                   f"only {', '.join(CSV_KINDS)}")  # fmt: skip
+                   f"only {', '.join(CSV_KINDS)} (and {CSV_CLASS_KIND}, a column per class)")  # fmt: skip
     column = ""
-    if submission.csv:  # a column of the CSV, not a socket: no relative path, no platform kind
+    if submission.csv and kind == CSV_CLASS_KIND:  # a column per class: ``columns``, read with the classes
         relative_path, platform_kind = "", ""
-        column = table.get("column", str, slug)
-        if not column or column != column.strip():
-            table.fail("column", f"{column!r} is not a column name (none, or with surrounding spaces)")
-        if column == submission.id_column:
-            table.fail("column", f"{column!r} is the case column of the prediction CSV ([submission] id_column)")
+        if "column" in table.data:
+            table.fail("column", f"a {kind} output reads one column per class: declare columns = {{ <class> = "
+                       "'<CSV column>', ... } (default: each class's own name)")  # fmt: skip
+    elif submission.csv:  # a column of the CSV, not a socket: no relative path, no platform kind
+        relative_path, platform_kind = "", ""
+        column = _column_name(table, "column", table.get("column", str, slug), submission)
     else:
         default_path = f"images/{slug}" if kind == "segmentation" else f"{slug}.json"
         relative_path = table.get("relative_path", str, default_path)
@@ -513,8 +522,39 @@ def _output(table: _Table, submission: Submission) -> OutputSpec:
             table.fail("sum_tolerance", "must be in [0, 1)")
         if extra["sum_rule"] == "any" and "sum_tolerance" in table.data:
             table.fail("sum_tolerance", "applies to sum = 'one' only")
+        if submission.csv:
+            extra["columns"] = _class_columns(table, extra["classes"], submission)
     table.done()
     return OutputSpec(slug, kind, relative_path, platform_kind, reference, missing, **extra)
+
+
+def _column_name(table: _Table, key: str, column: Any, submission: Submission) -> str:
+    """A column of the participant's CSV named at ``key``: a name, not the case column."""
+    if not isinstance(column, str):
+        table.fail(key, f"must be a string, not {_type(column)} {column!r}")
+    if not column or column != column.strip():
+        table.fail(key, f"{column!r} is not a column name (none, or with surrounding spaces)")
+    if column == submission.id_column:
+        table.fail(key, f"{column!r} is the case column of the prediction CSV ([submission] id_column)")
+    return column
+
+
+def _class_columns(table: _Table, classes: tuple[str, ...], submission: Submission) -> tuple[tuple[str, str], ...]:
+    """A probabilities output's ``columns`` in a prediction-file phase: class -> the CSV column of its
+    probability, each class not listed in the column of its own name (ISIC's ``image,MEL,NV,...``)."""
+    named = table.get("columns", dict, {})
+    unknown = next((name for name in named if name not in classes), None)
+    if unknown is not None:
+        table.fail(f"columns.{unknown}", f"is not a class of this output ({', '.join(classes)})")
+    columns: dict[str, str] = {}
+    for name in classes:
+        key = f"columns.{name}"
+        column = _column_name(table, key, named.get(name, name), submission)
+        other = next((c for c, taken in columns.items() if taken == column), None)
+        if other is not None:
+            table.fail(key, f"{column!r} is the column of class {other!r} too")
+        columns[name] = column
+    return tuple(columns.items())
 
 
 def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str, MetricSpec]) -> MetricSpec:
@@ -939,8 +979,11 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -
         output = _output(table, submission)
         if output.slug in outputs or output.slug in input_slugs:
             table.fail("slug", f"{output.slug!r} is declared twice")
-        if output.column and output.column in (o.column for o in outputs.values()):
-            table.fail("column", f"{output.column!r} is the column of another output too")
+        taken = {column: o.slug for o in outputs.values() for column in o.csv_columns}
+        shared = next((column for column in output.csv_columns if column in taken), None)
+        if shared is not None:
+            key = next((f"columns.{c}" for c, column in output.columns if column == shared), "column")
+            table.fail(key, f"{shared!r} is the column of another output too ({taken[shared]!r})")
         outputs[output.slug] = output
     if all(output.reference.per_case for output in outputs.values()):
         top.fail("outputs", "no output's reference lists the cases: one needs a {case} pattern or a CSV column")
