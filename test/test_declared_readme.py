@@ -44,36 +44,15 @@ def run(*args: str) -> subprocess.CompletedProcess:
 def evaluate(
     declaration: Path, outputs: Path, ground_truth: Path, work: Path, *extra: str
 ) -> tuple[subprocess.CompletedProcess, dict[str, Any] | None]:
-    """make_input, then the evaluation; returns the evaluation's process and metrics.json (or None)."""
-    tag = f"{declaration.stem}-{len(list(work.glob('run-*')))}"
-    platform_input = work / f"run-{tag}" / "input"
-    made = run(
-        "-m",
-        "evaluation.make_input",
-        "--challenge",
-        str(declaration),
-        "--outputs",
-        str(outputs),
-        "--output",
-        str(platform_input),
-    )
-    assert made.returncode == 0, made.stderr
-    out = work / f"run-{tag}" / "output"
-    done = run(
-        "-m",
-        "evaluation",
-        "--challenge",
-        str(declaration),
-        "--input",
-        str(platform_input),
-        "--ground-truth",
-        str(ground_truth),
-        "--output",
-        str(out),
-        "--workers",
-        "2",
-        *extra,
-    )
+    """make_input (once per outputs folder), then the evaluation; the process and metrics.json (or None)."""
+    platform_input = outputs.parent / f"{outputs.name}-input"
+    if not platform_input.exists():
+        made = run("-m", "evaluation.make_input", "--challenge", str(declaration), "--outputs", str(outputs),
+                   "--output", str(platform_input))  # fmt: skip
+        assert made.returncode == 0, made.stderr
+    out = work / f"output-{len(list(work.glob('output-*')))}"
+    done = run("-m", "evaluation", "--challenge", str(declaration), "--input", str(platform_input),
+               "--ground-truth", str(ground_truth), "--output", str(out), "--workers", "2", *extra)  # fmt: skip
     metrics_file = out / "metrics.json"
     return done, (json.loads(metrics_file.read_text()) if metrics_file.exists() else None)
 
@@ -284,7 +263,7 @@ definition = "Dice per label"
 nsd_tolerance_mm = 1.5
 
 [bootstrap]
-resamples = 200
+resamples = 100
 seed = 3
 
 [leaderboard]
@@ -492,7 +471,7 @@ def test_segmentation_metrics_equal_independent_references(segmentation_run):
         s = sum(o[label]["r"] + o[label]["p"] for o in oracle.values())
         close(agg[f"dice_{label}_dataset"], 2 * i / s if s else 0.5, f"dice_{label}_dataset")
         per = np.array([values[c] for c in sorted(oracle)])
-        close_ci(agg, f"dice_{label}_mean", bootstrap_ci(lambda d, per=per: per[d].mean(), 7, 200, 3, 0.95))
+        close_ci(agg, f"dice_{label}_mean", bootstrap_ci(lambda d, per=per: per[d].mean(), 7, 100, 3, 0.95))
         parts = np.array(
             [[oracle[c][label]["i"], oracle[c][label]["r"] + oracle[c][label]["p"]] for c in sorted(oracle)]
         )
@@ -501,7 +480,7 @@ def test_segmentation_metrics_equal_independent_references(segmentation_run):
             i, s = parts[d].sum(axis=0)
             return 2 * i / s if s else 0.5
 
-        close_ci(agg, f"dice_{label}_dataset", bootstrap_ci(dataset, 7, 200, 3, 0.95))
+        close_ci(agg, f"dice_{label}_dataset", bootstrap_ci(dataset, 7, 100, 3, 0.95))
     # mm3 dataset Dice weighs each case by its voxel volume
     for label in labels:
         i = sum(o[label]["i"] * o[label]["voxel"] for o in oracle.values())
@@ -575,7 +554,7 @@ def test_segmentation_metrics_equal_independent_references(segmentation_run):
     close(agg["dice_mean"], (agg["dice_organ_mean"] + agg["dice_tumour_mean"]) / 2, "dice_mean")
     organ = np.array([per_case(oracle, "organ", "dice", 1.0)[0][c] for c in sorted(oracle)])
     tumour = np.array([per_case(oracle, "tumour", "dice", 1.0)[0][c] for c in sorted(oracle)])
-    close_ci(agg, "dice_mean", bootstrap_ci(lambda d: (organ[d].mean() + tumour[d].mean()) / 2, 7, 200, 3, 0.95))
+    close_ci(agg, "dice_mean", bootstrap_ci(lambda d: (organ[d].mean() + tumour[d].mean()) / 2, 7, 100, 3, 0.95))
     counts = np.array([oracle[c]["tumour"]["lesion_greedy"] for c in sorted(oracle)])
     f1 = np.array([case[c]["lesion_f1_tumour"] for c in sorted(oracle)])  # each checked above
 
@@ -583,8 +562,8 @@ def test_segmentation_metrics_equal_independent_references(segmentation_run):
         tp, fp, fn = counts[d].sum(axis=0)
         return 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else None
 
-    close_ci(agg, "lesion_f1_tumour_dataset", bootstrap_ci(summed_f1, 7, 200, 3, 0.95))
-    close_ci(agg, "lesion_f1_tumour_mean", bootstrap_ci(lambda d: f1[d].mean(), 7, 200, 3, 0.95))
+    close_ci(agg, "lesion_f1_tumour_dataset", bootstrap_ci(summed_f1, 7, 100, 3, 0.95))
+    close_ci(agg, "lesion_f1_tumour_mean", bootstrap_ci(lambda d: f1[d].mean(), 7, 100, 3, 0.95))
     assert agg["n_cases"] == 7
     assert agg["n_tumour_present"] == sum(o["tumour"]["present"] for o in oracle.values())
     for c, o in oracle.items():
@@ -884,7 +863,7 @@ n_cases = "cases"
 about = "values"
 
 [bootstrap]
-resamples = 300
+resamples = 200
 seed = 0
 level = 0.9
 
@@ -1126,7 +1105,7 @@ def test_value_metrics_equal_independent_references(values_run):
     for name, expected in oracle.items():
         actual = agg["grading"]["qwk"] if name == "kappa_quadratic" else agg[name]
         close(actual, expected, name)
-    for key, ci in value_cis(data, 300, 0, 0.9).items():
+    for key, ci in value_cis(data, 200, 0, 0.9).items():
         close_ci(agg, key, ci)
     assert agg["n_cases"] == N_VALUES
     # the report: a renamed missing list, notes first, the participant's own values (null when missing)
