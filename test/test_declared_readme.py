@@ -151,6 +151,7 @@ output = "organ-segmentation"
 labels = ["tumour"]
 one_empty = 50.0
 mean_over = "present"
+bootstrap = true
 
 [[metrics]]
 metric = "hausdorff"
@@ -511,6 +512,11 @@ def test_segmentation_metrics_equal_independent_references(segmentation_run):
             close(agg[f"{name}_{label}_mean"], mean(averaged), f"{name}_{label}_mean")
     values, averaged = per_case(oracle, "tumour", "hd95", 0.0, 50.0, "present")
     close(agg["hd95_present_tumour_mean"], mean(averaged), "hd95_present_tumour_mean")
+    # its CI draws over all cases and averages the drawn cases that have the label (none: left out)
+    hd = np.array([values[c] for c in sorted(oracle)])
+    present = np.array([oracle[c]["tumour"]["present"] for c in sorted(oracle)])
+    ci = bootstrap_ci(lambda d: hd[d][present[d]].mean() if present[d].any() else None, 7, 100, 3, 0.95)
+    close_ci(agg, "hd95_present_tumour_mean", ci)
     # volume differences
     for label in labels:
         close(agg[f"vd_abs_{label}_mean"], mean([o[label]["vd_abs"] for o in oracle.values()]), f"vd_abs_{label}")
@@ -704,6 +710,7 @@ target = 0.9
 [[metrics]]
 metric = "mae"
 output = "size"
+bootstrap = true
 
 [[metrics]]
 metric = "rmse"
@@ -1063,6 +1070,9 @@ def value_cis(data: dict[str, Any], resamples: int, seed: int, level: float) -> 
     time, event, risk = data["time"], data["event"].astype(bool), data["risk"]
     missing_risk = PATIENTS.index(MISSING["risk"])
 
+    scored = [k for k, p in enumerate(PATIENTS) if p not in (MISSING["size"], BLANK_SIZE)]  # the cases mae scores
+    size, size_answer = data["size"][scored], data["size_answer"][scored]
+
     def auroc(d):
         return skm.roc_auc_score(y[d], lik[d]) if len(set(y[d])) == 2 else None
 
@@ -1077,6 +1087,9 @@ def value_cis(data: dict[str, Any], resamples: int, seed: int, level: float) -> 
         warnings.simplefilter("ignore")  # "y_pred contains classes not in y_true": the missing answer's class
         return {
             "auroc": bootstrap_ci(auroc, N_VALUES, resamples, seed, level),
+            "mae": bootstrap_ci(
+                lambda d: np.mean(np.abs(size[d] - size_answer[d])), len(scored), resamples, seed, level
+            ),
             "brier": bootstrap_ci(lambda d: np.mean((lik[d] - y[d]) ** 2), N_VALUES, resamples, seed, level),
             "c_index": bootstrap_ci(c_index, N_VALUES, resamples, seed, level),
             "balanced_accuracy": bootstrap_ci(
@@ -1524,3 +1537,155 @@ def test_missing_error_policy_names_the_case(values_run, tmp_path):
     done, metrics = evaluate(declaration, root / "outputs", root / "gt", tmp_path)
     assert done.returncode == 1 and metrics is None
     assert MISSING["likelihood"] in last_line(done.stderr) and "Traceback" not in done.stderr
+
+
+# --------------------------------------------------------------------------- report layout, options with choices
+
+REPORT = """
+name = "outsider-report"
+title = "The report table and an option with choices"
+[[inputs]]
+slug = "image"
+[cases]
+word = "image"
+[[outputs]]
+slug = "score"
+kind = "number"
+reference = "truth.csv:label"
+range = [0, 1]
+noun = "malignancy score"
+[[outputs]]
+slug = "grade"
+kind = "choice"
+reference = "truth.csv:grade"
+classes = ["a", "b", "c"]
+[[metrics]]
+metric = "auroc"
+output = "score"
+[[metrics]]
+name = "kappa"
+metric = "cohen_kappa"
+output = "grade"
+[[options]]
+name = "kappa_weights"
+default = "none"
+choices = ["none", "linear", "quadratic"]
+sets = ["metrics.kappa.weights"]
+[report]
+missing = false
+settings = "options"
+case_values = false
+per_case = false
+[leaderboard]
+score = "aggregates.kappa"
+"""
+
+
+def test_report_layout_and_option_choices(tmp_path):
+    rng = np.random.default_rng(3)
+    cases = [f"im{k}" for k in range(10)]
+    label = np.array([0, 1] * 5)
+    score = rng.random(10).round(2)
+    grade = rng.choice(["a", "b", "c"], 10)
+    answer = np.where(rng.random(10) < 0.6, grade, rng.choice(["a", "b", "c"], 10))
+    (tmp_path / "gt").mkdir()
+    rows = ["case,label,grade"] + [f"{c},{label[k]},{grade[k]}" for k, c in enumerate(cases)]
+    (tmp_path / "gt" / "truth.csv").write_text("\n".join(rows) + "\n")
+    for k, c in enumerate(cases):
+        write_json(tmp_path / "outputs" / c / "score.json", float(score[k]))
+        write_json(tmp_path / "outputs" / c / "grade.json", str(answer[k]))
+    declaration = tmp_path / "outsider-report.toml"
+    declaration.write_text(REPORT)
+    done, metrics = evaluate(
+        declaration, tmp_path / "outputs", tmp_path / "gt", tmp_path, "--set", "kappa_weights=quadratic"
+    )
+    assert done.returncode == 0, done.stderr
+    close(metrics["aggregates"]["auroc"], skm.roc_auc_score(label, score), "auroc")
+    expected = skm.cohen_kappa_score(grade, answer, labels=["a", "b", "c"], weights="quadratic")
+    close(metrics["aggregates"]["kappa"], expected, "kappa (quadratic by --set)")
+    assert "missing" not in metrics and metrics["case"] == {}
+    assert metrics["settings"] == {"challenge": "outsider-report", "kappa_weights": "quadratic"}
+    done, metrics = evaluate(
+        declaration, tmp_path / "outputs", tmp_path / "gt", tmp_path, "--set", "kappa_weights=cubic"
+    )
+    assert done.returncode != 0 and metrics is None and "kappa_weights" in last_line(done.stderr)
+    # a participant's value that is not a number: one line with the declared noun and word
+    write_json(tmp_path / "bad" / "im3" / "score.json", "high")
+    for c in cases:
+        (tmp_path / "bad" / c).mkdir(parents=True, exist_ok=True)
+        (tmp_path / "bad" / c / "grade.json").write_text(json.dumps(str(answer[0])))
+        if c != "im3":
+            write_json(tmp_path / "bad" / c / "score.json", 0.5)
+    done, metrics = evaluate(declaration, tmp_path / "bad", tmp_path / "gt", tmp_path)
+    line = last_line(done.stderr)
+    assert done.returncode == 1 and metrics is None and "malignancy score" in line and "image im3" in line, line
+
+
+# --------------------------------------------------------------------------- geometry and its tolerance
+
+GEOMETRY = """
+name = "outsider-geometry"
+title = "Geometry policies"
+[[inputs]]
+slug = "ct"
+[[outputs]]
+slug = "mask"
+kind = "segmentation"
+reference = "labels/{case}.mha"
+labels = { lesion = 1 }
+tolerance = 0.01
+[[metrics]]
+metric = "dice"
+output = "mask"
+[[options]]
+name = "resample"
+default = "error"
+choices = ["error", "nearest"]
+sets = ["outputs.mask.geometry"]
+[leaderboard]
+score = "aggregates.dice_lesion_mean"
+"""
+
+
+def test_geometry_error_tolerance_and_nearest(tmp_path):
+    rng = np.random.default_rng(9)
+    shape = (6, 10, 12)
+    references, predictions = {}, {}
+    for case in ("g0", "g1", "g2"):
+        reference = np.zeros(shape, np.uint8)
+        reference[1:5, 2:8, 2:10] = rng.random((4, 6, 8)) < 0.7
+        image = sitk.GetImageFromArray(reference)
+        image.SetSpacing((1.0, 1.0, 2.0))
+        references[case] = image
+        (tmp_path / "gt" / "labels").mkdir(parents=True, exist_ok=True)
+        sitk.WriteImage(image, str(tmp_path / "gt" / "labels" / f"{case}.mha"))
+    # g0: the same grid; g1: spacing off by 5e-4 (inside tolerance = 0.01); g2: half the x resolution
+    same = sitk.GetImageFromArray(np.roll(sitk.GetArrayFromImage(references["g0"]), 1, axis=2))
+    same.CopyInformation(references["g0"])
+    within = sitk.GetImageFromArray(
+        sitk.GetArrayFromImage(references["g1"]) ^ (rng.random(shape) < 0.05).astype(np.uint8)
+    )
+    within.SetSpacing((1.0005, 1.0, 2.0))
+    coarse = sitk.GetImageFromArray((rng.random((6, 10, 6)) < 0.5).astype(np.uint8))
+    coarse.SetSpacing((2.0, 1.0, 2.0))
+    coarse.SetOrigin((0.5, 0.0, 0.0))
+    for case, image in (("g0", same), ("g1", within), ("g2", coarse)):
+        predictions[case] = image
+        folder = tmp_path / "outputs" / case / "images" / "mask"
+        folder.mkdir(parents=True)
+        sitk.WriteImage(image, str(folder / "p.mha"))
+    declaration = tmp_path / "outsider-geometry.toml"
+    declaration.write_text(GEOMETRY)
+    done, metrics = evaluate(declaration, tmp_path / "outputs", tmp_path / "gt", tmp_path)
+    assert done.returncode == 1 and metrics is None and "g2" in last_line(done.stderr), done.stderr
+    done, metrics = evaluate(declaration, tmp_path / "outputs", tmp_path / "gt", tmp_path, "--set", "resample=nearest")
+    assert done.returncode == 0, done.stderr
+    dices = []
+    for case in ("g0", "g1", "g2"):
+        r = sitk.GetArrayFromImage(references[case]) == 1
+        resampled = sitk.Resample(predictions[case], references[case], sitk.Transform(), sitk.sitkNearestNeighbor, 0)
+        p = sitk.GetArrayFromImage(resampled if case == "g2" else predictions[case]) == 1
+        dices.append(2 * (r & p).sum() / (r.sum() + p.sum()))
+        close(metrics["case"][case]["dice_lesion"], dices[-1], f"dice of {case}")
+    close(metrics["aggregates"]["dice_lesion_mean"], mean(dices), "dice_lesion_mean")
+    assert metrics["settings"]["resample"] == "nearest"
