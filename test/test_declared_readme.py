@@ -1689,3 +1689,138 @@ def test_geometry_error_tolerance_and_nearest(tmp_path):
         close(metrics["case"][case]["dice_lesion"], dices[-1], f"dice of {case}")
     close(metrics["aggregates"]["dice_lesion_mean"], mean(dices), "dice_lesion_mean")
     assert metrics["settings"]["resample"] == "nearest"
+
+
+def test_phase_settings_and_check_follow_the_declaration(values_run, capsys):
+    from evaluation import phase
+
+    _, _, root, declaration = values_run
+    capsys.readouterr()
+    assert phase.main(["--challenge", str(declaration)]) == 0
+    settings = json.loads(capsys.readouterr().out)
+    assert settings["score_jsonpath"] == "aggregates.auroc" and settings["score_title"] == "AUROC"
+    assert (settings["score_default_sort"], settings["score_decimal_places"]) == ("desc", 3)
+    assert settings["scoring_method_choice"] == "med"
+    columns = settings["extra_results_columns"]
+    assert [(c["title"], c["path"], c["order"]) for c in columns] == [
+        ("C-index", "aggregates.c_index", "desc"),
+        ("Brier", "aggregates.brier", "asc"),
+    ]
+    assert columns[1]["exclude_from_ranking"] is True and not columns[0].get("exclude_from_ranking", False)
+    slugs = {o["slug"]: (o["kind"], o["relative_path"]) for o in settings["algorithm_outputs"]}
+    assert slugs["likelihood"] == ("Float", "likelihood.json") and slugs["malignant"] == ("Bool", "malignant.json")
+    assert slugs["grade"] == ("String", "grade.json")
+    metrics_file = next(root.glob("output-0/metrics.json"))
+    assert phase.main(["--challenge", str(declaration), "--check", str(metrics_file)]) == 0
+
+
+# --------------------------------------------------------------------------- 2D masks from files named like images
+
+TISSUE = """
+name = "outsider-tissue"
+title = "2D masks, any non-zero pixel"
+[[inputs]]
+slug = "tissue-image"
+relative_path = "images/tissue"
+kind = "Image"
+name = "{case}"
+[cases]
+strip_suffixes = []
+same_stem = true
+id_column = "image"
+ground_truth_name = "TISSUE"
+[[outputs]]
+slug = "tissue-mask"
+kind = "segmentation"
+relative_path = "images/tissue-mask"
+reference = "masks/{stem}.*"
+reference_suffixes = [".png", ".mha"]
+labels = { lesion = "nonzero" }
+dimension = 2
+[[outputs]]
+slug = "tissue-class"
+kind = "boolean"
+reference = "labels.csv:malignant"
+[[metrics]]
+metric = "dice"
+output = "tissue-mask"
+aggregates = ["mean", "dataset"]
+[[metrics]]
+metric = "iou"
+output = "tissue-mask"
+aggregates = ["mean", "dataset"]
+[[metrics]]
+metric = "accuracy"
+output = "tissue-class"
+[leaderboard]
+score = "aggregates.dice_lesion_mean"
+"""
+
+
+def test_two_dimensional_nonzero_masks(tmp_path):
+    from PIL import Image
+
+    rng = np.random.default_rng(21)
+    names = ["t0.png", "t1.png", "t2.png", "t3.png"]
+    modes = ["L", "RGB", "RGBA", "L"]
+    (tmp_path / "gt" / "masks").mkdir(parents=True)
+    rows = ["image,malignant"]
+    refs, preds, truth, answers = {}, {}, {}, {}
+    for k, name in enumerate(names):
+        ref = rng.random((20, 24)) < 0.3
+        pred = ref ^ (rng.random((20, 24)) < 0.15)
+        if k == 3:
+            ref[:] = False  # an image without tissue
+        refs[name], preds[name] = ref, pred
+        stem = name[:-4]
+        if k == 1:  # one reference mask as a 2D MetaImage (the ".*" pattern takes any listed suffix)
+            sitk.WriteImage(
+                sitk.GetImageFromArray(ref.astype(np.uint8) * 255), str(tmp_path / "gt" / "masks" / f"{stem}.mha")
+            )
+        else:
+            Image.fromarray(ref.astype(np.uint8) * 7).save(tmp_path / "gt" / "masks" / f"{stem}.png")
+        truth[name], answers[name] = bool(k % 2), bool(k % 3)
+        rows.append(f"{name},{'yes' if truth[name] else 'no'}")
+        job = tmp_path / "outputs" / name
+        (job / "images" / "tissue-mask").mkdir(parents=True)
+        pixels = pred.astype(np.uint8) * 200
+        if modes[k] == "RGB":  # non-zero in one channel only
+            pixels = np.stack([np.zeros_like(pixels), pixels, np.zeros_like(pixels)], axis=-1)
+        elif modes[k] == "RGBA":
+            # the alpha channel counts as any other (README): the background must be transparent
+            pixels = np.stack([pixels, pixels, np.zeros_like(pixels), pixels], axis=-1)
+        Image.fromarray(pixels, mode=modes[k]).save(job / "images" / "tissue-mask" / "out.png")
+        write_json(job / "tissue-class.json", answers[name])
+    (tmp_path / "gt" / "labels.csv").write_text("\n".join(rows) + "\n")
+    declaration = tmp_path / "outsider-tissue.toml"
+    declaration.write_text(TISSUE)
+    # the platform names an input t2.tif: it stands for the case t2.png (same_stem)
+    platform_input = tmp_path / "outputs-input"
+    made = run("-m", "evaluation.make_input", "--challenge", str(declaration), "--outputs", str(tmp_path / "outputs"),
+               "--output", str(platform_input))  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    predictions = platform_input / "predictions.json"
+    assert predictions.read_text().count('"t2.png"') == 1
+    predictions.write_text(predictions.read_text().replace('"t2.png"', '"t2.tif"'))
+    done, metrics = evaluate(declaration, tmp_path / "outputs", tmp_path / "gt", tmp_path, "--case-results", "private")
+    assert done.returncode == 0, done.stderr
+    per_case = json.loads((tmp_path / "output-0" / "case-results.json").read_text())
+    assert not metrics.get("case")
+    dice, iou = [], []
+    for name in names:
+        r, p = refs[name], preds[name]
+        dice.append(2 * (r & p).sum() / (r.sum() + p.sum()))
+        iou.append((r & p).sum() / (r | p).sum())
+        close(per_case["case"][name]["dice_lesion"], dice[-1], f"dice of {name}")
+    agg = metrics["aggregates"]
+    close(agg["dice_lesion_mean"], mean(dice), "dice_lesion_mean")
+    close(agg["iou_lesion_mean"], mean(iou), "iou_lesion_mean")
+    inter = sum((refs[n] & preds[n]).sum() for n in names)
+    close(agg["dice_lesion_dataset"], 2 * inter / sum(refs[n].sum() + preds[n].sum() for n in names), "dice dataset")
+    close(agg["iou_lesion_dataset"], inter / sum((refs[n] | preds[n]).sum() for n in names), "iou dataset")
+    close(agg["accuracy"], skm.accuracy_score(list(truth.values()), list(answers.values())), "accuracy")
+    # a reference CSV that is not UTF-8: the organizer's message names the ground truth
+    (tmp_path / "gt" / "labels.csv").write_bytes("image,malignant\nt0.png,n\xe9\n".encode("latin-1"))
+    done, metrics = evaluate(declaration, tmp_path / "outputs", tmp_path / "gt", tmp_path)
+    assert done.returncode != 0 and metrics is None
+    assert "The TISSUE ground truth labels.csv cannot be parsed as UTF-8" in last_line(done.stderr), done.stderr
