@@ -106,6 +106,13 @@ reference = "labels/{case}.mha"
 labels = { organ = 1, tumour = 2, cyst = 3 }
 missing = "empty-mask"
 
+[[outputs]]
+slug = "copy-segmentation"
+kind = "segmentation"
+reference = "labels/{case}.mha"
+labels = { organ = 1, tumour = 2 }
+missing = "exclude"
+
 [[metrics]]
 metric = "dice"
 output = "organ-segmentation"
@@ -245,6 +252,50 @@ quality = "rq"
 no_instances = 0.25
 
 [[metrics]]
+name = "pq_06"
+metric = "panoptic_quality"
+output = "organ-segmentation"
+labels = ["tumour"]
+iou_threshold = 0.6
+
+[[metrics]]
+name = "hd_ex"
+metric = "hausdorff"
+output = "organ-segmentation"
+labels = ["tumour"]
+both_empty = "exclude"
+one_empty = 30.0
+
+[[metrics]]
+name = "nsd_edge"
+metric = "nsd"
+output = "organ-segmentation"
+labels = ["tumour"]
+tolerance_mm = 2.0
+both_empty = 0.5
+one_empty = 0.25
+
+[[metrics]]
+name = "iou_present"
+metric = "iou"
+output = "organ-segmentation"
+labels = ["tumour"]
+mean_over = "present"
+
+[[metrics]]
+name = "dice_positives"
+metric = "dice"
+output = "organ-segmentation"
+labels = ["tumour"]
+mean_over = "positives"
+
+[[metrics]]
+name = "dice_copy"
+metric = "dice"
+output = "copy-segmentation"
+labels = ["tumour"]
+
+[[metrics]]
 name = "dice_mean"
 metric = "mean"
 of = ["dice_organ_mean", "dice_tumour_mean"]
@@ -262,6 +313,7 @@ definition = "Dice per label"
 
 [report.constants]
 nsd_tolerance_mm = 1.5
+nsd_tolerances_mm = [1.5, 2.0]
 
 [bootstrap]
 resamples = 100
@@ -400,8 +452,9 @@ def segmentation_oracle(reference: np.ndarray, prediction: np.ndarray, spacing_x
             d["hausdorff"] = float(surface_distance.compute_robust_hausdorff(sd, 100))
             d["masd"] = float(np.mean(surface_distance.compute_average_surface_distance(sd)))
             d["nsd"] = float(surface_distance.compute_surface_dice_at_tolerance(sd, 1.5))
+            d["nsd_2"] = float(surface_distance.compute_surface_dice_at_tolerance(sd, 2.0))
         else:
-            d["hd95"] = d["hausdorff"] = d["masd"] = d["nsd"] = None
+            d["hd95"] = d["hausdorff"] = d["masd"] = d["nsd"] = d["nsd_2"] = None
         d["vd_abs"] = float(abs(np_ - nr))
         d["vd_signed"] = (np_ - nr) * voxel
         d["vd_rel"] = abs(np_ - nr) / nr if nr else None
@@ -409,14 +462,15 @@ def segmentation_oracle(reference: np.ndarray, prediction: np.ndarray, spacing_x
         for how in ("greedy", "hungarian"):
             tp = len(matched_ious(matrix, 0.3, how))
             d[f"lesion_{how}"] = (tp, matrix.shape[1] - tp, matrix.shape[0] - tp)
-        pq_matches = matched_ious(matrix, 0.5, "greedy")
-        tp, fp, fn = len(pq_matches), matrix.shape[1] - len(pq_matches), matrix.shape[0] - len(pq_matches)
-        if tp + fp + fn == 0:
-            d["sq"] = d["rq"] = d["pq"] = None
-        else:
-            d["sq"] = float(np.mean(pq_matches)) if tp else 0.0
-            d["rq"] = tp / (tp + 0.5 * fp + 0.5 * fn)
-            d["pq"] = d["sq"] * d["rq"]
+        for suffix, threshold in (("", 0.5), ("_06", 0.6)):
+            pq_matches = matched_ious(matrix, threshold, "greedy")
+            tp, fp, fn = len(pq_matches), matrix.shape[1] - len(pq_matches), matrix.shape[0] - len(pq_matches)
+            if tp + fp + fn == 0:
+                d["sq" + suffix] = d["rq" + suffix] = d["pq" + suffix] = None
+            else:
+                d["sq" + suffix] = float(np.mean(pq_matches)) if tp else 0.0
+                d["rq" + suffix] = tp / (tp + 0.5 * fp + 0.5 * fn)
+                d["pq" + suffix] = d["sq" + suffix] * d["rq" + suffix]
         out[label] = d
     return out
 
@@ -431,6 +485,7 @@ def segmentation_run(tmp_path_factory):
         write_image(reference, SPACINGS[case], root / "gt" / "labels" / f"{case}.mha")
         if prediction is not None:
             write_image(prediction, SPACINGS[case], root / "outputs" / case / "images" / "organ-segmentation" / "x.mha")
+            write_image(prediction, SPACINGS[case], root / "outputs" / case / "images" / "copy-segmentation" / "y.mha")
         oracle[case] = segmentation_oracle(
             reference, np.zeros(SHAPE) if prediction is None else prediction, SPACINGS[case]
         )
@@ -556,6 +611,22 @@ def test_segmentation_metrics_equal_independent_references(segmentation_run):
     for name, none in (("pq", 1.0), ("sq", "exclude"), ("rq", 0.25)):
         values = [o["tumour"][name] if o["tumour"][name] is not None else none for o in oracle.values()]
         close(agg[f"{name}_tumour_mean"], mean([v for v in values if v != "exclude"]), f"{name}_tumour_mean")
+    # PQ at 0.6, edge values of Hausdorff and NSD, present / positive means
+    values = [o["tumour"]["pq_06"] if o["tumour"]["pq_06"] is not None else 1.0 for o in oracle.values()]
+    close(agg["pq_06_tumour_mean"], mean(values), "pq_06_tumour_mean")
+    _, averaged = per_case(oracle, "tumour", "hausdorff", "exclude", 30.0)
+    close(agg["hd_ex_tumour_mean"], mean(averaged), "hd_ex_tumour_mean")
+    _, averaged = per_case(oracle, "tumour", "nsd_2", 0.5, 0.25)
+    close(agg["nsd_edge_tumour_mean"], mean(averaged), "nsd_edge_tumour_mean")
+    _, averaged = per_case(oracle, "tumour", "iou", 1.0, over="present")
+    close(agg["iou_present_tumour_mean"], mean(averaged), "iou_present_tumour_mean")
+    _, averaged = per_case(oracle, "tumour", "dice", 1.0, over="positives")
+    close(agg["dice_positives_tumour_mean"], mean(averaged), "dice_positives_tumour_mean")
+    # the second output's missing = "exclude": the case without a job leaves its metrics
+    _, averaged = per_case({c: o for c, o in oracle.items() if c != "c6"}, "tumour", "dice", 1.0)
+    close(agg["dice_copy_tumour_mean"], mean(averaged), "dice_copy_tumour_mean")
+    assert metrics["missing"]["copy-segmentation"] == ["c6"]
+    assert metrics["settings"]["nsd_tolerances_mm"] == [1.5, 2.0]
     # the mean of two aggregates, and the report's counts, presence flags, notes and constants
     close(agg["dice_mean"], (agg["dice_organ_mean"] + agg["dice_tumour_mean"]) / 2, "dice_mean")
     organ = np.array([per_case(oracle, "organ", "dice", 1.0)[0][c] for c in sorted(oracle)])
@@ -1492,6 +1563,7 @@ BAD_DECLARATIONS = [
     ("seg", "one_empty = 50.0", 'one_empty = "twice"', "one_empty"),
     ("seg", 'quality = "sq"', 'quality = "pqs"', "quality"),
     ("seg", 'mean_over = "present"', 'mean_over = "some"', "mean_over"),
+    ("seg", 'matching = "hungarian"', 'matching = "hungarian"\nconnectivity = 6', "connectivity"),  # 26 only
 ]
 
 
