@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 import subprocess
 import sys
 import warnings
@@ -1526,7 +1527,12 @@ BAD_DECLARATIONS = [
     ("seg", "[report]\n", "[report]\nlabel_presense = true\n", "label_presense"),
     ("values", "bins = 5", 'bins = "five"', "bins"),  # a wrong type
     ("values", "decimal_places = 3", 'decimal_places = "3"', "decimal_places"),
-    ("seg", 'metric = "hausdorff"', 'metric = "hausdorf"', "metric"),  # an unknown metric
+    (
+        "seg",
+        'metric = "hausdorff"\noutput = "organ-segmentation"\nlabels = ["organ"',
+        'metric = "hausdorf"\noutput = "organ-segmentation"\nlabels = ["organ"',
+        "metric",
+    ),  # an unknown metric
     ("values", 'metric = "brier"\noutput = "likelihood"', 'metric = "brier"\noutput = "size"', "range"),
     (
         "values",
@@ -1547,7 +1553,12 @@ BAD_DECLARATIONS = [
         'metric = "auroc"\noutput = "organ-segmentation"',
         "output",
     ),
-    ("seg", 'reference = "labels/{case}.mha"', 'reference = "labels/case.mha"', "reference"),  # bad pattern
+    (
+        "seg",
+        'reference = "labels/{case}.mha"\nlabels = { organ = 1, tumour = 2, cyst',
+        'reference = "labels/case.mha"\nlabels = { organ = 1, tumour = 2, cyst',
+        "reference",
+    ),  # bad pattern
     ("values", 'reference = "clinical.csv:size"', 'reference = "clinical.csv"', "reference"),
     (
         "values",
@@ -1562,7 +1573,7 @@ BAD_DECLARATIONS = [
     ("values", 'of = ["auroc", "balanced_accuracy"]', 'of = ["auroc", "balanced_acc"]', "of"),
     ("seg", "one_empty = 50.0", 'one_empty = "twice"', "one_empty"),
     ("seg", 'quality = "sq"', 'quality = "pqs"', "quality"),
-    ("seg", 'mean_over = "present"', 'mean_over = "some"', "mean_over"),
+    ("seg", 'one_empty = 50.0\nmean_over = "present"', 'one_empty = 50.0\nmean_over = "some"', "mean_over"),
     ("seg", 'matching = "hungarian"', 'matching = "hungarian"\nconnectivity = 6', "connectivity"),  # 26 only
 ]
 
@@ -1896,3 +1907,24 @@ def test_two_dimensional_nonzero_masks(tmp_path):
     done, metrics = evaluate(declaration, tmp_path / "outputs", tmp_path / "gt", tmp_path)
     assert done.returncode != 0 and metrics is None
     assert "The TISSUE ground truth labels.csv cannot be parsed as UTF-8" in last_line(done.stderr), done.stderr
+
+
+def test_a_negative_predicted_time_and_a_blank_reference_are_one_line(values_run, tmp_path):
+    _, _, root, declaration = values_run
+    # unit = "days" names the unit of a refused value: c_index with sign = "time" refuses a negative time
+    shutil.copytree(root / "outputs", tmp_path / "outputs")
+    write_json(tmp_path / "outputs" / "P02" / "predicted-time.json", -5)
+    done, metrics = evaluate(declaration, tmp_path / "outputs", root / "gt", tmp_path)
+    line = last_line(done.stderr)
+    assert done.returncode == 1 and metrics is None and "P02" in line and "-5 days" in line, done.stderr
+    # blank = "error" (the default): a blank time cell is the organizer's error
+    shutil.copytree(root / "gt", tmp_path / "gt")
+    csv = tmp_path / "gt" / "clinical.csv"
+    rows = csv.read_text().splitlines()
+    cells = rows[4].split(",")
+    cells[3] = ""
+    rows[4] = ",".join(cells)
+    csv.write_text("\n".join(rows) + "\n")
+    done, metrics = evaluate(declaration, root / "outputs", tmp_path / "gt", tmp_path)
+    line = last_line(done.stderr)
+    assert done.returncode != 0 and metrics is None and "clinical.csv" in line and "Traceback" not in done.stderr, line
