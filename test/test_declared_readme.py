@@ -7,7 +7,7 @@ written from the README section "A new challenge without Python" and its referen
 data are generated here; every number of metrics.json is recomputed with scikit-learn, SciPy,
 lifelines, DeepMind ``surface_distance`` or a hand computation written in this file from the README's
 definitions (never from the engine). The commands run as an organizer runs them: ``python -m
-evaluation.make_input`` builds the platform input, ``python -m evaluation`` evaluates it (subprocesses).
+evaluation.make_input`` builds the platform input, ``python -m evaluation`` evaluates it (a subprocess).
 """
 
 from __future__ import annotations
@@ -42,15 +42,23 @@ def run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, *args], cwd=REPO, capture_output=True, text=True, timeout=120, env=None)
 
 
+def make_input(declaration: Path, outputs: Path) -> Path:
+    """``python -m evaluation.make_input`` (its ``main``, in this process: the builder is not under test),
+    once per outputs folder; the platform input it wrote."""
+    from evaluation import make_input as builder
+
+    platform_input = outputs.parent / f"{outputs.name}-input"
+    if not platform_input.exists():
+        arguments = ["--challenge", str(declaration), "--outputs", str(outputs), "--output", str(platform_input)]
+        assert builder.main(arguments) == 0
+    return platform_input
+
+
 def evaluate(
     declaration: Path, outputs: Path, ground_truth: Path, work: Path, *extra: str
 ) -> tuple[subprocess.CompletedProcess, dict[str, Any] | None]:
     """make_input (once per outputs folder), then the evaluation; the process and metrics.json (or None)."""
-    platform_input = outputs.parent / f"{outputs.name}-input"
-    if not platform_input.exists():
-        made = run("-m", "evaluation.make_input", "--challenge", str(declaration), "--outputs", str(outputs),
-                   "--output", str(platform_input))  # fmt: skip
-        assert made.returncode == 0, made.stderr
+    platform_input = make_input(declaration, outputs)
     out = work / f"output-{len(list(work.glob('output-*')))}"
     done = run("-m", "evaluation", "--challenge", str(declaration), "--input", str(platform_input),
                "--ground-truth", str(ground_truth), "--output", str(out), "--workers", "2", *extra)  # fmt: skip
@@ -1878,11 +1886,7 @@ def test_two_dimensional_nonzero_masks(tmp_path):
     declaration = tmp_path / "outsider-tissue.toml"
     declaration.write_text(TISSUE)
     # the platform names an input t2.tif: it stands for the case t2.png (same_stem)
-    platform_input = tmp_path / "outputs-input"
-    made = run("-m", "evaluation.make_input", "--challenge", str(declaration), "--outputs", str(tmp_path / "outputs"),
-               "--output", str(platform_input))  # fmt: skip
-    assert made.returncode == 0, made.stderr
-    predictions = platform_input / "predictions.json"
+    predictions = make_input(declaration, tmp_path / "outputs") / "predictions.json"
     assert predictions.read_text().count('"t2.png"') == 1
     predictions.write_text(predictions.read_text().replace('"t2.png"', '"t2.tif"'))
     done, metrics = evaluate(declaration, tmp_path / "outputs", tmp_path / "gt", tmp_path, "--case-results", "private")
