@@ -1583,6 +1583,9 @@ BAD_DECLARATIONS = [
     ("seg", 'quality = "sq"', 'quality = "pqs"', "quality"),
     ("seg", 'one_empty = 50.0\nmean_over = "present"', 'one_empty = 50.0\nmean_over = "some"', "mean_over"),
     ("seg", 'matching = "hungarian"', 'matching = "hungarian"\nconnectivity = 6', "connectivity"),  # 26 only
+    ("values", 'slug = "flat"\nkind = "number"', 'slug = "flat"\nkind = "list"', "kind"),  # reserved kinds
+    ("values", 'slug = "flat"\nkind = "number"', 'slug = "flat"\nkind = "csv-column"', "kind"),
+    ("values", 'metric = "ece"', 'metric = "top_label_calibration_error"', "metric"),  # not declarable
 ]
 
 
@@ -1932,3 +1935,24 @@ def test_a_negative_predicted_time_and_a_blank_reference_are_one_line(values_run
     done, metrics = evaluate(declaration, root / "outputs", tmp_path / "gt", tmp_path)
     line = last_line(done.stderr)
     assert done.returncode != 0 and metrics is None and "clinical.csv" in line and "Traceback" not in done.stderr, line
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "words"),
+    [
+        ("single_class = 0.5", 'single_class = "error"', ("'allpos'", "single class", "auroc", "single_class")),
+        ("no_comparable_pair = 0.5", 'no_comparable_pair = "error"', ("'nocomp'", "c_index", "no_comparable_pair")),
+        ("no_positive = 0.0", 'no_positive = "error"', ("'allneg'", "average_precision", "no_positive")),
+        ("threshold = 0.5\nno_positive = 0.75", "threshold = 0.5", ("'allneg'", "sensitivity", "no_positive")),
+    ],
+)
+def test_edge_cases_declared_error_stop_the_run(values_run, evaluate_cli, tmp_path, old, new, words):
+    """An edge case left at (or declared) "error" ends the run with one line naming the output, the metric
+    and the key that would give it a value (in process, through the same command line)."""
+    _, _, root, _ = values_run
+    assert VALUES.count(old) == 1
+    declaration = tmp_path / "outsider-values.toml"
+    declaration.write_text(VALUES.replace(old, new))
+    done = evaluate_cli(str(declaration), root / "outputs-input", ground_truth=root / "gt")
+    assert done.exit_code != 0 and not done.wrote_metrics and "Traceback" not in done.stderr
+    assert all(word in done.last_error_line for word in words), done.last_error_line
