@@ -4,10 +4,10 @@ The participant's pre-flight check: every rule of the evaluation that does not n
 truth, run on a submission before it is submitted, with the evaluation's own messages (each
 challenge's ``check_submission`` / ``check_job`` call the very functions its ``prepare`` and
 ``score_case`` call). ``--input`` is the platform's /input layout (predictions.json and the job
-folders; the participant's CSV for a prediction-file phase), ``--outputs`` a folder of what the
-algorithm wrote to /output for each case, ``DIR/<case>/...`` (turned into that layout with
-make_input's mapping, in a temporary folder). ``--images`` holds the input images under their file
-names: with it, list lengths and image geometry are checked against them.
+folders; for a prediction-file phase the folder of the participant's CSV, or the CSV itself),
+``--outputs`` a folder of what the algorithm wrote to /output for each case, ``DIR/<case>/...``
+(turned into that layout with make_input's mapping, in a temporary folder). ``--images`` holds the
+input images under their file names: with it, list lengths and image geometry are checked against them.
 
 Exit 0 when the evaluation would accept the outputs, as far as can be known without the ground
 truth (stdout says what could not be checked); outputs the evaluation counts as missing under the
@@ -52,7 +52,8 @@ def check(
             built = Path(scratch) / "input"
             build_input(challenge, outputs_dir, built)
             return check(challenge_name, built, None, images, overrides)
-    if input_dir is None or not input_dir.is_dir():
+    csv_file = input_dir is not None and input_dir.is_file() and challenge.phase.prediction_file
+    if input_dir is None or not (input_dir.is_dir() or csv_file):
         raise SubmissionError(f"The input folder {input_dir} does not exist.")
     checked = challenge.check_submission(input_dir, settings, images)
     if not challenge.phase.prediction_file:
@@ -74,7 +75,7 @@ def parser() -> argparse.ArgumentParser:
         help="challenge name (python -m evaluation --list; default: $EVALUATION_CHALLENGE)",
     )
     source = result.add_mutually_exclusive_group(required=True)
-    source.add_argument("--input", type=Path, help="the platform's /input layout (or the folder of your CSV)")
+    source.add_argument("--input", type=Path, help="the platform's /input layout (or your CSV, or its folder)")
     source.add_argument("--outputs", type=Path, help="DIR/<case>/ = what your algorithm wrote to /output")
     result.add_argument("--images", type=Path, help="the input images (by file name): lengths and geometry checked")
     result.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a challenge option")
@@ -96,7 +97,7 @@ def main(argv: Sequence[str] | None = None, log: Callable[[str], None] = print) 
         return _fail(f"The check failed with an internal error ({type(error).__name__}).")
     for warning in checked.warnings:
         log(f"Warning: {warning}")
-    what = "images" if get(arguments.challenge).phase.prediction_file else "cases"
+    what = "rows" if get(arguments.challenge).phase.prediction_file else "cases"
     log(f"{checked.cases} {what} checked, all outputs valid")
     for line in checked.unchecked:
         log(f"Not checked: {line}")

@@ -10,7 +10,9 @@ output (the challenge's missing policy applies); a file no output socket knows, 
 JSON, or an image folder holding several images is an error naming the case. The same call with
 the same seed writes the same bytes.
 
-Prediction-file phases (ISIC) need no builder: put the participant's CSV at /input/predictions.csv.
+Prediction-file phases: a declared one (``[submission] kind = "csv"``) gets its CSV written from the
+same folders (``DIR/<case>/<output slug>.json``: one row per case, one column per output, a blank cell
+for an absent file); ISIC needs no builder: put the participant's CSV at /input/predictions.csv.
 """
 
 from __future__ import annotations
@@ -60,11 +62,10 @@ def _case_outputs(challenge: Challenge, case_dir: Path) -> dict[Socket, Any]:
 
 
 def build_input(challenge: Challenge, outputs_dir: Path, output_dir: Path, seed: int = 0) -> list[str]:
-    """Write the platform layout for every case folder of ``outputs_dir``; returns the job pks."""
+    """Write the platform layout for every case folder of ``outputs_dir``; returns the job pks (a
+    prediction-file phase: the cases of its CSV's rows)."""
     if challenge.phase.prediction_file:
-        raise ConfigurationError(
-            f"{challenge.name} is a prediction-file phase: put the participant's CSV at /input/predictions.csv."
-        )
+        return challenge.write_prediction_file(outputs_dir, output_dir)
     if not outputs_dir.is_dir():
         raise ConfigurationError(f"The outputs folder {outputs_dir} does not exist.")
     case_dirs = sorted(p for p in outputs_dir.iterdir() if p.is_dir())
@@ -90,11 +91,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if not arguments.challenge:
             raise ConfigurationError("No challenge given: use --challenge or set EVALUATION_CHALLENGE.")
-        pks = build_input(get(arguments.challenge), arguments.outputs, arguments.output, arguments.seed)
+        challenge = get(arguments.challenge)
+        pks = build_input(challenge, arguments.outputs, arguments.output, arguments.seed)
     except EvaluationError as error:
         print(str(error), file=sys.stderr)
         return 1
-    print(f"Wrote {len(pks)} jobs to {arguments.output}")
+    what = "rows of a prediction file" if challenge.phase.prediction_file else "jobs"
+    print(f"Wrote {len(pks)} {what} to {arguments.output}")
     return 0
 
 

@@ -1585,7 +1585,7 @@ BAD_DECLARATIONS = [
     ("seg", 'matching = "hungarian"', 'matching = "hungarian"\nconnectivity = 6', "connectivity"),  # 26 only
     ("values", 'slug = "flat"\nkind = "number"', 'slug = "flat"\nkind = "list"', "kind"),  # reserved kinds
     ("values", 'slug = "flat"\nkind = "number"', 'slug = "flat"\nkind = "csv-column"', "kind"),
-    ("values", 'metric = "ece"', 'metric = "top_label_calibration_error"', "metric"),  # not declarable
+    ("values", 'metric = "ece"', 'metric = "top_label_calibration_error"', "metrics[3].output"),  # wrong kind
 ]
 
 

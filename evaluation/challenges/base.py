@@ -168,6 +168,13 @@ class Challenge(ABC):
         """The case a job is for: by default the name of its first input socket's file."""
         return job.input_name(self.phase.inputs[0].slug)
 
+    def write_prediction_file(self, outputs_dir: Path, output_dir: Path) -> list[str]:
+        """A prediction-file phase's input built from per-case outputs (``outputs_dir/<case>/``) into
+        ``output_dir``; returns the cases written. By default there is no such builder."""
+        raise ConfigurationError(
+            f"{self.name} is a prediction-file phase: put the participant's CSV at /input/predictions.csv."
+        )
+
     def phase_for(self, settings: Mapping[str, Any]) -> Phase:
         """The phase under ``settings`` (a challenge whose leaderboard depends on an option overrides)."""
         return self.phase

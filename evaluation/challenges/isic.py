@@ -15,7 +15,6 @@ positives makes it crash, here its auc, ap and auc_sens_80 are null and leave th
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,11 +36,10 @@ from evaluation.metrics.classification import (
     roc_auc,
 )
 from evaluation.platform.files import open_text, read_bytes, regular_size
-from evaluation.platform.sockets import inside
+from evaluation.platform.prediction_file import find_prediction_file
 from evaluation.runner import CaseTask
 
 TRUTH_FILE = "truth.csv"
-PREDICTION_FILE = "predictions.csv"
 # The reference zeroes both weights of this image whatever truth.csv says (load_csv.parse_truth_csv).
 ZERO_WEIGHT_IMAGE = "ISIC_0035068"
 WEIGHT_COLUMNS = ("score_weight", "validation_weight")
@@ -136,17 +134,6 @@ def _listing(prefix: str, items: Sequence[Any]) -> str:
             break
         shown.append(text)
     return f"{prefix}[{', '.join(shown)}, ...] ({len(items)} in all)."
-
-
-def find_prediction_file(input_dir: Path) -> Path:
-    """``predictions.csv`` in the input folder, else its single ``*.csv`` (never a path outside it)."""
-    if os.path.lexists(input_dir / PREDICTION_FILE):
-        return inside(input_dir, PREDICTION_FILE)
-    found = sorted(p.name for p in input_dir.iterdir() if p.name.lower().endswith(".csv"))
-    if len(found) != 1:
-        detail = f"it holds {len(found)} ({', '.join(found)})" if found else "it holds none"
-        raise SubmissionError(f"Expected one CSV file of predictions ({PREDICTION_FILE}) in the input; {detail}.")
-    return inside(input_dir, found[0])
 
 
 def read_submission(path: Path, categories: Sequence[str], max_megabytes: float) -> pd.DataFrame:

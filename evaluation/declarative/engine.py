@@ -6,8 +6,11 @@
   references to one JSON file per image (``platform.detections``), all checked;
 - ``prepare`` reads predictions.json once (``platform.predictions.load_jobs``), names each job's case
   from its input image name, matches jobs to cases (``platform.matching.match_jobs``), parses value
-  outputs (``platform.sockets``; boxes and points: ``platform.detections``) and applies each
-  output's missing policy;
+  outputs (``platform.sockets``; boxes and points: ``platform.detections``; class probabilities:
+  ``_probabilities``) and applies each output's missing policy;
+- a prediction-file phase (``[submission] kind = "csv"``): ``prepare`` reads the participant's one CSV
+  instead (``platform.prediction_file``: a row per case, each value output one column), checks each
+  cell as a job's value would be checked and applies the same missing policies (no row, a blank cell);
 - ``score_case`` (a worker) reads each label image once (``platform.images``: the HECKTOR geometry
   rules), crops both to their union bounding box and returns small numbers per label: voxel counts,
   HD95 / HD / MASD / NSD from one surface computation per label when a metric asks, volume
@@ -23,10 +26,13 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import glob
+import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+import shutil
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -69,9 +75,11 @@ from evaluation.platform.images import (
     spacing_zyx,
 )
 from evaluation.platform.matching import match_jobs, reference_name, stem
+from evaluation.platform.prediction_file import PredictionTable, find_prediction_file, read_prediction_table, shown
 from evaluation.platform.predictions import Job, Socket, load_jobs
 from evaluation.platform.sockets import finite_number, image_output_file, parse_json_bytes, read_json_output
 
+NEEDS_TRUTH_ROWS = "which cases the test set holds (a case without a row, a row for an unknown case)"
 MISCLASSIFIED = "<missing>"  # a class no reference holds: a missing answer is always wrong
 
 
@@ -309,7 +317,7 @@ def _reference_value(text: str, output: OutputSpec, binary: bool, case: str, whe
             spellings = "/".join(output.true_values + output.false_values)
             raise ConfigurationError(f"{where}: the value of case {case} is not a boolean ({spellings}).")
         return lowered in output.true_values
-    if output.kind == "choice":
+    if output.kind in ("choice", "probabilities"):
         if text not in output.classes:
             raise ConfigurationError(f"{where}: the value of case {case} is not one of the declared classes.")
         return text
@@ -324,7 +332,9 @@ def _reference_value(text: str, output: OutputSpec, binary: bool, case: str, whe
 
 
 def _binary(declaration: Declaration, output: OutputSpec) -> bool:
-    return any(m.output == output.slug and m.metric in BINARY_REFERENCE_METRICS for m in declaration.metrics)
+    return output.kind == "number" and any(
+        m.output == output.slug and m.metric in BINARY_REFERENCE_METRICS for m in declaration.metrics
+    )
 
 
 def load_declared_reference(ground_truth: Path, declaration: Declaration) -> DeclaredReference:
@@ -406,10 +416,14 @@ def _events(ground_truth: Path, declaration: Declaration, output: OutputSpec, ti
 
 
 def _phase(declaration: Declaration) -> Phase:
+    """The phase settings; a prediction-file phase has no sockets (the platform's "CSV" submission kind)."""
     board = declaration.leaderboard
+    csv_phase = declaration.submission.csv
     return Phase(
         inputs=tuple(Socket(i.slug, i.relative_path, i.kind, "Image") for i in declaration.inputs),
-        outputs=tuple(Socket(o.slug, o.relative_path, o.platform_kind, o.super_kind) for o in declaration.outputs),
+        outputs=()
+        if csv_phase
+        else tuple(Socket(o.slug, o.relative_path, o.platform_kind, o.super_kind) for o in declaration.outputs),
         score_title=board.title,
         score_jsonpath=board.score,
         score_default_sort=board.sort,
@@ -424,6 +438,7 @@ def _phase(declaration: Declaration) -> Phase:
             for c in board.columns
         ),
         scoring_method_choice=board.scoring_method,
+        prediction_file=csv_phase,
     )
 
 
@@ -507,6 +522,8 @@ class DeclaredChallenge(Challenge):
             return number
         if output.kind in OBJECT_KINDS:
             return (parse_detections if output.kind == "boxes" else parse_points)(raw, case)
+        if output.kind == "probabilities":
+            return _probabilities(output, raw, case, what)
         if output.kind == "boolean":
             if not isinstance(raw, bool):
                 raise SubmissionError(f"{what} is not a JSON boolean (true or false).", case)
@@ -516,6 +533,11 @@ class DeclaredChallenge(Challenge):
         return raw
 
     def _missing_value(self, output: OutputSpec, truth: Any) -> Any:
+        if output.kind == "probabilities":  # uniform, or all mass on the first declared class that is not the truth
+            if output.missing == "uniform":
+                return dict.fromkeys(output.classes, 1.0 / len(output.classes))
+            wrong = next(c for c in output.classes if c != truth)
+            return {c: float(c == wrong) for c in output.classes}
         if output.missing == "misclassification":
             return MISCLASSIFIED
         if output.missing in SURVIVAL_MISSING:  # c_index's missing risk: a pair non-concordant or tied
@@ -525,6 +547,8 @@ class DeclaredChallenge(Challenge):
 
     def prepare(self, input_dir: Path, reference: DeclaredReference, settings: Mapping[str, Any]) -> Prepared:
         declaration = self.in_force(settings)
+        if declaration.submission.csv:
+            return self._prepare_rows(input_dir, reference, declaration)
         case_of_job = self.case_of_job
         if declaration.cases.same_stem:
             case_of_job = lambda job: reference_name(self.case_of_job(job), reference.cases)  # noqa: E731
@@ -554,19 +578,168 @@ class DeclaredChallenge(Challenge):
                     continue
                 raw = read_json_output(input_dir, job, output.slug, case) if job else None
                 named = declaration.cases.named(case)
-                # checked even when unscored
-                value = None if raw is None else self._value(output, raw, case, named, declaration)
-                if case not in reference.values[output.slug]:
-                    continue  # a blank reference cell under blank = "skip": not scored, not missing
-                if raw is None and output.missing == "error":
-                    raise _no_output(output, case)
-                if raw is not None:
-                    values[output.slug] = value
-                elif output.missing != "exclude":
-                    values[output.slug] = self._missing_value(output, reference.values[output.slug][case])
-                submitted[output.slug] = raw is not None
+                absent = partial(_no_output, output, case)
+                self._add_value(declaration, output, case, named, raw, absent, reference, values, submitted)
             tasks.append(CaseTask(case, CasePayload(tuple(segmentations), values, submitted)))
         return Prepared(tasks, matched.missing)
+
+    def _add_value(
+        self,
+        declaration: Declaration,
+        output: OutputSpec,
+        case: str,
+        named: str,
+        raw: Any,
+        absent: Callable[[], SubmissionError],
+        reference: DeclaredReference,
+        values: dict[str, Any],
+        submitted: dict[str, bool],
+    ) -> None:
+        """One value output of one case (``raw``: as submitted, ``None`` when missing) checked even when
+        unscored, then into ``values`` under its missing policy (``absent``: the error of policy "error")."""
+        value = None if raw is None else self._value(output, raw, case, named, declaration)
+        if case not in reference.values[output.slug]:
+            return  # a blank reference cell under blank = "skip": not scored, not missing
+        if raw is None and output.missing == "error":
+            raise absent()
+        if raw is not None:
+            values[output.slug] = value
+        elif output.missing != "exclude":
+            values[output.slug] = self._missing_value(output, reference.values[output.slug][case])
+        submitted[output.slug] = raw is not None
+
+    # ------------------------------------------------------------------------ prediction-file phases
+
+    def _table(self, input_dir: Path, declaration: Declaration) -> PredictionTable:
+        """The participant's CSV read and checked for every output's column (extra columns are ignored)."""
+        submission = declaration.submission
+        path = find_prediction_file(input_dir, submission.file)
+        word = declaration.cases.word or "case"
+        table = read_prediction_table(path, submission.id_column, submission.max_mb, word)
+        for output in declaration.outputs:
+            if output.column not in table.columns:
+                listed = ", ".join(shown(c) for c in table.columns[:10])
+                raise SubmissionError(
+                    f"The prediction file {table.file} has no column '{output.column}' (output '{output.slug}'); "
+                    f"its columns: {listed}."
+                )
+        return table
+
+    def _cell(self, declaration: Declaration, output: OutputSpec, table: PredictionTable, case: str) -> tuple[Any, str]:
+        """The output's cell of the case's row as the JSON value a job would hold (``None``: blank), and
+        how messages name the case there ("c2 (line 3 of predictions.csv, column 'p')")."""
+        row = table.rows[case]
+        named = f"{declaration.cases.named(case)} (line {row.line} of {table.file}, column '{output.column}')"
+        text = row.cells[output.column]
+        if not text:
+            return None, named
+        what = f"The {output.noun or f'output {output.slug!r}'} of {named}"
+        if output.kind == "boolean":
+            if text.lower() not in output.true_values + output.false_values:
+                spellings = f"{', '.join(output.true_values)} / {', '.join(output.false_values)}"
+                raise SubmissionError(f"{what} is {shown(text)}, not a boolean ({spellings}).", case)
+            return text.lower() in output.true_values, named
+        if output.kind == "choice":
+            return text, named  # checked against the classes by _value
+        try:
+            number = float(text)
+        except ValueError:
+            raise SubmissionError(f"{what} is {shown(text)}, not a number.", case) from None
+        if not math.isfinite(number):
+            raise SubmissionError(f"{what} is {shown(text)}, not a finite number.", case)
+        return number, named
+
+    def _prepare_rows(self, input_dir: Path, reference: DeclaredReference, declaration: Declaration) -> Prepared:
+        """A prediction-file phase: one row per reference case (an unknown case is an error, a case
+        without a row gets each output's missing policy, a blank cell is that output missing)."""
+        table = self._table(input_dir, declaration)
+        word = declaration.cases.word or "case"
+        known = set(reference.cases)
+        unknown = next((case for case in table.rows if case not in known), None)
+        if unknown is not None:
+            raise SubmissionError(
+                f"Line {table.rows[unknown].line} of the prediction file {table.file} is for {word} {unknown}, "
+                "which is not in the test set.",
+                unknown,
+            )
+        missing = [case for case in reference.cases if case not in table.rows]
+        needs_row = [o.slug for o in declaration.outputs if o.missing == "error"]
+        if missing and needs_row:
+            listed = ", ".join(missing[:10]) + (f", ... ({len(missing)} in all)" if len(missing) > 10 else "")
+            raise SubmissionError(
+                f"The prediction file {table.file} has no row for {word} {listed}; every {word} needs the output "
+                f"'{needs_row[0]}'.",
+                missing[0],
+            )
+        tasks = []
+        for case in reference.cases:
+            values: dict[str, Any] = {}
+            submitted: dict[str, bool] = {}
+            for output in declaration.outputs:
+                raw, named = (None, declaration.cases.named(case))
+                if case in table.rows:
+                    raw, named = self._cell(declaration, output, table, case)
+                absent = partial(_no_cell, table, output, case, word)
+                self._add_value(declaration, output, case, named, raw, absent, reference, values, submitted)
+            tasks.append(CaseTask(case, CasePayload((), values, submitted)))
+        return Prepared(tasks, missing)
+
+    def write_prediction_file(self, outputs_dir: Path, output_dir: Path) -> list[str]:
+        """The CSV of a prediction-file phase from ``outputs_dir/<case>/<slug>.json`` (what an algorithm
+        would write): a row per case folder, a column per output, a blank cell for an absent file."""
+        declaration = self.declaration
+        if not declaration.submission.csv:
+            return super().write_prediction_file(outputs_dir, output_dir)
+        if not outputs_dir.is_dir():
+            raise ConfigurationError(f"The outputs folder {outputs_dir} does not exist.")
+        case_dirs = sorted(p for p in outputs_dir.iterdir() if p.is_dir())
+        if not case_dirs:
+            raise ConfigurationError(f"The outputs folder {outputs_dir} holds no case folder.")
+        rows = []
+        for case_dir in case_dirs:
+            files = {p.relative_to(case_dir).as_posix(): p for p in case_dir.rglob("*") if p.is_file()}
+            known = {f"{o.slug}.json": o for o in declaration.outputs}
+            unknown = sorted(set(files) - set(known))
+            if unknown:
+                raise SubmissionError(f"{', '.join(unknown)} is not an output of {self.name}.", case_dir.name)
+            cells = [case_dir.name]
+            for name, output in known.items():
+                value = None
+                if name in files:
+                    value = parse_json_bytes(files[name].read_bytes(), name, case_dir.name)
+                cells.append(_cell_text(output, value))
+            rows.append(cells)
+        if output_dir.exists():
+            shutil.rmtree(output_dir)
+        output_dir.mkdir(parents=True)
+        with (output_dir / declaration.submission.file).open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle, lineterminator="\n")
+            writer.writerow([declaration.submission.id_column, *(o.column for o in declaration.outputs)])
+            writer.writerows(rows)
+        return [cells[0] for cells in rows]
+
+    def check_submission(self, input_dir: Path, settings: Mapping[str, Any], images: Path | None = None) -> Checked:
+        """A prediction-file phase: every row as ``prepare`` reads it (columns, cells, kinds, ranges; a
+        blank cell fails under the policy "error", unless the reference is blank there: unknown here)."""
+        declaration = self.in_force(settings)
+        if not declaration.submission.csv:
+            return super().check_submission(input_dir, settings, images)
+        table = self._table(input_dir, declaration)
+        word = declaration.cases.word or "case"
+        checked = Checked(cases=len(table.rows))
+        for case in table.rows:
+            for output in declaration.outputs:
+                raw, named = self._cell(declaration, output, table, case)
+                if raw is not None:
+                    self._value(output, raw, case, named, declaration)
+                elif output.missing == "error":
+                    raise _no_cell(table, output, case, word)
+                else:
+                    checked.warnings.append(
+                        f"{named}: no value; the evaluation applies the missing policy '{output.missing}'."
+                    )
+        checked.unchecked.append(NEEDS_TRUTH_ROWS)
+        return checked
 
     def check_job(
         self, input_dir: Path, job: Job, case: str, settings: Mapping[str, Any], images: Path | None
@@ -640,6 +813,9 @@ class DeclaredChallenge(Challenge):
             elif output.kind in OBJECT_KINDS:
                 cases = [c for c in reference.cases if output.slug in results[c].values]
                 values, resamples = self._detection_metric(metric, output, cases, results, reference, settings)
+            elif output.kind == "probabilities":
+                cases = [c for c in reference.cases if output.slug in results[c].values]
+                values, resamples = self._probability_metric(metric, output, cases, results, reference, settings)
             else:
                 cases = [c for c in reference.cases if output.slug in results[c].values]
                 values, resamples = self._value_metric(metric, output, cases, results, reference, settings)
@@ -653,7 +829,7 @@ class DeclaredChallenge(Challenge):
         report = declaration.report
         for key, what in report.counts:
             aggregates[key] = len(reference.cases) if what == "cases" else counted[what]
-        lists: dict[str, list[str]] = {"jobs": list(missing)}
+        lists: dict[str, list[str]] = {declaration.submission.missing_key: list(missing)}
         names = dict(report.missing_names)
         for output in declaration.outputs:  # (cases skipped for a blank reference have no entry)
             scored = [c for c in reference.cases if output.slug in results[c].submitted]
@@ -788,6 +964,58 @@ class DeclaredChallenge(Challenge):
         key = metric.key("", "value")
         return {key: value}, {key: boot}
 
+    def _probability_metric(
+        self,
+        metric: MetricSpec,
+        output: OutputSpec,
+        cases: list[str],
+        results: Mapping[str, CaseResult],
+        reference: DeclaredReference,
+        settings: Mapping[str, Any],
+    ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+        """A metric of a probabilities output over the scored cases: per class and macro, or one value."""
+        truth = np.array([reference.values[output.slug][c] for c in cases], dtype=str)
+        matrix = np.array([[results[c].values[output.slug][k] for k in output.classes] for c in cases], float)
+        matrix = matrix.reshape(len(cases), len(output.classes))
+        params, classes = dict(metric.params), output.classes
+        keys = metric_keys(metric)
+        if not cases:  # every case excluded: no value (null; a ranked path fails the run)
+            return {key: math.nan for _, _, key in keys}, {key: np.array([np.nan]) for _, _, key in keys}
+        weights = self._weights(len(cases), settings, metric)
+        if not metric.aggregates:  # one value: Brier, top-label calibration, the argmax metrics
+            key = metric.key("", "value")
+            value = float(measures.probability_metric(metric.metric, truth, matrix, classes, params))
+            boot = np.array([np.nan])
+            if weights is not None:
+                boot = measures.probability_metric(metric.metric, truth, matrix, classes, params, weights)
+            return {key: value}, {key: np.asarray(boot, dtype=float)}
+        per_class, macro = measures.per_class_metric(metric.metric, truth, matrix, classes, params)
+        edge = measures.PER_CLASS[metric.metric][2]
+        if edge and params[edge] == "error" and np.isnan(per_class).any():
+            undefined = classes[int(np.flatnonzero(np.isnan(per_class))[0])]
+            holds = "no case" if not (truth == undefined).any() else "only cases"
+            raise ConfigurationError(
+                f"The reference of output '{output.slug}' holds {holds} of class '{undefined}' over the scored cases: "
+                f"{metric.metric} is undefined for it (declare {edge} = <number> or 'exclude')."
+            )
+        if math.isnan(macro):
+            raise ConfigurationError(
+                f"The reference of output '{output.slug}' leaves no class for the macro {metric.metric}: every "
+                f"class is excluded ({edge} = 'exclude')."
+            )
+        boot_classes, boot_macro = np.full((len(classes), 1), np.nan), np.array([np.nan])
+        if weights is not None:
+            boot_classes, boot_macro = measures.per_class_metric(metric.metric, truth, matrix, classes, params, weights)
+        values: dict[str, float] = {}
+        resamples: dict[str, np.ndarray] = {}
+        for label, form, key in keys:
+            if form == "macro":
+                values[key], resamples[key] = float(macro), np.asarray(boot_macro, dtype=float)
+            else:
+                j = classes.index(label)
+                values[key], resamples[key] = float(per_class[j]), np.asarray(boot_classes[j], dtype=float)
+        return values, resamples
+
     def _detection_metric(
         self,
         metric: MetricSpec,
@@ -831,14 +1059,19 @@ class DeclaredChallenge(Challenge):
             "declaration": declaration.source,
             **settings,
             "ci_level": declaration.level,
+            **({"submission": dataclasses.asdict(declaration.submission)} if declaration.submission.csv else {}),
             "outputs": {
                 o.slug: {"kind": o.kind, "reference": o.reference.text, "missing": o.missing,
                          **({"geometry": o.geometry, "tolerance": o.tolerance, "labels": dict(o.labels)}
                             if o.kind == "segmentation" else {}),
                          **({"range": list(o.range)} if o.range else {}),
+                         **({"classes": list(o.classes), "sum": o.sum_rule,
+                             **({"sum_tolerance": o.sum_tolerance} if o.sum_rule == "one" else {})}
+                            if o.kind == "probabilities" else {}),
                          **({"blank": o.blank} if o.reference.csv_file else {}),
                          **({"blank_values": list(o.blank_values)} if o.blank_values != ("",) else {}),
                          **({"event": o.event.text} if o.event else {}),
+                         **({"column": o.column} if o.column else {}),
                          **({"true_values": list(o.true_values), "false_values": list(o.false_values)}
                             if o.kind == "boolean" else {})}
                 for o in declaration.outputs
@@ -846,7 +1079,9 @@ class DeclaredChallenge(Challenge):
             "metrics": {
                 m.name: {"metric": m.metric, **({"output": m.output} if m.output else {}), "bootstrap": m.bootstrap,
                          **({"labels": list(m.labels), "aggregates": list(m.aggregates)}
-                            if m.metric in SEGMENTATION_METRICS else {}), **dict(m.params),
+                            if m.metric in SEGMENTATION_METRICS else {}),
+                         **({"aggregates": list(m.aggregates)} if m.aggregates and m.metric not in SEGMENTATION_METRICS
+                            else {}), **dict(m.params),
                          **({"group": m.group} if m.group else {}),
                          "keys": dict(m.keys)}
                 for m in declaration.metrics
@@ -870,6 +1105,62 @@ def _check_segmentation(output: OutputSpec, path: Path, grid: Path | None, case:
             same_size(prediction, read_nonzero_mask(grid, case, "input", named, "image"), case, named, noun)
         return
     submitted_labels(output, path, None if grid is None else read_input_image(grid), case)
+
+
+def _probabilities(output: OutputSpec, raw: Any, case: str, what: str) -> dict[str, float]:
+    """A probabilities answer checked: a JSON object with exactly the declared classes, or a list of
+    numbers in the declared order; each finite, in [0, 1]; summing to 1 within the tolerance when
+    ``sum = "one"``. Returned as {class: probability} in the declared order."""
+    classes = output.classes
+    if isinstance(raw, dict):
+        extra = next((k for k in raw if k not in classes), None)
+        if extra is not None:
+            shown = extra if len(extra) <= 40 else extra[:40] + "..."
+            raise SubmissionError(
+                f"{what} has a probability for {shown!r}, which is not a class ({', '.join(classes)}).", case
+            )
+        absent = next((c for c in classes if c not in raw), None)
+        if absent is not None:
+            raise SubmissionError(f"{what} has no probability for class {absent!r}.", case)
+        items = [(c, raw[c]) for c in classes]
+    elif isinstance(raw, list):
+        if len(raw) != len(classes):
+            raise SubmissionError(f"{what} is a list of {len(raw)} values; it needs {len(classes)}, one per class in "
+                                  f"the order {', '.join(classes)}.", case)  # fmt: skip
+        items = list(zip(classes, raw, strict=True))
+    else:
+        raise SubmissionError(f"{what} is neither a JSON object of class probabilities nor a list of numbers.", case)
+    found = {}
+    for name, value in items:
+        number = finite_number(value, f"{what}, class {name!r},", case)
+        if number < 0:
+            raise SubmissionError(f"{what}, class {name!r}, is {number:g}; a probability cannot be negative.", case)
+        if number > 1:
+            raise SubmissionError(f"{what}, class {name!r}, is {number:g}, outside [0, 1].", case)
+        found[name] = number
+    total = math.fsum(found.values())
+    if output.sum_rule == "one" and abs(total - 1.0) > output.sum_tolerance:
+        raise SubmissionError(f"{what} sums to {total:.10g}; the probabilities must sum to 1 (within "
+                              f"{output.sum_tolerance:g}).", case)  # fmt: skip
+    return found
+
+
+def _cell_text(output: OutputSpec, value: Any) -> str:
+    """A JSON value as a prediction CSV's cell: blank for none, a boolean in the output's first spellings."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return output.true_values[0] if value else output.false_values[0]
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _no_cell(table: PredictionTable, output: OutputSpec, case: str, word: str) -> SubmissionError:
+    """The error of a blank cell under the missing policy "error"."""
+    return SubmissionError(
+        f"Line {table.rows[case].line} of the prediction file {table.file} has no value for {word} {case} in column "
+        f"'{output.column}'.",
+        case,
+    )
 
 
 def _no_output(output: OutputSpec, case: str) -> SubmissionError:

@@ -13,7 +13,11 @@ module only maps the declaration onto it (names, parameters, edge values, aggreg
   ``average_precision``, ``brier_score``, ``expected_calibration_error``, ``mae``, ``rmse``,
   ``accuracy``, ``balanced_accuracy``), ``PARAMETERS`` a declared key to the catalogue's parameter
   (``bins`` -> ``n_bins``); a declared edge value (``single_class``, ``no_positive``) is the
-  catalogue's parameter of that name, ``"error"`` asks the engine to refuse the edge case.
+  catalogue's parameter of that name, ``"error"`` asks the engine to refuse the edge case;
+- probabilities outputs (an (n, classes) matrix): ``PER_CLASS`` metrics one-vs-rest per class through
+  ``catalogue.per_class`` and their macro mean, a class at its edge case given its declared value or
+  (``"exclude"``) left out of the macro; ``multiclass_brier_score``, ``top_label_calibration_error``,
+  and accuracy, balanced accuracy and kappa of the argmax classes (a tie: the first declared class).
 Bootstrap CIs pass the resamples' draw counts as the catalogue's ``weights`` (one value per
 resample, equal to the metric of the expanded resample); a resample that hits an edge case is NaN,
 left out of the percentile interval.
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -114,6 +119,7 @@ VALUE_METRICS = {  # declared name -> catalogue name
     "average_precision": "average_precision",
     "brier": "brier_score",
     "ece": "expected_calibration_error",
+    "top_label_calibration_error": "top_label_calibration_error",
     "mae": "mae",
     "rmse": "rmse",
     "balanced_accuracy": "balanced_accuracy",
@@ -218,6 +224,97 @@ def _substituted(
     cases = np.arange(truth.size)
     drawn = (np.repeat(cases, row) for row in np.asarray(weights, dtype=np.int64))
     return np.array([catalogue.compute(entry.name, *(x[rows] for x in inputs), **keywords) for rows in drawn], float)
+
+
+# ------------------------------------------------------------------------- probabilities outputs
+
+# a per-class metric of a probabilities output -> (catalogue entry, its edge parameter or None, the declared
+# edge key): one-vs-rest, class k's truth ``y == k`` against column k (sensitivity / specificity: against
+# the argmax decision, column k's one-hot)
+PER_CLASS = {
+    "auroc": ("auroc", "single_class", "single_class"),
+    "average_precision": ("average_precision", "no_positive", "no_positive"),
+    "ece": ("expected_calibration_error", None, None),
+    "sensitivity": ("sensitivity", "empty", "no_positive"),
+    "specificity": ("specificity", "empty", "no_negative"),
+}
+ARGMAX_METRICS = ("accuracy", "balanced_accuracy", "cohen_kappa")  # scored on each case's argmax class
+
+
+def argmax_classes(probabilities: np.ndarray, classes: tuple[str, ...]) -> np.ndarray:
+    """Each row's class of highest probability; a tie goes to the first declared class (``numpy.argmax``,
+    as ``classification.top_label_calibration_error``)."""
+    return np.asarray(classes)[np.asarray(probabilities).argmax(axis=1)]
+
+
+def per_class_metric(
+    metric: str,
+    truth: np.ndarray,
+    probabilities: np.ndarray,
+    classes: tuple[str, ...],
+    params: Mapping[str, Any],
+    weights: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray | float]:
+    """A ``PER_CLASS`` metric of a probabilities output: (per-class values, macro mean) through
+    ``catalogue.per_class``. A class at its edge case (e.g. absent from the reference) gets the
+    declared value; "exclude" leaves it NaN and out of the macro mean, "error" leaves it NaN (the
+    engine refuses it). With ``weights`` ((resamples, n) draw counts): (classes, resamples) values and
+    one macro per resample, a class at its edge case NaN there (left out of the percentile interval,
+    and of the macro under "exclude"; any other macro with a NaN class is NaN)."""
+    name, parameter, declared_key = PER_CLASS[metric]
+    keywords: dict[str, Any] = {parameter: float("nan")} if parameter else {}
+    if metric == "ece":
+        keywords["n_bins"] = params["bins"]
+    scores = probabilities
+    if metric in ("sensitivity", "specificity"):  # the decision "argmax is class k" as a 0/1 score, threshold 0.5
+        scores = (argmax_classes(probabilities, classes)[:, None] == np.asarray(classes)[None, :]).astype(float)
+        keywords["threshold"] = 0.5
+    declared = params[declared_key] if declared_key else "error"
+    if weights is None:
+        values = np.asarray(catalogue.per_class(name, truth, scores, classes, **keywords), dtype=float)
+        if not isinstance(declared, str):
+            values = np.where(np.isnan(values), float(declared), values)
+        return values, _macro(values, declared == "exclude")
+    if metric in RESAMPLE_WEIGHTS:
+        values = np.asarray(catalogue.per_class(name, truth, scores, classes, **keywords, weights=weights), float)
+    else:
+        drawn = [np.repeat(np.arange(truth.size), row) for row in np.asarray(weights, dtype=np.int64)]
+        values = np.array([catalogue.per_class(name, truth[r], scores[r], classes, **keywords) for r in drawn]).T
+    return values, _macro(values, declared == "exclude")
+
+
+def _macro(values: np.ndarray, exclude: bool) -> np.ndarray | float:
+    """The mean over classes (axis 0); with ``exclude`` over the non-NaN ones (NaN when none is)."""
+    if not exclude:
+        return values.mean(axis=0) if values.ndim > 1 else float(values.mean())
+    counted = ~np.isnan(values)
+    total, count = np.where(counted, values, 0.0).sum(axis=0), counted.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        macro = np.where(count > 0, total / np.maximum(count, 1), np.nan)
+    return macro if values.ndim > 1 else float(macro)
+
+
+def probability_metric(
+    metric: str,
+    truth: np.ndarray,
+    probabilities: np.ndarray,
+    classes: tuple[str, ...],
+    params: Mapping[str, Any],
+    weights: np.ndarray | None = None,
+) -> float | np.ndarray:
+    """A one-value metric of a probabilities output: the multi-class Brier score
+    (``multiclass_brier_score``), the top-label calibration error, or accuracy, balanced accuracy and
+    Cohen's kappa of the argmax classes (``value_metric``); with ``weights`` one value per resample."""
+    if metric in ARGMAX_METRICS:
+        ordered = {"classes": classes} if metric == "cohen_kappa" else {}  # kappa's weights: the declared order
+        return value_metric(metric, truth, argmax_classes(probabilities, classes), {**params, **ordered}, weights)
+    if metric == "brier":
+        return catalogue.compute("multiclass_brier_score", truth, probabilities, classes=classes, weights=weights)
+    if weights is None:
+        return float(catalogue.compute(metric, truth, probabilities, classes=classes, n_bins=params["bins"]))
+    drawn = (np.repeat(np.arange(truth.size), row) for row in np.asarray(weights, dtype=np.int64))
+    top_label = partial(catalogue.compute, metric, classes=classes, n_bins=params["bins"])
+    return np.array([top_label(truth[r], probabilities[r]) for r in drawn])
 
 
 # ------------------------------------------------------------------------------------ detection

@@ -26,10 +26,14 @@ NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
 KEY = re.compile(r"[A-Za-z0-9_-]+")  # a metrics.json key: no dot (the platform splits paths on dots)
 
-OUTPUT_KINDS = ("segmentation", "number", "boolean", "choice", "boxes", "points")
-RESERVED_KINDS = ("list", "csv-column")  # in the format, not yet in the engine
+OUTPUT_KINDS = ("segmentation", "number", "boolean", "choice", "probabilities", "boxes", "points")
+RESERVED_KINDS = ("list",)  # in the format, not yet in the engine
+CSV_COLUMN = "csv-column"  # the issue's name for a prediction CSV's column: a [submission] kind = "csv" phase
+CSV_KINDS = ("number", "boolean", "choice")  # the outputs a prediction CSV's column can hold
+SUBMISSION_KINDS = ("jobs", "csv")  # algorithm jobs (predictions.json) or one prediction CSV
 PLATFORM_KINDS = {"segmentation": "Segmentation", "number": "Float", "boolean": "Bool", "choice": "String",
-                  "boxes": "Multiple 2D bounding boxes", "points": "Multiple points"}  # fmt: skip
+                  "probabilities": "Anything", "boxes": "Multiple 2D bounding boxes",
+                  "points": "Multiple points"}  # fmt: skip
 MISSING_POLICIES = ("error", "empty-mask", "worst-value", "misclassification", "exclude", "non-concordant", "tie")
 SURVIVAL_MISSING = ("non-concordant", "tie")  # c_index's policies for a missing risk (survival.MISSING_POLICIES)
 MISSING_BY_KIND = {
@@ -37,6 +41,7 @@ MISSING_BY_KIND = {
     "number": ("error", "worst-value", "exclude", *SURVIVAL_MISSING),
     "boolean": ("error", "misclassification", "exclude"),
     "choice": ("error", "misclassification", "exclude"),
+    "probabilities": ("error", "worst-value", "uniform", "exclude"),
     "boxes": ("error", "exclude"),
     "points": ("error", "exclude"),
 }
@@ -45,19 +50,20 @@ DETECTION_METRICS = tuple(measures.DETECTION_METRICS)  # on a boxes output
 SEGMENTATION_METRICS = ("dice", "iou", "hd95", "nsd", "lesion_f1", "hausdorff", "masd", "volume_difference",
                         "panoptic_quality")  # fmt: skip
 VALUE_METRICS = {  # metric -> output kinds it scores
-    "auroc": ("number",),
-    "average_precision": ("number",),
-    "brier": ("number",),
-    "ece": ("number",),
+    "auroc": ("number", "probabilities"),
+    "average_precision": ("number", "probabilities"),
+    "brier": ("number", "probabilities"),
+    "ece": ("number", "probabilities"),
+    "top_label_calibration_error": ("probabilities",),
     "mae": ("number",),
     "rmse": ("number",),
-    "balanced_accuracy": ("boolean", "choice"),
-    "accuracy": ("boolean", "choice"),
-    "sensitivity": ("number",),
-    "specificity": ("number",),
+    "balanced_accuracy": ("boolean", "choice", "probabilities"),
+    "accuracy": ("boolean", "choice", "probabilities"),
+    "sensitivity": ("number", "probabilities"),
+    "specificity": ("number", "probabilities"),
     "sensitivity_at_specificity": ("number",),
     "specificity_at_sensitivity": ("number",),
-    "cohen_kappa": ("boolean", "choice"),
+    "cohen_kappa": ("boolean", "choice", "probabilities"),
     "pearson": ("number",),
     "spearman": ("number",),
     "c_index": ("number",),
@@ -69,6 +75,9 @@ COMBINED = "mean"  # the mean of aggregates declared before (e.g. HECKTOR's segm
 BINARY_REFERENCE_METRICS = ("auroc", "average_precision", "brier", "ece", "sensitivity", "specificity",
                             "sensitivity_at_specificity", "specificity_at_sensitivity")  # fmt: skip
 PROBABILITY_METRICS = ("brier", "ece")
+PER_CLASS_METRICS = ("auroc", "average_precision", "ece", "sensitivity", "specificity")  # on probabilities
+PER_CLASS_FORMS = ("per_class", "macro")  # one value per class (one-vs-rest); their mean
+SUM_RULES = ("one", "any")  # a probabilities answer: its values sum to 1 (within sum_tolerance), or any sum
 FORMS = {"dice": ("mean", "dataset"), "iou": ("mean", "dataset"), "hd95": ("mean",), "nsd": ("mean",),
          "lesion_f1": ("mean", "dataset"), "hausdorff": ("mean",), "masd": ("mean",), "volume_difference": ("mean",),
          "panoptic_quality": ("mean",)}  # fmt: skip
@@ -94,6 +103,27 @@ class Cases:
     def named(self, case: str) -> str:
         """The case as messages name it."""
         return f"{self.word} {case}" if self.word else case
+
+
+@dataclass(frozen=True)
+class Submission:
+    """What a participant submits (``[submission]``): algorithm jobs (``kind = "jobs"``), or one CSV
+    of a prediction-file phase (``kind = "csv"``) with a row per case, found as ``file`` (else the
+    single ``*.csv`` of the input), its cases in ``id_column``, refused unread above ``max_mb``."""
+
+    kind: str = "jobs"
+    file: str = "predictions.csv"
+    id_column: str = "case"
+    max_mb: float = 10.0  # a row per case is far smaller; at 10 MB: 1.3 s, 222 MiB (benchmarks/prediction_csv.py)
+
+    @property
+    def csv(self) -> bool:
+        return self.kind == "csv"
+
+    @property
+    def missing_key(self) -> str:
+        """The list of cases without a prediction in the ``missing`` block: jobs, or rows of the CSV."""
+        return "rows" if self.csv else "jobs"
 
 
 @dataclass(frozen=True)
@@ -142,6 +172,9 @@ class OutputSpec:
     noun: str = ""  # how messages name the output ("malignancy likelihood"); "" = "output '<slug>'"
     unit: str = ""  # how messages follow a value of the output ("days")
     event: Reference | None = None  # a number output scored by c_index: the event column (reference = time)
+    sum_rule: str = "one"  # probabilities: "one" (the values sum to 1 within sum_tolerance) or "any"
+    sum_tolerance: float = 1e-3
+    column: str = ""  # a prediction-file phase: the column of the participant's CSV holding this output
 
     @property
     def super_kind(self) -> str:
@@ -240,6 +273,7 @@ class Declaration:
     level: float
     options: tuple[OptionSpec, ...] = ()
     report: Report = Report()
+    submission: Submission = Submission()
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def output(self, slug: str) -> OutputSpec:
@@ -260,9 +294,14 @@ class Declaration:
 
 def metric_keys(metric: MetricSpec) -> list[tuple[str, str, str]]:
     """(label, form, key) of every aggregate of one metric: per label and form for a segmentation
-    metric (default key ``<name>_<label>_<form>``), one ``<name>`` for a case-level output metric."""
+    metric (default key ``<name>_<label>_<form>``); per class (``<name>_<class>``) then the macro
+    mean (``<name>_macro``) for a per-class metric of a probabilities output; one ``<name>`` for any
+    other case-level output metric."""
     if metric.metric in SEGMENTATION_METRICS:
         return [(label, form, metric.key(label, form)) for label in metric.labels for form in metric.aggregates]
+    if metric.aggregates:  # per class and macro (labels: the classes)
+        return [(label, form, metric.key(label, form)) for form in metric.aggregates
+                for label in (metric.labels if form == "per_class" else ("",))]  # fmt: skip
     return [("", "value", metric.key("", "value"))]
 
 
@@ -369,25 +408,43 @@ def _reference(table: _Table, kind: str) -> Reference:
     return Reference(text, pattern=text, suffixes=suffixes)
 
 
-def _output(table: _Table) -> OutputSpec:
+def _output(table: _Table, submission: Submission) -> OutputSpec:
+    """One ``[[outputs]]`` entry: a socket of an algorithm job, or (``submission.csv``) a column of the
+    participant's prediction CSV, which only a number, boolean or choice output can be."""
     slug = table.get("slug", str)
     if not SLUG.fullmatch(slug):
         table.fail("slug", f"{slug!r} is not a socket slug (lower-case letters, digits, '-')")
     kind = table.get("kind", str)
+    if kind == CSV_COLUMN:
+        table.fail("kind", f"{kind!r}: declare [submission] kind = 'csv' and give a {', '.join(CSV_KINDS)} output "
+                   "its column = '<CSV column>'")  # fmt: skip
     if kind in RESERVED_KINDS:
-        table.fail("kind", f"{kind!r} is not supported by this version (supported: {', '.join(OUTPUT_KINDS)})")
+        hint = "; a list of class probabilities per case is kind = 'probabilities'" if kind == "list" else ""
+        table.fail("kind", f"{kind!r} is not supported by this version (supported: {', '.join(OUTPUT_KINDS)}){hint}")
     if kind not in OUTPUT_KINDS:
         table.fail("kind", f"{kind!r} is not one of {', '.join(OUTPUT_KINDS + RESERVED_KINDS)}")
-    default_path = f"images/{slug}" if kind == "segmentation" else f"{slug}.json"
-    relative_path = table.get("relative_path", str, default_path)
-    platform_kind = table.get("platform_kind", str, PLATFORM_KINDS[kind])
+    if submission.csv and kind not in CSV_KINDS:
+        table.fail("kind", f"a {kind} output cannot be a column of a prediction CSV ([submission] kind = 'csv'): "
+                   f"only {', '.join(CSV_KINDS)}")  # fmt: skip
+    column = ""
+    if submission.csv:  # a column of the CSV, not a socket: no relative path, no platform kind
+        relative_path, platform_kind = "", ""
+        column = table.get("column", str, slug)
+        if not column or column != column.strip():
+            table.fail("column", f"{column!r} is not a column name (none, or with surrounding spaces)")
+        if column == submission.id_column:
+            table.fail("column", f"{column!r} is the case column of the prediction CSV ([submission] id_column)")
+    else:
+        default_path = f"images/{slug}" if kind == "segmentation" else f"{slug}.json"
+        relative_path = table.get("relative_path", str, default_path)
+        platform_kind = table.get("platform_kind", str, PLATFORM_KINDS[kind])
     reference = _reference(table, kind)
     missing = table.get("missing", str, "error")
-    if missing not in MISSING_POLICIES:
+    if missing not in MISSING_POLICIES and kind != "probabilities":  # (its "uniform" is its own: named below)
         table.fail("missing", f"{missing!r} is not one of {', '.join(MISSING_POLICIES)}")
     if missing not in MISSING_BY_KIND[kind]:
         table.fail("missing", f"{missing!r} is not one of {', '.join(MISSING_BY_KIND[kind])} (for a {kind} output)")
-    extra: dict[str, Any] = {"noun": table.get("noun", str, ""), "unit": table.get("unit", str, "")}
+    extra: dict[str, Any] = {"noun": table.get("noun", str, ""), "unit": table.get("unit", str, ""), "column": column}
     if reference.csv_file is not None:
         extra["blank"] = table.get("blank", str, "error", ("error", "skip"))
         if "blank_values" in table.data:
@@ -443,11 +500,21 @@ def _output(table: _Table) -> OutputSpec:
         )
         if spellings & set(extra.get("blank_values", ())):
             table.fail("blank_values", "shares a spelling with true_values or false_values")
-    elif kind == "choice":
+    elif kind in ("choice", "probabilities"):
         classes = table.strings("classes")
         if len(classes) < 2 or len(set(classes)) != len(classes):
             table.fail("classes", "needs at least two distinct classes")
+        if kind == "probabilities" and not all(KEY.fullmatch(c) for c in classes):
+            bad = next(c for c in classes if not KEY.fullmatch(c))
+            table.fail("classes", f"{bad!r} may hold letters, digits, '_' and '-' only (it becomes a metrics.json key)")
         extra["classes"] = classes
+    if kind == "probabilities":
+        extra["sum_rule"] = table.get("sum", str, "one", SUM_RULES)
+        extra["sum_tolerance"] = table.get("sum_tolerance", float, 1e-3)
+        if not 0 <= extra["sum_tolerance"] < 1:
+            table.fail("sum_tolerance", "must be in [0, 1)")
+        if extra["sum_rule"] == "any" and "sum_tolerance" in table.data:
+            table.fail("sum_tolerance", "applies to sum = 'one' only")
     table.done()
     return OutputSpec(slug, kind, relative_path, platform_kind, reference, missing, **extra)
 
@@ -481,14 +548,21 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
         output = outputs[slug]
         allowed_kinds = ("segmentation",) if metric in SEGMENTATION_METRICS else VALUE_METRICS.get(metric, OBJECT_KINDS)
         if output.kind not in allowed_kinds:
-            kinds = " or ".join(allowed_kinds)
-            table.fail("output", f"{metric} scores a {kinds} output; {slug!r} is a {output.kind}")
+            plain = tuple(kind for kind in allowed_kinds if kind != "probabilities") or allowed_kinds
+            also = f" ({metric} also scores a probabilities output)" if plain != allowed_kinds else ""
+            table.fail("output", f"{metric} scores a {' or '.join(plain)} output; {slug!r} is a {output.kind}{also}")
         if output.missing in SURVIVAL_MISSING and metric != "c_index":
             table.fail("output", f"{slug!r} has missing = {output.missing!r} (for c_index): {metric} cannot score it")
         if metric == "c_index" and output.event is None:
             table.fail("output", f"c_index needs the event column: declare event = 'file.csv:column' on {slug!r}")
     labels: tuple[str, ...] = ()
     aggregates: tuple[str, ...] = ()
+    per_class = metric in PER_CLASS_METRICS and output is not None and output.kind == "probabilities"
+    if per_class:
+        labels = output.classes
+        aggregates = table.strings("aggregates", list(PER_CLASS_FORMS))
+        if not aggregates or len(set(aggregates)) != len(aggregates) or not set(aggregates) <= set(PER_CLASS_FORMS):
+            table.fail("aggregates", f"needs one or both of {', '.join(PER_CLASS_FORMS)}, each once")
     if metric in SEGMENTATION_METRICS:
         label_names = [label for label, _ in output.labels]
         labels = table.strings("labels", label_names)
@@ -542,7 +616,7 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
             table.fail("iou_threshold", "must be in [0.5, 1) (a match needs IoU strictly above it, and is then unique)")
         params["quality"] = table.get("quality", str, "pq", ("pq", "sq", "rq"))
         params["no_instances"] = _number_or(table, "no_instances", 1.0, "exclude")
-    if metric in ("sensitivity", "specificity"):
+    if metric in ("sensitivity", "specificity") and not per_class:
         params["threshold"] = table.get("threshold", float)  # the decision: positive when output >= threshold
     if metric in ("sensitivity_at_specificity", "specificity_at_sensitivity"):
         params["target"] = table.get("target", float)
@@ -585,26 +659,30 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
             params[edge] = table.get(edge, float, measures.PREDICTION_EDGES[edge])
             continue
         params[edge] = table.get(edge, (float, str), "error")
-        if isinstance(params[edge], str) and params[edge] != "error":
-            table.fail(edge, f"must be a number or 'error', not {params[edge]!r}")
-    if metric == "ece":
+        words = ("error", "exclude") if per_class else ("error",)  # exclude: a class left out of the macro mean
+        if isinstance(params[edge], str) and params[edge] not in words:
+            table.fail(edge, f"must be a number or {' or '.join(map(repr, words))}, not {params[edge]!r}")
+    if metric in ("ece", "top_label_calibration_error"):
         params["bins"] = table.get("bins", int, 10)
         if params["bins"] < 1:
             table.fail("bins", "must be at least 1")
-    if metric in PROBABILITY_METRICS and output.range != (0.0, 1.0):
+    if metric in PROBABILITY_METRICS and output.kind == "number" and output.range != (0.0, 1.0):
         table.fail("output", f"{metric} needs a probability: declare range = [0, 1] on output {slug!r}")
     group = table.get("group", str, None)
     if group is not None and not KEY.fullmatch(group):
         table.fail("group", f"{group!r} may hold letters, digits, '_' and '-' only (it becomes a metrics.json key)")
     forms = aggregates or ("value",)
-    default = "{name}_{label}_{form}" if metric in SEGMENTATION_METRICS else "{name}"
+    default: str | dict[str, str] = "{name}_{label}_{form}" if metric in SEGMENTATION_METRICS else "{name}"
+    if per_class:
+        default = {form: {"per_class": "{name}_{label}", "macro": "{name}_macro"}[form] for form in forms}
     raw_keys = table.get("key", (str, dict), default)
     templates = {form: raw_keys for form in forms} if isinstance(raw_keys, str) else raw_keys
     if set(templates) != set(forms):
         table.fail("key", f"a table of key templates needs exactly the forms {', '.join(forms)}")
     for form, template in templates.items():
+        named = labels if form != "macro" else ("",)
         try:
-            rendered = [str(template).format(name=name, label=label, form=form) for label in labels or ("",)]
+            rendered = [str(template).format(name=name, label=label, form=form) for label in named or ("",)]
         except (KeyError, IndexError, ValueError):
             table.fail("key", f"{template!r} may use only {{name}}, {{label}} and {{form}}")
         if not all(KEY.fullmatch(key) for key in rendered):
@@ -662,7 +740,9 @@ def _constant(value: Any) -> bool:
     return isinstance(value, (int, float, bool))
 
 
-def _report(table: _Table, outputs: Mapping[str, OutputSpec], metrics: list[MetricSpec]) -> Report:
+def _report(
+    table: _Table, outputs: Mapping[str, OutputSpec], metrics: list[MetricSpec], submission: Submission
+) -> Report:
     """The ``[report]`` table: what metrics.json holds beside the declared metrics."""
     missing = table.get("missing", bool, True)
     if not missing:
@@ -699,8 +779,11 @@ def _report(table: _Table, outputs: Mapping[str, OutputSpec], metrics: list[Metr
     for slug, key in names.items():
         if slug not in outputs:
             table.fail(f"missing_names.{slug}", f"is not an output (one of {', '.join(outputs)})")
-        if not isinstance(key, str) or not KEY.fullmatch(key) or key == "jobs":
-            table.fail(f"missing_names.{slug}", "must be a key of letters, digits, '_' and '-' other than 'jobs'")
+        if not isinstance(key, str) or not KEY.fullmatch(key) or key == submission.missing_key:
+            table.fail(
+                f"missing_names.{slug}", f"must be a key of letters, digits, '_' and '-' other than "
+                f"'{submission.missing_key}'"
+            )  # fmt: skip
     listed = [names.get(slug, slug) for slug in outputs]
     if len(set(listed)) != len(listed):
         table.fail("missing_names", "gives two outputs the same key in the missing block")
@@ -717,6 +800,26 @@ def _report(table: _Table, outputs: Mapping[str, OutputSpec], metrics: list[Metr
     )
     table.done()
     return report
+
+
+def _submission(table: _Table, cases: _Table) -> Submission:
+    """The ``[submission]`` table; a CSV's ``id_column`` defaults to the references' (``[cases]``)."""
+    kind = table.get("kind", str, "jobs", SUBMISSION_KINDS)
+    if kind == "jobs":
+        table.done()  # the other keys describe a CSV
+        return Submission()
+    file = table.get("file", str, Submission.file)
+    if Path(file).name != file or not file.lower().endswith(".csv"):
+        table.fail("file", f"{file!r} must be a file name ending in .csv (the file in the input folder)")
+    default = cases.data.get("id_column")
+    id_column = table.get("id_column", str, default if isinstance(default, str) else "case")
+    if not id_column or id_column != id_column.strip():
+        table.fail("id_column", f"{id_column!r} is not a column name (none, or with surrounding spaces)")
+    max_mb = table.get("max_mb", float, Submission.max_mb)
+    if not max_mb > 0:
+        table.fail("max_mb", "must be positive")
+    table.done()
+    return Submission(kind, file, id_column, max_mb)
 
 
 def _overridden(data: Mapping[str, Any], targets: tuple[tuple[str, int, str], ...], value: Any) -> dict[str, Any]:
@@ -796,8 +899,12 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -
     if not NAME.fullmatch(name):
         top.fail("name", f"{name!r} may hold lower-case letters, digits, '.', '_' and '-' only")
     title = top.get("title", str)
+    submission = _submission(top.sub("submission"), top.sub("cases"))
     inputs = []
-    for table in top.items("inputs"):
+    if submission.csv and "inputs" in data:
+        top.fail("inputs", "a prediction-file phase ([submission] kind = 'csv') has no algorithm inputs")
+    top.read.add("inputs")
+    for table in top.items("inputs") if not submission.csv else []:
         slug = table.get("slug", str)
         if not SLUG.fullmatch(slug):
             table.fail("slug", f"{slug!r} is not a socket slug (lower-case letters, digits, '-')")
@@ -813,8 +920,12 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -
         inputs.append(spec)
     input_slugs = [spec.slug for spec in inputs]
     cases_table = top.sub("cases")
+    if submission.csv:  # no job, no input name to read the case from
+        job_keys = ("input", "strip_suffixes", "strip", "same_stem")
+        for key in (key for key in job_keys if key in cases_table.data):
+            cases_table.fail(key, "names a job's case; a prediction-file phase ([submission] kind = 'csv') has no jobs")
     cases = Cases(
-        input=cases_table.get("input", str, input_slugs[0]),
+        input=cases_table.get("input", str, input_slugs[0] if input_slugs else ""),
         strip_suffixes=cases_table.strings("strip_suffixes", list(IMAGE_NAME_SUFFIXES)),
         strip=cases_table.strings("strip", []),
         id_column=cases_table.get("id_column", str, "case"),
@@ -822,14 +933,16 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -
         same_stem=cases_table.get("same_stem", bool, False),
         ground_truth_name=cases_table.get("ground_truth_name", str, ""),
     )
-    if cases.input not in input_slugs:
+    if cases.input not in input_slugs and not submission.csv:
         cases_table.fail("input", f"{cases.input!r} is not a declared input ({', '.join(input_slugs)})")
     cases_table.done()
     outputs: dict[str, OutputSpec] = {}
     for table in top.items("outputs"):
-        output = _output(table)
+        output = _output(table, submission)
         if output.slug in outputs or output.slug in input_slugs:
             table.fail("slug", f"{output.slug!r} is declared twice")
+        if output.column and output.column in (o.column for o in outputs.values()):
+            table.fail("column", f"{output.column!r} is the column of another output too")
         outputs[output.slug] = output
     if all(output.reference.per_case for output in outputs.values()):
         top.fail("outputs", "no output's reference lists the cases: one needs a {case} pattern or a CSV column")
@@ -858,7 +971,7 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -
     partial = Declaration(file, name, title, cases, tuple(inputs), tuple(outputs.values()), tuple(metrics),
                           Leaderboard("", "", "desc", 4, "abs", ()), resamples, seed, level)  # fmt: skip
     leaderboard = _leaderboard(top.sub("leaderboard"), partial.aggregate_keys())
-    report = _report(top.sub("report"), outputs, metrics)
+    report = _report(top.sub("report"), outputs, metrics, submission)
     top.read.add("options")
     options = _options(top, data) if check_options and "options" in data else ()
     hidden = next((key for key, _ in report.notes if key in ("challenge", *(o.name for o in options))), None)
@@ -869,7 +982,7 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -
         )
     top.done()
     return Declaration(file, name, title, cases, tuple(inputs), tuple(outputs.values()), tuple(metrics),
-                       leaderboard, resamples, seed, level, options, report, data)  # fmt: skip
+                       leaderboard, resamples, seed, level, options, report, submission, data)  # fmt: skip
 
 
 def load(path: Path) -> Declaration:

@@ -23,9 +23,9 @@ or sums) and return the set's value. Per-class and macro values of the binary cl
 
 Bootstrap confidence intervals: the metrics a declared challenge bootstraps (``aggregated_dice``,
 ``auroc``, ``average_precision``, ``accuracy``, ``balanced_accuracy``, ``brier_score``,
-``expected_calibration_error``, ``mae``, ``rmse``) take ``weights``, the (resamples, n) draw counts of
-``bootstrap.resample_weights``, and return one value per resample: the metric of each resample's
-expanded set of cases, all at once.
+``expected_calibration_error``, ``multiclass_brier_score``, ``mae``, ``rmse``) take ``weights``, the
+(resamples, n) draw counts of ``bootstrap.resample_weights``, and return one value per resample: the
+metric of each resample's expanded set of cases, all at once.
 
 Every edge case (empty masks, a single class, no reference object, constant values...) returns the
 value of a parameter listed in ``edge_cases`` (or a constant stated in the function's docstring),
@@ -156,6 +156,8 @@ _ENTRIES = (
            reference="sklearn brier_score_loss"),
     _entry("expected_calibration_error", classification.expected_calibration_error, "aggregate",
            ("truth", "probabilities"), reference="Naeini et al. 2015; Guo et al. 2017"),
+    _entry("multiclass_brier_score", classification.multiclass_brier_score, "aggregate",
+           ("truth_labels", "probabilities"), reference="Brier 1950; sklearn brier_score_loss (multi-class)"),
     _entry("top_label_calibration_error", classification.top_label_calibration_error, "aggregate",
            ("truth_labels", "probabilities"), reference="Guo et al. 2017, eq. 3"),
     # detection, the set of images

@@ -503,6 +503,43 @@ def top_label_calibration_error(
     return expected_calibration_error(predicted == truth, probabilities.max(axis=1), n_bins)
 
 
+def multiclass_brier_score(
+    truth_labels: np.ndarray, probabilities: np.ndarray, classes: Sequence, weights: np.ndarray | None = None
+) -> float | np.ndarray:
+    """Multi-class Brier score ``mean_i sum_k (p_ik - [y_i = k])²``: Brier's original definition
+    (Brier, Monthly Weather Review 1950, eq. 1), in [0, 2], lower is better; for three or more classes
+    equal to ``sklearn.metrics.brier_score_loss(truth_labels, probabilities, labels=classes)``
+    (scikit-learn >= 1.7, ``scale_by_half=False``) once the columns are in sorted class order, the
+    order scikit-learn assumes whatever ``labels`` says. With two classes it is twice the binary
+    :func:`brier_score` of either class.
+
+    Parameters
+    ----------
+    truth_labels : (n,) class labels, each one of ``classes``.
+    probabilities : (n, len(classes)) class probabilities in [0, 1], column ``j`` for ``classes[j]``.
+    classes : the classes, in column order.
+    weights : (resamples, n) case weights, for one value per row.
+
+    Returns
+    -------
+    float in [0, 2] (an array of them with ``weights``).
+    """
+    truth = _labels("truth_labels", truth_labels)
+    probabilities = checks.as_finite("probabilities", probabilities, ndim=2)
+    checks.nonempty("truth_labels", checks.same_length(truth_labels=truth, probabilities=probabilities))
+    if probabilities.shape[1] != len(classes):
+        raise ValueError(f"probabilities has {probabilities.shape[1]} columns for {len(classes)} classes")
+    if probabilities.min() < 0 or probabilities.max() > 1:
+        raise ValueError("probabilities must lie in [0, 1]")
+    onehot = truth[:, None] == np.asarray(classes)[None, :]
+    if not onehot.any(axis=1).all():
+        raise ValueError("truth_labels hold a label outside classes")
+    squared = np.sum((probabilities - onehot) ** 2, axis=1)
+    if weights is not None:
+        return resample_means(case_weights(weights, truth.size), squared)
+    return float(squared.mean())
+
+
 def one_vs_rest(
     metric: Callable[..., float],
     truth_labels: np.ndarray,
