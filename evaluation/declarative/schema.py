@@ -9,6 +9,7 @@ output)``. The README section "A new challenge without Python" documents every k
 from __future__ import annotations
 
 import copy
+import difflib
 import re
 import tomllib
 from collections.abc import Mapping
@@ -332,7 +333,9 @@ class _Table:
         self.read.add(key)
         if key not in self.data:
             if default is ...:
-                self.fail(key, "is required")
+                # a misspelt required key would otherwise go unnamed: the table fails before done() sees it
+                typo = difflib.get_close_matches(key, [k for k in self.data if k not in self.read], n=1)
+                self.fail(key, f"is required (is {typo[0]!r} a misspelling of it?)" if typo else "is required")
             return default
         value = self.data[key]
         kinds = kind if isinstance(kind, tuple) else (kind,)
