@@ -1,6 +1,6 @@
-"""HECKTOR 2025 task 1 and 2026 (one container): PET/CT head and neck tumour segmentation, GTVn
-detection, TN staging and recurrence-free survival. HECKTOR 2025 tasks 2 (RFS) and 3 (HPV status) are
-declarations: ``evaluation/declarations/hecktor2025-task2.toml`` and ``hecktor2025-task3.toml``.
+"""HECKTOR 2026: PET/CT head and neck tumour segmentation, GTVn detection, TN staging and
+recurrence-free survival. HECKTOR 2025 tasks 1 (segmentation, detection), 2 (RFS) and 3 (HPV status)
+are declarations: ``evaluation/declarations/hecktor2025-task1.toml``, ``-task2.toml`` and ``-task3.toml``.
 
 Choices and options: ../shared/spec/challenges.md (HECKTOR); the seed ../shared/seeds/001_*.
 References: BioMedIA-MBZUAI/HECKTOR2025 ``Task1/utils/metrics.py`` (aggregated Dice in mm³, 1.0 for a
@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -47,9 +47,6 @@ CT = Socket("ct-image", "images/ct", "Image", "Image")
 PET = Socket("pet-image", "images/pet", "Image", "Image")
 SEGMENTATION_2026 = Socket(
     "head-neck-tumor-segmentation", "images/head-neck-tumor-segmentation", "Segmentation", "Image"
-)
-SEGMENTATION_2025 = Socket(
-    "tumor-lymph-node-segmentation", "images/tumor-lymph-node-segmentation", "Segmentation", "Image"
 )
 T_STAGE = Socket("t-stage", "t-stage.json", "String", "Value")
 N_STAGE = Socket("n-stage", "n-stage.json", "String", "Value")
@@ -170,12 +167,10 @@ def _clinical_row(row: Mapping[str, str]) -> Clinical:
     return Clinical(rfs, relapse, stages[0], stages[1])
 
 
-def _clinical(ground_truth: Path, required: bool) -> dict[str, Clinical]:
+def _clinical(ground_truth: Path) -> dict[str, Clinical]:
     path = ground_truth / CLINICAL_FILE
     if not path.is_file():
-        if required:
-            raise ConfigurationError(f"The HECKTOR ground truth has no {CLINICAL_FILE}.")
-        return {}
+        raise ConfigurationError(f"The HECKTOR ground truth has no {CLINICAL_FILE}.")
     import pandas as pd  # main process only: workers (score_case) never pay for this import
 
     try:
@@ -366,33 +361,25 @@ def prognosis(
     return _with_ci("c_index", _ranked(value, "C-index"), boot), absent
 
 
-# -------------------------------------------------------------------------------------- challenges
+# -------------------------------------------------------------------------------------- challenge
 
-SHARED_OPTIONS = (
-    Option("seed", 0, "bootstrap seed (numpy.random.default_rng)"),
-    Option("bootstrap_resamples", 1000, "bootstrap resamples of the patients for the 95% CIs"),
-)
-SEGMENTATION_OPTIONS = (
+OPTIONS = (
     Option("aggregate_volume", "mm3", "aggregated Dice summed in mm³ (official) or in voxels", ("mm3", "voxels")),
     Option("dice_both_empty", "one", "per-patient Dice when both masks lack the label: 1.0, or exclude the "
            "patient from the mean", ("one", "exclude")),
     Option("resample", "none", "none: a prediction off the CT grid is an error; nearest: resample it onto the "
            "reference grid (nearest neighbour)", ("none", "nearest")),
     Option("surface_metrics", True, "compute HD95 and NSD at 1 and 2 mm (secondary, not ranked)"),
-)  # fmt: skip
-STAGING_OPTIONS = (
     Option("invalid_stage", "error", "a stage that is not T0-T4/Tx/Tis or N0-N3/Nx (e.g. 'T5'): an error, or a "
            "misclassification", ("error", "misclassification")),
+    Option("rfs_output", "time", "what rfs.json holds: a risk (higher = earlier recurrence) or a predicted RFS "
+           "time in days (higher = later)", ("risk", "time")),
+    Option("missing_prognosis", "non-concordant", "a patient without an RFS output: every comparable pair with "
+           "it counts 0 (the seed's rule) or 0.5 (tie, the 2021 official code)", MISSING_POLICIES),
+    Option("seed", 0, "bootstrap seed (numpy.random.default_rng)"),
+    Option("bootstrap_resamples", 1000, "bootstrap resamples of the patients for the 95% CIs"),
 )  # fmt: skip
-MISSING_PROGNOSIS = Option(
-    "missing_prognosis", "non-concordant", "a patient without an RFS output: every comparable pair with it "
-    "counts 0 (the seed's rule) or 0.5 (tie, the 2021 official code)", MISSING_POLICIES
-)  # fmt: skip
-
-
-def _rfs_option(default: str) -> Option:
-    return Option("rfs_output", default, "what rfs.json holds: a risk (higher = earlier recurrence) or a "
-                  "predicted RFS time in days (higher = later)", ("risk", "time"))  # fmt: skip
+VALUE_OUTPUTS = (T_STAGE, N_STAGE, RFS)
 
 
 def _value_outputs(input_dir: Path, job: Job, case: str, parsers: Mapping[str, Callable[..., Any]]) -> dict[str, Any]:
@@ -405,11 +392,32 @@ def _value_outputs(input_dir: Path, job: Job, case: str, parsers: Mapping[str, C
     return outputs
 
 
-class _Hecktor(Challenge):
-    """What the HECKTOR phases share: job matching by the CT name, reading, scoring, aggregation."""
+def _column(title: str, path: str, ranked: bool = True) -> dict[str, Any]:
+    column: dict[str, Any] = {"title": title, "path": path, "order": "desc"}
+    return column if ranked else {**column, "exclude_from_ranking": True}
 
-    segmentation_output: ClassVar[Socket]
-    value_outputs: ClassVar[tuple[Socket, ...]] = ()
+
+class Hecktor2026(Challenge):
+    """CT and PET in; segmentation, T and N stage and RFS out. Several ranked columns are averaged as
+    ranks ("avg"), the 2026 weighted rank aggregate being the ranking tool's job."""
+
+    name = "hecktor2026"
+    title = "HECKTOR 2026: head and neck tumour segmentation, TN staging and prognosis (PET/CT)"
+    phase = Phase(
+        inputs=(CT, PET), outputs=(SEGMENTATION_2026, *VALUE_OUTPUTS),
+        score_title="Segmentation score (mean aggregated Dice of GTVp and GTVn)",
+        score_jsonpath="aggregates.segmentation.score", score_default_sort="desc", score_decimal_places=4,
+        extra_results_columns=(
+            _column("Staging score (mean balanced accuracy T, N)", "aggregates.staging.score"),
+            _column("C-index (RFS)", "aggregates.prognosis.c_index"),
+            _column("Aggregated Dice GTVp", "aggregates.segmentation.dice_gtvp", ranked=False),
+            _column("Aggregated Dice GTVn", "aggregates.segmentation.dice_gtvn", ranked=False),
+            _column("Balanced accuracy T", "aggregates.staging.balanced_accuracy_t", ranked=False),
+            _column("Balanced accuracy N", "aggregates.staging.balanced_accuracy_n", ranked=False),
+        ),
+        scoring_method_choice="avg",
+    )  # fmt: skip
+    options = OPTIONS
 
     def case_of_job(self, job: Job) -> str:
         return patient_of_image(job.input_name(CT.slug))
@@ -420,10 +428,10 @@ class _Hecktor(Challenge):
     def load_reference(self, ground_truth: Path, settings: Mapping[str, Any]) -> Reference:
         if settings["bootstrap_resamples"] < 1:
             raise ConfigurationError("Option bootstrap_resamples must be at least 1.")
-        labels = _label_files(ground_truth)  # (never empty: the patients of every remaining phase)
-        clinical = _clinical(ground_truth, required=bool(self.value_outputs))
+        labels = _label_files(ground_truth)
+        clinical = _clinical(ground_truth)
         patients = tuple(labels)
-        lacking = [p for p in patients if self.value_outputs and p not in clinical]
+        lacking = [p for p in patients if p not in clinical]
         if lacking:
             raise ConfigurationError(f"{CLINICAL_FILE} has no row for {lacking[0]}, which has a label image.")
         return Reference(patients, labels, clinical)
@@ -431,7 +439,7 @@ class _Hecktor(Challenge):
     def _parsers(self, settings: Mapping[str, Any]) -> dict[str, Callable[[Any, str], Any]]:
         """The parser of each value output, the options that shape it bound once."""
         parsers: dict[str, Callable[[Any, str], Any]] = {}
-        for socket in self.value_outputs:
+        for socket in VALUE_OUTPUTS:
             if socket is T_STAGE or socket is N_STAGE:
                 axis = socket.slug[0].upper()
                 parsers[socket.slug] = partial(parse_stage, axis=axis, invalid=settings["invalid_stage"])
@@ -447,7 +455,7 @@ class _Hecktor(Challenge):
             job = matched.jobs.get(case)
             prediction, outputs = None, {}
             if job is not None:
-                prediction = image_output_file(input_dir, job, self.segmentation_output.slug, case)
+                prediction = image_output_file(input_dir, job, SEGMENTATION_2026.slug, case)
                 outputs = _value_outputs(input_dir, job, case, parsers)
             tasks.append(CaseTask(case, CasePayload(reference.labels[case], prediction, outputs)))
         return Prepared(tasks, matched.missing)
@@ -459,11 +467,11 @@ class _Hecktor(Challenge):
         type, labels and, with the CT at hand, its grid); a missing output is a warning: the
         evaluation counts it as an empty mask or a misclassification."""
         checked = Checked()
-        path = image_output_file(input_dir, job, self.segmentation_output.slug, case)  # prepare's order
+        path = image_output_file(input_dir, job, SEGMENTATION_2026.slug, case)  # prepare's order
         if path is None:
             checked.warnings.append(f"Case {case} has no segmentation; it will count as an empty mask.")
         outputs = _value_outputs(input_dir, job, case, self._parsers(settings))
-        for socket in self.value_outputs:
+        for socket in VALUE_OUTPUTS:
             if socket.slug not in outputs:
                 checked.warnings.append(f"Case {case} has no output '{socket.slug}'; it will count as missing.")
         if path is None:
@@ -499,7 +507,7 @@ class _Hecktor(Challenge):
         reference: Reference,
         settings: Mapping[str, Any],
     ) -> dict[str, Any]:
-        """Every subtask of the phase (the ones its outputs answer), with CIs and missing lists."""
+        """Every subtask of the phase, with CIs and missing lists."""
         resamples, seed = settings["bootstrap_resamples"], settings["seed"]
         aggregates: dict[str, Any] = {}
         per_case: dict[str, dict[str, Any]] = {}
@@ -515,13 +523,11 @@ class _Hecktor(Challenge):
         for case in cases:
             per_case[case].update(lesions[case])
         lists["segmentation"] = [c for c in cases if not results[c].segmentation_submitted]
-        if T_STAGE in self.value_outputs:
-            aggregates["staging"], staging_missing = staging(results, reference, resamples=resamples, seed=seed)
-            lists.update(staging_missing)
-        if RFS in self.value_outputs:
-            aggregates["prognosis"], lists["prognosis"] = prognosis(
-                results, reference, policy=settings["missing_prognosis"], resamples=resamples, seed=seed
-            )
+        aggregates["staging"], staging_missing = staging(results, reference, resamples=resamples, seed=seed)
+        lists.update(staging_missing)
+        aggregates["prognosis"], lists["prognosis"] = prognosis(
+            results, reference, policy=settings["missing_prognosis"], resamples=resamples, seed=seed
+        )
         return {
             "aggregates": aggregates,
             "case": per_case,
@@ -529,51 +535,3 @@ class _Hecktor(Challenge):
             "settings": {"challenge": self.name, "ci_level": 0.95, "nsd_tolerances_mm": list(NSD_TOLERANCES_MM),
                          "iou_threshold_gtvn": 0.3, **settings},
         }  # fmt: skip
-
-
-def _column(title: str, path: str, ranked: bool = True) -> dict[str, Any]:
-    column: dict[str, Any] = {"title": title, "path": path, "order": "desc"}
-    return column if ranked else {**column, "exclude_from_ranking": True}
-
-
-def _phase(outputs: tuple[Socket, ...], title: str, path: str, *columns: dict[str, Any]) -> Phase:
-    """A HECKTOR phase: CT and PET in; higher is better; several ranked columns are averaged as ranks
-    ("avg"), the 2026 weighted rank aggregate being the ranking tool's job."""
-    ranked = any(not column.get("exclude_from_ranking") for column in columns)
-    return Phase(
-        inputs=(CT, PET), outputs=outputs, score_title=title, score_jsonpath=path, score_default_sort="desc",
-        score_decimal_places=4, extra_results_columns=columns, scoring_method_choice="avg" if ranked else "abs",
-    )  # fmt: skip
-
-
-class Hecktor2026(_Hecktor):
-    name = "hecktor2026"
-    title = "HECKTOR 2026: head and neck tumour segmentation, TN staging and prognosis (PET/CT)"
-    phase = _phase(
-        (SEGMENTATION_2026, T_STAGE, N_STAGE, RFS),
-        "Segmentation score (mean aggregated Dice of GTVp and GTVn)",
-        "aggregates.segmentation.score",
-        _column("Staging score (mean balanced accuracy T, N)", "aggregates.staging.score"),
-        _column("C-index (RFS)", "aggregates.prognosis.c_index"),
-        _column("Aggregated Dice GTVp", "aggregates.segmentation.dice_gtvp", ranked=False),
-        _column("Aggregated Dice GTVn", "aggregates.segmentation.dice_gtvn", ranked=False),
-        _column("Balanced accuracy T", "aggregates.staging.balanced_accuracy_t", ranked=False),
-        _column("Balanced accuracy N", "aggregates.staging.balanced_accuracy_n", ranked=False),
-    )
-    options = (*SEGMENTATION_OPTIONS, *STAGING_OPTIONS, _rfs_option("time"), MISSING_PROGNOSIS, *SHARED_OPTIONS)
-    segmentation_output = SEGMENTATION_2026
-    value_outputs = (T_STAGE, N_STAGE, RFS)
-
-
-class Hecktor2025Task1(_Hecktor):
-    name = "hecktor2025-task1"
-    title = "HECKTOR 2025 task 1: GTVp and GTVn segmentation, GTVn detection (PET/CT)"
-    phase = _phase(
-        (SEGMENTATION_2025,),
-        "GTVp Dice (mean over patients)",
-        "aggregates.segmentation.dice_gtvp_mean",
-        _column("Aggregated Dice GTVn", "aggregates.segmentation.dice_gtvn"),
-        _column("Aggregated F1 GTVn (detection)", "aggregates.detection.f1_gtvn"),
-    )
-    options = (*SEGMENTATION_OPTIONS, *SHARED_OPTIONS)
-    segmentation_output = SEGMENTATION_2025
