@@ -9,8 +9,9 @@ strings, RFS in days), voreille/hecktor ``notebooks/evaluate_segmentation2022.ip
 Dice) and ``src/aicrowd_evaluator/survival_metrics.py`` (C-index, missing predictions as ties).
 
 Each image is read once in ``score_case`` and checked (pixel type, labels, geometry) by
-``evaluation/platform/images.py``; ``evaluation/metrics/segmentation.py`` reduces the pair to small
-numbers (volumes, intersections, surface distances, lesion counts). ``aggregate`` unpacks the
+``evaluation/platform/images.py`` (``read_label_pair``); ``evaluation/metrics/segmentation.py``
+(``summarise_label_maps``, the declared engine's too) reduces the pair to small numbers (volumes,
+intersections, surface distances, lesion counts). ``aggregate`` unpacks the
 options once and computes every score and its bootstrap CI from those numbers with the metrics
 package: no image metric is recomputed per resample. What stays here: sockets, options, parsing of
 the value outputs, the reference (labels/ and clinical.csv) and the metrics.json assembly.
@@ -30,11 +31,11 @@ import numpy as np
 from evaluation.challenges.base import Challenge, Checked, Option, Phase, Prepared, input_image
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
 from evaluation.metrics.bootstrap import percentile_interval, resample_weights
-from evaluation.metrics.lesions import f1_score
+from evaluation.metrics.lesions import IOU_THRESHOLD, f1_score
 from evaluation.metrics.overlap import aggregated_dice, dice_from_counts
-from evaluation.metrics.segmentation import CaseSegmentation, summarise_label_maps
+from evaluation.metrics.segmentation import CaseSegmentation, LabelRequest, summarise_label_maps
 from evaluation.metrics.survival import MISSING_POLICIES, concordance_index
-from evaluation.platform.images import label_array, on_reference_grid, read_input_image, read_label_image, spacing_zyx
+from evaluation.platform.images import read_input_image, read_label_pair, read_submitted_labels
 from evaluation.platform.matching import match_jobs
 from evaluation.platform.predictions import Job, Socket, load_jobs
 from evaluation.platform.sockets import finite_number, image_output_file, read_json_output
@@ -209,31 +210,33 @@ class CaseResult:
     segmentation_submitted: bool
 
 
+GRID = {"policy": {"none": "error", "nearest": "nearest"}, "grid_name": "CT grid",
+        "hint": " (or evaluate with --set resample=nearest)"}  # fmt: skip
+
+
 def read_submitted(path: Path, grid: sitk.Image | None, case: str, *, resample: str) -> tuple[sitk.Image, np.ndarray]:
     """A submitted label map read and checked (pixel type, labels) on the CT ``grid`` (unless
     ``None``: the pre-flight check without the CT); with its voxels, a view into the image, which
     the caller keeps while it uses them."""
-    submitted = read_label_image(path, case, "submitted")
-    if grid is not None:
-        policy = "error" if resample == "none" else resample
-        hint = " (or evaluate with --set resample=nearest)"
-        submitted = on_reference_grid(submitted, grid, case, policy, grid="CT grid", hint=hint)
-    return submitted, label_array(submitted, case, "submitted", LABELS)
+    return read_submitted_labels(path, grid, case, LABELS, policy=GRID["policy"][resample],
+                                 grid_name=GRID["grid_name"], hint=GRID["hint"])  # fmt: skip
 
 
 def score_patient(payload: CasePayload, case: str, *, resample: str, surface: bool) -> CaseSegmentation:
     """Read the reference (and prediction, if any) once and score them; a missing prediction is an
-    empty mask on the reference grid; ``resample``: "none" (off the CT grid is an error) or "nearest"."""
-    fix = f"; replace labels/{payload.reference.name} in the phase's ground truth"
-    reference = read_label_image(payload.reference, case, "reference", fix=fix)
-    reference_array = label_array(reference, case, "reference", LABELS)
-    if payload.prediction is None:
-        prediction_array = np.zeros_like(reference_array)
-    else:
-        _prediction, prediction_array = read_submitted(payload.prediction, reference, case, resample=resample)
-    return summarise_label_maps(
-        reference_array, prediction_array, spacing_zyx(reference), LABELS, NSD_TOLERANCES_MM, surface, (GTVN,)
-    )
+    empty mask on the reference grid; ``resample``: "none" (off the CT grid is an error) or "nearest";
+    ``surface``: HD95 and NSD computed (else NaN)."""
+    pair = read_label_pair(
+        payload.reference, payload.prediction, case, LABELS, policy=GRID["policy"][resample],
+        grid_name=GRID["grid_name"], hint=GRID["hint"],
+        fix=f"; replace labels/{payload.reference.name} in the phase's ground truth",
+    )  # fmt: skip
+    requests = {
+        label: LabelRequest(label, hd95=surface, nsd=NSD_TOLERANCES_MM if surface else (),
+                            lesions=(IOU_THRESHOLD,) if label == GTVN else ())
+        for label in LABELS
+    }  # fmt: skip
+    return summarise_label_maps(pair.reference, pair.prediction, pair.spacing, requests)
 
 
 # ------------------------------------------------------------------------------------ aggregation
@@ -264,10 +267,11 @@ def segmentation_aggregates(
     aggregates: dict[str, Any] = {}
     per_case: dict[str, dict[str, Any]] = {case: {} for case in cases}
     aggregated, absent = [], []
+    empty = np.array([r.empty for r in results])  # no label in either map: two empty surfaces, computed or not
     for label, name in LABELS.items():
-        ref = np.array([r.labels[label].reference_voxels for r in results], dtype=float)
-        pred = np.array([r.labels[label].prediction_voxels for r in results], dtype=float)
-        inter = np.array([r.labels[label].intersection_voxels for r in results], dtype=float)
+        ref = np.array([r.labels[label].reference for r in results], dtype=float)
+        pred = np.array([r.labels[label].prediction for r in results], dtype=float)
+        inter = np.array([r.labels[label].intersection for r in results], dtype=float)
         value = aggregated_dice(inter * scale, (ref + pred) * scale)
         boot = aggregated_dice(inter * scale, (ref + pred) * scale, weights)
         aggregated.append((value, boot))
@@ -281,16 +285,20 @@ def segmentation_aggregates(
         with np.errstate(invalid="ignore", divide="ignore"):
             aggregates.update(_with_ci(f"dice_{name}_mean", mean, np.where(counts > 0, sums / counts, np.nan)))
         present = ref + pred > 0  # surface means over the patients where the label is somewhere
-        hd95 = np.array([r.labels[label].hd95 for r in results])
+        hd95 = np.where(empty, 0.0, [r.labels[label].hd95 for r in results])
         aggregates[f"hd95_{name}_mean"] = float(hd95[present].mean()) if present.any() else None
-        for position, tolerance in enumerate(NSD_TOLERANCES_MM):
-            nsd = np.array([r.labels[label].nsd[position] for r in results])
-            aggregates[f"nsd_{tolerance:g}mm_{name}_mean"] = float(nsd[present].mean()) if present.any() else None
+        nsd = {
+            t: np.where(empty, 1.0, [dict(r.labels[label].nsd).get(t, np.nan) for r in results])
+            for t in NSD_TOLERANCES_MM
+        }
+        for tolerance in NSD_TOLERANCES_MM:
+            mean_nsd = float(nsd[tolerance][present].mean()) if present.any() else None
+            aggregates[f"nsd_{tolerance:g}mm_{name}_mean"] = mean_nsd
         for index, case in enumerate(cases):
             per_case[case][f"dice_{name}"] = float(per_patient[index])
             per_case[case][f"hd95_{name}"] = float(hd95[index])
-            for position, tolerance in enumerate(NSD_TOLERANCES_MM):
-                per_case[case][f"nsd_{tolerance:g}mm_{name}"] = float(results[index].labels[label].nsd[position])
+            for tolerance in NSD_TOLERANCES_MM:
+                per_case[case][f"nsd_{tolerance:g}mm_{name}"] = float(nsd[tolerance][index])
     score = (aggregated[0][0] + aggregated[1][0]) / 2
     aggregates.update(_with_ci("score", score, (aggregated[0][1] + aggregated[1][1]) / 2))
     aggregates["labels_absent_everywhere"] = absent  # their aggregated Dice is 1.0 (2025 baseline rule)
@@ -301,7 +309,7 @@ def detection_aggregates(
     cases: Sequence[str], results: Sequence[CaseSegmentation], *, weights: np.ndarray
 ) -> tuple[dict[str, Any], dict[str, dict[str, int]]]:
     """GTVn lesion TP/FP/FN summed over patients and the aggregated F1 with its CI."""
-    lesions = [r.lesions[GTVN] for r in results]
+    lesions = [dict(r.labels[GTVN].lesions)[IOU_THRESHOLD] for r in results]
     counts = np.array([[c.tp, c.fp, c.fn] for c in lesions], dtype=float)
     tp, fp, fn = counts.sum(axis=0)
     boot = f1_score(*(weights @ counts).T)

@@ -8,11 +8,12 @@
   from its input image name, matches jobs to cases (``platform.matching.match_jobs``), parses value
   outputs (``platform.sockets``; boxes and points: ``platform.detections``) and applies each
   output's missing policy;
-- ``score_case`` (a worker) reads each label image once (``platform.images``: the HECKTOR geometry
-  rules), crops both to their union bounding box and returns small numbers per label: voxel counts,
-  HD95 / HD / MASD / NSD from one surface computation per label when a metric asks, volume
-  differences, lesion TP / FP / FN per declared IoU threshold and matching, panoptic quality ("nonzero" 2D masks:
-  ``platform.images.read_nonzero_mask``, same size in pixels, voxel counts only);
+- ``score_case`` (a worker) reads each label image pair once (``platform.images.read_label_pair``:
+  the HECKTOR geometry rules; "nonzero" 2D masks: ``read_nonzero_mask``, same size in pixels) and
+  reduces it with ``metrics.segmentation.summarise_label_maps`` (the scoring function HECKTOR 2026
+  shares) to small numbers per label, only those its metrics request: voxel counts, HD95 / HD /
+  MASD / NSD from one surface computation, volume differences, lesion TP / FP / FN per IoU
+  threshold and matching, panoptic quality;
 - ``aggregate`` turns those numbers into every declared metric, per case and over cases, with
   percentile bootstrap CIs over cases (the numbers are resampled, never the images; detection
   metrics resample the images' parsed objects and match them again), through the
@@ -41,6 +42,7 @@ from evaluation.declarative.schema import (
     BINARY_REFERENCE_METRICS,
     COMBINED,
     COUNT_FORMS,
+    NONZERO,
     OBJECT_KINDS,
     SEGMENTATION_METRICS,
     SURVIVAL_MISSING,
@@ -55,19 +57,15 @@ from evaluation.declarative.schema import (
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
 from evaluation.metrics.bootstrap import percentile_interval, resample_weights
 from evaluation.metrics.detection import ImageDetections
-from evaluation.metrics.lesions import LesionCounts, PanopticQuality, match_lesions, panoptic_quality
-from evaluation.metrics.overlap import volume_difference
-from evaluation.metrics.surface import bounding_box, crop_padded, surface_distances
+from evaluation.metrics.segmentation import CaseSegmentation, LabelRequest, summarise_label_maps
 from evaluation.platform.detections import parse_detections, parse_points
 from evaluation.platform.files import read_bytes
 from evaluation.platform.images import (
-    label_array,
-    on_reference_grid,
     read_input_image,
-    read_label_image,
+    read_label_pair,
     read_nonzero_mask,
+    read_submitted_labels,
     same_size,
-    spacing_zyx,
 )
 from evaluation.platform.matching import match_jobs, reference_name, stem
 from evaluation.platform.predictions import Job, Socket, load_jobs
@@ -90,44 +88,13 @@ class SegmentationTask:
     geometry: str
     tolerance: float
     dimension: int
-    hd95: tuple[str, ...]  # labels whose HD95 a metric needs
-    nsd: tuple[tuple[str, float], ...]  # (label, tolerance mm) pairs
-    lesions: tuple[tuple[str, float], ...]  # (label, IoU threshold) pairs
-    hausdorff: tuple[str, ...] = ()  # labels whose (maximum) Hausdorff distance a metric needs
-    masd: tuple[str, ...] = ()  # labels whose mean average surface distance a metric needs
-    volumes: tuple[tuple[str, bool, bool, bool], ...] = ()  # (label, relative, absolute, in mm³)
-    hungarian: tuple[tuple[str, float], ...] = ()  # (label, IoU threshold): lesions matched by max total IoU
-    panoptic: tuple[tuple[str, float], ...] = ()  # (label, IoU threshold) of panoptic quality
+    requests: tuple[tuple[str, LabelRequest], ...]  # per label: only the numbers its metrics need
     nonzero: bool = False  # a 2D mask where any non-zero pixel is the one label
     named: str = ""  # the case as messages name it ("image a.png")
     noun: str = ""  # the output as messages name it ("mask")
     shown: str = ""  # the reference's path in the ground truth, for the organizer's messages
     grid: str = "reference grid"  # how messages name the grid the prediction must share
     hint: str = ""  # ends the message of a prediction of another size (how to ask for resampling)
-
-
-@dataclass(frozen=True)
-class LabelNumbers:
-    """One label of one case: voxel counts, surface metrics and lesion counts (as requested)."""
-
-    reference: int
-    prediction: int
-    intersection: int
-    hd95: float
-    nsd: tuple[tuple[float, float], ...]
-    lesions: tuple[tuple[float, LesionCounts], ...]
-    hausdorff: float = math.nan
-    masd: float = math.nan
-    volumes: tuple[tuple[tuple[bool, bool, bool], float], ...] = ()  # NaN: empty reference, relative form
-    hungarian: tuple[tuple[float, LesionCounts], ...] = ()
-    panoptic: tuple[tuple[float, PanopticQuality], ...] = ()  # NaN qualities: no instance in either mask
-
-
-@dataclass(frozen=True)
-class SegmentationNumbers:
-    voxel_volume: float
-    labels: Mapping[str, LabelNumbers]
-    empty: bool = False  # neither map holds any label (what a metric declared compute = false still gives)
 
 
 @dataclass(frozen=True)
@@ -142,98 +109,41 @@ class CasePayload:
 
 @dataclass(frozen=True)
 class CaseResult:
-    segmentations: Mapping[str, SegmentationNumbers]
+    segmentations: Mapping[str, CaseSegmentation]
     values: Mapping[str, Any]
     submitted: Mapping[str, bool]
-
-
-def score_nonzero_mask(task: SegmentationTask, case: str) -> SegmentationNumbers:
-    """A 2D mask where any non-zero pixel is the label: voxel counts only (Dice, IoU), sizes checked."""
-    named, noun = task.named or case, task.noun or f"'{task.slug}' segmentation"
-    prediction = None
-    if task.prediction is not None:
-        prediction = read_nonzero_mask(task.prediction, case, "predicted", named, noun)
-    reference = read_nonzero_mask(task.reference, case, "reference", named, noun, task.shown)
-    prediction = np.zeros_like(reference) if prediction is None else prediction
-    same_size(prediction, reference, case, named, noun)
-    counts = (int(np.count_nonzero(reference)), int(np.count_nonzero(prediction)))
-    numbers = LabelNumbers(*counts, int(np.count_nonzero(prediction & reference)), float("nan"), (), ())
-    return SegmentationNumbers(1.0, {name: numbers for name, _ in task.labels})
 
 
 def submitted_labels(
     output: SegmentationTask | OutputSpec, path: Path, grid: sitk.Image | None, case: str, hint: str = ""
 ) -> tuple[sitk.Image, np.ndarray]:
-    """The submitted label image read and checked (pixel type, dimension, labels) and, unless
-    ``grid`` is ``None`` (the pre-flight check without the input image), on that grid; with its
-    voxels, a view into the image (which the caller must keep while it uses them). ``hint`` ends
-    the message of a prediction of another size."""
-    what = output.noun or f"'{output.slug}' segmentation"
-    image = read_label_image(path, case, "submitted", what, output.dimension)
-    if grid is not None:
-        image = on_reference_grid(image, grid, case, output.geometry, output.tolerance, what, output.grid, hint)
-    return image, label_array(image, case, "submitted", [value for _, value in output.labels], what)
+    """The submitted label image of ``output`` as ``platform.images.read_submitted_labels`` reads it."""
+    return read_submitted_labels(
+        path, grid, case, [value for _, value in output.labels], what=output.noun or f"'{output.slug}' segmentation",
+        dimension=output.dimension, policy=output.geometry, tolerance=output.tolerance, grid_name=output.grid,
+        hint=hint,
+    )  # fmt: skip
 
 
-def score_segmentation(task: SegmentationTask, case: str) -> SegmentationNumbers:
-    """Read the reference and prediction once, check them, and compute every requested number."""
-    if task.nonzero:
-        return score_nonzero_mask(task, case)
+def score_segmentation(task: SegmentationTask, case: str) -> CaseSegmentation:
+    """Read the reference and prediction once, check them, and compute every requested number
+    (``metrics.segmentation.summarise_label_maps``); a 2D non-zero mask gives voxel counts only."""
     what = task.noun or f"'{task.slug}' segmentation"
-    allowed = [value for _, value in task.labels]
-    fix = f"; replace {task.shown} in the phase's ground truth" if task.shown else ""
-    reference = read_label_image(task.reference, case, "reference", what, task.dimension, fix)
-    ref_array = label_array(reference, case, "reference", allowed, what)
-    if task.prediction is None:
-        pred_array = np.zeros_like(ref_array)
-    else:  # _image: owns the voxels
-        _image, pred_array = submitted_labels(task, task.prediction, reference, case, task.hint)
-    spacing = spacing_zyx(reference)
-    diagonal = float(np.linalg.norm(np.array(ref_array.shape) * np.array(spacing)))
-    box = bounding_box(ref_array, pred_array)
-    if box is not None:
-        ref_array, pred_array = crop_padded(ref_array, box), crop_padded(pred_array, box)
-    labels = {}
-    for name, value in task.labels:
-        r, p = ref_array == value, pred_array == value
-        hd95, nsd = float("nan"), ()
-        tolerances = [t for label, t in task.nsd if label == name]
-        hausdorff, masd = math.nan, math.nan
-        surfaces = name in task.hd95 or tolerances or name in task.hausdorff or name in task.masd
-        if box is not None and surfaces:  # one surface computation serves every distance of the label
-            distances = surface_distances(r, p, spacing, empty_distance=diagonal)
-            hd95 = distances.hd(95.0) if name in task.hd95 else hd95
-            nsd = tuple((t, distances.nsd(t)) for t in tolerances)
-            hausdorff = distances.hd(100.0) if name in task.hausdorff else hausdorff
-            masd = distances.masd() if name in task.masd else masd
-        elif box is None:  # both masks empty everywhere: the raw values of two empty surfaces
-            hd95, nsd = 0.0, tuple((t, 1.0) for t in tolerances)
-            hausdorff, masd = 0.0, 0.0
-        lesions = tuple(
-            (threshold, match_lesions(r, p, threshold) if box is not None else LesionCounts(0, 0, 0))
-            for label, threshold in task.lesions
-            if label == name
-        )
-        hungarian = tuple(
-            (threshold, match_lesions(r, p, threshold, "hungarian") if box is not None else LesionCounts(0, 0, 0))
-            for label, threshold in task.hungarian
-            if label == name
-        )
-        panoptic = tuple(
-            (threshold, panoptic_quality(r, p, threshold, empty=math.nan) if box is not None
-             else PanopticQuality(math.nan, math.nan, math.nan, 0, 0, 0))
-            for label, threshold in task.panoptic
-            if label == name
-        )  # fmt: skip
-        volumes = tuple(
-            ((relative, absolute, mm3), volume_difference(r, p, float(np.prod(spacing)) if mm3 else 1.0, relative,
-                                                          absolute, empty_reference=math.nan))
-            for label, relative, absolute, mm3 in task.volumes
-            if label == name
-        )  # fmt: skip
-        counts = (int(np.count_nonzero(r)), int(np.count_nonzero(p)), int(np.count_nonzero(r & p)))
-        labels[name] = LabelNumbers(*counts, hd95, nsd, lesions, hausdorff, masd, volumes, hungarian, panoptic)
-    return SegmentationNumbers(float(np.prod(spacing)), labels, box is None)
+    if task.nonzero:
+        named, noun = task.named or case, task.noun or f"'{task.slug}' segmentation"
+        prediction = None
+        if task.prediction is not None:
+            prediction = read_nonzero_mask(task.prediction, case, "predicted", named, noun)
+        reference = read_nonzero_mask(task.reference, case, "reference", named, noun, task.shown)
+        prediction = np.zeros_like(reference) if prediction is None else prediction
+        same_size(prediction, reference, case, named, noun)
+        return summarise_label_maps(reference, prediction, (1.0, 1.0), dict(task.requests))
+    pair = read_label_pair(
+        task.reference, task.prediction, case, [value for _, value in task.labels], what=what,
+        dimension=task.dimension, policy=task.geometry, tolerance=task.tolerance, grid_name=task.grid,
+        hint=task.hint, fix=f"; replace {task.shown} in the phase's ground truth" if task.shown else "",
+    )  # fmt: skip
+    return summarise_label_maps(pair.reference, pair.prediction, pair.spacing, dict(task.requests))
 
 
 # ------------------------------------------------------------------------------------- reference
@@ -484,6 +394,27 @@ def _resample_hint(declaration: Declaration, output: OutputSpec) -> str:
     return ""
 
 
+def _request(metrics: Sequence[MetricSpec], label: str, value: int | str) -> LabelRequest:
+    """What the ``metrics`` (of one output) need of ``label`` beyond its voxel counts."""
+    mine = [m for m in metrics if label in m.labels]
+
+    def thresholds(metric: str, matching: str | None = None) -> tuple[float, ...]:
+        return tuple(m.param("iou_threshold") for m in mine
+                     if m.metric == metric and (matching is None or m.param("matching") == matching))  # fmt: skip
+
+    return LabelRequest(
+        value=1 if value == NONZERO else int(value),
+        hd95=any(m.metric == "hd95" for m in mine),
+        hausdorff=any(m.metric == "hausdorff" for m in mine),
+        masd=any(m.metric == "masd" for m in mine),
+        nsd=tuple(m.param("tolerance_mm") for m in mine if m.metric == "nsd"),
+        lesions=thresholds("lesion_f1", "greedy"),
+        hungarian=thresholds("lesion_f1", "hungarian"),
+        panoptic=thresholds("panoptic_quality"),
+        volumes=tuple(_volume_key(m) for m in mine if m.metric == "volume_difference"),
+    )
+
+
 def _segmentation_task(
     declaration: Declaration, output: OutputSpec, case: str, reference: Path, shown: str, prediction: Path | None
 ) -> SegmentationTask:
@@ -494,20 +425,7 @@ def _segmentation_task(
         geometry=output.geometry, tolerance=output.tolerance, dimension=output.dimension,
         nonzero=output.nonzero, named=declaration.cases.named(case), noun=output.noun, shown=shown,
         grid=output.grid, hint=_resample_hint(declaration, output) if output.geometry == "error" else "",
-        hd95=tuple(label for m in metrics if m.metric == "hd95" for label in m.labels),
-        nsd=tuple((label, m.param("tolerance_mm")) for m in metrics if m.metric == "nsd" for label in m.labels),
-        lesions=tuple(
-            (label, m.param("iou_threshold")) for m in metrics if m.metric == "lesion_f1" for label in m.labels
-            if m.param("matching") == "greedy"
-        ),
-        hausdorff=tuple(label for m in metrics if m.metric == "hausdorff" for label in m.labels),
-        masd=tuple(label for m in metrics if m.metric == "masd" for label in m.labels),
-        volumes=tuple((label, m.param("relative"), m.param("absolute"), m.param("volume") == "mm3")
-                      for m in metrics if m.metric == "volume_difference" for label in m.labels),
-        hungarian=tuple((label, m.param("iou_threshold")) for m in metrics if m.metric == "lesion_f1"
-                        for label in m.labels if m.param("matching") == "hungarian"),
-        panoptic=tuple((label, m.param("iou_threshold")) for m in metrics if m.metric == "panoptic_quality"
-                       for label in m.labels),
+        requests=tuple((name, _request(metrics, name, value)) for name, value in output.labels),
     )  # fmt: skip
 
 
