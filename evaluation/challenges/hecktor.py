@@ -210,16 +210,15 @@ class CaseResult:
     segmentation_submitted: bool
 
 
-GRID = {"policy": {"none": "error", "nearest": "nearest"}, "grid_name": "CT grid",
-        "hint": " (or evaluate with --set resample=nearest)"}  # fmt: skip
+GEOMETRY = {"none": "error", "nearest": "nearest"}  # the option resample -> the geometry policy
+ON_CT_GRID = {"grid_name": "CT grid", "hint": " (or evaluate with --set resample=nearest)"}  # messages
 
 
 def read_submitted(path: Path, grid: sitk.Image | None, case: str, *, resample: str) -> tuple[sitk.Image, np.ndarray]:
     """A submitted label map read and checked (pixel type, labels) on the CT ``grid`` (unless
     ``None``: the pre-flight check without the CT); with its voxels, a view into the image, which
     the caller keeps while it uses them."""
-    return read_submitted_labels(path, grid, case, LABELS, policy=GRID["policy"][resample],
-                                 grid_name=GRID["grid_name"], hint=GRID["hint"])  # fmt: skip
+    return read_submitted_labels(path, grid, case, LABELS, policy=GEOMETRY[resample], **ON_CT_GRID)
 
 
 def score_patient(payload: CasePayload, case: str, *, resample: str, surface: bool) -> CaseSegmentation:
@@ -227,8 +226,7 @@ def score_patient(payload: CasePayload, case: str, *, resample: str, surface: bo
     empty mask on the reference grid; ``resample``: "none" (off the CT grid is an error) or "nearest";
     ``surface``: HD95 and NSD computed (else NaN)."""
     pair = read_label_pair(
-        payload.reference, payload.prediction, case, LABELS, policy=GRID["policy"][resample],
-        grid_name=GRID["grid_name"], hint=GRID["hint"],
+        payload.reference, payload.prediction, case, LABELS, policy=GEOMETRY[resample], **ON_CT_GRID,
         fix=f"; replace labels/{payload.reference.name} in the phase's ground truth",
     )  # fmt: skip
     requests = {

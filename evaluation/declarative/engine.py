@@ -130,13 +130,13 @@ def score_segmentation(task: SegmentationTask, case: str) -> CaseSegmentation:
     (``metrics.segmentation.summarise_label_maps``); a 2D non-zero mask gives voxel counts only."""
     what = task.noun or f"'{task.slug}' segmentation"
     if task.nonzero:
-        named, noun = task.named or case, task.noun or f"'{task.slug}' segmentation"
+        named = task.named or case
         prediction = None
         if task.prediction is not None:
-            prediction = read_nonzero_mask(task.prediction, case, "predicted", named, noun)
-        reference = read_nonzero_mask(task.reference, case, "reference", named, noun, task.shown)
+            prediction = read_nonzero_mask(task.prediction, case, "predicted", named, what)
+        reference = read_nonzero_mask(task.reference, case, "reference", named, what, task.shown)
         prediction = np.zeros_like(reference) if prediction is None else prediction
-        same_size(prediction, reference, case, named, noun)
+        same_size(prediction, reference, case, named, what)
         return summarise_label_maps(reference, prediction, (1.0, 1.0), dict(task.requests))
     pair = read_label_pair(
         task.reference, task.prediction, case, [value for _, value in task.labels], what=what,

@@ -125,11 +125,16 @@ def summarise_label_maps(
              else PanopticQuality(math.nan, math.nan, math.nan, 0, 0, 0))
             for t in request.panoptic
         )  # fmt: skip
-        numbers["volumes"] = tuple(
-            (form, volume_difference(r, p, voxel_volume if mm3 else 1.0, relative, absolute, empty_reference=math.nan))
-            for form in request.volumes
-            for relative, absolute, mm3 in (form,)
-        )
+        numbers["volumes"] = tuple((form, _volume_difference(r, p, voxel_volume, form)) for form in request.volumes)
         counts = (int(np.count_nonzero(r)), int(np.count_nonzero(p)), int(np.count_nonzero(r & p)))
         labels[key] = LabelNumbers(*counts, **numbers)  # type: ignore[arg-type]
     return CaseSegmentation(voxel_volume, labels, box is None)
+
+
+def _volume_difference(reference: np.ndarray, prediction: np.ndarray, voxel_volume: float, form: VolumeForm) -> float:
+    """:func:`evaluation.metrics.overlap.volume_difference` in one ``VolumeForm`` (NaN: an empty
+    reference in a relative form)."""
+    relative, absolute, in_volume = form
+    return volume_difference(
+        reference, prediction, voxel_volume if in_volume else 1.0, relative, absolute, empty_reference=math.nan
+    )
