@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO))
 from evaluation.challenges.hecktor import GTVN, LABELS, NSD_TOLERANCES_MM  # noqa: E402
 from evaluation.metrics.lesions import match_lesions  # noqa: E402
 from evaluation.metrics.overlap import dice  # noqa: E402
-from evaluation.metrics.segmentation import summarise_label_maps  # noqa: E402
+from evaluation.metrics.segmentation import LabelRequest, summarise_label_maps  # noqa: E402
 from evaluation.metrics.surface import SurfaceDistances, surfels  # noqa: E402
 
 GIB = 1024**3
@@ -72,12 +72,14 @@ def synthetic_case(shape, spacing, seed: int = 7) -> tuple[np.ndarray, np.ndarra
 
 
 def ours(reference, prediction, spacing) -> list[float]:
-    result = summarise_label_maps(reference, prediction, spacing, LABELS, NSD_TOLERANCES_MM, lesion_labels=(GTVN,))
+    requests = {label: LabelRequest(label, hd95=True, nsd=NSD_TOLERANCES_MM, lesions=(0.3,) if label == GTVN else ())
+                for label in LABELS}  # fmt: skip
+    result = summarise_label_maps(reference, prediction, spacing, requests)
     values = []
     for label in LABELS:
         r = result.labels[label]
-        values += [2 * r.intersection_voxels / (r.reference_voxels + r.prediction_voxels), r.hd95, *r.nsd]
-    lesions = result.lesions[GTVN]
+        values += [2 * r.intersection / (r.reference + r.prediction), r.hd95, *(value for _, value in r.nsd)]
+    lesions = dict(result.labels[GTVN].lesions)[0.3]
     return [*values, lesions.tp, lesions.fp, lesions.fn]
 
 

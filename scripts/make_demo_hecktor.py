@@ -22,6 +22,7 @@ from evaluation.challenges import get, hecktor  # noqa: E402
 from evaluation.platform.layout import JobSpec, write_input  # noqa: E402
 
 (HPV,) = get("hecktor2025-task3").phase.outputs  # the declared task 3's socket
+(SEGMENTATION_2025,) = get("hecktor2025-task1").phase.outputs  # the declared task 1's socket
 
 SEED = 2026
 CENTRES = ("CHUM", "CHUV", "HGJ", "MDA")
@@ -103,8 +104,9 @@ def main() -> None:
             sitk.WriteImage(image(perturb(rng, p["labels"]), p["spacing"]), str(path), useCompression=True)
             segmentations[p["patient"]] = path
         order = rng.permutation(len(truth))  # the platform lists jobs in no particular order
-        jobs: dict[str, list[JobSpec]] = {name: [] for name in ("hecktor2026", "hecktor2025-task1",
-                                                                 "hecktor2025-task2", "hecktor2025-task3")}
+        jobs: dict[str, list[JobSpec]] = {
+            name: [] for name in ("hecktor2026", "hecktor2025-task1", "hecktor2025-task2", "hecktor2025-task3")
+        }
         for i in order:
             p = truth[i]
             inputs = {hecktor.CT: f"{p['patient']}__CT.mha", hecktor.PET: f"{p['patient']}__PT.mha"}
@@ -117,7 +119,7 @@ def main() -> None:
             if i == 3:
                 del outputs_2026[hecktor.RFS]  # one patient without a prognosis: the missing policy applies
             jobs["hecktor2026"].append(JobSpec(inputs, outputs_2026))
-            jobs["hecktor2025-task1"].append(JobSpec(inputs, {hecktor.SEGMENTATION_2025: segmentation}))
+            jobs["hecktor2025-task1"].append(JobSpec(inputs, {SEGMENTATION_2025: segmentation}))
             risk = round(float(p["risk"] + rng.normal(0, 1)), 3)
             jobs["hecktor2025-task2"].append(JobSpec(inputs, {hecktor.RFS: risk}))
             hpv = bool(p["hpv"]) if rng.random() < 0.75 else not p["hpv"]

@@ -330,13 +330,19 @@ A2 = (1, (slice(4, 6), slice(5, 7), slice(5, 7)))  # a second, separate lesion o
 B1 = (2, (slice(3, 5), slice(3, 5), slice(0, 2)))
 
 
-@pytest.fixture
-def tiny(tmp_path):
+def tiny_data(root: Path) -> tuple:
+    """(root, references, predictions, likelihoods, grades) of the tiny cases: c3 has no label
+    anywhere, c4 no segmentation and no grade, c3 no likelihood."""
     references = {"c1": volume(A1, B1), "c2": volume(A1), "c3": volume(), "c4": volume(A1)}
     predictions = {"c1": volume(A1_SHIFTED, A2, B1), "c2": volume(A1), "c3": volume(), "c4": None}
     likelihoods = {"c1": 0.3, "c2": 0.8, "c3": None, "c4": 0.6}
     grades = {"c1": "low", "c2": "high", "c3": "high", "c4": None}
-    return tmp_path, references, predictions, likelihoods, grades
+    return root, references, predictions, likelihoods, grades
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    return tiny_data(tmp_path)
 
 
 def test_tiny_by_hand(tiny, evaluate_cli):

@@ -1,6 +1,6 @@
-"""HECKTOR 2025 task 1 and 2026 (one container): PET/CT head and neck tumour segmentation, GTVn
-detection, TN staging and recurrence-free survival. HECKTOR 2025 tasks 2 (RFS) and 3 (HPV status) are
-declarations: ``evaluation/declarations/hecktor2025-task2.toml`` and ``hecktor2025-task3.toml``.
+"""HECKTOR 2026: PET/CT head and neck tumour segmentation, GTVn detection, TN staging and
+recurrence-free survival. HECKTOR 2025 tasks 1 (segmentation, detection), 2 (RFS) and 3 (HPV status)
+are declarations: ``evaluation/declarations/hecktor2025-task1.toml``, ``-task2.toml`` and ``-task3.toml``.
 
 Choices and options: ../shared/spec/challenges.md (HECKTOR); the seed ../shared/seeds/001_*.
 References: BioMedIA-MBZUAI/HECKTOR2025 ``Task1/utils/metrics.py`` (aggregated Dice in mm³, 1.0 for a
@@ -9,8 +9,9 @@ strings, RFS in days), voreille/hecktor ``notebooks/evaluate_segmentation2022.ip
 Dice) and ``src/aicrowd_evaluator/survival_metrics.py`` (C-index, missing predictions as ties).
 
 Each image is read once in ``score_case`` and checked (pixel type, labels, geometry) by
-``evaluation/platform/images.py``; ``evaluation/metrics/segmentation.py`` reduces the pair to small
-numbers (volumes, intersections, surface distances, lesion counts). ``aggregate`` unpacks the
+``evaluation/platform/images.py`` (``read_label_pair``); ``evaluation/metrics/segmentation.py``
+(``summarise_label_maps``, the declared engine's too) reduces the pair to small numbers (volumes,
+intersections, surface distances, lesion counts). ``aggregate`` unpacks the
 options once and computes every score and its bootstrap CI from those numbers with the metrics
 package: no image metric is recomputed per resample. What stays here: sockets, options, parsing of
 the value outputs, the reference (labels/ and clinical.csv) and the metrics.json assembly.
@@ -23,18 +24,18 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from evaluation.challenges.base import Challenge, Checked, Option, Phase, Prepared, input_image
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
 from evaluation.metrics.bootstrap import percentile_interval, resample_weights
-from evaluation.metrics.lesions import f1_score
+from evaluation.metrics.lesions import IOU_THRESHOLD, f1_score
 from evaluation.metrics.overlap import aggregated_dice, dice_from_counts
-from evaluation.metrics.segmentation import CaseSegmentation, summarise_label_maps
+from evaluation.metrics.segmentation import CaseSegmentation, LabelRequest, summarise_label_maps
 from evaluation.metrics.survival import MISSING_POLICIES, concordance_index
-from evaluation.platform.images import label_array, on_reference_grid, read_input_image, read_label_image, spacing_zyx
+from evaluation.platform.images import read_input_image, read_label_pair, read_submitted_labels
 from evaluation.platform.matching import match_jobs
 from evaluation.platform.predictions import Job, Socket, load_jobs
 from evaluation.platform.sockets import finite_number, image_output_file, read_json_output
@@ -47,9 +48,6 @@ CT = Socket("ct-image", "images/ct", "Image", "Image")
 PET = Socket("pet-image", "images/pet", "Image", "Image")
 SEGMENTATION_2026 = Socket(
     "head-neck-tumor-segmentation", "images/head-neck-tumor-segmentation", "Segmentation", "Image"
-)
-SEGMENTATION_2025 = Socket(
-    "tumor-lymph-node-segmentation", "images/tumor-lymph-node-segmentation", "Segmentation", "Image"
 )
 T_STAGE = Socket("t-stage", "t-stage.json", "String", "Value")
 N_STAGE = Socket("n-stage", "n-stage.json", "String", "Value")
@@ -170,12 +168,10 @@ def _clinical_row(row: Mapping[str, str]) -> Clinical:
     return Clinical(rfs, relapse, stages[0], stages[1])
 
 
-def _clinical(ground_truth: Path, required: bool) -> dict[str, Clinical]:
+def _clinical(ground_truth: Path) -> dict[str, Clinical]:
     path = ground_truth / CLINICAL_FILE
     if not path.is_file():
-        if required:
-            raise ConfigurationError(f"The HECKTOR ground truth has no {CLINICAL_FILE}.")
-        return {}
+        raise ConfigurationError(f"The HECKTOR ground truth has no {CLINICAL_FILE}.")
     import pandas as pd  # main process only: workers (score_case) never pay for this import
 
     try:
@@ -214,31 +210,31 @@ class CaseResult:
     segmentation_submitted: bool
 
 
+GEOMETRY = {"none": "error", "nearest": "nearest"}  # the option resample -> the geometry policy
+ON_CT_GRID = {"grid_name": "CT grid", "hint": " (or evaluate with --set resample=nearest)"}  # messages
+
+
 def read_submitted(path: Path, grid: sitk.Image | None, case: str, *, resample: str) -> tuple[sitk.Image, np.ndarray]:
     """A submitted label map read and checked (pixel type, labels) on the CT ``grid`` (unless
     ``None``: the pre-flight check without the CT); with its voxels, a view into the image, which
     the caller keeps while it uses them."""
-    submitted = read_label_image(path, case, "submitted")
-    if grid is not None:
-        policy = "error" if resample == "none" else resample
-        hint = " (or evaluate with --set resample=nearest)"
-        submitted = on_reference_grid(submitted, grid, case, policy, grid="CT grid", hint=hint)
-    return submitted, label_array(submitted, case, "submitted", LABELS)
+    return read_submitted_labels(path, grid, case, LABELS, policy=GEOMETRY[resample], **ON_CT_GRID)
 
 
 def score_patient(payload: CasePayload, case: str, *, resample: str, surface: bool) -> CaseSegmentation:
     """Read the reference (and prediction, if any) once and score them; a missing prediction is an
-    empty mask on the reference grid; ``resample``: "none" (off the CT grid is an error) or "nearest"."""
-    fix = f"; replace labels/{payload.reference.name} in the phase's ground truth"
-    reference = read_label_image(payload.reference, case, "reference", fix=fix)
-    reference_array = label_array(reference, case, "reference", LABELS)
-    if payload.prediction is None:
-        prediction_array = np.zeros_like(reference_array)
-    else:
-        _prediction, prediction_array = read_submitted(payload.prediction, reference, case, resample=resample)
-    return summarise_label_maps(
-        reference_array, prediction_array, spacing_zyx(reference), LABELS, NSD_TOLERANCES_MM, surface, (GTVN,)
-    )
+    empty mask on the reference grid; ``resample``: "none" (off the CT grid is an error) or "nearest";
+    ``surface``: HD95 and NSD computed (else NaN)."""
+    pair = read_label_pair(
+        payload.reference, payload.prediction, case, LABELS, policy=GEOMETRY[resample], **ON_CT_GRID,
+        fix=f"; replace labels/{payload.reference.name} in the phase's ground truth",
+    )  # fmt: skip
+    requests = {
+        label: LabelRequest(label, hd95=surface, nsd=NSD_TOLERANCES_MM if surface else (),
+                            lesions=(IOU_THRESHOLD,) if label == GTVN else ())
+        for label in LABELS
+    }  # fmt: skip
+    return summarise_label_maps(pair.reference, pair.prediction, pair.spacing, requests)
 
 
 # ------------------------------------------------------------------------------------ aggregation
@@ -269,10 +265,11 @@ def segmentation_aggregates(
     aggregates: dict[str, Any] = {}
     per_case: dict[str, dict[str, Any]] = {case: {} for case in cases}
     aggregated, absent = [], []
+    empty = np.array([r.empty for r in results])  # no label in either map: two empty surfaces, computed or not
     for label, name in LABELS.items():
-        ref = np.array([r.labels[label].reference_voxels for r in results], dtype=float)
-        pred = np.array([r.labels[label].prediction_voxels for r in results], dtype=float)
-        inter = np.array([r.labels[label].intersection_voxels for r in results], dtype=float)
+        ref = np.array([r.labels[label].reference for r in results], dtype=float)
+        pred = np.array([r.labels[label].prediction for r in results], dtype=float)
+        inter = np.array([r.labels[label].intersection for r in results], dtype=float)
         value = aggregated_dice(inter * scale, (ref + pred) * scale)
         boot = aggregated_dice(inter * scale, (ref + pred) * scale, weights)
         aggregated.append((value, boot))
@@ -286,16 +283,20 @@ def segmentation_aggregates(
         with np.errstate(invalid="ignore", divide="ignore"):
             aggregates.update(_with_ci(f"dice_{name}_mean", mean, np.where(counts > 0, sums / counts, np.nan)))
         present = ref + pred > 0  # surface means over the patients where the label is somewhere
-        hd95 = np.array([r.labels[label].hd95 for r in results])
+        hd95 = np.where(empty, 0.0, [r.labels[label].hd95 for r in results])
         aggregates[f"hd95_{name}_mean"] = float(hd95[present].mean()) if present.any() else None
-        for position, tolerance in enumerate(NSD_TOLERANCES_MM):
-            nsd = np.array([r.labels[label].nsd[position] for r in results])
-            aggregates[f"nsd_{tolerance:g}mm_{name}_mean"] = float(nsd[present].mean()) if present.any() else None
+        nsd = {
+            t: np.where(empty, 1.0, [dict(r.labels[label].nsd).get(t, np.nan) for r in results])
+            for t in NSD_TOLERANCES_MM
+        }
+        for tolerance in NSD_TOLERANCES_MM:
+            mean_nsd = float(nsd[tolerance][present].mean()) if present.any() else None
+            aggregates[f"nsd_{tolerance:g}mm_{name}_mean"] = mean_nsd
         for index, case in enumerate(cases):
             per_case[case][f"dice_{name}"] = float(per_patient[index])
             per_case[case][f"hd95_{name}"] = float(hd95[index])
-            for position, tolerance in enumerate(NSD_TOLERANCES_MM):
-                per_case[case][f"nsd_{tolerance:g}mm_{name}"] = float(results[index].labels[label].nsd[position])
+            for tolerance in NSD_TOLERANCES_MM:
+                per_case[case][f"nsd_{tolerance:g}mm_{name}"] = float(nsd[tolerance][index])
     score = (aggregated[0][0] + aggregated[1][0]) / 2
     aggregates.update(_with_ci("score", score, (aggregated[0][1] + aggregated[1][1]) / 2))
     aggregates["labels_absent_everywhere"] = absent  # their aggregated Dice is 1.0 (2025 baseline rule)
@@ -306,7 +307,7 @@ def detection_aggregates(
     cases: Sequence[str], results: Sequence[CaseSegmentation], *, weights: np.ndarray
 ) -> tuple[dict[str, Any], dict[str, dict[str, int]]]:
     """GTVn lesion TP/FP/FN summed over patients and the aggregated F1 with its CI."""
-    lesions = [r.lesions[GTVN] for r in results]
+    lesions = [dict(r.labels[GTVN].lesions)[IOU_THRESHOLD] for r in results]
     counts = np.array([[c.tp, c.fp, c.fn] for c in lesions], dtype=float)
     tp, fp, fn = counts.sum(axis=0)
     boot = f1_score(*(weights @ counts).T)
@@ -366,33 +367,25 @@ def prognosis(
     return _with_ci("c_index", _ranked(value, "C-index"), boot), absent
 
 
-# -------------------------------------------------------------------------------------- challenges
+# -------------------------------------------------------------------------------------- challenge
 
-SHARED_OPTIONS = (
-    Option("seed", 0, "bootstrap seed (numpy.random.default_rng)"),
-    Option("bootstrap_resamples", 1000, "bootstrap resamples of the patients for the 95% CIs"),
-)
-SEGMENTATION_OPTIONS = (
+OPTIONS = (
     Option("aggregate_volume", "mm3", "aggregated Dice summed in mm³ (official) or in voxels", ("mm3", "voxels")),
     Option("dice_both_empty", "one", "per-patient Dice when both masks lack the label: 1.0, or exclude the "
            "patient from the mean", ("one", "exclude")),
     Option("resample", "none", "none: a prediction off the CT grid is an error; nearest: resample it onto the "
            "reference grid (nearest neighbour)", ("none", "nearest")),
     Option("surface_metrics", True, "compute HD95 and NSD at 1 and 2 mm (secondary, not ranked)"),
-)  # fmt: skip
-STAGING_OPTIONS = (
     Option("invalid_stage", "error", "a stage that is not T0-T4/Tx/Tis or N0-N3/Nx (e.g. 'T5'): an error, or a "
            "misclassification", ("error", "misclassification")),
+    Option("rfs_output", "time", "what rfs.json holds: a risk (higher = earlier recurrence) or a predicted RFS "
+           "time in days (higher = later)", ("risk", "time")),
+    Option("missing_prognosis", "non-concordant", "a patient without an RFS output: every comparable pair with "
+           "it counts 0 (the seed's rule) or 0.5 (tie, the 2021 official code)", MISSING_POLICIES),
+    Option("seed", 0, "bootstrap seed (numpy.random.default_rng)"),
+    Option("bootstrap_resamples", 1000, "bootstrap resamples of the patients for the 95% CIs"),
 )  # fmt: skip
-MISSING_PROGNOSIS = Option(
-    "missing_prognosis", "non-concordant", "a patient without an RFS output: every comparable pair with it "
-    "counts 0 (the seed's rule) or 0.5 (tie, the 2021 official code)", MISSING_POLICIES
-)  # fmt: skip
-
-
-def _rfs_option(default: str) -> Option:
-    return Option("rfs_output", default, "what rfs.json holds: a risk (higher = earlier recurrence) or a "
-                  "predicted RFS time in days (higher = later)", ("risk", "time"))  # fmt: skip
+VALUE_OUTPUTS = (T_STAGE, N_STAGE, RFS)
 
 
 def _value_outputs(input_dir: Path, job: Job, case: str, parsers: Mapping[str, Callable[..., Any]]) -> dict[str, Any]:
@@ -405,11 +398,32 @@ def _value_outputs(input_dir: Path, job: Job, case: str, parsers: Mapping[str, C
     return outputs
 
 
-class _Hecktor(Challenge):
-    """What the HECKTOR phases share: job matching by the CT name, reading, scoring, aggregation."""
+def _column(title: str, path: str, ranked: bool = True) -> dict[str, Any]:
+    column: dict[str, Any] = {"title": title, "path": path, "order": "desc"}
+    return column if ranked else {**column, "exclude_from_ranking": True}
 
-    segmentation_output: ClassVar[Socket]
-    value_outputs: ClassVar[tuple[Socket, ...]] = ()
+
+class Hecktor2026(Challenge):
+    """CT and PET in; segmentation, T and N stage and RFS out. Several ranked columns are averaged as
+    ranks ("avg"), the 2026 weighted rank aggregate being the ranking tool's job."""
+
+    name = "hecktor2026"
+    title = "HECKTOR 2026: head and neck tumour segmentation, TN staging and prognosis (PET/CT)"
+    phase = Phase(
+        inputs=(CT, PET), outputs=(SEGMENTATION_2026, *VALUE_OUTPUTS),
+        score_title="Segmentation score (mean aggregated Dice of GTVp and GTVn)",
+        score_jsonpath="aggregates.segmentation.score", score_default_sort="desc", score_decimal_places=4,
+        extra_results_columns=(
+            _column("Staging score (mean balanced accuracy T, N)", "aggregates.staging.score"),
+            _column("C-index (RFS)", "aggregates.prognosis.c_index"),
+            _column("Aggregated Dice GTVp", "aggregates.segmentation.dice_gtvp", ranked=False),
+            _column("Aggregated Dice GTVn", "aggregates.segmentation.dice_gtvn", ranked=False),
+            _column("Balanced accuracy T", "aggregates.staging.balanced_accuracy_t", ranked=False),
+            _column("Balanced accuracy N", "aggregates.staging.balanced_accuracy_n", ranked=False),
+        ),
+        scoring_method_choice="avg",
+    )  # fmt: skip
+    options = OPTIONS
 
     def case_of_job(self, job: Job) -> str:
         return patient_of_image(job.input_name(CT.slug))
@@ -420,10 +434,10 @@ class _Hecktor(Challenge):
     def load_reference(self, ground_truth: Path, settings: Mapping[str, Any]) -> Reference:
         if settings["bootstrap_resamples"] < 1:
             raise ConfigurationError("Option bootstrap_resamples must be at least 1.")
-        labels = _label_files(ground_truth)  # (never empty: the patients of every remaining phase)
-        clinical = _clinical(ground_truth, required=bool(self.value_outputs))
+        labels = _label_files(ground_truth)
+        clinical = _clinical(ground_truth)
         patients = tuple(labels)
-        lacking = [p for p in patients if self.value_outputs and p not in clinical]
+        lacking = [p for p in patients if p not in clinical]
         if lacking:
             raise ConfigurationError(f"{CLINICAL_FILE} has no row for {lacking[0]}, which has a label image.")
         return Reference(patients, labels, clinical)
@@ -431,7 +445,7 @@ class _Hecktor(Challenge):
     def _parsers(self, settings: Mapping[str, Any]) -> dict[str, Callable[[Any, str], Any]]:
         """The parser of each value output, the options that shape it bound once."""
         parsers: dict[str, Callable[[Any, str], Any]] = {}
-        for socket in self.value_outputs:
+        for socket in VALUE_OUTPUTS:
             if socket is T_STAGE or socket is N_STAGE:
                 axis = socket.slug[0].upper()
                 parsers[socket.slug] = partial(parse_stage, axis=axis, invalid=settings["invalid_stage"])
@@ -447,7 +461,7 @@ class _Hecktor(Challenge):
             job = matched.jobs.get(case)
             prediction, outputs = None, {}
             if job is not None:
-                prediction = image_output_file(input_dir, job, self.segmentation_output.slug, case)
+                prediction = image_output_file(input_dir, job, SEGMENTATION_2026.slug, case)
                 outputs = _value_outputs(input_dir, job, case, parsers)
             tasks.append(CaseTask(case, CasePayload(reference.labels[case], prediction, outputs)))
         return Prepared(tasks, matched.missing)
@@ -459,11 +473,11 @@ class _Hecktor(Challenge):
         type, labels and, with the CT at hand, its grid); a missing output is a warning: the
         evaluation counts it as an empty mask or a misclassification."""
         checked = Checked()
-        path = image_output_file(input_dir, job, self.segmentation_output.slug, case)  # prepare's order
+        path = image_output_file(input_dir, job, SEGMENTATION_2026.slug, case)  # prepare's order
         if path is None:
             checked.warnings.append(f"Case {case} has no segmentation; it will count as an empty mask.")
         outputs = _value_outputs(input_dir, job, case, self._parsers(settings))
-        for socket in self.value_outputs:
+        for socket in VALUE_OUTPUTS:
             if socket.slug not in outputs:
                 checked.warnings.append(f"Case {case} has no output '{socket.slug}'; it will count as missing.")
         if path is None:
@@ -499,7 +513,7 @@ class _Hecktor(Challenge):
         reference: Reference,
         settings: Mapping[str, Any],
     ) -> dict[str, Any]:
-        """Every subtask of the phase (the ones its outputs answer), with CIs and missing lists."""
+        """Every subtask of the phase, with CIs and missing lists."""
         resamples, seed = settings["bootstrap_resamples"], settings["seed"]
         aggregates: dict[str, Any] = {}
         per_case: dict[str, dict[str, Any]] = {}
@@ -515,13 +529,11 @@ class _Hecktor(Challenge):
         for case in cases:
             per_case[case].update(lesions[case])
         lists["segmentation"] = [c for c in cases if not results[c].segmentation_submitted]
-        if T_STAGE in self.value_outputs:
-            aggregates["staging"], staging_missing = staging(results, reference, resamples=resamples, seed=seed)
-            lists.update(staging_missing)
-        if RFS in self.value_outputs:
-            aggregates["prognosis"], lists["prognosis"] = prognosis(
-                results, reference, policy=settings["missing_prognosis"], resamples=resamples, seed=seed
-            )
+        aggregates["staging"], staging_missing = staging(results, reference, resamples=resamples, seed=seed)
+        lists.update(staging_missing)
+        aggregates["prognosis"], lists["prognosis"] = prognosis(
+            results, reference, policy=settings["missing_prognosis"], resamples=resamples, seed=seed
+        )
         return {
             "aggregates": aggregates,
             "case": per_case,
@@ -529,51 +541,3 @@ class _Hecktor(Challenge):
             "settings": {"challenge": self.name, "ci_level": 0.95, "nsd_tolerances_mm": list(NSD_TOLERANCES_MM),
                          "iou_threshold_gtvn": 0.3, **settings},
         }  # fmt: skip
-
-
-def _column(title: str, path: str, ranked: bool = True) -> dict[str, Any]:
-    column: dict[str, Any] = {"title": title, "path": path, "order": "desc"}
-    return column if ranked else {**column, "exclude_from_ranking": True}
-
-
-def _phase(outputs: tuple[Socket, ...], title: str, path: str, *columns: dict[str, Any]) -> Phase:
-    """A HECKTOR phase: CT and PET in; higher is better; several ranked columns are averaged as ranks
-    ("avg"), the 2026 weighted rank aggregate being the ranking tool's job."""
-    ranked = any(not column.get("exclude_from_ranking") for column in columns)
-    return Phase(
-        inputs=(CT, PET), outputs=outputs, score_title=title, score_jsonpath=path, score_default_sort="desc",
-        score_decimal_places=4, extra_results_columns=columns, scoring_method_choice="avg" if ranked else "abs",
-    )  # fmt: skip
-
-
-class Hecktor2026(_Hecktor):
-    name = "hecktor2026"
-    title = "HECKTOR 2026: head and neck tumour segmentation, TN staging and prognosis (PET/CT)"
-    phase = _phase(
-        (SEGMENTATION_2026, T_STAGE, N_STAGE, RFS),
-        "Segmentation score (mean aggregated Dice of GTVp and GTVn)",
-        "aggregates.segmentation.score",
-        _column("Staging score (mean balanced accuracy T, N)", "aggregates.staging.score"),
-        _column("C-index (RFS)", "aggregates.prognosis.c_index"),
-        _column("Aggregated Dice GTVp", "aggregates.segmentation.dice_gtvp", ranked=False),
-        _column("Aggregated Dice GTVn", "aggregates.segmentation.dice_gtvn", ranked=False),
-        _column("Balanced accuracy T", "aggregates.staging.balanced_accuracy_t", ranked=False),
-        _column("Balanced accuracy N", "aggregates.staging.balanced_accuracy_n", ranked=False),
-    )
-    options = (*SEGMENTATION_OPTIONS, *STAGING_OPTIONS, _rfs_option("time"), MISSING_PROGNOSIS, *SHARED_OPTIONS)
-    segmentation_output = SEGMENTATION_2026
-    value_outputs = (T_STAGE, N_STAGE, RFS)
-
-
-class Hecktor2025Task1(_Hecktor):
-    name = "hecktor2025-task1"
-    title = "HECKTOR 2025 task 1: GTVp and GTVn segmentation, GTVn detection (PET/CT)"
-    phase = _phase(
-        (SEGMENTATION_2025,),
-        "GTVp Dice (mean over patients)",
-        "aggregates.segmentation.dice_gtvp_mean",
-        _column("Aggregated Dice GTVn", "aggregates.segmentation.dice_gtvn"),
-        _column("Aggregated F1 GTVn (detection)", "aggregates.detection.f1_gtvn"),
-    )
-    options = (*SEGMENTATION_OPTIONS, *SHARED_OPTIONS)
-    segmentation_output = SEGMENTATION_2025

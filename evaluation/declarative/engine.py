@@ -12,11 +12,12 @@
   instead (``platform.prediction_file``: a row per case, each value output one column, a probabilities
   output one column per class), checks each cell as a job's value would be checked and applies the
   same missing policies (no row, a blank cell, a row of blank class cells);
-- ``score_case`` (a worker) reads each label image once (``platform.images``: the HECKTOR geometry
-  rules), crops both to their union bounding box and returns small numbers per label: voxel counts,
-  HD95 / HD / MASD / NSD from one surface computation per label when a metric asks, volume
-  differences, lesion TP / FP / FN per declared IoU threshold and matching, panoptic quality ("nonzero" 2D masks:
-  ``platform.images.read_nonzero_mask``, same size in pixels, voxel counts only);
+- ``score_case`` (a worker) reads each label image pair once (``platform.images.read_label_pair``:
+  the HECKTOR geometry rules; "nonzero" 2D masks: ``read_nonzero_mask``, same size in pixels) and
+  reduces it with ``metrics.segmentation.summarise_label_maps`` (the scoring function HECKTOR 2026
+  shares) to small numbers per label, only those its metrics request: voxel counts, HD95 / HD /
+  MASD / NSD from one surface computation, volume differences, lesion TP / FP / FN per IoU
+  threshold and matching, panoptic quality;
 - ``aggregate`` turns those numbers into every declared metric, per case and over cases, with
   percentile bootstrap CIs over cases (the numbers are resampled, never the images; detection
   metrics resample the images' parsed objects and match them again), through the
@@ -47,9 +48,12 @@ from evaluation.declarative import measures
 from evaluation.declarative.schema import (
     BINARY_REFERENCE_METRICS,
     COMBINED,
+    COUNT_FORMS,
+    NONZERO,
     OBJECT_KINDS,
     SEGMENTATION_METRICS,
     SURVIVAL_MISSING,
+    Cases,
     Declaration,
     MetricSpec,
     OutputSpec,
@@ -60,19 +64,15 @@ from evaluation.declarative.schema import (
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
 from evaluation.metrics.bootstrap import percentile_interval, resample_weights
 from evaluation.metrics.detection import ImageDetections
-from evaluation.metrics.lesions import LesionCounts, PanopticQuality, match_lesions, panoptic_quality
-from evaluation.metrics.overlap import volume_difference
-from evaluation.metrics.surface import bounding_box, crop_padded, surface_distances
+from evaluation.metrics.segmentation import CaseSegmentation, LabelRequest, summarise_label_maps
 from evaluation.platform.detections import parse_detections, parse_points
 from evaluation.platform.files import read_bytes
 from evaluation.platform.images import (
-    label_array,
-    on_reference_grid,
     read_input_image,
-    read_label_image,
+    read_label_pair,
     read_nonzero_mask,
+    read_submitted_labels,
     same_size,
-    spacing_zyx,
 )
 from evaluation.platform.matching import match_jobs, reference_name, stem
 from evaluation.platform.prediction_file import PredictionTable, find_prediction_file, read_prediction_table, shown
@@ -97,41 +97,13 @@ class SegmentationTask:
     geometry: str
     tolerance: float
     dimension: int
-    hd95: tuple[str, ...]  # labels whose HD95 a metric needs
-    nsd: tuple[tuple[str, float], ...]  # (label, tolerance mm) pairs
-    lesions: tuple[tuple[str, float], ...]  # (label, IoU threshold) pairs
-    hausdorff: tuple[str, ...] = ()  # labels whose (maximum) Hausdorff distance a metric needs
-    masd: tuple[str, ...] = ()  # labels whose mean average surface distance a metric needs
-    volumes: tuple[tuple[str, bool, bool, bool], ...] = ()  # (label, relative, absolute, in mm³)
-    hungarian: tuple[tuple[str, float], ...] = ()  # (label, IoU threshold): lesions matched by max total IoU
-    panoptic: tuple[tuple[str, float], ...] = ()  # (label, IoU threshold) of panoptic quality
+    requests: tuple[tuple[str, LabelRequest], ...]  # per label: only the numbers its metrics need
     nonzero: bool = False  # a 2D mask where any non-zero pixel is the one label
     named: str = ""  # the case as messages name it ("image a.png")
     noun: str = ""  # the output as messages name it ("mask")
     shown: str = ""  # the reference's path in the ground truth, for the organizer's messages
-
-
-@dataclass(frozen=True)
-class LabelNumbers:
-    """One label of one case: voxel counts, surface metrics and lesion counts (as requested)."""
-
-    reference: int
-    prediction: int
-    intersection: int
-    hd95: float
-    nsd: tuple[tuple[float, float], ...]
-    lesions: tuple[tuple[float, LesionCounts], ...]
-    hausdorff: float = math.nan
-    masd: float = math.nan
-    volumes: tuple[tuple[tuple[bool, bool, bool], float], ...] = ()  # NaN: empty reference, relative form
-    hungarian: tuple[tuple[float, LesionCounts], ...] = ()
-    panoptic: tuple[tuple[float, PanopticQuality], ...] = ()  # NaN qualities: no instance in either mask
-
-
-@dataclass(frozen=True)
-class SegmentationNumbers:
-    voxel_volume: float
-    labels: Mapping[str, LabelNumbers]
+    grid: str = "reference grid"  # how messages name the grid the prediction must share
+    hint: str = ""  # ends the message of a prediction of another size (how to ask for resampling)
 
 
 @dataclass(frozen=True)
@@ -146,96 +118,41 @@ class CasePayload:
 
 @dataclass(frozen=True)
 class CaseResult:
-    segmentations: Mapping[str, SegmentationNumbers]
+    segmentations: Mapping[str, CaseSegmentation]
     values: Mapping[str, Any]
     submitted: Mapping[str, bool]
 
 
-def score_nonzero_mask(task: SegmentationTask, case: str) -> SegmentationNumbers:
-    """A 2D mask where any non-zero pixel is the label: voxel counts only (Dice, IoU), sizes checked."""
-    named, noun = task.named or case, task.noun or f"'{task.slug}' segmentation"
-    prediction = None
-    if task.prediction is not None:
-        prediction = read_nonzero_mask(task.prediction, case, "predicted", named, noun)
-    reference = read_nonzero_mask(task.reference, case, "reference", named, noun, task.shown)
-    prediction = np.zeros_like(reference) if prediction is None else prediction
-    same_size(prediction, reference, case, named, noun)
-    counts = (int(np.count_nonzero(reference)), int(np.count_nonzero(prediction)))
-    numbers = LabelNumbers(*counts, int(np.count_nonzero(prediction & reference)), float("nan"), (), ())
-    return SegmentationNumbers(1.0, {name: numbers for name, _ in task.labels})
-
-
 def submitted_labels(
-    output: SegmentationTask | OutputSpec, path: Path, grid: sitk.Image | None, case: str
+    output: SegmentationTask | OutputSpec, path: Path, grid: sitk.Image | None, case: str, hint: str = ""
 ) -> tuple[sitk.Image, np.ndarray]:
-    """The submitted label image read and checked (pixel type, dimension, labels) and, unless
-    ``grid`` is ``None`` (the pre-flight check without the input image), on that grid; with its
-    voxels, a view into the image (which the caller must keep while it uses them)."""
-    what = output.noun or f"'{output.slug}' segmentation"
-    image = read_label_image(path, case, "submitted", what, output.dimension)
-    if grid is not None:
-        image = on_reference_grid(image, grid, case, output.geometry, output.tolerance, what)
-    return image, label_array(image, case, "submitted", [value for _, value in output.labels], what)
+    """The submitted label image of ``output`` as ``platform.images.read_submitted_labels`` reads it."""
+    return read_submitted_labels(
+        path, grid, case, [value for _, value in output.labels], what=output.noun or f"'{output.slug}' segmentation",
+        dimension=output.dimension, policy=output.geometry, tolerance=output.tolerance, grid_name=output.grid,
+        hint=hint,
+    )  # fmt: skip
 
 
-def score_segmentation(task: SegmentationTask, case: str) -> SegmentationNumbers:
-    """Read the reference and prediction once, check them, and compute every requested number."""
-    if task.nonzero:
-        return score_nonzero_mask(task, case)
+def score_segmentation(task: SegmentationTask, case: str) -> CaseSegmentation:
+    """Read the reference and prediction once, check them, and compute every requested number
+    (``metrics.segmentation.summarise_label_maps``); a 2D non-zero mask gives voxel counts only."""
     what = task.noun or f"'{task.slug}' segmentation"
-    allowed = [value for _, value in task.labels]
-    reference = read_label_image(task.reference, case, "reference", what, task.dimension)
-    ref_array = label_array(reference, case, "reference", allowed, what)
-    if task.prediction is None:
-        pred_array = np.zeros_like(ref_array)
-    else:
-        _image, pred_array = submitted_labels(task, task.prediction, reference, case)  # _image: owns the voxels
-    spacing = spacing_zyx(reference)
-    diagonal = float(np.linalg.norm(np.array(ref_array.shape) * np.array(spacing)))
-    box = bounding_box(ref_array, pred_array)
-    if box is not None:
-        ref_array, pred_array = crop_padded(ref_array, box), crop_padded(pred_array, box)
-    labels = {}
-    for name, value in task.labels:
-        r, p = ref_array == value, pred_array == value
-        hd95, nsd = float("nan"), ()
-        tolerances = [t for label, t in task.nsd if label == name]
-        hausdorff, masd = math.nan, math.nan
-        surfaces = name in task.hd95 or tolerances or name in task.hausdorff or name in task.masd
-        if box is not None and surfaces:  # one surface computation serves every distance of the label
-            distances = surface_distances(r, p, spacing, empty_distance=diagonal)
-            hd95 = distances.hd(95.0) if name in task.hd95 else hd95
-            nsd = tuple((t, distances.nsd(t)) for t in tolerances)
-            hausdorff = distances.hd(100.0) if name in task.hausdorff else hausdorff
-            masd = distances.masd() if name in task.masd else masd
-        elif box is None:  # both masks empty everywhere: the raw values of two empty surfaces
-            hd95, nsd = 0.0, tuple((t, 1.0) for t in tolerances)
-            hausdorff, masd = 0.0, 0.0
-        lesions = tuple(
-            (threshold, match_lesions(r, p, threshold) if box is not None else LesionCounts(0, 0, 0))
-            for label, threshold in task.lesions
-            if label == name
-        )
-        hungarian = tuple(
-            (threshold, match_lesions(r, p, threshold, "hungarian") if box is not None else LesionCounts(0, 0, 0))
-            for label, threshold in task.hungarian
-            if label == name
-        )
-        panoptic = tuple(
-            (threshold, panoptic_quality(r, p, threshold, empty=math.nan) if box is not None
-             else PanopticQuality(math.nan, math.nan, math.nan, 0, 0, 0))
-            for label, threshold in task.panoptic
-            if label == name
-        )  # fmt: skip
-        volumes = tuple(
-            ((relative, absolute, mm3), volume_difference(r, p, float(np.prod(spacing)) if mm3 else 1.0, relative,
-                                                          absolute, empty_reference=math.nan))
-            for label, relative, absolute, mm3 in task.volumes
-            if label == name
-        )  # fmt: skip
-        counts = (int(np.count_nonzero(r)), int(np.count_nonzero(p)), int(np.count_nonzero(r & p)))
-        labels[name] = LabelNumbers(*counts, hd95, nsd, lesions, hausdorff, masd, volumes, hungarian, panoptic)
-    return SegmentationNumbers(float(np.prod(spacing)), labels)
+    if task.nonzero:
+        named = task.named or case
+        prediction = None
+        if task.prediction is not None:
+            prediction = read_nonzero_mask(task.prediction, case, "predicted", named, what)
+        reference = read_nonzero_mask(task.reference, case, "reference", named, what, task.shown)
+        prediction = np.zeros_like(reference) if prediction is None else prediction
+        same_size(prediction, reference, case, named, what)
+        return summarise_label_maps(reference, prediction, (1.0, 1.0), dict(task.requests))
+    pair = read_label_pair(
+        task.reference, task.prediction, case, [value for _, value in task.labels], what=what,
+        dimension=task.dimension, policy=task.geometry, tolerance=task.tolerance, grid_name=task.grid,
+        hint=task.hint, fix=f"; replace {task.shown} in the phase's ground truth" if task.shown else "",
+    )  # fmt: skip
+    return summarise_label_maps(pair.reference, pair.prediction, pair.spacing, dict(task.requests))
 
 
 # ------------------------------------------------------------------------------------- reference
@@ -252,6 +169,11 @@ class DeclaredReference:
     events: Mapping[str, Mapping[str, bool]] = field(default_factory=dict)  # c_index: output -> case -> event
 
 
+def strip_marker(name: str, markers: Sequence[str]) -> str:
+    """``name`` without the first of ``markers`` it ends with (letter case ignored), as ``[cases] strip``."""
+    return next((name[: -len(m)] for m in markers if m and name.lower().endswith(m.lower())), name)
+
+
 def _pattern_cases(ground_truth: Path, pattern: str) -> dict[str, Path]:
     head, tail = pattern.split("{case}")
     matcher = re.compile(re.escape(head) + "(.+)" + re.escape(tail))
@@ -260,6 +182,28 @@ def _pattern_cases(ground_truth: Path, pattern: str) -> dict[str, Path]:
         match = matcher.fullmatch(path.relative_to(ground_truth).as_posix())
         if match and path.is_file():
             found[match.group(1)] = path
+    return found
+
+
+def _listed_cases(ground_truth: Path, output: OutputSpec, cases: Cases) -> dict[str, Path]:
+    """The reference files of a ``<folder>/{case}.*`` pattern: every file of the folder ending in one
+    of the output's reference suffixes (letter case ignored), named by its case as a job is (the
+    suffix and a ``[cases] strip`` marker removed); no folder, no file or two files for a case are errors."""
+    folder_text = output.reference.pattern.removesuffix("{case}.*")
+    folder = ground_truth / folder_text
+    whose = f"The {cases.ground_truth_name} ground truth" if cases.ground_truth_name else "The ground truth"
+    if not folder.is_dir():
+        raise ConfigurationError(f"{whose} has no {folder_text or './'} folder.")
+    found: dict[str, Path] = {}
+    for path in sorted(folder.iterdir()):
+        if not path.is_file() or not path.name.lower().endswith(output.reference.suffixes):
+            continue
+        case = strip_marker(stem(path.name, output.reference.suffixes), cases.strip)
+        if case in found:
+            raise ConfigurationError(f"{whose} has two label files for {case}.")
+        found[case] = path
+    if not found:
+        raise ConfigurationError(f"{whose} {folder_text or './'} folder holds no label image.")
     return found
 
 
@@ -380,7 +324,9 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
     listing = [output for output in declaration.outputs if not output.reference.per_case]
     for output in listing:
         ref = output.reference
-        if ref.pattern is not None:
+        if ref.lists_suffixes:
+            files[output.slug] = _listed_cases(ground_truth, output, declaration.cases)
+        elif ref.pattern is not None:
             files[output.slug] = _pattern_cases(ground_truth, ref.pattern)
         else:
             texts[output.slug] = _csv_column(
@@ -486,29 +432,50 @@ def _options(declaration: Declaration) -> tuple[Option, ...]:
     return declared + bootstrap if any(m.bootstrap for m in declaration.metrics) else declared
 
 
+def _resample_hint(declaration: Declaration, output: OutputSpec) -> str:
+    """How a participant's size message says to resample: the option that sets this output's
+    geometry to "nearest", if one does (" (or evaluate with --set resample=nearest)")."""
+    index = declaration.outputs.index(output)
+    for option in declaration.options:
+        if ("outputs", index, "geometry") in option.targets:
+            choice = next((c for c in option.choices or () if option.declared(c) == "nearest"), None)
+            if choice is not None:
+                return f" (or evaluate with --set {option.name}={choice})"
+    return ""
+
+
+def _request(metrics: Sequence[MetricSpec], label: str, value: int | str) -> LabelRequest:
+    """What the ``metrics`` (of one output) need of ``label`` beyond its voxel counts."""
+    mine = [m for m in metrics if label in m.labels]
+
+    def thresholds(metric: str, matching: str | None = None) -> tuple[float, ...]:
+        return tuple(m.param("iou_threshold") for m in mine
+                     if m.metric == metric and (matching is None or m.param("matching") == matching))  # fmt: skip
+
+    return LabelRequest(
+        value=1 if value == NONZERO else int(value),
+        hd95=any(m.metric == "hd95" for m in mine),
+        hausdorff=any(m.metric == "hausdorff" for m in mine),
+        masd=any(m.metric == "masd" for m in mine),
+        nsd=tuple(m.param("tolerance_mm") for m in mine if m.metric == "nsd"),
+        lesions=thresholds("lesion_f1", "greedy"),
+        hungarian=thresholds("lesion_f1", "hungarian"),
+        panoptic=thresholds("panoptic_quality"),
+        volumes=tuple(_volume_key(m) for m in mine if m.metric == "volume_difference"),
+    )
+
+
 def _segmentation_task(
     declaration: Declaration, output: OutputSpec, case: str, reference: Path, shown: str, prediction: Path | None
 ) -> SegmentationTask:
     """What a worker needs to score ``output`` of one case: only the numbers the metrics ask for."""
-    metrics = [m for m in declaration.metrics if m.output == output.slug]
+    metrics = [m for m in declaration.metrics if m.output == output.slug and dict(m.params).get("compute", True)]
     return SegmentationTask(
         slug=output.slug, reference=reference, prediction=prediction, labels=output.labels,
         geometry=output.geometry, tolerance=output.tolerance, dimension=output.dimension,
         nonzero=output.nonzero, named=declaration.cases.named(case), noun=output.noun, shown=shown,
-        hd95=tuple(label for m in metrics if m.metric == "hd95" for label in m.labels),
-        nsd=tuple((label, m.param("tolerance_mm")) for m in metrics if m.metric == "nsd" for label in m.labels),
-        lesions=tuple(
-            (label, m.param("iou_threshold")) for m in metrics if m.metric == "lesion_f1" for label in m.labels
-            if m.param("matching") == "greedy"
-        ),
-        hausdorff=tuple(label for m in metrics if m.metric == "hausdorff" for label in m.labels),
-        masd=tuple(label for m in metrics if m.metric == "masd" for label in m.labels),
-        volumes=tuple((label, m.param("relative"), m.param("absolute"), m.param("volume") == "mm3")
-                      for m in metrics if m.metric == "volume_difference" for label in m.labels),
-        hungarian=tuple((label, m.param("iou_threshold")) for m in metrics if m.metric == "lesion_f1"
-                        for label in m.labels if m.param("matching") == "hungarian"),
-        panoptic=tuple((label, m.param("iou_threshold")) for m in metrics if m.metric == "panoptic_quality"
-                       for label in m.labels),
+        grid=output.grid, hint=_resample_hint(declaration, output) if output.geometry == "error" else "",
+        requests=tuple((name, _request(metrics, name, value)) for name, value in output.labels),
     )  # fmt: skip
 
 
@@ -527,8 +494,7 @@ class DeclaredChallenge(Challenge):
 
     def case_of_job(self, job: Job) -> str:
         cases = self.declaration.cases
-        name = stem(job.input_name(cases.input), cases.strip_suffixes)
-        return next((name[: -len(m)] for m in cases.strip if m and name.lower().endswith(m.lower())), name)
+        return strip_marker(stem(job.input_name(cases.input), cases.strip_suffixes), cases.strip)
 
     def job_inputs(self, case: str) -> dict[Socket, str]:
         names = {i.slug: i.name.replace("{case}", case) for i in self.declaration.inputs}
@@ -800,7 +766,7 @@ class DeclaredChallenge(Challenge):
                     grid = input_image(images, job, declaration.cases.input)
                     if grid is None:
                         checked.unchecked.append("the segmentations' grid against the input image (give --images)")
-                    checked.later.append(partial(_check_segmentation, output, found, grid, case, named))
+                    checked.later.append(partial(_check_segmentation, declaration, output, found, grid, case, named))
             elif (found := read_json_output(input_dir, job, output.slug, case)) is not None:
                 self._value(output, found, case, named, declaration)
             if found is None and output.missing == "error":
@@ -821,10 +787,9 @@ class DeclaredChallenge(Challenge):
             except EvaluationError:
                 raise
             except RuntimeError as error:  # SimpleITK failures on a submitted file
+                what = segmentation.noun or f"output '{segmentation.slug}'"
                 raise SubmissionError(
-                    f"The output '{segmentation.slug}' of {task.case} could not be evaluated "
-                    f"({error.__class__.__name__}).",
-                    task.case,
+                    f"The {what} of {task.case} could not be evaluated ({error.__class__.__name__}).", task.case
                 ) from None
         return CaseResult(numbers, dict(task.payload.values), dict(task.payload.submitted))
 
@@ -843,7 +808,8 @@ class DeclaredChallenge(Challenge):
         per_case: dict[str, dict[str, Any]] = {case: {} for case in reference.cases}
         computed: dict[str, tuple[float, np.ndarray]] = {}  # aggregate path -> value, resamples
         counted: dict[str, int] = {}  # mean aggregate path -> the cases it averaged
-        for metric in declaration.metrics:
+        slots: dict[str, tuple[int, ...]] = {}  # per-case key -> its place label by label
+        for position, metric in enumerate(declaration.metrics):
             if metric.metric == COMBINED:  # the mean of earlier aggregates, resample by resample
                 parts = [computed[path] for path in metric.param("of")]
                 key = metric.key("", "value")
@@ -851,7 +817,10 @@ class DeclaredChallenge(Challenge):
                 resamples = {key: np.mean([boot for _, boot in parts], axis=0)}
             elif (output := declaration.output(metric.output)).kind == "segmentation":
                 cases = [c for c in reference.cases if output.slug in results[c].segmentations]
-                values, resamples = self._segmentation_metric(metric, cases, results, settings, per_case, counted)
+                place = (declaration.outputs.index(output), position)
+                values, resamples = self._segmentation_metric(
+                    metric, cases, results, settings, per_case, counted, place, slots
+                )
             elif output.kind in OBJECT_KINDS:
                 cases = [c for c in reference.cases if output.slug in results[c].values]
                 values, resamples = self._detection_metric(metric, output, cases, results, reference, settings)
@@ -861,14 +830,28 @@ class DeclaredChallenge(Challenge):
             else:
                 cases = [c for c in reference.cases if output.slug in results[c].values]
                 values, resamples = self._value_metric(metric, output, cases, results, reference, settings)
-            target = aggregates.setdefault(metric.group, {}) if metric.group else aggregates
             for _, _, key in metric_keys(metric):
-                target[key] = values[key]
                 computed[f"{metric.group}.{key}" if metric.group else key] = (values[key], resamples[key])
-                if metric.bootstrap:
-                    low, high = percentile_interval(resamples[key], level)
-                    target[f"{key}_ci_low"], target[f"{key}_ci_high"] = low, high
+        for metric, form, key in _written(declaration):
+            target = aggregates.setdefault(metric.group, {}) if metric.group else aggregates
+            value, resamples_of_key = computed[f"{metric.group}.{key}" if metric.group else key]
+            target[key] = value
+            if metric.bootstrap and form not in COUNT_FORMS:
+                low, high = percentile_interval(resamples_of_key, level)
+                target[f"{key}_ci_low"], target[f"{key}_ci_high"] = low, high
         report = declaration.report
+        if report.absent_labels is not None:
+            path, slug = report.absent_labels
+            scored = [results[c].segmentations[slug] for c in reference.cases if slug in results[c].segmentations]
+            group, _, key = path.rpartition(".")
+            (aggregates.setdefault(group, {}) if group else aggregates)[key] = [
+                label for label, _ in declaration.output(slug).labels
+                if sum(n.labels[label].reference + n.labels[label].prediction for n in scored) == 0
+            ]  # fmt: skip
+        if report.order == "label":  # segmentation keys label by label, then the others as written
+            for case, entries in per_case.items():
+                ordered = sorted(entries, key=lambda k: (0, *slots[k]) if k in slots else (1,))
+                per_case[case] = {k: entries[k] for k in ordered}
         for key, what in report.counts:
             aggregates[key] = len(reference.cases) if what == "cases" else counted[what]
         lists: dict[str, list[str]] = {declaration.submission.missing_key: list(missing)}
@@ -904,19 +887,28 @@ class DeclaredChallenge(Challenge):
         settings: Mapping[str, Any],
         per_case: dict[str, dict[str, Any]],
         counted: dict[str, int],
+        place: tuple[int, int],
+        slots: dict[str, tuple[int, ...]],
     ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
         """The aggregates of one segmentation metric (and its resamples); writes the per-case values
-        to ``per_case`` and, per mean aggregate path, how many cases it averaged to ``counted``."""
+        to ``per_case``, per mean aggregate path how many cases it averaged to ``counted``, and each
+        per-case key's place label by label (output, label, metric, entry; ``place``: the first and
+        third) to ``slots``."""
         weights = self._weights(len(cases), settings, metric)
         numbers = [results[c].segmentations[metric.output] for c in cases]
         values: dict[str, float] = {}
         resamples: dict[str, np.ndarray] = {}
+        label_names = [name for name, _ in self.declaration.output(metric.output).labels]
         for label in metric.labels:
             rows = [n.labels[label] for n in numbers]
             ref, pred, inter = (np.array([getattr(r, f) for r in rows], dtype=float)
                                 for f in ("reference", "prediction", "intersection"))  # fmt: skip
             counts = np.zeros((len(rows), 3))
-            if metric.metric == "dice":
+            if not dict(metric.params).get("compute", True):  # not computed: null, but where both maps are empty
+                both_empty = metric.param("both_empty")
+                value = math.nan if isinstance(both_empty, str) else float(both_empty)
+                per = np.where([n.empty for n in numbers], value, math.nan)
+            elif metric.metric == "dice":
                 per = measures.dice_values(inter, ref, pred, metric.param("both_empty"))
             elif metric.metric == "iou":
                 per = measures.iou_values(inter, ref, pred, metric.param("both_empty"))
@@ -941,17 +933,25 @@ class DeclaredChallenge(Challenge):
                 found = [dict(getattr(r, source))[metric.param("iou_threshold")] for r in rows]
                 counts = np.array([[c.tp, c.fp, c.fn] for c in found], dtype=float).reshape(-1, 3)
                 per = measures.lesion_f1_values(*counts.T, metric.param("no_lesions"))
-            base = metric.per_case_key(label)
+            keys = [metric.per_case_key(label)] if metric.case_key else []
+            if metric.metric == "lesion_f1" and metric.case_count_key:
+                keys += [metric.count_key(label, count) for count in COUNT_FORMS]
+            for entry, key in enumerate(keys):
+                slots[key] = (place[0], label_names.index(label), place[1], entry)
             for index, case in enumerate(cases):
-                per_case[case][base] = float(per[index])
-                if metric.metric == "lesion_f1":
-                    per_case[case].update(dict(zip((f"{base}_tp", f"{base}_fp", f"{base}_fn"),
-                                                   (int(v) for v in counts[index]), strict=True)))  # fmt: skip
+                if metric.case_key:
+                    per_case[case][keys[0]] = float(per[index])
+                if len(keys) > 1:
+                    per_case[case].update(zip(keys[-3:], (int(v) for v in counts[index]), strict=True))
             scale = 1.0
             if metric.metric in ("dice", "iou") and metric.param("volume") == "mm3":
                 scale = np.array([n.voxel_volume for n in numbers])
             for form in metric.aggregates:
                 key = metric.key(label, form)
+                if form in COUNT_FORMS:  # the lesion counts summed over the cases
+                    values[key] = int(counts[:, COUNT_FORMS.index(form)].sum())
+                    resamples[key] = np.array([np.nan])
+                    continue
                 averaged = per
                 mean_over = dict(metric.params).get("mean_over", "all") if form == "mean" else "all"
                 if mean_over == "present":
@@ -1133,12 +1133,41 @@ class DeclaredChallenge(Challenge):
         }  # fmt: skip
 
 
+def _written(declaration: Declaration) -> list[tuple[MetricSpec, str, str]]:
+    """(metric, form, key) of every aggregate in the order metrics.json writes them: metric by
+    metric, or (``[report] order = "label"``) each run of consecutive segmentation metrics of one
+    output and group label by label."""
+    if declaration.report.order == "metric":
+        return [(m, form, key) for m in declaration.metrics for _, form, key in metric_keys(m)]
+    order: list[tuple[MetricSpec, str, str]] = []
+    run: list[MetricSpec] = []
+
+    def flush() -> None:
+        for label, _ in declaration.output(run[0].output).labels:
+            order.extend((m, form, key) for m in run for name, form, key in metric_keys(m) if name == label)
+        run.clear()
+
+    for metric in declaration.metrics:
+        segmentation = metric.metric in SEGMENTATION_METRICS
+        if run and (not segmentation or (metric.output, metric.group) != (run[0].output, run[0].group)):
+            flush()
+        if segmentation:
+            run.append(metric)
+        else:
+            order.extend((metric, form, key) for _, form, key in metric_keys(metric))
+    if run:
+        flush()
+    return order
+
+
 def _volume_key(metric: MetricSpec) -> tuple[bool, bool, bool]:
     """How a worker keys one declared volume difference: (relative, absolute, in mm³)."""
     return metric.param("relative"), metric.param("absolute"), metric.param("volume") == "mm3"
 
 
-def _check_segmentation(output: OutputSpec, path: Path, grid: Path | None, case: str, named: str) -> None:
+def _check_segmentation(
+    declaration: Declaration, output: OutputSpec, path: Path, grid: Path | None, case: str, named: str
+) -> None:
     """``score_case``'s checks of a submitted segmentation, on the input image's grid (or, for a 2D
     non-zero mask, against the input image's size) when at hand."""
     if output.nonzero:
@@ -1147,7 +1176,8 @@ def _check_segmentation(output: OutputSpec, path: Path, grid: Path | None, case:
         if grid is not None:
             same_size(prediction, read_nonzero_mask(grid, case, "input", named, "image"), case, named, noun)
         return
-    submitted_labels(output, path, None if grid is None else read_input_image(grid), case)
+    hint = _resample_hint(declaration, output) if output.geometry == "error" else ""
+    submitted_labels(output, path, None if grid is None else read_input_image(grid), case, hint)
 
 
 def _class_items(output: OutputSpec, raw: Any, case: str, what: str) -> list[tuple[str, Any]]:

@@ -80,12 +80,14 @@ PROBABILITY_METRICS = ("brier", "ece")
 PER_CLASS_METRICS = ("auroc", "average_precision", "ece", "sensitivity", "specificity")  # on probabilities
 PER_CLASS_FORMS = ("per_class", "macro")  # one value per class (one-vs-rest); their mean
 SUM_RULES = ("one", "any")  # a probabilities answer: its values sum to 1 (within sum_tolerance), or any sum
+COUNT_FORMS = ("tp", "fp", "fn")  # lesion_f1's summed lesion counts: integers, never bootstrapped
 FORMS = {"dice": ("mean", "dataset"), "iou": ("mean", "dataset"), "hd95": ("mean",), "nsd": ("mean",),
-         "lesion_f1": ("mean", "dataset"), "hausdorff": ("mean",), "masd": ("mean",), "volume_difference": ("mean",),
-         "panoptic_quality": ("mean",)}  # fmt: skip
+         "lesion_f1": ("mean", "dataset", *COUNT_FORMS), "hausdorff": ("mean",), "masd": ("mean",),
+         "volume_difference": ("mean",), "panoptic_quality": ("mean",)}  # fmt: skip
 SURFACE_METRICS = ("hd95", "nsd", "hausdorff", "masd")  # 3D only (DeepMind surfels)
 DISTANCE_METRICS = ("hd95", "hausdorff", "masd")  # one_empty: a number or "diagonal"
 SCORING_METHODS = ("abs", "avg", "med")
+ORDERS = ("metric", "label")  # [report] order: metrics.json keys metric by metric, or label by label
 SORTS = ("asc", "desc")
 
 
@@ -139,7 +141,8 @@ class InputSpec:
 @dataclass(frozen=True)
 class Reference:
     """Where an output's reference lives: a path pattern with ``{case}`` (or ``{stem}``: the case
-    without its image suffix; a trailing ``.*``: any of ``suffixes``) or a CSV column."""
+    without its image suffix; a trailing ``.*``: any of ``suffixes``; ``<folder>/{case}.*`` lists the
+    cases: every file of the folder with one of ``suffixes``) or a CSV column."""
 
     text: str
     pattern: str | None = None
@@ -150,7 +153,14 @@ class Reference:
     @property
     def per_case(self) -> bool:
         """A pattern looked up case by case (it cannot list the cases)."""
-        return self.pattern is not None and ("{stem}" in self.pattern or self.pattern.endswith(".*"))
+        return self.pattern is not None and (
+            "{stem}" in self.pattern or (self.pattern.endswith(".*") and not self.lists_suffixes)
+        )
+
+    @property
+    def lists_suffixes(self) -> bool:
+        """``<folder>/{case}.*``: the cases are the folder's files with one of ``suffixes``."""
+        return self.pattern is not None and self.pattern.endswith("{case}.*")
 
 
 @dataclass(frozen=True)
@@ -164,6 +174,7 @@ class OutputSpec:
     labels: tuple[tuple[str, int | str], ...] = ()  # a value "nonzero": any non-zero pixel is the label
     geometry: str = "error"
     tolerance: float = GEOMETRY_TOLERANCE
+    grid: str = "reference grid"  # how messages name the grid a prediction must share ("CT grid")
     dimension: int = 3
     range: tuple[float, float] | None = None
     classes: tuple[str, ...] = ()
@@ -207,7 +218,8 @@ class MetricSpec:
     params: tuple[tuple[str, Any], ...]
     group: str | None = None  # the aggregates sub-table the values go to (aggregates.<group>.<key>)
     keys: tuple[tuple[str, str], ...] = ()  # form -> key template with {name}, {label}, {form}
-    case_key: str = "{name}_{label}"  # the per-case key template (segmentation metrics)
+    case_key: str = "{name}_{label}"  # the per-case key template (segmentation metrics); "": none
+    case_count_key: str = ""  # lesion_f1: the per-case TP / FP / FN key template ({count}); "": none
 
     def param(self, key: str) -> Any:
         return dict(self.params)[key]
@@ -218,6 +230,9 @@ class MetricSpec:
 
     def per_case_key(self, label: str) -> str:
         return self.case_key.format(name=self.name, label=label)
+
+    def count_key(self, label: str, count: str) -> str:
+        return self.case_count_key.format(name=self.name, label=label, count=count)
 
 
 @dataclass(frozen=True)
@@ -249,6 +264,11 @@ class OptionSpec:
     choices: tuple[Any, ...] | None
     targets: tuple[tuple[str, int, str], ...]
     sets: tuple[str, ...]
+    values: tuple[tuple[str, Any], ...] = ()  # the option's value (as text) -> the declared value it sets
+
+    def declared(self, value: Any) -> Any:
+        """The declared value an option value sets (itself without a ``values`` table)."""
+        return dict(self.values).get(_text(value), value) if self.values else value
 
 
 @dataclass(frozen=True)
@@ -264,6 +284,8 @@ class Report:
     notes_first: bool = False  # those entries right after "challenge" (before the options) instead of last
     per_case: bool = True  # false: "case" is an empty object (the phase reports no per-case entries)
     missing_names: tuple[tuple[str, str], ...] = ()  # output slug -> its key in the "missing" block
+    order: str = "metric"  # "label": a run of segmentation metrics of one output and group, label by label
+    absent_labels: tuple[str, str] | None = None  # (aggregate path, output): the labels in no reference/prediction
 
 
 @dataclass(frozen=True)
@@ -292,10 +314,10 @@ class Declaration:
         siblings where declared)."""
         keys = []
         for metric in self.metrics:
-            for _, _, key in metric_keys(metric):
+            for _, form, key in metric_keys(metric):
                 path = f"{metric.group}.{key}" if metric.group else key
                 keys.append(path)
-                if metric.bootstrap:
+                if metric.bootstrap and form not in COUNT_FORMS:
                     keys += [f"{path}_ci_low", f"{path}_ci_high"]
         return keys
 
@@ -406,6 +428,8 @@ def _reference(table: _Table, kind: str) -> Reference:
         table.fail("reference", f"{text!r} is not {what}")
     if Path(text).is_absolute() or ".." in Path(text).parts:
         table.fail("reference", f"{text!r} must be a relative path inside the ground truth")
+    if text.endswith(".*") and "{case}" in text and not text.endswith("{case}.*"):
+        table.fail("reference", f"{text!r}: a '.*' pattern with {{case}} must end in '{{case}}.*' (it lists the cases)")
     if "*" in text.removesuffix(".*"):
         table.fail("reference", f"{text!r} may hold '*' only as a trailing '.*' (any of reference_suffixes)")
     suffixes: tuple[str, ...] = ()
@@ -481,6 +505,7 @@ def _output(table: _Table, submission: Submission) -> OutputSpec:
         extra["labels"] = tuple(labels.items())
         extra["geometry"] = table.get("geometry", str, "error", GEOMETRY_POLICIES)
         extra["tolerance"] = table.get("tolerance", float, GEOMETRY_TOLERANCE)
+        extra["grid"] = table.get("grid", str, OutputSpec.grid)
         if not 0 <= extra["tolerance"] < 1:
             table.fail("tolerance", "must be in [0, 1) (relative and absolute)")
         extra["dimension"] = table.get("dimension", int, 3, (2, 3))
@@ -633,6 +658,8 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
         params["one_empty"] = table.get("one_empty", (float, str), "diagonal")
         if isinstance(params["one_empty"], str) and params["one_empty"] != "diagonal":
             table.fail("one_empty", f"must be a number or 'diagonal', not {params['one_empty']!r}")
+    if metric in SURFACE_METRICS and "compute" in table.data:  # false: not computed (null; saves the surfaces)
+        params["compute"] = table.get("compute", bool)
     if metric == "nsd":
         params["tolerance_mm"] = table.get("tolerance_mm", float)
         if params["tolerance_mm"] <= 0:
@@ -733,11 +760,23 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
         case_keys = {case_key.format(name=name, label=label) for label in labels}
     except (KeyError, IndexError, ValueError):
         table.fail("case_key", f"{case_key!r} may use only {{name}} and {{label}}")
-    if not all(KEY.fullmatch(key) for key in case_keys) or len(case_keys) != len(labels):
-        table.fail("case_key", f"{case_key!r} must give one key per label of letters, digits, '_', '-'")
+    if case_key and (not all(KEY.fullmatch(key) for key in case_keys) or len(case_keys) != len(labels)):
+        table.fail("case_key", f"{case_key!r} must give one key per label of letters, digits, '_', '-' (or '': none)")
+    count_key = ""
+    if metric == "lesion_f1":
+        count_key = table.get("case_count_key", str, f"{case_key}_{{count}}" if case_key else "")
+        try:
+            count_keys = {count_key.format(name=name, label=label, count=c) for label in labels for c in COUNT_FORMS}
+        except (KeyError, IndexError, ValueError):
+            table.fail("case_count_key", f"{count_key!r} may use only {{name}}, {{label}} and {{count}}")
+        if count_key and (not all(KEY.fullmatch(key) for key in count_keys) or len(count_keys) != 3 * len(labels)):
+            table.fail("case_count_key", f"{count_key!r} must give one key per label and count (tp, fp, fn) of "
+                       "letters, digits, '_', '-' (or '': none)")  # fmt: skip
     table.done()
     keys = tuple((form, str(templates[form])) for form in forms)
-    return MetricSpec(name, metric, slug, labels, aggregates, bootstrap, tuple(params.items()), group, keys, case_key)
+    return MetricSpec(
+        name, metric, slug, labels, aggregates, bootstrap, tuple(params.items()), group, keys, case_key, count_key
+    )
 
 
 def _leaderboard(table: _Table, produced: list[str]) -> Leaderboard:
@@ -774,6 +813,11 @@ def _leaderboard(table: _Table, produced: list[str]) -> Leaderboard:
 
 
 RESERVED_OPTIONS = ("seed", "bootstrap_resamples")
+
+
+def _text(value: Any) -> str:
+    """An option value as a key of its ``values`` table (TOML spells booleans true / false)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def _constant(value: Any) -> bool:
@@ -828,6 +872,19 @@ def _report(
     listed = [names.get(slug, slug) for slug in outputs]
     if len(set(listed)) != len(listed):
         table.fail("missing_names", "gives two outputs the same key in the missing block")
+    absent = None
+    if "absent_labels" in table.data:
+        sub = table.sub("absent_labels")
+        path, slug = sub.get("path", str), sub.get("output", str)
+        if outputs.get(slug) is None or outputs[slug].kind != "segmentation":
+            sub.fail("output", f"{slug!r} is not a segmentation output")
+        parts = path.split(".")
+        if len(parts) > 2 or not all(KEY.fullmatch(part) for part in parts) or path in written:
+            sub.fail("path", f"{path!r} must be a new aggregate key, or group.key (letters, digits, '_', '-')")
+        if len(parts) == 2 and any(w.startswith(f"{path}.") or w == parts[0] for w in written):
+            sub.fail("path", f"{path!r} clashes with a value this declaration writes")
+        sub.done()
+        absent = (path, slug)
     report = Report(
         missing=missing,
         settings=table.get("settings", str, "full", SETTINGS_LAYOUTS),
@@ -838,6 +895,8 @@ def _report(
         notes_first=table.get("notes_first", bool, False),
         per_case=table.get("per_case", bool, True),
         missing_names=tuple(names.items()),
+        order=table.get("order", str, "metric", ORDERS),
+        absent_labels=absent,
     )
     table.done()
     return report
@@ -899,16 +958,26 @@ def _options(top: _Table, data: Mapping[str, Any]) -> tuple[OptionSpec, ...]:
         if not sets:
             table.fail("sets", "needs at least one declared value to override")
         targets = tuple(_target(table, data, text) for text in sets)
+        values = table.get("values", dict, {})
+        offered = [default, *(choices or [])]
+        if values and (choices is None or set(values) != {_text(v) for v in offered}):
+            table.fail("values", "needs choices, and one entry per choice (the declared value each one sets)")
         for key, value in [("default", default)] + [("choices", choice) for choice in choices or []]:
             if type(value) is not type(default):
                 table.fail(key, f"{value!r} is not of the default's type ({type(default).__name__})")
+            declared = values.get(_text(value), value)
             try:
-                parse_data(_overridden(data, targets, value), top.file, check_options=False)
+                parse_data(_overridden(data, targets, declared), top.file, check_options=False)
             except ConfigurationError as error:
                 table.fail(key, f"{value!r} does not give a valid declaration ({error})")
         help_text = table.get("help", str, f"sets {', '.join(sets)}")
         table.done()
-        options.append(OptionSpec(name, default, help_text, tuple(choices) if choices else None, targets, tuple(sets)))
+        options.append(
+            OptionSpec(
+                name, default, help_text, tuple(choices) if choices else None, targets, tuple(sets),
+                tuple(values.items()),
+            )
+        )  # fmt: skip
     return tuple(options)
 
 
@@ -919,7 +988,7 @@ def with_options(declaration: Declaration, values: Mapping[str, Any]) -> Declara
         return declaration
     data: Mapping[str, Any] = declaration.raw
     for option in changed:
-        data = _overridden(data, option.targets, values[option.name])
+        data = _overridden(data, option.targets, option.declared(values[option.name]))
     return parse_data(data, declaration.source)
 
 

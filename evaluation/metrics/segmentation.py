@@ -1,91 +1,140 @@
-"""Everything a case contributes to segmentation scores, from two label maps in one pass.
+"""Everything a case contributes to segmentation scores, from two label maps in one pass: the one
+per-case label-map scoring function of the project (HECKTOR 2026 and every declared challenge).
 
 A bootstrap resamples cases, never images: each case is reduced once to small numbers per label
 (voxel counts of the reference, the prediction and their intersection, which give per-case and
-aggregated Dice with :mod:`evaluation.metrics.overlap`; HD95 and NSD from one surface-distance
-computation, :mod:`evaluation.metrics.surface`; lesion TP/FP/FN, :mod:`evaluation.metrics.lesions`).
-Both maps are cropped to the padded bounding box of their union first (what changes no number and
-saves most of the work on head-and-neck volumes). Reference for the HECKTOR use: BioMedIA-MBZUAI/
-HECKTOR2025 ``Task1/utils/metrics.py`` (aggregated Dice from per-case volumes, GTVn detection F1).
+aggregated Dice with :mod:`evaluation.metrics.overlap`; HD95, HD, MASD and NSD from one surface-distance
+computation per label, :mod:`evaluation.metrics.surface`; volume differences; lesion TP / FP / FN,
+greedy or Hungarian, and panoptic quality, :mod:`evaluation.metrics.lesions`), each only where a
+:class:`LabelRequest` asks for it. Both maps are cropped to the padded bounding box of their union
+first (what changes no number and saves most of the work on head-and-neck volumes). Reference for the
+HECKTOR use: BioMedIA-MBZUAI/HECKTOR2025 ``Task1/utils/metrics.py`` (aggregated Dice from per-case
+volumes, GTVn detection F1).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from evaluation.metrics import checks
-from evaluation.metrics.lesions import LesionCounts, match_lesions
+from evaluation.metrics.lesions import LesionCounts, PanopticQuality, match_lesions, panoptic_quality
+from evaluation.metrics.overlap import volume_difference
 from evaluation.metrics.surface import bounding_box, crop_padded, image_diagonal, surface_distances
+
+VolumeForm = tuple[bool, bool, bool]  # (relative, absolute, in the spacing's volume unit rather than voxels)
 
 
 @dataclass(frozen=True)
-class LabelCounts:
-    """One label of one case: voxel counts and surface metrics (NaN where not computed)."""
+class LabelRequest:
+    """What to compute for one label beyond its voxel counts: the surface distances (``nsd``: the
+    tolerances in mm), lesion counts at each IoU threshold (``lesions`` greedy, ``hungarian``),
+    panoptic quality at each threshold, and volume differences in each ``VolumeForm``."""
 
-    reference_voxels: int  # |G|
-    prediction_voxels: int  # |P|
-    intersection_voxels: int  # |G ∩ P|
-    hd95: float  # mm
-    nsd: tuple[float, ...]  # one per tolerance
+    value: int  # the label's voxel value
+    hd95: bool = False
+    hausdorff: bool = False
+    masd: bool = False
+    nsd: tuple[float, ...] = ()
+    lesions: tuple[float, ...] = ()
+    hungarian: tuple[float, ...] = ()
+    panoptic: tuple[float, ...] = ()
+    volumes: tuple[VolumeForm, ...] = ()
+
+
+@dataclass(frozen=True)
+class LabelNumbers:
+    """One label of one case: voxel counts and what its request asked for (NaN / absent otherwise)."""
+
+    reference: int  # |G|
+    prediction: int  # |P|
+    intersection: int  # |G ∩ P|
+    hd95: float = math.nan  # mm
+    nsd: tuple[tuple[float, float], ...] = ()  # (tolerance mm, NSD)
+    lesions: tuple[tuple[float, LesionCounts], ...] = ()  # (IoU threshold, greedy counts)
+    hausdorff: float = math.nan
+    masd: float = math.nan
+    volumes: tuple[tuple[VolumeForm, float], ...] = ()  # NaN: empty reference, relative form
+    hungarian: tuple[tuple[float, LesionCounts], ...] = ()
+    panoptic: tuple[tuple[float, PanopticQuality], ...] = ()  # NaN qualities: no instance in either map
 
 
 @dataclass(frozen=True)
 class CaseSegmentation:
-    """One case's numbers: the voxel volume (product of the spacing), each label's counts and the
-    lesion counts of the labels matched lesion-wise."""
+    """One case's numbers: the voxel volume (product of the spacing), each label's numbers, and
+    whether neither map holds any label (``empty``)."""
 
     voxel_volume: float
-    labels: Mapping[int, LabelCounts]
-    lesions: Mapping[int, LesionCounts]
+    labels: Mapping[Hashable, LabelNumbers]
+    empty: bool = False
 
 
 def summarise_label_maps(
     reference: np.ndarray,
     prediction: np.ndarray,
     spacing: Sequence[float],
-    labels: Sequence[int],
-    nsd_tolerances: Sequence[float] = (),
-    surface: bool = True,
-    lesion_labels: Sequence[int] = (),
+    requests: Mapping[Hashable, LabelRequest],
 ) -> CaseSegmentation:
-    """Per-label counts, HD95, NSD at each tolerance (mm) and lesion counts of two label maps.
+    """Per-label counts and the requested surface, volume, lesion and panoptic numbers of two label maps.
 
     Parameters
     ----------
-    reference, prediction : (z, y, x) integer label maps of one shape.
-    spacing : (3,) voxel size in mm along (z, y, x).
-    labels : the label values to score; ``lesion_labels`` (a subset) are also matched lesion-wise
-        (connected components, IoU > 0.3, :func:`evaluation.metrics.lesions.match_lesions`).
-    nsd_tolerances : the NSD tolerances in mm.
-    surface : compute HD95 and NSD (else NaN, except that both maps empty everywhere give the values
-        of two empty surfaces: HD95 0.0, NSD 1.0).
+    reference, prediction : integer (or boolean) label maps of one shape, (z, y, x) in 3D.
+    spacing : the voxel size along the maps' axes (mm).
+    requests : what to compute, per label key (a name or the value itself).
 
-    A mask compared with an empty one has the grid diagonal as its distances (HD95 = diagonal).
+    Edge values: a mask compared with an empty one has the grid diagonal as its distances (HD95 =
+    diagonal, NSD 0); both maps empty everywhere give the requested values of two empty surfaces
+    (HD 0, MASD 0, NSD 1), no lesion, panoptic qualities NaN with zero counts; the relative volume
+    difference of an empty reference is NaN.
     """
     checks.same_shape(reference, prediction)
     spacing = tuple(float(s) for s in spacing)
     voxel_volume = float(np.prod(spacing))
     box = bounding_box(reference, prediction)
-    if box is None:
-        empty = LabelCounts(0, 0, 0, 0.0, tuple(1.0 for _ in nsd_tolerances))
-        return CaseSegmentation(
-            voxel_volume, {label: empty for label in labels}, {label: LesionCounts(0, 0, 0) for label in lesion_labels}
-        )
     diagonal = image_diagonal(reference.shape, spacing)
-    ref, pred = crop_padded(reference, box), crop_padded(prediction, box)
-    counts: dict[int, LabelCounts] = {}
-    lesions: dict[int, LesionCounts] = {}
-    for label in labels:
-        r, p = ref == label, pred == label
-        hd95, nsd = float("nan"), tuple(float("nan") for _ in nsd_tolerances)
-        if surface:
-            distances = surface_distances(r, p, spacing, empty_distance=diagonal)
-            hd95, nsd = distances.hd(95.0), tuple(distances.nsd(t) for t in nsd_tolerances)
-        n_ref, n_pred = int(np.count_nonzero(r)), int(np.count_nonzero(p))
-        counts[label] = LabelCounts(n_ref, n_pred, int(np.count_nonzero(r & p)), hd95, nsd)
-        if label in lesion_labels:
-            lesions[label] = match_lesions(r, p)
-    return CaseSegmentation(voxel_volume, counts, lesions)
+    if box is not None:
+        reference, prediction = crop_padded(reference, box), crop_padded(prediction, box)
+    labels = {}
+    for key, request in requests.items():
+        r, p = reference == request.value, prediction == request.value
+        numbers: dict[str, object] = {}
+        if request.hd95 or request.nsd or request.hausdorff or request.masd:
+            if box is None:  # the values of two empty surfaces
+                numbers.update(nsd=tuple((t, 1.0) for t in request.nsd))
+                numbers.update({name: 0.0 for name in ("hd95", "hausdorff", "masd") if getattr(request, name)})
+            else:  # one surface computation serves every distance of the label
+                distances = surface_distances(r, p, spacing, empty_distance=diagonal)
+                numbers["nsd"] = tuple((t, distances.nsd(t)) for t in request.nsd)
+                if request.hd95:
+                    numbers["hd95"] = distances.hd(95.0)
+                if request.hausdorff:
+                    numbers["hausdorff"] = distances.hd(100.0)
+                if request.masd:
+                    numbers["masd"] = distances.masd()
+        none = LesionCounts(0, 0, 0)
+        numbers["lesions"] = tuple((t, match_lesions(r, p, t) if box is not None else none) for t in request.lesions)
+        numbers["hungarian"] = tuple(
+            (t, match_lesions(r, p, t, "hungarian") if box is not None else none) for t in request.hungarian
+        )
+        numbers["panoptic"] = tuple(
+            (t, panoptic_quality(r, p, t, empty=math.nan) if box is not None
+             else PanopticQuality(math.nan, math.nan, math.nan, 0, 0, 0))
+            for t in request.panoptic
+        )  # fmt: skip
+        numbers["volumes"] = tuple((form, _volume_difference(r, p, voxel_volume, form)) for form in request.volumes)
+        counts = (int(np.count_nonzero(r)), int(np.count_nonzero(p)), int(np.count_nonzero(r & p)))
+        labels[key] = LabelNumbers(*counts, **numbers)  # type: ignore[arg-type]
+    return CaseSegmentation(voxel_volume, labels, box is None)
+
+
+def _volume_difference(reference: np.ndarray, prediction: np.ndarray, voxel_volume: float, form: VolumeForm) -> float:
+    """:func:`evaluation.metrics.overlap.volume_difference` in one ``VolumeForm`` (NaN: an empty
+    reference in a relative form)."""
+    relative, absolute, in_volume = form
+    return volume_difference(
+        reference, prediction, voxel_volume if in_volume else 1.0, relative, absolute, empty_reference=math.nan
+    )

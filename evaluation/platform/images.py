@@ -12,6 +12,7 @@ reference ``ConfigurationError``; every message names the case.
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -174,3 +175,65 @@ def same_size(prediction: np.ndarray, reference: np.ndarray, case: str, named: s
             f"the image is {reference.shape[1]}x{reference.shape[0]}.",
             case,
         )
+
+
+@dataclass(frozen=True)
+class LabelPair:
+    """A case's reference and prediction voxels, checked and on one grid: numpy views into
+    ``images`` (kept here so that the views stay valid), and the reference spacing (z, y, x)."""
+
+    reference: np.ndarray
+    prediction: np.ndarray
+    spacing: tuple[float, ...]
+    images: tuple[sitk.Image, ...]
+
+
+def read_submitted_labels(
+    path: Path,
+    grid: sitk.Image | None,
+    case: str,
+    allowed: Collection[int],
+    *,
+    what: str = "segmentation",
+    dimension: int = 3,
+    policy: str = "error",
+    tolerance: float = GEOMETRY_TOLERANCE,
+    grid_name: str = "reference grid",
+    hint: str = "",
+) -> tuple[sitk.Image, np.ndarray]:
+    """A submitted label image read and checked (pixel type, dimension, labels) and, unless ``grid``
+    is ``None`` (the pre-flight check without the input image), on that grid (``on_reference_grid``);
+    with its voxels, a view into the image (which the caller keeps while it uses them)."""
+    image = read_label_image(path, case, "submitted", what, dimension)
+    if grid is not None:
+        image = on_reference_grid(image, grid, case, policy, tolerance, what, grid_name, hint)
+    return image, label_array(image, case, "submitted", allowed, what)
+
+
+def read_label_pair(
+    reference: Path,
+    prediction: Path | None,
+    case: str,
+    allowed: Collection[int],
+    *,
+    what: str = "segmentation",
+    dimension: int = 3,
+    policy: str = "error",
+    tolerance: float = GEOMETRY_TOLERANCE,
+    grid_name: str = "reference grid",
+    hint: str = "",
+    fix: str = "",
+) -> LabelPair:
+    """The reference label image (the organizer's: ``fix`` ends its unreadable-file message) and the
+    submitted one on its grid, both checked; no prediction (``None``) is an empty map."""
+    reference_image = read_label_image(reference, case, "reference", what, dimension, fix)
+    reference_voxels = label_array(reference_image, case, "reference", allowed, what)
+    if prediction is None:
+        return LabelPair(reference_voxels, np.zeros_like(reference_voxels), spacing_zyx(reference_image),
+                         (reference_image,))  # fmt: skip
+    prediction_image, prediction_voxels = read_submitted_labels(
+        prediction, reference_image, case, allowed, what=what, dimension=dimension, policy=policy,
+        tolerance=tolerance, grid_name=grid_name, hint=hint,
+    )  # fmt: skip
+    return LabelPair(reference_voxels, prediction_voxels, spacing_zyx(reference_image),
+                     (reference_image, prediction_image))  # fmt: skip

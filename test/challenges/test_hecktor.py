@@ -22,7 +22,6 @@ from evaluation.challenges.hecktor import (
     N_STAGE,
     PET,
     RFS,
-    SEGMENTATION_2025,
     SEGMENTATION_2026,
     T_STAGE,
     patient_of_image,
@@ -31,6 +30,7 @@ from evaluation.metrics.classification import balanced_accuracy
 from evaluation.platform.layout import JobSpec, write_input
 
 (HPV,) = get("hecktor2025-task3").phase.outputs  # the declared challenge's socket
+(SEGMENTATION_2025,) = get("hecktor2025-task1").phase.outputs  # the declared challenge's socket
 CHALLENGES = ("hecktor2026", "hecktor2025-task1", "hecktor2025-task2", "hecktor2025-task3")
 WORKERS = ("--workers", "1")  # tiny cases: one worker process is enough (and starts faster)
 SEGMENTATION = {"hecktor2026": SEGMENTATION_2026, "hecktor2025-task1": SEGMENTATION_2025}

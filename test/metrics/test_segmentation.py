@@ -1,5 +1,5 @@
-"""summarise_label_maps: counts by numpy, HD95 / NSD by DeepMind's ``surface-distance`` on the full
-volume, lesion counts and the edge cases by hand."""
+"""summarise_label_maps: counts by numpy, HD95 / HD / MASD / NSD by DeepMind's ``surface-distance`` on the
+full volume, volume differences by numpy, lesion counts and the edge cases by hand."""
 
 from __future__ import annotations
 
@@ -10,7 +10,11 @@ import pytest
 import surface_distance as deepmind
 from scipy import ndimage
 
-from evaluation.metrics.segmentation import summarise_label_maps
+from evaluation.metrics.segmentation import LabelRequest, summarise_label_maps
+
+
+def surfaces(label: int, tolerances: tuple[float, ...] = ()) -> LabelRequest:
+    return LabelRequest(label, hd95=True, hausdorff=True, masd=True, nsd=tolerances)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -23,19 +27,28 @@ def test_counts_and_surfaces_equal_numpy_and_deepmind(seed):
     for label in (1, 2):
         reference[ndimage.binary_dilation(rng.random(shape) < 0.01, iterations=2)] = label
         prediction[ndimage.binary_dilation(rng.random(shape) < 0.01, iterations=2)] = label
-    found = summarise_label_maps(reference, prediction, spacing, (1, 2), (1.0, 2.0))
-    assert found.voxel_volume == pytest.approx(math.prod(spacing), rel=1e-15)
+    volumes = ((False, True, False), (True, False, True))  # |V(P) - V(R)| in voxels; (V(P) - V(R)) / V(R)
+    requests = {label: LabelRequest(label, True, True, True, (1.0, 2.0), volumes=volumes) for label in (1, 2)}
+    found = summarise_label_maps(reference, prediction, spacing, requests)
+    assert found.voxel_volume == pytest.approx(math.prod(spacing), rel=1e-15) and not found.empty
     for label in (1, 2):
         r, p = reference == label, prediction == label
         counts = found.labels[label]
         expected = (np.count_nonzero(r), np.count_nonzero(p), np.count_nonzero(r & p))
-        assert (counts.reference_voxels, counts.prediction_voxels, counts.intersection_voxels) == expected
+        assert (counts.reference, counts.prediction, counts.intersection) == expected
+        size_r, size_p = np.count_nonzero(r), np.count_nonzero(p)
+        relative = (size_p - size_r) / size_r if size_r else math.nan
+        assert dict(counts.volumes)[volumes[0]] == abs(size_p - size_r)
+        assert dict(counts.volumes)[volumes[1]] == pytest.approx(relative, rel=1e-12, nan_ok=True)
         if not r.any() or not p.any():
             continue
         distances = deepmind.compute_surface_distances(r, p, spacing)
         assert counts.hd95 == pytest.approx(deepmind.compute_robust_hausdorff(distances, 95), abs=1e-9)
+        assert counts.hausdorff == pytest.approx(deepmind.compute_robust_hausdorff(distances, 100), abs=1e-9)
+        assert counts.masd == pytest.approx(np.mean(deepmind.compute_average_surface_distance(distances)), abs=1e-9)
         nsd = [deepmind.compute_surface_dice_at_tolerance(distances, t) for t in (1.0, 2.0)]
-        assert counts.nsd == pytest.approx(nsd, abs=1e-9)
+        assert [value for _, value in counts.nsd] == pytest.approx(nsd, abs=1e-9)
+        assert [t for t, _ in counts.nsd] == [1.0, 2.0]
 
 
 def test_lesion_counts_by_hand():
@@ -45,23 +58,40 @@ def test_lesion_counts_by_hand():
     prediction = np.zeros_like(reference)
     reference[0, 0, 0:4] = reference[0, 0, 10:14] = 2
     prediction[0, 0, 1:4] = prediction[0, 0, 20:22] = 2
-    found = summarise_label_maps(reference, prediction, (1.0, 1.0, 1.0), (1, 2), surface=False, lesion_labels=(2,))
-    assert (found.lesions[2].tp, found.lesions[2].fp, found.lesions[2].fn) == (1, 1, 1)
-    assert math.isnan(found.labels[2].hd95)  # surface off: not computed
-    assert 1 not in found.lesions
+    requests = {1: LabelRequest(1), 2: LabelRequest(2, lesions=(0.3, 0.8), hungarian=(0.3,), panoptic=(0.5,))}
+    found = summarise_label_maps(reference, prediction, (1.0, 1.0, 1.0), requests)
+    lesions = dict(found.labels[2].lesions)
+    assert (lesions[0.3].tp, lesions[0.3].fp, lesions[0.3].fn) == (1, 1, 1)
+    assert (lesions[0.8].tp, lesions[0.8].fp, lesions[0.8].fn) == (0, 2, 2)  # IoU 3/4 is not above 0.8
+    hungarian = dict(found.labels[2].hungarian)[0.3]
+    assert (hungarian.tp, hungarian.fp, hungarian.fn) == (1, 1, 1)
+    panoptic = dict(found.labels[2].panoptic)[0.5]  # one match of IoU 3/4: SQ 3/4, RQ 1 / (1 + 1/2 + 1/2)
+    assert (panoptic.sq, panoptic.rq, panoptic.pq) == pytest.approx((0.75, 0.5, 0.375), abs=1e-12)
+    assert math.isnan(found.labels[2].hd95)  # not requested: not computed
+    assert found.labels[1].lesions == () and found.labels[2].nsd == ()
 
 
 def test_edge_cases():
     empty = np.zeros((4, 5, 6), np.uint8)
-    both_empty = summarise_label_maps(empty, empty, (2.0, 1.0, 1.0), (1, 2), (1.0,), surface=False, lesion_labels=(2,))
-    # both maps empty everywhere: the values of two empty surfaces, whatever ``surface`` says; no lesion
-    assert both_empty.labels[1].hd95 == 0.0 and both_empty.labels[1].nsd == (1.0,)
-    assert (both_empty.lesions[2].tp, both_empty.lesions[2].fp, both_empty.lesions[2].fn) == (0, 0, 0)
+    requests = {
+        1: surfaces(1, (1.0,)),
+        2: LabelRequest(2, lesions=(0.3,), panoptic=(0.5,), volumes=((True, True, True),)),
+    }
+    both_empty = summarise_label_maps(empty, empty, (2.0, 1.0, 1.0), requests)
+    # both maps empty everywhere: the requested values of two empty surfaces; no lesion, no instance
+    assert both_empty.empty
+    assert (both_empty.labels[1].hd95, both_empty.labels[1].hausdorff, both_empty.labels[1].masd) == (0.0, 0.0, 0.0)
+    assert both_empty.labels[1].nsd == ((1.0, 1.0),)
+    counts = dict(both_empty.labels[2].lesions)[0.3]
+    assert (counts.tp, counts.fp, counts.fn) == (0, 0, 0) and math.isnan(both_empty.labels[2].hd95)
+    panoptic = dict(both_empty.labels[2].panoptic)[0.5]
+    assert math.isnan(panoptic.pq) and (panoptic.tp, panoptic.fp, panoptic.fn) == (0, 0, 0)
+    assert dict(both_empty.labels[2].volumes)[(True, True, True)] == 0.0  # both empty: 0 in every form
     reference = empty.copy()
     reference[1, 1, 1] = 1
-    one_empty = summarise_label_maps(reference, empty, (2.0, 1.0, 1.0), (1,), (1.0,))
+    one_empty = summarise_label_maps(reference, empty, (2.0, 1.0, 1.0), {"a": surfaces(1, (1.0,))})
     # a mask against an empty one: the grid diagonal sqrt(8² + 5² + 6²) mm, NSD 0
-    assert one_empty.labels[1].hd95 == pytest.approx(math.sqrt(8**2 + 5**2 + 6**2), abs=1e-12)
-    assert one_empty.labels[1].nsd == (0.0,)
+    assert one_empty.labels["a"].hd95 == pytest.approx(math.sqrt(8**2 + 5**2 + 6**2), abs=1e-12)
+    assert one_empty.labels["a"].nsd == ((1.0, 0.0),) and not one_empty.empty
     with pytest.raises(ValueError, match="shapes differ"):
-        summarise_label_maps(reference, empty[:, :, :5], (1.0, 1.0, 1.0), (1,))
+        summarise_label_maps(reference, empty[:, :, :5], (1.0, 1.0, 1.0), {1: LabelRequest(1)})

@@ -9,7 +9,14 @@ import pytest
 import SimpleITK as sitk
 
 from evaluation.errors import ConfigurationError, SubmissionError
-from evaluation.platform.images import label_array, on_reference_grid, read_label_image, spacing_zyx
+from evaluation.platform.images import (
+    label_array,
+    on_reference_grid,
+    read_label_image,
+    read_label_pair,
+    read_submitted_labels,
+    spacing_zyx,
+)
 
 
 def image(array: np.ndarray, spacing=(1.0, 1.0, 2.0), origin=(0.0, 0.0, 0.0)) -> sitk.Image:
@@ -71,3 +78,32 @@ def test_nearest_resampling_puts_the_prediction_on_the_reference_grid():
     resampled = on_reference_grid(coarse_image, reference, "c", "nearest")
     assert resampled.GetSize() == reference.GetSize() and spacing_zyx(resampled) == (1.0, 1.0, 1.0)
     assert int(sitk.GetArrayFromImage(resampled).sum()) == 2 * 2 * 2  # the corner voxel now covers 2x2 pixels
+
+
+def test_a_label_pair_is_read_checked_and_on_one_grid(tmp_path):
+    """The reference and prediction of a case (read_label_pair): voxels (z, y, x), the reference
+    spacing, an absent prediction as zeros, and the messages of both sides (organizer's fix, grid name)."""
+    reference = sitk.GetImageFromArray(np.array([[[0, 1, 2, 1]]], np.uint8))
+    reference.SetSpacing((1.0, 2.0, 3.0))
+    sitk.WriteImage(reference, str(tmp_path / "r.mha"))
+    prediction = sitk.GetImageFromArray(np.array([[[2, 1, 0, 0]]], np.uint8))
+    prediction.SetSpacing((1.0, 2.0, 3.0))
+    sitk.WriteImage(prediction, str(tmp_path / "p.mha"))
+    pair = read_label_pair(tmp_path / "r.mha", tmp_path / "p.mha", "c1", (1, 2))
+    assert pair.reference.tolist() == [[[0, 1, 2, 1]]] and pair.prediction.tolist() == [[[2, 1, 0, 0]]]
+    assert pair.spacing == (3.0, 2.0, 1.0)
+    empty = read_label_pair(tmp_path / "r.mha", None, "c1", (1, 2))
+    assert empty.prediction.tolist() == [[[0, 0, 0, 0]]] and empty.prediction.dtype == np.uint8
+    coarse = sitk.GetImageFromArray(np.zeros((1, 1, 2), np.uint8))
+    sitk.WriteImage(coarse, str(tmp_path / "coarse.mha"))
+    with pytest.raises(
+        SubmissionError, match=r"^The mask of c1 has size \(2, 1, 1\) but the CT grid is \(4, 1, 1\) !\.$"
+    ):
+        read_label_pair(tmp_path / "r.mha", tmp_path / "coarse.mha", "c1", (1, 2), what="mask", grid_name="CT grid",
+                        hint=" !")  # fmt: skip
+    with pytest.raises(ConfigurationError, match=r"could not be read as an image file; replace it\.$"):
+        read_label_pair(tmp_path / "p.mha.missing", None, "c1", (1, 2), fix="; replace it")
+    with pytest.raises(
+        SubmissionError, match="The submitted segmentation of c1 has the label 2; only 0, 1 are allowed"
+    ):
+        read_submitted_labels(tmp_path / "p.mha", None, "c1", (1,))
