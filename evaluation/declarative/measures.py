@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from evaluation.metrics import catalogue
+from evaluation.metrics.bootstrap import drawn_cases
 from evaluation.metrics.detection import ImageDetections
 from evaluation.metrics.lesions import f1_score
 from evaluation.metrics.overlap import aggregated_dice, dice_from_counts
@@ -221,8 +222,7 @@ def _substituted(
         return float(declared) if math.isnan(value) and not isinstance(declared, str) else value
     if metric in RESAMPLE_WEIGHTS:
         return catalogue.compute(entry.name, *inputs, **keywords, weights=weights)
-    cases = np.arange(truth.size)
-    drawn = (np.repeat(cases, row) for row in np.asarray(weights, dtype=np.int64))
+    drawn = drawn_cases(weights)
     return np.array([catalogue.compute(entry.name, *(x[rows] for x in inputs), **keywords) for rows in drawn], float)
 
 
@@ -278,7 +278,7 @@ def per_class_metric(
     if metric in RESAMPLE_WEIGHTS:
         values = np.asarray(catalogue.per_class(name, truth, scores, classes, **keywords, weights=weights), float)
     else:
-        drawn = [np.repeat(np.arange(truth.size), row) for row in np.asarray(weights, dtype=np.int64)]
+        drawn = drawn_cases(weights)
         values = np.array([catalogue.per_class(name, truth[r], scores[r], classes, **keywords) for r in drawn]).T
     return values, _macro(values, declared == "exclude")
 
@@ -312,7 +312,7 @@ def probability_metric(
         return catalogue.compute("multiclass_brier_score", truth, probabilities, classes=classes, weights=weights)
     if weights is None:
         return float(catalogue.compute(metric, truth, probabilities, classes=classes, n_bins=params["bins"]))
-    drawn = (np.repeat(np.arange(truth.size), row) for row in np.asarray(weights, dtype=np.int64))
+    drawn = drawn_cases(weights)
     top_label = partial(catalogue.compute, metric, classes=classes, n_bins=params["bins"])
     return np.array([top_label(truth[r], probabilities[r]) for r in drawn])
 
@@ -344,7 +344,7 @@ def detection_metric(
     keywords.update({key: params[key] for key in ("precision", "fp_rates", "fp_images") if key in params})
     name = DETECTION_METRICS[metric]
     if weights is not None:
-        drawn = (np.repeat(np.arange(len(images)), row) for row in np.asarray(weights, dtype=np.int64))
+        drawn = drawn_cases(weights)
         return np.array([_detection_resample(name, [images[i] for i in rows], keywords) for rows in drawn], float)
     value = float(catalogue.compute(name, images, **keywords))
     declared = params["no_reference"]

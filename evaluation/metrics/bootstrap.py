@@ -6,6 +6,8 @@ once, then evaluate a vectorised statistic on it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from evaluation.metrics import checks
@@ -36,6 +38,13 @@ def row_counts(indices: np.ndarray, width: int) -> np.ndarray:
 def resample_weights(n_cases: int, n_resamples: int, seed: int) -> np.ndarray:
     """``(n_resamples, n_cases)`` draw counts of :func:`resample_indices`."""
     return row_counts(resample_indices(n_cases, n_resamples, seed), n_cases)
+
+
+def drawn_cases(weights: np.ndarray) -> Iterator[np.ndarray]:
+    """Each resample's drawn case indices, case ``k`` repeated ``weights[i, k]`` times (in case
+    order): the resample itself, for a metric that has no weighted form."""
+    cases = np.arange(np.shape(weights)[1])
+    return (np.repeat(cases, row) for row in np.asarray(weights, dtype=np.int64))
 
 
 def percentile_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float]:

@@ -10,7 +10,7 @@ import pytest
 from sklearn.metrics import accuracy_score, average_precision_score, roc_auc_score
 
 from evaluation.metrics import classification, regression
-from evaluation.metrics.bootstrap import resample_indices, row_counts
+from evaluation.metrics.bootstrap import drawn_cases, resample_indices, row_counts
 from evaluation.metrics.overlap import dice, dice_from_counts
 
 N_CASES, N_RESAMPLES = 30, 100
@@ -111,3 +111,11 @@ def test_dice_from_counts_equals_dice_of_the_masks():
         dice_from_counts(np.array([2]), np.array([3]))
     with pytest.raises(ValueError, match="1-dimensional"):
         dice_from_counts(np.float64(1), np.float64(2))
+
+
+def test_drawn_cases_are_the_draws_sorted():
+    """Each resample's drawn cases, from its draw counts: the draws themselves, in case order."""
+    indices = resample_indices(7, 20, seed=3)
+    drawn = list(drawn_cases(row_counts(indices, 7)))
+    assert [r.tolist() for r in drawn] == [sorted(row) for row in indices.tolist()]
+    assert [r.tolist() for r in drawn_cases(np.array([[2, 0, 1], [0, 0, 3]]))] == [[0, 0, 2], [2, 2, 2]]
