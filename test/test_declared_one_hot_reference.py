@@ -16,10 +16,13 @@ import numpy as np
 import pytest
 from isic_challenge_scoring import classification as isic_classification
 from isic_challenge_scoring.classification import ClassificationMetric, ClassificationScore
-from sklearn.metrics import balanced_accuracy_score, roc_auc_score
+from sklearn.metrics import accuracy_score, balanced_accuracy_score, roc_auc_score
 
+from evaluation.challenges import get
+from evaluation.declarative.engine import MISCLASSIFIED
 from evaluation.declarative.schema import parse
 from evaluation.errors import ConfigurationError
+from evaluation.platform.layout import JobSpec, write_input
 
 CLASSES = ("MEL", "NV", "BCC", "AK", "BKL", "DF", "VASC", "SCC")  # ISIC 2019 without UNK
 N = 24
@@ -389,3 +392,56 @@ def test_the_declared_reference():
     assert output.reference.columns == (("MEL", "melanoma"), ("NV", "NV"), ("BCC", "BCC"))
     by_name = parse(JOBS.replace("truth.csv", "truth.csv:diagnosis"), "j.toml").outputs[0].reference
     assert not by_name.one_hot and by_name.read_columns == ("diagnosis",)
+
+
+CHOICE_JOBS = f"""
+name = "one-hot-jobs"
+title = "A choice output of algorithm jobs against a one-hot truth"
+[[inputs]]
+slug = "dermoscopy"
+[cases]
+id_column = "image"
+[[outputs]]
+slug = "label"
+kind = "choice"
+classes = {json.dumps(CLASSES)}
+reference = "truth.csv"
+missing = "misclassification"
+[[metrics]]
+metric = "balanced_accuracy"
+output = "label"
+bootstrap = true
+[[metrics]]
+metric = "accuracy"
+output = "label"
+[bootstrap]
+resamples = 50
+[leaderboard]
+score = "aggregates.balanced_accuracy"
+"""
+
+
+def test_a_choice_output_of_jobs_scores_the_same_against_either_form(tmp_path, evaluate_cli):
+    """Algorithm jobs (predictions.json), two of them without the output (misclassified): the one-hot
+    truth and the class-name column give byte-identical aggregates, equal to scikit-learn."""
+    runs = {}
+    by_name = CHOICE_JOBS.replace('"truth.csv"', '"truth.csv:diagnosis"')
+    for form, text, truth in (("names", by_name, class_name_lines()), ("one-hot", CHOICE_JOBS, one_hot_lines())):
+        root = tmp_path / form
+        (root / "gt").mkdir(parents=True)
+        (root / "gt" / "truth.csv").write_text("\n".join(truth) + "\n")
+        (root / "c.toml").write_text(text)
+        challenge = get(str(root / "c.toml"))
+        (socket,) = challenge.phase.outputs
+        jobs = [JobSpec(challenge.job_inputs(image), {} if i in (3, 7) else {socket: choice})
+                for i, (image, choice) in enumerate(zip(IMAGES, CHOICES, strict=True))]  # fmt: skip
+        write_input(root / "input", jobs)
+        run = evaluate_cli(str(root / "c.toml"), root / "input", ground_truth=root / "gt")
+        assert run.exit_code == 0, run.stderr
+        runs[form] = run.metrics
+    same_scores(runs["one-hot"], runs["names"])
+    answered = [MISCLASSIFIED if i in (3, 7) else c for i, c in enumerate(CHOICES)]
+    got = runs["one-hot"]["aggregates"]
+    assert got["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(TRUTH, answered), abs=1e-9)
+    assert got["accuracy"] == pytest.approx(accuracy_score(TRUTH, answered), abs=1e-9)
+    assert runs["one-hot"]["missing"]["label"] == [IMAGES[3], IMAGES[7]]
