@@ -369,6 +369,14 @@ score = "aggregates.balanced_accuracy"
          r"outputs\[0\]\.blank_values: shares a spelling with true_values or false_values$"),
         (OUTPUT, OUTPUT.replace("truth.csv", "truth.csv:diagnosis") + '\ntrue_values = ["1"]',
          r"outputs\[0\]\.true_values: unknown key"),
+        (OUTPUT, OUTPUT + '\nreference_none = "UNK"',
+         r"outputs\[0\]\.reference_none: 'UNK' is not one of error, skip or a class of this output \(MEL, NV, BCC\)$"),
+        (OUTPUT, OUTPUT + '\nreference_none = "BCC"\nreference_columns = { BCC = "bcc" }',
+         r"outputs\[0\]\.reference_columns\.BCC: is the reference_none class, read from no column$"),
+        (OUTPUT, OUTPUT.replace('"BCC"]', '"skip"]') + '\nreference_none = "skip"',
+         r"outputs\[0\]\.reference_none: 'skip' is both a policy and a class of this output: rename the class$"),
+        (OUTPUT, OUTPUT.replace("truth.csv", "truth.csv:diagnosis") + '\nreference_none = "skip"',
+         r"outputs\[0\]\.reference_none: applies to a one-hot reference only"),
         (OUTPUT, OUTPUT.replace("truth.csv", "../truth.csv"),
          r"outputs\[0\]\.reference: '\.\./truth\.csv' must be a relative path inside the ground truth$"),
         (OUTPUT, OUTPUT.replace("truth.csv", "/gt/truth.csv:diagnosis"),
@@ -390,6 +398,8 @@ def test_the_declared_reference():
     output = parse(JOBS.replace(OUTPUT, OUTPUT + '\nreference_columns = { MEL = "melanoma" }'), "j.toml").outputs[0]
     assert output.reference.one_hot and output.reference.csv_file == "truth.csv"
     assert output.reference.columns == (("MEL", "melanoma"), ("NV", "NV"), ("BCC", "BCC"))
+    unknown = parse(JOBS.replace(OUTPUT, OUTPUT + '\nreference_none = "NV"'), "j.toml").outputs[0].reference
+    assert unknown.none == "NV" and unknown.read_columns == ("MEL", "BCC")
     by_name = parse(JOBS.replace("truth.csv", "truth.csv:diagnosis"), "j.toml").outputs[0].reference
     assert not by_name.one_hot and by_name.read_columns == ("diagnosis",)
 
@@ -421,27 +431,67 @@ score = "aggregates.balanced_accuracy"
 """
 
 
+def jobs_run(
+    root: Path, evaluate_cli, text: str, truth: list[str], answers: list[str | None], images: list[str] = IMAGES
+) -> dict:
+    """A run of algorithm jobs, one per image with its answer (``None``: a job without the output)."""
+    (root / "gt").mkdir(parents=True)
+    (root / "gt" / "truth.csv").write_text("\n".join(truth) + "\n")
+    (root / "c.toml").write_text(text)
+    challenge = get(str(root / "c.toml"))
+    (socket,) = challenge.phase.outputs
+    jobs = [JobSpec(challenge.job_inputs(image), {} if answer is None else {socket: answer})
+            for image, answer in zip(images, answers, strict=True)]  # fmt: skip
+    write_input(root / "input", jobs)
+    run = evaluate_cli(str(root / "c.toml"), root / "input", ground_truth=root / "gt")
+    assert run.exit_code == 0, run.stderr
+    return run.metrics
+
+
 def test_a_choice_output_of_jobs_scores_the_same_against_either_form(tmp_path, evaluate_cli):
     """Algorithm jobs (predictions.json), two of them without the output (misclassified): the one-hot
     truth and the class-name column give byte-identical aggregates, equal to scikit-learn."""
-    runs = {}
+    answers = [None if i in (3, 7) else c for i, c in enumerate(CHOICES)]
     by_name = CHOICE_JOBS.replace('"truth.csv"', '"truth.csv:diagnosis"')
-    for form, text, truth in (("names", by_name, class_name_lines()), ("one-hot", CHOICE_JOBS, one_hot_lines())):
-        root = tmp_path / form
-        (root / "gt").mkdir(parents=True)
-        (root / "gt" / "truth.csv").write_text("\n".join(truth) + "\n")
-        (root / "c.toml").write_text(text)
-        challenge = get(str(root / "c.toml"))
-        (socket,) = challenge.phase.outputs
-        jobs = [JobSpec(challenge.job_inputs(image), {} if i in (3, 7) else {socket: choice})
-                for i, (image, choice) in enumerate(zip(IMAGES, CHOICES, strict=True))]  # fmt: skip
-        write_input(root / "input", jobs)
-        run = evaluate_cli(str(root / "c.toml"), root / "input", ground_truth=root / "gt")
-        assert run.exit_code == 0, run.stderr
-        runs[form] = run.metrics
-    same_scores(runs["one-hot"], runs["names"])
-    answered = [MISCLASSIFIED if i in (3, 7) else c for i, c in enumerate(CHOICES)]
-    got = runs["one-hot"]["aggregates"]
+    names = jobs_run(tmp_path / "names", evaluate_cli, by_name, class_name_lines(), answers)
+    one_hot = jobs_run(tmp_path / "one-hot", evaluate_cli, CHOICE_JOBS, one_hot_lines(), answers)
+    same_scores(one_hot, names)
+    answered = [MISCLASSIFIED if a is None else a for a in answers]
+    got = one_hot["aggregates"]
     assert got["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(TRUTH, answered), abs=1e-9)
     assert got["accuracy"] == pytest.approx(accuracy_score(TRUTH, answered), abs=1e-9)
-    assert runs["one-hot"]["missing"]["label"] == [IMAGES[3], IMAGES[7]]
+    assert one_hot["missing"]["label"] == [IMAGES[3], IMAGES[7]]
+
+
+UNKNOWN = (0, 5, 13)  # images whose class is UNK: in a truth without a UNK column, a row of zeros
+
+
+def test_reference_none_a_class_without_a_column(tmp_path, evaluate_cli):
+    """ISIC 2019's UNK without a UNK column: ``reference_none = "UNK"`` makes a row without a class at
+    1 that class; the same scores as a class-name column naming UNK."""
+    text = CHOICE_JOBS.replace(json.dumps(CLASSES), json.dumps((*CLASSES, "UNK")))
+    names = [line if i - 1 not in UNKNOWN else line.split(",")[0] + ",UNK" for i, line in enumerate(class_name_lines())]
+    truth = [line if i - 1 not in UNKNOWN else ",".join([line.split(",")[0]] + ["0.0"] * len(CLASSES))
+             for i, line in enumerate(one_hot_lines())]  # fmt: skip
+    answers = [("UNK" if i in (0, 1) else c) for i, c in enumerate(CHOICES)]
+    by_name = jobs_run(tmp_path / "names", evaluate_cli, text.replace('"truth.csv"', '"truth.csv:diagnosis"'), names,
+                       answers)  # fmt: skip
+    one_hot = jobs_run(tmp_path / "one-hot", evaluate_cli, text.replace('"truth.csv"', '"truth.csv"\nreference_none = '
+                       '"UNK"'), truth, answers)  # fmt: skip
+    same_scores(one_hot, by_name)
+    reference = [line.split(",")[1] for line in names[1:]]
+    assert one_hot["aggregates"]["balanced_accuracy"] == pytest.approx(
+        balanced_accuracy_score(reference, answers), abs=1e-9
+    )
+    assert one_hot["settings"]["outputs"]["label"]["reference_none"] == "UNK"
+    assert "UNK" not in one_hot["settings"]["outputs"]["label"]["reference_columns"]
+
+    # "skip": those rows leave the output (every output a CSV reference: they are no cases at all)
+    kept = [i for i in range(N) if i not in UNKNOWN]
+    text = CHOICE_JOBS.replace('"truth.csv"', '"truth.csv"\nreference_none = "skip"')
+    skipped = jobs_run(tmp_path / "skip", evaluate_cli, text, truth, [CHOICES[i] for i in kept],
+                       [IMAGES[i] for i in kept])  # fmt: skip
+    assert list(skipped["case"]) == [IMAGES[i] for i in kept]
+    assert skipped["aggregates"]["accuracy"] == pytest.approx(
+        accuracy_score(TRUTH[kept], [CHOICES[i] for i in kept]), abs=1e-9
+    )

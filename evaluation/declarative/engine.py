@@ -356,9 +356,10 @@ def _csv_cells(
 
 def _one_hot(ground_truth: Path, output: OutputSpec, declaration: Declaration) -> dict[str, str | None]:
     """A one-hot reference (``reference = "truth.csv"``): each case's one class whose column is true
-    (a cell spelled as a boolean reference: ``true_values`` / ``false_values``), ``None`` for a row
-    whose class cells are all blank under ``blank = "skip"``. Any other row is the organizer's error
-    of one line naming the file, line, case and column, never a cell's text."""
+    (a cell spelled as a boolean reference: ``true_values`` / ``false_values``; a row without one:
+    the ``reference_none`` class), ``None`` for a row whose class cells are all blank under
+    ``blank = "skip"`` or without a class under ``reference_none = "skip"``. Any other row is the
+    organizer's error of one line naming the file, line, case and column, never a cell's text."""
     ref, cases = output.reference, declaration.cases
     file, named = ref.csv_file or "", cases.ground_truth_name
     source = f"the {named} ground truth {file}" if named else file
@@ -367,7 +368,7 @@ def _one_hot(ground_truth: Path, output: OutputSpec, declaration: Declaration) -
     found: dict[str, str | None] = {}
     for case, (line, cells) in _csv_cells(ground_truth, file, ref.read_columns, declaration, True).items():
         where, who = f"Line {line} of {source}", f"{cases.word or 'case'} {case}"
-        texts = dict(zip(output.classes, (cell.lower() for cell in cells), strict=True))
+        texts = dict(zip(columns, (cell.lower() for cell in cells), strict=True))
         blank = [name for name, text in texts.items() if text in output.blank_values]
         if blank and len(blank) == len(texts) and output.blank == "skip":
             found[case] = None
@@ -381,6 +382,9 @@ def _one_hot(ground_truth: Path, output: OutputSpec, declaration: Declaration) -
                 f"{where} has a cell for {who} in column '{columns[odd]}' that is not 0 or 1 ({spellings})."
             )
         ones = [name for name, text in texts.items() if text in output.true_values]
+        if not ones and ref.none != "error":
+            found[case] = None if ref.none == "skip" else ref.none
+            continue
         if len(ones) != 1:
             which = "no class column" if not ones else "more than one class column"
             raise ConfigurationError(
@@ -1169,6 +1173,7 @@ class DeclaredChallenge(Challenge):
                          **({"column": o.column} if o.column else {}),
                          **({"columns": dict(o.columns)} if o.columns else {}),
                          **({"reference_columns": dict(o.reference.columns)} if o.reference.columns else {}),
+                         **({"reference_none": o.reference.none} if o.reference.none != "error" else {}),
                          **({"true_values": list(o.true_values), "false_values": list(o.false_values)}
                             if o.kind == "boolean" or o.reference.one_hot else {})}
                 for o in declaration.outputs

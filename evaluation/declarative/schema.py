@@ -33,6 +33,7 @@ CSV_COLUMN = "csv-column"  # the issue's name for a prediction CSV's column: a [
 CSV_KINDS = ("number", "boolean", "choice")  # the outputs a prediction CSV's one column can hold
 CSV_CLASS_KIND = "probabilities"  # in a prediction CSV: one column per class (``columns``)
 ONE_HOT_KINDS = ("choice", "probabilities")  # may take a one-hot reference: ``reference = "truth.csv"``
+NO_CLASS_POLICIES = ("error", "skip")  # a one-hot row without a class at 1 (``reference_none``), or a class name
 SUBMISSION_KINDS = ("jobs", "csv")  # algorithm jobs (predictions.json) or one prediction CSV
 PLATFORM_KINDS = {"segmentation": "Segmentation", "number": "Float", "boolean": "Bool", "choice": "String",
                   "probabilities": "Anything", "boxes": "Multiple 2D bounding boxes",
@@ -143,7 +144,8 @@ class Reference:
     """Where an output's reference lives: a path pattern with ``{case}`` (or ``{stem}``: the case
     without its image suffix; a trailing ``.*``: any of ``suffixes``), a CSV column, or (a choice or
     probabilities output, ``reference = "truth.csv"``) a one-hot CSV: ``columns`` (class, column), each
-    row's one class whose column is 1 (ISIC's ``image,MEL,NV,...``)."""
+    row's one class whose column is 1 (ISIC's ``image,MEL,NV,...``); a row with none is ``none``: an
+    error, "skip" (the case leaves the output) or the class of that name, which has no column."""
 
     text: str
     pattern: str | None = None
@@ -151,6 +153,7 @@ class Reference:
     column: str | None = None
     suffixes: tuple[str, ...] = ()
     columns: tuple[tuple[str, str], ...] = ()
+    none: str = "error"
 
     @property
     def one_hot(self) -> bool:
@@ -535,13 +538,11 @@ def _output(table: _Table, submission: Submission, id_column: str) -> OutputSpec
             table.fail("classes", f"{bad!r} may hold letters, digits, '_' and '-' only (it becomes a metrics.json key)")
         extra["classes"] = classes
         if reference.one_hot:
-            _spellings(table, extra)
-            case_column = (id_column, "the case column of the reference CSVs ([cases] id_column)")
-            columns = _class_columns(table, "reference_columns", classes, *case_column)
-            reference = dataclasses.replace(reference, columns=columns)
-    if "reference_columns" in table.data and not reference.one_hot:
-        table.fail("reference_columns", "applies to a one-hot reference only (a choice or probabilities output with "
-                   "reference = 'file.csv')")  # fmt: skip
+            reference = _one_hot(table, reference, classes, id_column, extra)
+    for key in ("reference_columns", "reference_none"):
+        if key in table.data and not reference.one_hot:
+            table.fail(key, "applies to a one-hot reference only (a choice or probabilities output with reference = "
+                       "'file.csv')")  # fmt: skip
     if kind == "probabilities":
         extra["sum_rule"] = table.get("sum", str, "one", SUM_RULES)
         extra["sum_tolerance"] = table.get("sum_tolerance", float, 1e-3)
@@ -553,6 +554,29 @@ def _output(table: _Table, submission: Submission, id_column: str) -> OutputSpec
             extra["columns"] = _class_columns(table, "columns", extra["classes"], *_prediction_case_column(submission))
     table.done()
     return OutputSpec(slug, kind, relative_path, platform_kind, reference, missing, **extra)
+
+
+def _one_hot(
+    table: _Table, reference: Reference, classes: tuple[str, ...], id_column: str, extra: dict[str, Any]
+) -> Reference:
+    """A one-hot reference's keys: ``reference_none`` (what a row without a class at 1 is: "error",
+    "skip" or a class, which then has no column), ``reference_columns`` (the other classes' columns)
+    and the cells' ``true_values`` / ``false_values`` (into ``extra``)."""
+    _spellings(table, extra)
+    none = table.get("reference_none", str, "error")
+    if none not in (*NO_CLASS_POLICIES, *classes):
+        table.fail("reference_none", f"{none!r} is not one of {', '.join(NO_CLASS_POLICIES)} or a class of this output "
+                   f"({', '.join(classes)})")  # fmt: skip
+    if none in NO_CLASS_POLICIES and none in classes:
+        table.fail("reference_none", f"{none!r} is both a policy and a class of this output: rename the class")
+    named = table.data.get("reference_columns")
+    if isinstance(named, dict) and none in named:
+        table.fail(f"reference_columns.{none}", "is the reference_none class, read from no column")
+    case_column = (id_column, "the case column of the reference CSVs ([cases] id_column)")
+    read = tuple(name for name in classes if name != none)
+    return dataclasses.replace(
+        reference, columns=_class_columns(table, "reference_columns", read, *case_column), none=none
+    )
 
 
 def _spellings(table: _Table, extra: dict[str, Any]) -> None:
