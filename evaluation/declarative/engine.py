@@ -235,9 +235,10 @@ class EmptyDataError(csv.Error):
     """A CSV without even a header row (pandas' name, as ``ParserError``)."""
 
 
-def _csv_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+def _csv_rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
     """The header and the rows of a UTF-8 CSV (a BOM allowed, blank lines skipped), strictly: no
-    quote left open, every row as many cells as the header (a short row is not a blank cell)."""
+    quote left open, every row as many cells as the header (a short row is not a blank cell); each
+    row with its line (1 = the header; a row with a quoted line break: its last line)."""
     with path.open(newline="", encoding="utf-8-sig") as handle:
         reader = csv.reader(handle, strict=True)
         try:
@@ -249,7 +250,7 @@ def _csv_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
                 if cells and len(cells) != len(header):
                     raise ParserError()
                 if cells:
-                    rows.append(dict(zip(header, cells, strict=True)))
+                    rows.append((reader.line_num, dict(zip(header, cells, strict=True))))
         except (EmptyDataError, ParserError):
             raise
         except csv.Error:  # the csv module's own: a quote left open
@@ -258,8 +259,16 @@ def _csv_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
 
 
 def _csv_column(ground_truth: Path, file: str, column: str, declaration: Declaration, binary: bool) -> dict[str, str]:
-    """One column of a CSV reference by case; the file must hold every column the declaration reads
-    from it (all absent ones named at once)."""
+    """One column of a CSV reference by case (stripped)."""
+    cells = _csv_cells(ground_truth, file, (column,), declaration, binary)
+    return {case: texts[0] for case, (_, texts) in cells.items()}
+
+
+def _csv_cells(
+    ground_truth: Path, file: str, columns: tuple[str, ...], declaration: Declaration, binary: bool
+) -> dict[str, tuple[int, tuple[str, ...]]]:
+    """The cells of ``columns`` of a CSV reference (stripped) by case, with the row's line; the file
+    must hold every column the declaration reads from it (all absent ones named at once)."""
     path, cases = ground_truth / file, declaration.cases
     id_column = cases.id_column
     named = f"The {cases.ground_truth_name} ground truth" if cases.ground_truth_name else "The ground truth"
@@ -271,20 +280,63 @@ def _csv_column(ground_truth: Path, file: str, column: str, declaration: Declara
         what = (
             f"{named} {file} cannot be parsed as UTF-8 CSV"
             if cases.ground_truth_name
-            else f"{file} must be UTF-8 CSV with columns {id_column},{column}{' and 0/1 labels' if binary else ''}"
+            else f"{file} must be UTF-8 CSV with columns {','.join((id_column, *columns))}"
+            f"{' and 0/1 labels' if binary else ''}"
         )
         raise ConfigurationError(f"{what} ({type(error).__name__}): fix it in the phase's ground truth.") from None
-    read = [ref.column for o in declaration.outputs for ref in (o.reference, o.event) if ref and ref.csv_file == file]
+    read = [column for o in declaration.outputs for ref in (o.reference, o.event) if ref and ref.csv_file == file
+            for column in ref.read_columns]  # fmt: skip
     absent = [c for c in dict.fromkeys((id_column, *read)) if c not in header]
     if absent:
         raise ConfigurationError(f"{file} lacks the column(s) {', '.join(absent)}.")
-    values: dict[str, str] = {}
-    for row in rows:
+    values: dict[str, tuple[int, tuple[str, ...]]] = {}
+    for line, row in rows:
         case = row[id_column].strip()
         if case in values:
             raise ConfigurationError(f"{file} lists case {case} twice.")
-        values[case] = row[column].strip()
+        values[case] = (line, tuple(row[column].strip() for column in columns))
     return values
+
+
+def _one_hot(ground_truth: Path, output: OutputSpec, declaration: Declaration) -> dict[str, str | None]:
+    """A one-hot reference (``reference = "truth.csv"``): each case's one class whose column is true
+    (a cell spelled as a boolean reference: ``true_values`` / ``false_values``; a row without one:
+    the ``reference_none`` class), ``None`` for a row whose class cells are all blank under
+    ``blank = "skip"`` or without a class under ``reference_none = "skip"``. Any other row is the
+    organizer's error of one line naming the file, line, case and column, never a cell's text."""
+    ref, cases = output.reference, declaration.cases
+    file, named = ref.csv_file or "", cases.ground_truth_name
+    source = f"the {named} ground truth {file}" if named else file
+    columns = dict(ref.columns)
+    spellings = "/".join(output.true_values + output.false_values)
+    found: dict[str, str | None] = {}
+    for case, (line, cells) in _csv_cells(ground_truth, file, ref.read_columns, declaration, True).items():
+        where, who = f"Line {line} of {source}", f"{cases.word or 'case'} {case}"
+        texts = dict(zip(columns, (cell.lower() for cell in cells), strict=True))
+        blank = [name for name, text in texts.items() if text in output.blank_values]
+        if blank and len(blank) == len(texts) and output.blank == "skip":
+            found[case] = None
+            continue
+        if blank:
+            rule = " (blank = 'skip' skips a row only when all its class cells are blank)" * (output.blank == "skip")
+            raise ConfigurationError(f"{where} has a blank cell for {who} in column '{columns[blank[0]]}'{rule}.")
+        odd = next((name for name, text in texts.items() if text not in output.true_values + output.false_values), None)
+        if odd is not None:
+            raise ConfigurationError(
+                f"{where} has a cell for {who} in column '{columns[odd]}' that is not 0 or 1 ({spellings})."
+            )
+        ones = [name for name, text in texts.items() if text in output.true_values]
+        if not ones and ref.none != "error":
+            found[case] = None if ref.none == "skip" else ref.none
+            continue
+        if len(ones) != 1:
+            which = "no class column" if not ones else "more than one class column"
+            raise ConfigurationError(
+                f"{where} has {which} at 1 for {who}; a one-hot reference needs exactly one "
+                f"({', '.join(columns.values())})."
+            )
+        found[case] = ones[0]
+    return found
 
 
 def _reference_value(text: str, output: OutputSpec, binary: bool, case: str, where: str) -> Any:
@@ -321,6 +373,7 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
     looked up case by case."""
     files: dict[str, dict[str, Path]] = {}
     texts: dict[str, dict[str, str]] = {}
+    classes: dict[str, dict[str, str | None]] = {}  # one-hot references: the class of each case (None: blank)
     listing = [output for output in declaration.outputs if not output.reference.per_case]
     for output in listing:
         ref = output.reference
@@ -328,12 +381,14 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
             files[output.slug] = _listed_cases(ground_truth, output, declaration.cases)
         elif ref.pattern is not None:
             files[output.slug] = _pattern_cases(ground_truth, ref.pattern)
+        elif ref.one_hot:
+            classes[output.slug] = _one_hot(ground_truth, output, declaration)
         else:
             texts[output.slug] = _csv_column(
                 ground_truth, ref.csv_file, ref.column, declaration, _binary(declaration, output)
             )
     first = listing[0]
-    cases = tuple(sorted(files.get(first.slug) or texts.get(first.slug) or {}))
+    cases = tuple(sorted(files.get(first.slug) or texts.get(first.slug) or classes.get(first.slug) or {}))
     if not cases:
         raise ConfigurationError(f"The ground truth holds no case for {first.reference.text}.")
     for output in declaration.outputs:
@@ -341,7 +396,7 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
             files[output.slug] = _per_case_files(ground_truth, output, cases)
     values: dict[str, dict[str, Any]] = {}
     for output in declaration.outputs:
-        found = files.get(output.slug) or texts.get(output.slug) or {}
+        found = files.get(output.slug) or texts.get(output.slug) or classes.get(output.slug) or {}
         extra, lacking = sorted(set(found) - set(cases)), [c for c in cases if c not in found]
         if extra or lacking:
             which = f"has no reference for case {lacking[0]}" if lacking else f"has case {extra[0]}"
@@ -356,7 +411,9 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
                 for c in cases
                 if texts[output.slug][c].lower() not in output.blank_values or output.blank == "error"
             }
-    if all(output.slug in texts for output in declaration.outputs):  # a case blank (skipped) everywhere is none
+        if output.slug in classes:
+            values[output.slug] = {c: classes[output.slug][c] for c in cases if classes[output.slug][c] is not None}
+    if all(o.slug in texts or o.slug in classes for o in declaration.outputs):  # a case blank (skipped) everywhere
         cases = tuple(c for c in cases if any(c in found for found in values.values()))
         if not cases:
             raise ConfigurationError(f"The ground truth holds no case for {first.reference.text}.")
@@ -1115,8 +1172,10 @@ class DeclaredChallenge(Challenge):
                          **({"event": o.event.text} if o.event else {}),
                          **({"column": o.column} if o.column else {}),
                          **({"columns": dict(o.columns)} if o.columns else {}),
+                         **({"reference_columns": dict(o.reference.columns)} if o.reference.columns else {}),
+                         **({"reference_none": o.reference.none} if o.reference.none != "error" else {}),
                          **({"true_values": list(o.true_values), "false_values": list(o.false_values)}
-                            if o.kind == "boolean" else {})}
+                            if o.kind == "boolean" or o.reference.one_hot else {})}
                 for o in declaration.outputs
             },
             "metrics": {

@@ -9,6 +9,7 @@ output)``. The README section "A new challenge without Python" documents every k
 from __future__ import annotations
 
 import copy
+import dataclasses
 import difflib
 import re
 import tomllib
@@ -31,6 +32,8 @@ RESERVED_KINDS = ("list",)  # in the format, not yet in the engine
 CSV_COLUMN = "csv-column"  # the issue's name for a prediction CSV's column: a [submission] kind = "csv" phase
 CSV_KINDS = ("number", "boolean", "choice")  # the outputs a prediction CSV's one column can hold
 CSV_CLASS_KIND = "probabilities"  # in a prediction CSV: one column per class (``columns``)
+ONE_HOT_KINDS = ("choice", "probabilities")  # may take a one-hot reference: ``reference = "truth.csv"``
+NO_CLASS_POLICIES = ("error", "skip")  # a one-hot row without a class at 1 (``reference_none``), or a class name
 SUBMISSION_KINDS = ("jobs", "csv")  # algorithm jobs (predictions.json) or one prediction CSV
 PLATFORM_KINDS = {"segmentation": "Segmentation", "number": "Float", "boolean": "Bool", "choice": "String",
                   "probabilities": "Anything", "boxes": "Multiple 2D bounding boxes",
@@ -142,13 +145,27 @@ class InputSpec:
 class Reference:
     """Where an output's reference lives: a path pattern with ``{case}`` (or ``{stem}``: the case
     without its image suffix; a trailing ``.*``: any of ``suffixes``; ``<folder>/{case}.*`` lists the
-    cases: every file of the folder with one of ``suffixes``) or a CSV column."""
+    cases: every file of the folder with one of ``suffixes``), a CSV column, or (a choice or
+    probabilities output, ``reference = "truth.csv"``) a one-hot CSV: ``columns`` (class, column), each
+    row's one class whose column is 1 (ISIC's ``image,MEL,NV,...``); a row with none is ``none``: an
+    error, "skip" (the case leaves the output) or the class of that name, which has no column."""
 
     text: str
     pattern: str | None = None
     csv_file: str | None = None
     column: str | None = None
     suffixes: tuple[str, ...] = ()
+    columns: tuple[tuple[str, str], ...] = ()
+    none: str = "error"
+
+    @property
+    def one_hot(self) -> bool:
+        return self.csv_file is not None and self.column is None
+
+    @property
+    def read_columns(self) -> tuple[str, ...]:
+        """The CSV columns this reference reads (none for a path pattern)."""
+        return (self.column,) if self.column else tuple(column for _, column in self.columns)
 
     @property
     def per_case(self) -> bool:
@@ -178,7 +195,7 @@ class OutputSpec:
     dimension: int = 3
     range: tuple[float, float] | None = None
     classes: tuple[str, ...] = ()
-    true_values: tuple[str, ...] = ("1", "1.0", "true", "yes")  # boolean: the reference's spellings
+    true_values: tuple[str, ...] = ("1", "1.0", "true", "yes")  # boolean, one-hot: the reference's spellings
     false_values: tuple[str, ...] = ("0", "0.0", "false", "no")  # (case-insensitive)
     blank: str = "error"  # a blank CSV reference cell: "error", or "skip" (the case leaves this output)
     blank_values: tuple[str, ...] = ("",)  # the spellings of a blank cell (case-insensitive)
@@ -412,6 +429,12 @@ def _number_or(table: _Table, key: str, default: float | str, word: str) -> floa
     return value
 
 
+def _inside(table: _Table, key: str, text: str, path: str) -> None:
+    """A ground-truth ``path`` declared at ``key`` must stay inside the ground truth."""
+    if Path(path).is_absolute() or ".." in Path(path).parts:
+        table.fail(key, f"{text!r} must be a relative path inside the ground truth")
+
+
 def _reference(table: _Table, kind: str) -> Reference:
     text = table.get("reference", str)
     if ":" in text:
@@ -420,14 +443,19 @@ def _reference(table: _Table, kind: str) -> Reference:
             table.fail("reference", f"{text!r} is neither a path pattern with {{case}} nor 'file.csv:column'")
         if kind in ("segmentation", *OBJECT_KINDS):
             table.fail("reference", f"a {kind} output needs a path pattern such as 'labels/{{case}}.mha' or '.json'")
+        _inside(table, "reference", text, csv_file)
         return Reference(text, csv_file=csv_file, column=column)
+    if kind in ONE_HOT_KINDS and text.endswith(".csv") and "{" not in text:  # one-hot: columns come with the classes
+        _inside(table, "reference", text, text)
+        return Reference(text, csv_file=text)
     if kind in OBJECT_KINDS and (text.count("{case}") != 1 or "{stem}" in text or not text.endswith(".json")):
         table.fail("reference", f"{text!r} is not a path pattern with exactly one {{case}} ending in .json")
     if (text.count("{case}") + text.count("{stem}") != 1 or kind != "segmentation") and kind not in OBJECT_KINDS:
         what = "a path pattern with exactly one {case} or {stem}" if kind == "segmentation" else "'file.csv:column'"
+        if kind in ONE_HOT_KINDS:
+            what += " or a one-hot 'file.csv' (a 0/1 column per class)"
         table.fail("reference", f"{text!r} is not {what}")
-    if Path(text).is_absolute() or ".." in Path(text).parts:
-        table.fail("reference", f"{text!r} must be a relative path inside the ground truth")
+    _inside(table, "reference", text, text)
     if text.endswith(".*") and "{case}" in text and not text.endswith("{case}.*"):
         table.fail("reference", f"{text!r}: a '.*' pattern with {{case}} must end in '{{case}}.*' (it lists the cases)")
     if "*" in text.removesuffix(".*"):
@@ -440,10 +468,10 @@ def _reference(table: _Table, kind: str) -> Reference:
     return Reference(text, pattern=text, suffixes=suffixes)
 
 
-def _output(table: _Table, submission: Submission) -> OutputSpec:
+def _output(table: _Table, submission: Submission, id_column: str) -> OutputSpec:
     """One ``[[outputs]]`` entry: a socket of an algorithm job, or (``submission.csv``) a column of the
     participant's prediction CSV, which only a number, boolean or choice output can be (or, a column
-    per class, a probabilities output)."""
+    per class, a probabilities output). ``id_column``: the case column of the CSV references."""
     slug = table.get("slug", str)
     if not SLUG.fullmatch(slug):
         table.fail("slug", f"{slug!r} is not a socket slug (lower-case letters, digits, '-')")
@@ -467,7 +495,7 @@ def _output(table: _Table, submission: Submission) -> OutputSpec:
                        "'<CSV column>', ... } (default: each class's own name)")  # fmt: skip
     elif submission.csv:  # a column of the CSV, not a socket: no relative path, no platform kind
         relative_path, platform_kind = "", ""
-        column = _column_name(table, "column", table.get("column", str, slug), submission)
+        column = _column_name(table, "column", table.get("column", str, slug), *_prediction_case_column(submission))
     else:
         default_path = f"images/{slug}" if kind == "segmentation" else f"{slug}.json"
         relative_path = table.get("relative_path", str, default_path)
@@ -525,16 +553,7 @@ def _output(table: _Table, submission: Submission) -> OutputSpec:
             table.fail("missing", "'worst-value' needs a range = [low, high] (the worst value is its end farthest "
                        "from the reference)")  # fmt: skip
     elif kind == "boolean":
-        for key in ("true_values", "false_values"):
-            if key in table.data:
-                extra[key] = tuple(text.lower() for text in table.strings(key))
-        if set(extra.get("true_values", ())) & set(extra.get("false_values", ())):
-            table.fail("false_values", "shares a spelling with true_values")
-        spellings = set(
-            extra.get("true_values", OutputSpec.true_values) + extra.get("false_values", OutputSpec.false_values)
-        )
-        if spellings & set(extra.get("blank_values", ())):
-            table.fail("blank_values", "shares a spelling with true_values or false_values")
+        _spellings(table, extra)
     elif kind in ("choice", "probabilities"):
         classes = table.strings("classes")
         if len(classes) < 2 or len(set(classes)) != len(classes):
@@ -543,6 +562,12 @@ def _output(table: _Table, submission: Submission) -> OutputSpec:
             bad = next(c for c in classes if not KEY.fullmatch(c))
             table.fail("classes", f"{bad!r} may hold letters, digits, '_' and '-' only (it becomes a metrics.json key)")
         extra["classes"] = classes
+        if reference.one_hot:
+            reference = _one_hot(table, reference, classes, id_column, extra)
+    for key in ("reference_columns", "reference_none"):
+        if key in table.data and not reference.one_hot:
+            table.fail(key, "applies to a one-hot reference only (a choice or probabilities output with reference = "
+                       "'file.csv')")  # fmt: skip
     if kind == "probabilities":
         extra["sum_rule"] = table.get("sum", str, "one", SUM_RULES)
         extra["sum_tolerance"] = table.get("sum_tolerance", float, 1e-3)
@@ -551,36 +576,83 @@ def _output(table: _Table, submission: Submission) -> OutputSpec:
         if extra["sum_rule"] == "any" and "sum_tolerance" in table.data:
             table.fail("sum_tolerance", "applies to sum = 'one' only")
         if submission.csv:
-            extra["columns"] = _class_columns(table, extra["classes"], submission)
+            extra["columns"] = _class_columns(table, "columns", extra["classes"], *_prediction_case_column(submission))
     table.done()
     return OutputSpec(slug, kind, relative_path, platform_kind, reference, missing, **extra)
 
 
-def _column_name(table: _Table, key: str, column: Any, submission: Submission) -> str:
-    """A column of the participant's CSV named at ``key``: a name, not the case column."""
+def _one_hot(
+    table: _Table, reference: Reference, classes: tuple[str, ...], id_column: str, extra: dict[str, Any]
+) -> Reference:
+    """A one-hot reference's keys: ``reference_none`` (what a row without a class at 1 is: "error",
+    "skip" or a class, which then has no column), ``reference_columns`` (the other classes' columns)
+    and the cells' ``true_values`` / ``false_values`` (into ``extra``)."""
+    _spellings(table, extra)
+    none = table.get("reference_none", str, "error")
+    if none not in (*NO_CLASS_POLICIES, *classes):
+        table.fail("reference_none", f"{none!r} is not one of {', '.join(NO_CLASS_POLICIES)} or a class of this output "
+                   f"({', '.join(classes)})")  # fmt: skip
+    if none in NO_CLASS_POLICIES and none in classes:
+        table.fail("reference_none", f"{none!r} is both a policy and a class of this output: rename the class")
+    named = table.data.get("reference_columns")
+    if isinstance(named, dict) and none in named:
+        table.fail(f"reference_columns.{none}", "is the reference_none class, read from no column")
+    case_column = (id_column, "the case column of the reference CSVs ([cases] id_column)")
+    read = tuple(name for name in classes if name != none)
+    return dataclasses.replace(
+        reference, columns=_class_columns(table, "reference_columns", read, *case_column), none=none
+    )
+
+
+def _spellings(table: _Table, extra: dict[str, Any]) -> None:
+    """``true_values`` / ``false_values``: how a boolean reference (or a one-hot reference's cells)
+    spells true and false; none shared, none a blank spelling."""
+    for key in ("true_values", "false_values"):
+        if key in table.data:
+            extra[key] = tuple(text.lower() for text in table.strings(key))
+    if set(extra.get("true_values", ())) & set(extra.get("false_values", ())):
+        table.fail("false_values", "shares a spelling with true_values")
+    spellings = set(
+        extra.get("true_values", OutputSpec.true_values) + extra.get("false_values", OutputSpec.false_values)
+    )
+    if spellings & set(extra.get("blank_values", ())):
+        table.fail("blank_values", "shares a spelling with true_values or false_values")
+
+
+def _prediction_case_column(submission: Submission) -> tuple[str, str]:
+    """The prediction CSV's case column, and how messages name it."""
+    return submission.id_column, "the case column of the prediction CSV ([submission] id_column)"
+
+
+def _column_name(table: _Table, key: str, column: Any, case_column: str, case_named: str) -> str:
+    """A column of a CSV named at ``key``: a name, not ``case_column`` (``case_named`` in messages)."""
     if not isinstance(column, str):
         table.fail(key, f"must be a string, not {_type(column)} {column!r}")
     if not column or column != column.strip():
         table.fail(key, f"{column!r} is not a column name (none, or with surrounding spaces)")
-    if column == submission.id_column:
-        table.fail(key, f"{column!r} is the case column of the prediction CSV ([submission] id_column)")
+    if column == case_column:
+        table.fail(key, f"{column!r} is {case_named}")
     return column
 
 
-def _class_columns(table: _Table, classes: tuple[str, ...], submission: Submission) -> tuple[tuple[str, str], ...]:
-    """A probabilities output's ``columns`` in a prediction-file phase: class -> the CSV column of its
-    probability, each class not listed in the column of its own name (ISIC's ``image,MEL,NV,...``)."""
-    named = table.get("columns", dict, {})
+def _class_columns(
+    table: _Table, key: str, classes: tuple[str, ...], case_column: str, case_named: str
+) -> tuple[tuple[str, str], ...]:
+    """A column per class, declared at ``key``: a probabilities output's ``columns`` in a prediction-file
+    phase (the CSV column of each probability) or a one-hot reference's ``reference_columns`` (the 0/1
+    column of each class); class -> column, each class not listed in the column of its own name (ISIC's
+    ``image,MEL,NV,...``)."""
+    named = table.get(key, dict, {})
     unknown = next((name for name in named if name not in classes), None)
     if unknown is not None:
-        table.fail(f"columns.{unknown}", f"is not a class of this output ({', '.join(classes)})")
+        table.fail(f"{key}.{unknown}", f"is not a class of this output ({', '.join(classes)})")
     columns: dict[str, str] = {}
     for name in classes:
-        key = f"columns.{name}"
-        column = _column_name(table, key, named.get(name, name), submission)
+        where = f"{key}.{name}"
+        column = _column_name(table, where, named.get(name, name), case_column, case_named)
         other = next((c for c, taken in columns.items() if taken == column), None)
         if other is not None:
-            table.fail(key, f"{column!r} is the column of class {other!r} too")
+            table.fail(where, f"{column!r} is the column of class {other!r} too")
         columns[name] = column
     return tuple(columns.items())
 
@@ -1048,7 +1120,7 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -
     cases_table.done()
     outputs: dict[str, OutputSpec] = {}
     for table in top.items("outputs"):
-        output = _output(table, submission)
+        output = _output(table, submission, cases.id_column)
         if output.slug in outputs or output.slug in input_slugs:
             table.fail("slug", f"{output.slug!r} is declared twice")
         taken = {column: o.slug for o in outputs.values() for column in o.csv_columns}
