@@ -56,7 +56,6 @@ T_STAGE = Socket("t-stage", "t-stage.json", "String", "Value")
 N_STAGE = Socket("n-stage", "n-stage.json", "String", "Value")
 RFS = Socket("rfs", "rfs.json", "Float", "Value")
 
-NSD_TOLERANCES_MM = (1.0, 2.0)
 T_CLASSES, N_CLASSES = ("T1", "T2", "T3", "T4"), ("N0", "N1", "N2", "N3")
 UNSCORED_STAGES = {"T": ("T0", "TX", "TIS"), "N": ("NX",)}
 INVALID = "invalid"  # a stage answer that can never be right: a misclassification
@@ -192,7 +191,8 @@ def _images_declaration() -> Declaration:
     file = "hecktor2025-task1.toml"
     data = tomllib.loads((DECLARATIONS / file).read_text(encoding="utf-8"))
     (segmentation,) = data["outputs"]
-    return parse_data(_renamed(data, segmentation["slug"], SEGMENTATION_2026.slug), file)
+    data = _renamed(data, segmentation["slug"], SEGMENTATION_2026.slug)
+    return parse_data({**data, "name": "hecktor2026"}, file)  # settings name the 2026 challenge
 
 
 IMAGES = DeclaredChallenge(_images_declaration())
@@ -396,18 +396,13 @@ class Hecktor2026(Challenge):
     ) -> dict[str, Any]:
         """Every subtask of the phase, with CIs and missing lists."""
         resamples, seed = settings["bootstrap_resamples"], settings["seed"]
-        images = IMAGES.aggregate(results, missing, reference.images, settings)  # segmentation, detection
-        aggregates: dict[str, Any] = images["aggregates"]
-        lists: dict[str, list[str]] = images["missing"]
+        # segmentation and detection aggregates, the per-patient values, missing lists and settings (the
+        # options after the declared constants); staging and prognosis are added to them
+        result = IMAGES.aggregate(results, missing, reference.images, settings)
+        aggregates, lists = result["aggregates"], result["missing"]
         aggregates["staging"], staging_missing = staging(results, reference, resamples=resamples, seed=seed)
         lists.update(staging_missing)
         aggregates["prognosis"], lists["prognosis"] = prognosis(
             results, reference, policy=settings["missing_prognosis"], resamples=resamples, seed=seed
         )
-        return {
-            "aggregates": aggregates,
-            "case": images["case"],
-            "missing": lists,
-            "settings": {"challenge": self.name, "ci_level": 0.95, "nsd_tolerances_mm": list(NSD_TOLERANCES_MM),
-                         "iou_threshold_gtvn": 0.3, **settings},
-        }  # fmt: skip
+        return result
