@@ -29,13 +29,15 @@ from scipy import ndimage
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from evaluation.challenges.hecktor import GTVN, LABELS, NSD_TOLERANCES_MM  # noqa: E402
 from evaluation.metrics.lesions import match_lesions  # noqa: E402
 from evaluation.metrics.overlap import dice  # noqa: E402
 from evaluation.metrics.segmentation import LabelRequest, summarise_label_maps  # noqa: E402
 from evaluation.metrics.surface import SurfaceDistances, surfels  # noqa: E402
 
 GIB = 1024**3
+LABELS = {1: "gtvp", 2: "gtvn"}  # the scene's labels, numbered as HECKTOR's label maps
+GTVN = 2  # the label detected lesion-wise
+NSD_TOLERANCES_MM = (1.0, 2.0)  # HECKTOR's NSD tolerances (hecktor2025-task1.toml)
 
 
 def ellipsoid(shape, centre, radii_mm, spacing) -> tuple[tuple[slice, ...], np.ndarray]:

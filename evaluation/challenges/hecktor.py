@@ -8,41 +8,44 @@ label absent everywhere), BioMedIA-MBZUAI/HECKTOR2026 README and ``Task/inferenc
 strings, RFS in days), voreille/hecktor ``notebooks/evaluate_segmentation2022.ipynb`` (aggregated
 Dice) and ``src/aicrowd_evaluator/survival_metrics.py`` (C-index, missing predictions as ties).
 
-Each image is read once in ``score_case`` and checked (pixel type, labels, geometry) by
-``evaluation/platform/images.py`` (``read_label_pair``); ``evaluation/metrics/segmentation.py``
-(``summarise_label_maps``, the declared engine's too) reduces the pair to small numbers (volumes,
-intersections, surface distances, lesion counts). ``aggregate`` unpacks the
-options once and computes every score and its bootstrap CI from those numbers with the metrics
-package: no image metric is recomputed per resample. What stays here: sockets, options, parsing of
-the value outputs, the reference (labels/ and clinical.csv) and the metrics.json assembly.
+The images are HECKTOR 2025 task 1's: segmentation (aggregated and per-patient Dice, HD95, NSD) and
+GTVn detection are that declaration on the 2026 socket (``IMAGES``), so the declared engine reads and
+checks each image once in ``score_case``, reduces it to small numbers and aggregates them with their
+bootstrap CIs, with the same options. What stays here, HECKTOR 2026's own: the T/N stage strings and
+the RFS output (``parse_stage``, ``parse_rfs``), clinical.csv, staging (balanced accuracy over the
+patients with both stages known), prognosis (C-index over the patients with a known RFS) and the
+metrics.json assembly.
 """
 
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from evaluation.challenges.base import Challenge, Checked, Option, Phase, Prepared, input_image
-from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
+from evaluation.challenges import DECLARATIONS
+from evaluation.challenges.base import CaseTask, Challenge, Checked, Option, Phase, Prepared, input_image
+from evaluation.declarative.engine import (
+    CasePayload,
+    CaseResult,
+    DeclaredChallenge,
+    DeclaredReference,
+    check_segmentation,
+    segmentation_task,
+)
+from evaluation.declarative.schema import Declaration, parse_data
+from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics.bootstrap import percentile_interval, resample_weights
-from evaluation.metrics.lesions import IOU_THRESHOLD, f1_score
-from evaluation.metrics.overlap import aggregated_dice, dice_from_counts
-from evaluation.metrics.segmentation import CaseSegmentation, LabelRequest, summarise_label_maps
 from evaluation.metrics.survival import MISSING_POLICIES, concordance_index
-from evaluation.platform.images import read_input_image, read_label_pair, read_submitted_labels
 from evaluation.platform.matching import match_jobs
 from evaluation.platform.predictions import Job, Socket, load_jobs
 from evaluation.platform.sockets import finite_number, image_output_file, read_json_output
-from evaluation.runner import CaseTask
-
-if TYPE_CHECKING:  # annotations only: SimpleITK is imported by the platform layer where it reads
-    import SimpleITK as sitk
 
 CT = Socket("ct-image", "images/ct", "Image", "Image")
 PET = Socket("pet-image", "images/pet", "Image", "Image")
@@ -53,9 +56,6 @@ T_STAGE = Socket("t-stage", "t-stage.json", "String", "Value")
 N_STAGE = Socket("n-stage", "n-stage.json", "String", "Value")
 RFS = Socket("rfs", "rfs.json", "Float", "Value")
 
-LABELS = {1: "gtvp", 2: "gtvn"}
-GTVN = 2  # the label detected lesion-wise
-NSD_TOLERANCES_MM = (1.0, 2.0)
 T_CLASSES, N_CLASSES = ("T1", "T2", "T3", "T4"), ("N0", "N1", "N2", "N3")
 UNSCORED_STAGES = {"T": ("T0", "TX", "TIS"), "N": ("NX",)}
 INVALID = "invalid"  # a stage answer that can never be right: a misclassification
@@ -121,28 +121,11 @@ class Clinical:
 
 @dataclass(frozen=True)
 class Reference:
-    """The patients (sorted), their label images and clinical data."""
+    """The patients (sorted), their label images (the declared engine's reference) and clinical data."""
 
     patients: tuple[str, ...]
-    labels: Mapping[str, Path] = field(default_factory=dict)
+    images: DeclaredReference
     clinical: Mapping[str, Clinical] = field(default_factory=dict)
-
-
-def _label_files(ground_truth: Path) -> dict[str, Path]:
-    folder = ground_truth / "labels"
-    if not folder.is_dir():
-        raise ConfigurationError("The HECKTOR ground truth has no labels/ folder.")
-    files: dict[str, Path] = {}
-    for path in sorted(folder.iterdir()):
-        if not path.name.lower().endswith(IMAGE_SUFFIXES):
-            continue
-        patient = patient_of_image(path.name)
-        if patient in files:
-            raise ConfigurationError(f"The HECKTOR ground truth has two label files for {patient}.")
-        files[patient] = path
-    if not files:
-        raise ConfigurationError("The HECKTOR ground truth labels/ folder holds no label image.")
-    return files
 
 
 def _blank(text: str) -> bool:
@@ -189,55 +172,33 @@ def _clinical(ground_truth: Path) -> dict[str, Clinical]:
     return {row["PatientID"]: _clinical_row(row) for row in table.to_dict("records")}
 
 
-# ------------------------------------------------------------------------------ per-case scoring
+# ------------------------------------------------------------------ segmentation and detection
 
 
-@dataclass(frozen=True)
-class CasePayload:
-    """What a worker needs for one patient; clinical outputs were parsed in ``prepare``."""
-
-    reference: Path
-    prediction: Path | None
-    outputs: Mapping[str, Any]
-
-
-@dataclass(frozen=True)
-class CaseResult:
-    """One patient's segmentation numbers and parsed value outputs (risk sign applied)."""
-
-    segmentation: CaseSegmentation
-    outputs: Mapping[str, Any]
-    segmentation_submitted: bool
+def _renamed(data: Any, old: str, new: str) -> Any:
+    """``data`` (parsed TOML) with ``old`` replaced by ``new`` in every key and string."""
+    if isinstance(data, dict):
+        return {key.replace(old, new): _renamed(value, old, new) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_renamed(value, old, new) for value in data]
+    return data.replace(old, new) if isinstance(data, str) else data
 
 
-GEOMETRY = {"none": "error", "nearest": "nearest"}  # the option resample -> the geometry policy
-ON_CT_GRID = {"grid_name": "CT grid", "hint": " (or evaluate with --set resample=nearest)"}  # messages
+def _images_declaration() -> Declaration:
+    """HECKTOR 2025 task 1's declaration on the 2026 segmentation socket: 2026 scores its images as
+    task 1 does (aggregated and per-patient Dice, HD95, NSD, GTVn detection F1, the same options), so
+    the declared engine reads, scores and aggregates them; this module adds staging and prognosis."""
+    file = "hecktor2025-task1.toml"
+    data = tomllib.loads((DECLARATIONS / file).read_text(encoding="utf-8"))
+    (segmentation,) = data["outputs"]
+    data = _renamed(data, segmentation["slug"], SEGMENTATION_2026.slug)
+    return parse_data({**data, "name": "hecktor2026"}, file)  # settings name the 2026 challenge
 
 
-def read_submitted(path: Path, grid: sitk.Image | None, case: str, *, resample: str) -> tuple[sitk.Image, np.ndarray]:
-    """A submitted label map read and checked (pixel type, labels) on the CT ``grid`` (unless
-    ``None``: the pre-flight check without the CT); with its voxels, a view into the image, which
-    the caller keeps while it uses them."""
-    return read_submitted_labels(path, grid, case, LABELS, policy=GEOMETRY[resample], **ON_CT_GRID)
+IMAGES = DeclaredChallenge(_images_declaration())
 
 
-def score_patient(payload: CasePayload, case: str, *, resample: str, surface: bool) -> CaseSegmentation:
-    """Read the reference (and prediction, if any) once and score them; a missing prediction is an
-    empty mask on the reference grid; ``resample``: "none" (off the CT grid is an error) or "nearest";
-    ``surface``: HD95 and NSD computed (else NaN)."""
-    pair = read_label_pair(
-        payload.reference, payload.prediction, case, LABELS, policy=GEOMETRY[resample], **ON_CT_GRID,
-        fix=f"; replace labels/{payload.reference.name} in the phase's ground truth",
-    )  # fmt: skip
-    requests = {
-        label: LabelRequest(label, hd95=surface, nsd=NSD_TOLERANCES_MM if surface else (),
-                            lesions=(IOU_THRESHOLD,) if label == GTVN else ())
-        for label in LABELS
-    }  # fmt: skip
-    return summarise_label_maps(pair.reference, pair.prediction, pair.spacing, requests)
-
-
-# ------------------------------------------------------------------------------------ aggregation
+# -------------------------------------------------------------------------------- staging, prognosis
 
 
 def _with_ci(name: str, value: float, resamples: np.ndarray, level: float = 0.95) -> dict[str, float]:
@@ -249,77 +210,6 @@ def _ranked(value: float, what: str) -> float:
     if not np.isfinite(value):
         raise ConfigurationError(f"The {what} is undefined for this ground truth; check the reference data.")
     return float(value)
-
-
-def segmentation_aggregates(
-    cases: Sequence[str],
-    results: Sequence[CaseSegmentation],
-    *,
-    weights: np.ndarray,
-    aggregate_volume: str,
-    dice_both_empty: str,
-) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    """Aggregated and per-patient segmentation metrics with bootstrap CIs (``weights``: the
-    (resamples, patients) draw counts), and the per-case values."""
-    scale = np.array([r.voxel_volume if aggregate_volume == "mm3" else 1.0 for r in results])
-    aggregates: dict[str, Any] = {}
-    per_case: dict[str, dict[str, Any]] = {case: {} for case in cases}
-    aggregated, absent = [], []
-    empty = np.array([r.empty for r in results])  # no label in either map: two empty surfaces, computed or not
-    for label, name in LABELS.items():
-        ref = np.array([r.labels[label].reference for r in results], dtype=float)
-        pred = np.array([r.labels[label].prediction for r in results], dtype=float)
-        inter = np.array([r.labels[label].intersection for r in results], dtype=float)
-        value = aggregated_dice(inter * scale, (ref + pred) * scale)
-        boot = aggregated_dice(inter * scale, (ref + pred) * scale, weights)
-        aggregated.append((value, boot))
-        if ref.sum() + pred.sum() == 0:
-            absent.append(name)
-        aggregates.update(_with_ci(f"dice_{name}", _ranked(value, f"aggregated Dice of {name}"), boot))
-        per_patient = dice_from_counts(inter, ref + pred, empty=1.0 if dice_both_empty == "one" else float("nan"))
-        counted = np.isfinite(per_patient)
-        mean = float(per_patient[counted].mean()) if counted.any() else float("nan")
-        sums, counts = weights[:, counted] @ per_patient[counted], weights[:, counted].sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            aggregates.update(_with_ci(f"dice_{name}_mean", mean, np.where(counts > 0, sums / counts, np.nan)))
-        present = ref + pred > 0  # surface means over the patients where the label is somewhere
-        hd95 = np.where(empty, 0.0, [r.labels[label].hd95 for r in results])
-        aggregates[f"hd95_{name}_mean"] = float(hd95[present].mean()) if present.any() else None
-        nsd = {
-            t: np.where(empty, 1.0, [dict(r.labels[label].nsd).get(t, np.nan) for r in results])
-            for t in NSD_TOLERANCES_MM
-        }
-        for tolerance in NSD_TOLERANCES_MM:
-            mean_nsd = float(nsd[tolerance][present].mean()) if present.any() else None
-            aggregates[f"nsd_{tolerance:g}mm_{name}_mean"] = mean_nsd
-        for index, case in enumerate(cases):
-            per_case[case][f"dice_{name}"] = float(per_patient[index])
-            per_case[case][f"hd95_{name}"] = float(hd95[index])
-            for tolerance in NSD_TOLERANCES_MM:
-                per_case[case][f"nsd_{tolerance:g}mm_{name}"] = float(nsd[tolerance][index])
-    score = (aggregated[0][0] + aggregated[1][0]) / 2
-    aggregates.update(_with_ci("score", score, (aggregated[0][1] + aggregated[1][1]) / 2))
-    aggregates["labels_absent_everywhere"] = absent  # their aggregated Dice is 1.0 (2025 baseline rule)
-    return aggregates, per_case
-
-
-def detection_aggregates(
-    cases: Sequence[str], results: Sequence[CaseSegmentation], *, weights: np.ndarray
-) -> tuple[dict[str, Any], dict[str, dict[str, int]]]:
-    """GTVn lesion TP/FP/FN summed over patients and the aggregated F1 with its CI."""
-    lesions = [dict(r.labels[GTVN].lesions)[IOU_THRESHOLD] for r in results]
-    counts = np.array([[c.tp, c.fp, c.fn] for c in lesions], dtype=float)
-    tp, fp, fn = counts.sum(axis=0)
-    boot = f1_score(*(weights @ counts).T)
-    aggregates = {
-        **_with_ci("f1_gtvn", _ranked(f1_score(tp, fp, fn), "GTVn F1"), boot),
-        "tp_gtvn": int(tp), "fp_gtvn": int(fp), "fn_gtvn": int(fn),
-    }  # fmt: skip
-    per_case = {
-        case: {"lesions_tp_gtvn": c.tp, "lesions_fp_gtvn": c.fp, "lesions_fn_gtvn": c.fn}
-        for case, c in zip(cases, lesions, strict=True)
-    }
-    return aggregates, per_case
 
 
 def staging(
@@ -337,12 +227,12 @@ def staging(
     boots = []
     for socket, column in ((T_STAGE, "t_stage"), (N_STAGE, "n_stage")):
         truth = [getattr(reference.clinical[c], column) for c in cases]
-        predicted = [results[c].outputs.get(socket.slug, INVALID) for c in cases]
+        predicted = [results[c].values.get(socket.slug, INVALID) for c in cases]
         name = f"balanced_accuracy_{column[0]}"
         value = _ranked(balanced_accuracy(truth, predicted), f"{column[0].upper()} balanced accuracy")
         boots.append(balanced_accuracy(truth, predicted, weights))
         aggregates.update(_with_ci(name, value, boots[-1]))
-        missing[column] = [c for c in cases if socket.slug not in results[c].outputs]
+        missing[column] = [c for c in cases if socket.slug not in results[c].values]
     score = (aggregates["balanced_accuracy_t"] + aggregates["balanced_accuracy_n"]) / 2
     aggregates.update(_with_ci("score", score, (boots[0] + boots[1]) / 2))
     return aggregates, missing
@@ -358,7 +248,7 @@ def prognosis(
         raise ConfigurationError(f"{CLINICAL_FILE} gives no patient an RFS.")
     time = np.array([reference.clinical[c].rfs for c in cases], dtype=float)
     event = np.array([reference.clinical[c].relapse for c in cases], dtype=bool)
-    risk = np.array([results[c].outputs.get(RFS.slug, np.nan) for c in cases], dtype=float)
+    risk = np.array([results[c].values.get(RFS.slug, np.nan) for c in cases], dtype=float)
     missing = ~np.isfinite(risk)
     value = concordance_index(time, event, risk, missing, policy)
     weights = resample_weights(len(cases), resamples, seed)
@@ -432,15 +322,12 @@ class Hecktor2026(Challenge):
         return {CT: f"{case}__CT.mha", PET: f"{case}__PT.mha"}
 
     def load_reference(self, ground_truth: Path, settings: Mapping[str, Any]) -> Reference:
-        if settings["bootstrap_resamples"] < 1:
-            raise ConfigurationError("Option bootstrap_resamples must be at least 1.")
-        labels = _label_files(ground_truth)
+        images = IMAGES.load_reference(ground_truth, settings)
         clinical = _clinical(ground_truth)
-        patients = tuple(labels)
-        lacking = [p for p in patients if p not in clinical]
+        lacking = [p for p in images.cases if p not in clinical]
         if lacking:
             raise ConfigurationError(f"{CLINICAL_FILE} has no row for {lacking[0]}, which has a label image.")
-        return Reference(patients, labels, clinical)
+        return Reference(images.cases, images, clinical)
 
     def _parsers(self, settings: Mapping[str, Any]) -> dict[str, Callable[[Any, str], Any]]:
         """The parser of each value output, the options that shape it bound once."""
@@ -456,6 +343,7 @@ class Hecktor2026(Challenge):
     def prepare(self, input_dir: Path, reference: Reference, settings: Mapping[str, Any]) -> Prepared:
         matched = match_jobs(load_jobs(input_dir), self.case_of_job, reference.patients)
         parsers = self._parsers(settings)
+        declaration = IMAGES.in_force(settings)
         tasks = []
         for case in reference.patients:
             job = matched.jobs.get(case)
@@ -463,13 +351,19 @@ class Hecktor2026(Challenge):
             if job is not None:
                 prediction = image_output_file(input_dir, job, SEGMENTATION_2026.slug, case)
                 outputs = _value_outputs(input_dir, job, case, parsers)
-            tasks.append(CaseTask(case, CasePayload(reference.labels[case], prediction, outputs)))
+            file = reference.images.files[SEGMENTATION_2026.slug][case]
+            shown = file.relative_to(reference.images.root).as_posix()
+            image = segmentation_task(
+                declaration, declaration.output(SEGMENTATION_2026.slug), case, file, shown, prediction
+            )
+            submitted = {SEGMENTATION_2026.slug: prediction is not None}
+            tasks.append(CaseTask(case, CasePayload((image,), outputs, submitted)))
         return Prepared(tasks, matched.missing)
 
     def check_job(
         self, input_dir: Path, job: Job, case: str, settings: Mapping[str, Any], images: Path | None
     ) -> Checked:
-        """What ``prepare`` reads and what ``score_patient`` checks of the submitted segmentation (pixel
+        """What ``prepare`` reads and what ``score_case`` checks of the submitted segmentation (pixel
         type, labels and, with the CT at hand, its grid); a missing output is a warning: the
         evaluation counts it as an empty mask or a misclassification."""
         checked = Checked()
@@ -485,26 +379,13 @@ class Hecktor2026(Challenge):
         ct = input_image(images, job, CT.slug)
         if ct is None:
             checked.unchecked.append("the segmentations' grid against the CT (give --images)")
-
-        def score_checks() -> None:
-            read_submitted(path, None if ct is None else read_input_image(ct), case, resample=settings["resample"])
-
-        checked.later.append(score_checks)
+        declaration = IMAGES.in_force(settings)
+        checked.later.append(
+            partial(check_segmentation, declaration, declaration.output(SEGMENTATION_2026.slug), path, ct, case, case)
+        )
         return checked
 
-    @staticmethod
-    def score_case(task: CaseTask, settings: Mapping[str, Any]) -> CaseResult:
-        try:
-            segmentation = score_patient(
-                task.payload, task.case, resample=settings["resample"], surface=settings["surface_metrics"]
-            )
-        except EvaluationError:
-            raise
-        except RuntimeError as error:  # SimpleITK failures on a submitted file
-            raise SubmissionError(
-                f"The segmentation of {task.case} could not be evaluated ({error.__class__.__name__}).", task.case
-            ) from None
-        return CaseResult(segmentation, dict(task.payload.outputs), task.payload.prediction is not None)
+    score_case = staticmethod(DeclaredChallenge.score_case)  # the segmentation numbers; values pass through
 
     def aggregate(
         self,
@@ -515,29 +396,13 @@ class Hecktor2026(Challenge):
     ) -> dict[str, Any]:
         """Every subtask of the phase, with CIs and missing lists."""
         resamples, seed = settings["bootstrap_resamples"], settings["seed"]
-        aggregates: dict[str, Any] = {}
-        per_case: dict[str, dict[str, Any]] = {}
-        lists: dict[str, list[str]] = {"jobs": list(missing)}
-        cases = list(reference.patients)
-        segmentations = [results[c].segmentation for c in cases]
-        weights = resample_weights(len(cases), resamples, seed)
-        aggregates["segmentation"], per_case = segmentation_aggregates(
-            cases, segmentations, weights=weights, aggregate_volume=settings["aggregate_volume"],
-            dice_both_empty=settings["dice_both_empty"],
-        )  # fmt: skip
-        aggregates["detection"], lesions = detection_aggregates(cases, segmentations, weights=weights)
-        for case in cases:
-            per_case[case].update(lesions[case])
-        lists["segmentation"] = [c for c in cases if not results[c].segmentation_submitted]
+        # segmentation and detection aggregates, the per-patient values, missing lists and settings (the
+        # options after the declared constants); staging and prognosis are added to them
+        result = IMAGES.aggregate(results, missing, reference.images, settings)
+        aggregates, lists = result["aggregates"], result["missing"]
         aggregates["staging"], staging_missing = staging(results, reference, resamples=resamples, seed=seed)
         lists.update(staging_missing)
         aggregates["prognosis"], lists["prognosis"] = prognosis(
             results, reference, policy=settings["missing_prognosis"], resamples=resamples, seed=seed
         )
-        return {
-            "aggregates": aggregates,
-            "case": per_case,
-            "missing": lists,
-            "settings": {"challenge": self.name, "ci_level": 0.95, "nsd_tolerances_mm": list(NSD_TOLERANCES_MM),
-                         "iou_threshold_gtvn": 0.3, **settings},
-        }  # fmt: skip
+        return result

@@ -522,7 +522,7 @@ def _request(metrics: Sequence[MetricSpec], label: str, value: int | str) -> Lab
     )
 
 
-def _segmentation_task(
+def segmentation_task(
     declaration: Declaration, output: OutputSpec, case: str, reference: Path, shown: str, prediction: Path | None
 ) -> SegmentationTask:
     """What a worker needs to score ``output`` of one case: only the numbers the metrics ask for."""
@@ -632,7 +632,7 @@ class DeclaredChallenge(Challenge):
                     if path is not None or output.missing == "empty-mask":
                         file = reference.files[output.slug][case]
                         shown = file.relative_to(reference.root).as_posix()
-                        segmentations.append(_segmentation_task(declaration, output, case, file, shown, path))
+                        segmentations.append(segmentation_task(declaration, output, case, file, shown, path))
                     submitted[output.slug] = path is not None
                     continue
                 raw = read_json_output(input_dir, job, output.slug, case) if job else None
@@ -823,7 +823,7 @@ class DeclaredChallenge(Challenge):
                     grid = input_image(images, job, declaration.cases.input)
                     if grid is None:
                         checked.unchecked.append("the segmentations' grid against the input image (give --images)")
-                    checked.later.append(partial(_check_segmentation, declaration, output, found, grid, case, named))
+                    checked.later.append(partial(check_segmentation, declaration, output, found, grid, case, named))
             elif (found := read_json_output(input_dir, job, output.slug, case)) is not None:
                 self._value(output, found, case, named, declaration)
             if found is None and output.missing == "error":
@@ -1224,7 +1224,7 @@ def _volume_key(metric: MetricSpec) -> tuple[bool, bool, bool]:
     return metric.param("relative"), metric.param("absolute"), metric.param("volume") == "mm3"
 
 
-def _check_segmentation(
+def check_segmentation(
     declaration: Declaration, output: OutputSpec, path: Path, grid: Path | None, case: str, named: str
 ) -> None:
     """``score_case``'s checks of a submitted segmentation, on the input image's grid (or, for a 2D

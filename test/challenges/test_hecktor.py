@@ -196,6 +196,28 @@ def test_per_patient_dice_and_detection_2025_task1(tmp_path, evaluate_cli):
     assert excluded.metrics["aggregates"]["segmentation"]["dice_gtvn_mean"] == pytest.approx((0.5 + 0.0) / 2)
 
 
+@pytest.mark.parametrize("options", [(), ("--set", "aggregate_volume=voxels", "--set", "dice_both_empty=exclude",
+                                           "--set", "surface_metrics=false")])  # fmt: skip
+def test_2026_scores_its_images_as_2025_task1(tmp_path, evaluate_cli, options):
+    """HECKTOR 2026's segmentation and detection are task 1's declaration on the 2026 socket: the same
+    aggregates, CIs and per-patient values, the options forwarded."""
+    runs = {}
+    for challenge in ("hecktor2026", "hecktor2025-task1"):
+        patients = golden_segmentation()
+        for days, patient in enumerate(patients.values()):
+            patient.clinical = {"RFS": 100 * (days + 1), "Relapse": 1}
+            patient.outputs = {T_STAGE: "T1", N_STAGE: "N0", RFS: 100.0}
+        runs[challenge] = run_case(tmp_path / challenge, evaluate_cli, challenge, patients, *options)
+        assert runs[challenge].exit_code == 0, runs[challenge].stderr
+    ours, task1 = runs["hecktor2026"].metrics, runs["hecktor2025-task1"].metrics
+    for group in ("segmentation", "detection"):
+        assert ours["aggregates"][group] == task1["aggregates"][group]
+    assert ours["case"] == task1["case"] and ours["missing"]["segmentation"] == task1["missing"]["segmentation"]
+    assert {k: v for k, v in ours["settings"].items() if k in task1["settings"] and k != "challenge"} == {
+        k: v for k, v in task1["settings"].items() if k != "challenge"
+    }
+
+
 def test_mm3_versus_voxels(tmp_path, evaluate_cli):
     patients = {
         "A": Patient(line((0, 4)), line((2, 6)), (1.0, 1.0, 1.0)),
