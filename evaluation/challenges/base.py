@@ -9,13 +9,13 @@ declares its cases cheap: ``cases_in_process``), then calls ``aggregate`` once.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
 from evaluation.errors import ConfigurationError, SubmissionError
-from evaluation.platform.matching import match_jobs
+from evaluation.platform.matching import Matched, jobs_for_every_case, match_jobs, reference_name
 from evaluation.platform.predictions import Job, Socket, load_jobs
 from evaluation.platform.sockets import image_output_file, read_json_output
 from evaluation.runner import CaseTask
@@ -167,6 +167,30 @@ class Challenge(ABC):
     def case_of_job(self, job: Job) -> str:
         """The case a job is for: by default the name of its first input socket's file."""
         return job.input_name(self.phase.inputs[0].slug)
+
+    def jobs_by_case(
+        self, input_dir: Path, cases: Collection[str], *, same_stem: bool = False, every: str | None = None
+    ) -> Matched:
+        """predictions.json's jobs matched to the reference ``cases`` by ``case_of_job``. ``same_stem``: a
+        job's name taken to the reference case with its stem (``reference_name``); ``every``: the
+        challenge's word for a case when each needs a job (a case without one is then an error naming it)."""
+        case_of_job = self.case_of_job
+        if same_stem:
+            case_of_job = lambda job: reference_name(self.case_of_job(job), cases)  # noqa: E731
+        if every:
+            return Matched(jobs_for_every_case(load_jobs(input_dir), case_of_job, cases, every), [])
+        return match_jobs(load_jobs(input_dir), case_of_job, cases)
+
+    def settings_echo(
+        self,
+        settings: Mapping[str, Any],
+        *,
+        before: Mapping[str, Any] | None = None,
+        after: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """metrics.json's ``settings``: the challenge's name, ``before``, the options in force, ``after``
+        (the challenge's fixed choices and notes, in the order its documents have always had)."""
+        return {"challenge": self.name, **(before or {}), **settings, **(after or {})}
 
     def write_prediction_file(self, outputs_dir: Path, output_dir: Path) -> list[str]:
         """A prediction-file phase's input built from per-case outputs (``outputs_dir/<case>/``) into

@@ -18,8 +18,7 @@ from evaluation.challenges.base import Challenge, Checked, Option, Phase, Prepar
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics.detection import FROC_FP_RATES, MATCHING_METHODS, ImageDetections, match_image, summarise
 from evaluation.platform.detections import parse_detections
-from evaluation.platform.matching import jobs_for_every_case, reference_name
-from evaluation.platform.predictions import Job, Socket, load_jobs
+from evaluation.platform.predictions import Job, Socket
 from evaluation.platform.sockets import read_json_output
 from evaluation.runner import CaseTask
 
@@ -27,13 +26,6 @@ DETECTION_INPUT = Socket("histopathology-image", "images/histopathology", "Image
 DETECTIONS = Socket(
     "signet-ring-cell-detections", "signet-ring-cell-detections.json", "Multiple 2D bounding boxes", "Value"
 )
-
-
-def _jobs_by_case(challenge: Challenge, input_dir: Path, reference: Sequence[str]) -> dict[str, Job]:
-    """Every reference image needs its job (the seed has no missing policy)."""
-    return jobs_for_every_case(
-        load_jobs(input_dir), lambda job: reference_name(challenge.case_of_job(job), reference), reference, "image"
-    )
 
 
 def _voc_boxes(path: Path) -> list[list[float]]:
@@ -110,7 +102,7 @@ class DigestPath2019Task1(Challenge):
         return load_boxes(ground_truth)
 
     def prepare(self, input_dir: Path, reference: Mapping[str, np.ndarray], settings: Mapping[str, Any]) -> Prepared:
-        jobs = _jobs_by_case(self, input_dir, list(reference))
+        jobs = self.jobs_by_case(input_dir, list(reference), same_stem=True, every="image").jobs  # no missing policy
         return Prepared([CaseTask(case, _detections(input_dir, job, case)) for case, job in jobs.items()])
 
     def check_job(
@@ -161,13 +153,14 @@ class DigestPath2019Task1(Challenge):
                 "reference_boxes": summary.reference_boxes,
             },
             "case": per_case,
-            "settings": {
-                "challenge": self.name,
-                **settings,
-                "iou": "continuous coordinates, (x2 - x1) * (y2 - y1), match when IoU > threshold",
-                "precision": "true positives / all predictions on positive images (0 without predictions)",
-                "recall_valid": "instance_recall when precision > 0.2, else 0",
-                "froc": "mean recall on positive images at the lowest score threshold with mean FPs per "
-                "negative image <= 1, 2, 4, 8, 16, 32",
-            },
+            "settings": self.settings_echo(
+                settings,
+                after={
+                    "iou": "continuous coordinates, (x2 - x1) * (y2 - y1), match when IoU > threshold",
+                    "precision": "true positives / all predictions on positive images (0 without predictions)",
+                    "recall_valid": "instance_recall when precision > 0.2, else 0",
+                    "froc": "mean recall on positive images at the lowest score threshold with mean FPs per "
+                    "negative image <= 1, 2, 4, 8, 16, 32",
+                },
+            ),
         }

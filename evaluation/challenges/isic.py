@@ -371,13 +371,14 @@ class _Isic(Challenge):
         )
         return {
             **document,
-            "settings": {
-                "challenge": self.name,
-                "reference": "isic-challenge-scoring 5.6.0",
-                "threshold": 0.5,
-                "sensitivity_for_auc_sens_80": 0.8,
-                **settings,
-            },
+            "settings": self.settings_echo(
+                settings,
+                before={
+                    "reference": "isic-challenge-scoring 5.6.0",
+                    "threshold": 0.5,
+                    "sensitivity_for_auc_sens_80": 0.8,
+                },
+            ),
         }
 
 

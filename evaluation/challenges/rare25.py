@@ -34,8 +34,7 @@ from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics.bootstrap import row_counts
 from evaluation.metrics.precision_recall import PPV_METHODS, CurveMetrics, curve_metrics, grouped_curve_metrics
 from evaluation.platform.files import MAX_JSON_BYTES, read_bytes
-from evaluation.platform.matching import jobs_for_every_case, reference_name
-from evaluation.platform.predictions import Job, Socket, load_jobs
+from evaluation.platform.predictions import Job, Socket
 from evaluation.platform.sockets import finite_number, output_file, parse_json_bytes
 from evaluation.runner import CaseTask
 
@@ -266,9 +265,7 @@ class Rare25(Challenge):
         return _load_metadata(ground_truth)
 
     def prepare(self, input_dir: Path, reference: Mapping[str, Stack], settings: Mapping[str, Any]) -> Prepared:
-        jobs = jobs_for_every_case(
-            load_jobs(input_dir), lambda job: reference_name(self.case_of_job(job), reference), reference, "stack"
-        )
+        jobs = self.jobs_by_case(input_dir, reference, same_stem=True, every="stack").jobs
         tasks = [CaseTask(stack, (_likelihoods_file(input_dir, job, stack), reference[stack].labels.size))
                  for stack, job in jobs.items()]  # fmt: skip
         return Prepared(tasks)
@@ -318,7 +315,7 @@ class Rare25(Challenge):
             "AUROC Full Dataset": float(full.auroc[0]),
             "AUPRC Full Dataset": float(full.auprc[0]),
             "PPV@90RECALL Full Dataset": float(full.ppv[0]),
-            "settings": {"challenge": self.name, "target_recall": TARGET_RECALL, **settings},
+            "settings": self.settings_echo(settings, before={"target_recall": TARGET_RECALL}),
             "dataset": {
                 "stacks": len(stacks),
                 "frames": int(labels.size),

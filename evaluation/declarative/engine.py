@@ -4,10 +4,9 @@
   every reference: path patterns resolve to one file per case (``{stem}`` / ``.*`` patterns case by
   case), CSV columns to one value per case (c_index: with the ``event`` column), boxes / points
   references to one JSON file per image (``platform.detections``), all checked;
-- ``prepare`` reads predictions.json once (``platform.predictions.load_jobs``), names each job's case
-  from its input image name, matches jobs to cases (``platform.matching.match_jobs``), parses value
-  outputs (``platform.sockets``; boxes and points: ``platform.detections``; class probabilities:
-  ``_probabilities``) and applies each output's missing policy;
+- ``prepare`` reads predictions.json once and matches jobs to cases by their input image names
+  (``Challenge.jobs_by_case``), parses value outputs (``platform.sockets``; boxes and points:
+  ``platform.detections``; class probabilities: ``_probabilities``) and applies each output's missing policy;
 - a prediction-file phase (``[submission] kind = "csv"``): ``prepare`` reads the participant's one CSV
   instead (``platform.prediction_file``: a row per case, each value output one column, a probabilities
   output one column per class), checks each cell as a job's value would be checked and applies the
@@ -74,9 +73,9 @@ from evaluation.platform.images import (
     read_submitted_labels,
     same_size,
 )
-from evaluation.platform.matching import match_jobs, reference_name, stem
+from evaluation.platform.matching import stem
 from evaluation.platform.prediction_file import PredictionTable, find_prediction_file, read_prediction_table, shown
-from evaluation.platform.predictions import Job, Socket, load_jobs
+from evaluation.platform.predictions import Job, Socket
 from evaluation.platform.sockets import finite_number, image_output_file, parse_json_bytes, read_json_output
 
 NEEDS_TRUTH_ROWS = "which cases the test set holds (a case without a row, a row for an unknown case)"
@@ -608,10 +607,7 @@ class DeclaredChallenge(Challenge):
         declaration = self.in_force(settings)
         if declaration.submission.csv:
             return self._prepare_rows(input_dir, reference, declaration)
-        case_of_job = self.case_of_job
-        if declaration.cases.same_stem:
-            case_of_job = lambda job: reference_name(self.case_of_job(job), reference.cases)  # noqa: E731
-        matched = match_jobs(load_jobs(input_dir), case_of_job, reference.cases)
+        matched = self.jobs_by_case(input_dir, reference.cases, same_stem=declaration.cases.same_stem)
         needs_job = [o.slug for o in declaration.outputs if o.missing == "error"]
         word = declaration.cases.word or "case"
         if matched.missing and needs_job:
