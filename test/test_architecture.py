@@ -74,3 +74,12 @@ def test_a_challenge_imports_no_other_challenge():
 def test_the_declarative_engine_imports_no_challenge_module():
     modules = tuple(f"evaluation.challenges.{name}" for name in CHALLENGE_MODULES)
     assert offending(files("declarative"), modules) == {}
+
+
+def test_no_challenge_module_reads_predictions_json_or_writes_the_settings_wrapper():
+    """The shared machinery (``Challenge.jobs_by_case``, ``Challenge.settings_echo``) does both, once."""
+    for name in CHALLENGE_MODULES:
+        path = PACKAGE / "challenges" / f"{name}.py"
+        assert offending([path], ("evaluation.platform.predictions.load_jobs",)) == {}, name
+        assert '"challenge":' not in path.read_text(encoding="utf-8"), name
+    assert offending(files("declarative"), ("evaluation.platform.predictions.load_jobs",)) == {}

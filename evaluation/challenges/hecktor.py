@@ -43,8 +43,7 @@ from evaluation.declarative.schema import Declaration, parse_data
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics.bootstrap import percentile_interval, resample_weights
 from evaluation.metrics.survival import MISSING_POLICIES, concordance_index
-from evaluation.platform.matching import match_jobs
-from evaluation.platform.predictions import Job, Socket, load_jobs
+from evaluation.platform.predictions import Job, Socket
 from evaluation.platform.sockets import finite_number, image_output_file, read_json_output
 
 CT = Socket("ct-image", "images/ct", "Image", "Image")
@@ -341,7 +340,7 @@ class Hecktor2026(Challenge):
         return parsers
 
     def prepare(self, input_dir: Path, reference: Reference, settings: Mapping[str, Any]) -> Prepared:
-        matched = match_jobs(load_jobs(input_dir), self.case_of_job, reference.patients)
+        matched = self.jobs_by_case(input_dir, reference.patients)
         parsers = self._parsers(settings)
         declaration = IMAGES.in_force(settings)
         tasks = []

@@ -1147,12 +1147,8 @@ class DeclaredChallenge(Challenge):
         notes = dict(declaration.report.notes)
         first, last = (notes, {}) if declaration.report.notes_first else ({}, notes)
         if declaration.report.settings == "options":
-            return {"challenge": self.name, **first, **settings, **last}
-        return {
-            "challenge": self.name,
-            **first,
-            "declaration": declaration.source,
-            **settings,
+            return self.settings_echo(settings, before=first, after=last)
+        return self.settings_echo(settings, before={**first, "declaration": declaration.source}, after={
             "ci_level": declaration.level,
             **({"submission": dataclasses.asdict(declaration.submission)} if declaration.submission.csv else {}),
             "outputs": {
@@ -1185,7 +1181,7 @@ class DeclaredChallenge(Challenge):
                 for m in declaration.metrics
             },
             **last,
-        }  # fmt: skip
+        })  # fmt: skip
 
 
 def _written(declaration: Declaration) -> list[tuple[MetricSpec, str, str]]:
