@@ -1,0 +1,400 @@
+"""Today's declaration features, declared by an outsider from the README alone and checked independently.
+
+Issue 14's acceptance ("a challenge written by someone else from the README's documentation alone ...
+every catalogue metric equal to its independent reference to 1e-9, each edge case as declared, a bad
+declaration refused with a message naming the key") for the features the README section "A new
+challenge without Python" gained after ``test_declared_readme.py``: the ``probabilities`` output kind,
+prediction-file phases (``[submission] kind = "csv"``), one-hot references, ``missing = "empty"`` on
+boxes, and HECKTOR-style report keys. The declarations were written from that README section only;
+every number is recomputed here with scikit-learn or by hand from the README's definitions.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import SimpleITK as sitk
+from scipy import ndimage
+from sklearn import metrics as skm
+from test_declared_readme import (
+    bootstrap_ci,
+    close,
+    close_ci,
+    detections,
+    evaluate,
+    last_line,
+    platform_boxes,
+    run,
+    voc_ap,
+    write_json,
+)
+
+# --------------------------------------------------------------------------- class probabilities (jobs)
+
+PROBABILITIES = """
+name = "outsider-probabilities"
+title = "Three-class diagnosis from class probabilities"
+
+[[inputs]]
+slug = "image"
+
+[[outputs]]
+slug = "dx"
+kind = "probabilities"
+classes = ["MEL", "NV", "BCC"]
+reference = "truth.csv:diagnosis"
+sum = "one"
+missing = "uniform"
+
+[[outputs]]
+slug = "dxw"
+kind = "probabilities"
+classes = ["MEL", "NV", "BCC"]
+reference = "truth.csv:diagnosis"
+missing = "worst-value"
+
+[[outputs]]
+slug = "dxe"
+kind = "probabilities"
+classes = ["MEL", "NV", "BCC"]
+reference = "truth.csv:diagnosis"
+sum = "any"
+missing = "exclude"
+
+[[outputs]]
+slug = "rare"
+kind = "probabilities"
+classes = ["MEL", "NV", "BCC"]
+reference = "truth.csv:rare"
+sum = "any"
+
+[[metrics]]
+metric = "auroc"
+output = "dx"
+bootstrap = true
+
+[[metrics]]
+metric = "average_precision"
+output = "dx"
+
+[[metrics]]
+metric = "ece"
+output = "dx"
+bins = 5
+
+[[metrics]]
+metric = "sensitivity"
+output = "dx"
+
+[[metrics]]
+metric = "specificity"
+output = "dx"
+
+[[metrics]]
+metric = "brier"
+output = "dx"
+bootstrap = true
+
+[[metrics]]
+name = "tlce"
+metric = "top_label_calibration_error"
+output = "dx"
+bins = 4
+
+[[metrics]]
+metric = "accuracy"
+output = "dx"
+bootstrap = true
+
+[[metrics]]
+metric = "balanced_accuracy"
+output = "dx"
+
+[[metrics]]
+name = "kappa"
+metric = "cohen_kappa"
+output = "dx"
+
+[[metrics]]
+name = "kappa_q"
+metric = "cohen_kappa"
+output = "dx"
+weights = "quadratic"
+
+[[metrics]]
+name = "kappa_l"
+metric = "cohen_kappa"
+output = "dx"
+weights = "linear"
+
+[[metrics]]
+name = "auroc_w"
+metric = "auroc"
+output = "dxw"
+
+[[metrics]]
+name = "brier_w"
+metric = "brier"
+output = "dxw"
+
+[[metrics]]
+name = "acc_w"
+metric = "accuracy"
+output = "dxw"
+
+[[metrics]]
+name = "auroc_e"
+metric = "auroc"
+output = "dxe"
+aggregates = ["macro"]
+
+[[metrics]]
+name = "brier_e"
+metric = "brier"
+output = "dxe"
+
+[[metrics]]
+name = "bacc_e"
+metric = "balanced_accuracy"
+output = "dxe"
+
+[[metrics]]
+name = "auroc_r1"
+metric = "auroc"
+output = "rare"
+single_class = 0.5
+
+[[metrics]]
+name = "auroc_r2"
+metric = "auroc"
+output = "rare"
+single_class = "exclude"
+bootstrap = true
+
+[[metrics]]
+name = "ap_r"
+metric = "average_precision"
+output = "rare"
+no_positive = "exclude"
+
+[[metrics]]
+name = "sens_r"
+metric = "sensitivity"
+output = "rare"
+no_positive = 0.25
+
+[bootstrap]
+resamples = 200
+seed = 3
+level = 0.9
+
+[leaderboard]
+score = "aggregates.auroc_macro"
+"""
+
+CLASSES = ["MEL", "NV", "BCC"]
+N_PROB = 30
+IMAGES = [f"C{k:02d}" for k in range(1, N_PROB + 1)]
+DROP = {"dx": "C04", "dxw": "C05", "dxe": "C06"}
+
+
+def probability_data() -> dict[str, Any]:
+    rng = np.random.default_rng(14)
+    y = np.array([k % 3 for k in range(N_PROB)])
+    rng.shuffle(y)
+    raw = rng.dirichlet([1.0, 1.0, 1.0], N_PROB) + 0.8 * np.eye(3)[y] * rng.random((N_PROB, 1))
+    p = np.round(raw / raw.sum(1, keepdims=True), 6)
+    p[:, 2] = 1.0 - p[:, 0] - p[:, 1]  # sums to 1 within the tolerance
+    p[7] = [0.4, 0.4, 0.2]  # an argmax tie: the first declared class wins
+    p[8] = [0.2, 0.4, 0.4]
+    scores = np.round(rng.random((N_PROB, 3)), 4)  # independent scores (sum = "any")
+    rare = np.array([k % 2 for k in range(N_PROB)])  # BCC never occurs
+    return {"y": y, "p": p, "scores": scores, "rare": rare}
+
+
+def write_probabilities(root: Path, data: dict[str, Any]) -> None:
+    rows = ["case,diagnosis,rare"] + [
+        f"{c},{CLASSES[data['y'][k]]},{CLASSES[data['rare'][k]]}" for k, c in enumerate(IMAGES)
+    ]
+    (root / "gt").mkdir(parents=True, exist_ok=True)
+    (root / "gt" / "truth.csv").write_text("\n".join(rows) + "\n")
+    for k, case in enumerate(IMAGES):
+        p = [float(v) for v in data["p"][k]]
+        as_object = dict(zip(CLASSES, p, strict=True))
+        answers = {"dx": as_object if k % 2 else p, "dxw": p if k % 2 else as_object}
+        answers["dxe"] = [float(v) for v in data["scores"][k]]
+        answers["rare"] = dict(zip(CLASSES, answers["dxe"], strict=True))
+        for slug, value in answers.items():
+            if DROP.get(slug) != case:
+                write_json(root / "outputs" / case / f"{slug}.json", value)
+
+
+def ece(y: np.ndarray, p: np.ndarray, bins: int) -> float:
+    """The README's ECE: sum over equal-width right-closed bins of (n_b / n) |mean y - mean p|; p = 0 in bin 1."""
+    index = np.clip(np.ceil(p * bins).astype(int) - 1, 0, bins - 1)
+    total = 0.0
+    for b in range(bins):
+        inside = index == b
+        if inside.any():
+            total += inside.sum() / len(p) * abs(y[inside].mean() - p[inside].mean())
+    return total
+
+
+def argmax_first(p: np.ndarray) -> np.ndarray:
+    """Each row's argmax, a tie to the first declared class (numpy's argmax takes the first maximum)."""
+    return np.argmax(p, axis=1)
+
+
+def per_class(y: np.ndarray, p: np.ndarray, name: str, bins: int = 5) -> dict[int, float]:
+    if name == "auroc":
+        return {k: skm.roc_auc_score(y == k, p[:, k]) for k in range(3)}
+    if name == "average_precision":
+        return {k: skm.average_precision_score(y == k, p[:, k]) for k in range(3)}
+    if name == "ece":
+        return {k: ece((y == k).astype(float), p[:, k], bins) for k in range(3)}
+    decided = argmax_first(p)
+    if name == "sensitivity":
+        return {k: skm.recall_score(y == k, decided == k) for k in range(3)}
+    return {k: skm.recall_score(y != k, decided != k) for k in range(3)}  # specificity
+
+
+def brier(y: np.ndarray, p: np.ndarray) -> float:
+    return float(np.mean(np.sum((p - np.eye(3)[y]) ** 2, axis=1)))
+
+
+def top_label(y: np.ndarray, p: np.ndarray, bins: int) -> float:
+    decided = argmax_first(p)
+    return ece((decided == y).astype(float), p.max(axis=1), bins)
+
+
+@pytest.fixture(scope="module")
+def probabilities_run(tmp_path_factory):
+    root = tmp_path_factory.mktemp("probabilities")
+    declaration = root / "outsider-probabilities.toml"
+    declaration.write_text(PROBABILITIES)
+    data = probability_data()
+    write_probabilities(root, data)
+    done, metrics = evaluate(declaration, root / "outputs", root / "gt", root)
+    assert done.returncode == 0, done.stderr
+    return metrics, data, root, declaration
+
+
+def imputed(data: dict[str, Any]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Each output's (reference, probabilities) over its scored cases after its missing policy."""
+    y, p = data["y"], data["p"]
+    uniform = p.copy()
+    uniform[IMAGES.index(DROP["dx"])] = 1 / 3
+    worst = p.copy()
+    k = IMAGES.index(DROP["dxw"])
+    wrong = next(c for c in range(3) if c != y[k])  # all mass on the first declared class that is not y
+    worst[k] = np.eye(3)[wrong]
+    keep = np.array([c != DROP["dxe"] for c in IMAGES])
+    return {"dx": (y, uniform), "dxw": (y, worst), "dxe": (y[keep], data["scores"][keep])}
+
+
+def test_probabilities_equal_independent_references(probabilities_run):
+    metrics, data, _, _ = probabilities_run
+    agg = metrics["aggregates"]
+    y, p = imputed(data)["dx"]
+    for name in ("auroc", "average_precision", "ece", "sensitivity", "specificity"):
+        values = per_class(y, p, name)
+        for k, cls in enumerate(CLASSES):
+            close(agg[f"{name}_{cls}"], values[k], f"{name}_{cls}")
+        close(agg[f"{name}_macro"], float(np.mean(list(values.values()))), f"{name}_macro")
+    close(agg["brier"], brier(y, p), "brier")
+    # scikit-learn's multi-class Brier (columns in sorted class order), as the README cites it
+    order = np.argsort(CLASSES)
+    sorted_names = np.array(CLASSES)[y]
+    close(agg["brier"], skm.brier_score_loss(sorted_names, p[:, order], labels=sorted(CLASSES)), "brier (sklearn)")
+    close(agg["tlce"], top_label(y, p, 4), "tlce")
+    decided = argmax_first(p)
+    assert decided[7] == 0 and decided[8] == 1  # the tie rule, as the README states it
+    close(agg["accuracy"], skm.accuracy_score(y, decided), "accuracy")
+    close(agg["balanced_accuracy"], skm.balanced_accuracy_score(y, decided), "balanced_accuracy")
+    close(agg["kappa"], skm.cohen_kappa_score(y, decided, labels=[0, 1, 2]), "kappa")
+    for name, weights in (("kappa_q", "quadratic"), ("kappa_l", "linear")):
+        close(agg[name], skm.cohen_kappa_score(y, decided, labels=[0, 1, 2], weights=weights), name)
+    # worst-value and exclude
+    yw, pw = imputed(data)["dxw"]
+    auroc_w = [skm.roc_auc_score(yw == k, pw[:, k]) for k in range(3)]
+    for k, cls in enumerate(CLASSES):
+        close(agg[f"auroc_w_{cls}"], auroc_w[k], f"auroc_w_{cls}")
+    close(agg["auroc_w_macro"], float(np.mean(auroc_w)), "auroc_w_macro")
+    close(agg["brier_w"], brier(yw, pw), "brier_w")
+    close(agg["acc_w"], skm.accuracy_score(yw, argmax_first(pw)), "acc_w")
+    ye, pe = imputed(data)["dxe"]
+    close(agg["auroc_e_macro"], float(np.mean([skm.roc_auc_score(ye == k, pe[:, k]) for k in range(3)])), "auroc_e")
+    assert "auroc_e_MEL" not in agg  # aggregates = ["macro"] only
+    close(agg["brier_e"], brier(ye, pe), "brier_e")
+    close(agg["bacc_e"], skm.balanced_accuracy_score(ye, argmax_first(pe)), "bacc_e")
+
+
+def test_probabilities_edge_cases_as_declared(probabilities_run):
+    metrics, data, _, _ = probabilities_run
+    agg = metrics["aggregates"]
+    yr, pr = data["rare"], data["scores"]
+    auroc = [skm.roc_auc_score(yr == k, pr[:, k]) for k in range(2)]
+    # single_class = 0.5: BCC (no case) is 0.5 and counts in the macro
+    close(agg["auroc_r1_BCC"], 0.5, "auroc_r1_BCC")
+    close(agg["auroc_r1_macro"], (auroc[0] + auroc[1] + 0.5) / 3, "auroc_r1_macro")
+    # "exclude": null, left out of the macro
+    assert agg["auroc_r2_BCC"] is None
+    close(agg["auroc_r2_macro"], (auroc[0] + auroc[1]) / 2, "auroc_r2_macro")
+    ap = [skm.average_precision_score(yr == k, pr[:, k]) for k in range(2)]
+    assert agg["ap_r_BCC"] is None
+    close(agg["ap_r_macro"], float(np.mean(ap)), "ap_r_macro")
+    decided = argmax_first(pr)
+    sens = [skm.recall_score(yr == k, decided == k) for k in range(2)]
+    close(agg["sens_r_BCC"], 0.25, "sens_r_BCC")
+    close(agg["sens_r_macro"], (sens[0] + sens[1] + 0.25) / 3, "sens_r_macro")
+
+
+def test_probabilities_bootstrap_follows_the_documented_scheme(probabilities_run):
+    metrics, data, _, _ = probabilities_run
+    agg = metrics["aggregates"]
+    y, p = imputed(data)["dx"]
+    n = len(y)
+
+    def class_auroc(k):
+        def statistic(draw):
+            truth = y[draw] == k
+            return skm.roc_auc_score(truth, p[draw, k]) if 0 < truth.sum() < len(draw) else None
+
+        return statistic
+
+    for k, cls in enumerate(CLASSES):
+        close_ci(agg, f"auroc_{cls}", bootstrap_ci(class_auroc(k), n, 200, 3, 0.9))
+
+    def macro(draw):  # single_class = "error": a resample with a class at its edge is left out
+        values = [class_auroc(k)(draw) for k in range(3)]
+        return None if None in values else float(np.mean(values))
+
+    close_ci(agg, "auroc_macro", bootstrap_ci(macro, n, 200, 3, 0.9))
+    close_ci(agg, "brier", bootstrap_ci(lambda d: brier(y[d], p[d]), n, 200, 3, 0.9))
+    close_ci(agg, "accuracy", bootstrap_ci(lambda d: skm.accuracy_score(y[d], argmax_first(p[d])), n, 200, 3, 0.9))
+    yr, pr = data["rare"], data["scores"]
+
+    def macro_exclude(draw):  # "exclude": the mean over the classes the resample holds
+        values = [
+            skm.roc_auc_score(yr[draw] == k, pr[draw, k])
+            for k in range(3)
+            if 0 < (yr[draw] == k).sum() < len(draw)
+        ]
+        return float(np.mean(values)) if values else None
+
+    close_ci(agg, "auroc_r2_macro", bootstrap_ci(macro_exclude, len(yr), 200, 3, 0.9))
+
+
+def test_probabilities_report_answers_and_missing(probabilities_run):
+    metrics, data, _, _ = probabilities_run
+    case = metrics["case"]
+    # the answer per case shown as an object (list answers too); null when missing (never the imputation)
+    assert case["C01"]["dx"] == dict(zip(CLASSES, [float(v) for v in data["p"][0]], strict=True))
+    assert case["C02"]["dx"] == dict(zip(CLASSES, [float(v) for v in data["p"][1]], strict=True))
+    for slug, missing_case in DROP.items():
+        assert case[missing_case][slug] is None
+        assert metrics["missing"][slug] == [missing_case]
