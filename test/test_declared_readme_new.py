@@ -398,3 +398,221 @@ def test_probabilities_report_answers_and_missing(probabilities_run):
     for slug, missing_case in DROP.items():
         assert case[missing_case][slug] is None
         assert metrics["missing"][slug] == [missing_case]
+
+
+# --------------------------------------------------------------------------- a prediction-file phase, one-hot reference
+
+CSV_PHASE = """
+name = "outsider-csv"
+title = "Diagnosis and a score per image (CSV upload)"
+
+[submission]
+kind = "csv"
+id_column = "image"
+
+[cases]
+id_column = "image_id"
+word = "image"
+
+[[outputs]]
+slug = "diag"
+kind = "probabilities"
+classes = ["MEL", "NV", "UNK"]
+columns = { MEL = "p_mel" }
+reference = "truth.csv"
+reference_columns = { MEL = "melanoma" }
+reference_none = "UNK"
+missing = "uniform"
+
+[[outputs]]
+slug = "score"
+kind = "number"
+column = "p_score"
+reference = "truth.csv:target"
+range = [0, 1]
+missing = "worst-value"
+
+[[metrics]]
+metric = "auroc"
+output = "diag"
+bootstrap = true
+
+[[metrics]]
+metric = "balanced_accuracy"
+output = "diag"
+
+[[metrics]]
+metric = "brier"
+output = "diag"
+
+[[metrics]]
+name = "auroc_s"
+metric = "auroc"
+output = "score"
+
+[[metrics]]
+name = "ece_s"
+metric = "ece"
+output = "score"
+bins = 4
+
+[bootstrap]
+resamples = 150
+seed = 1
+level = 0.95
+
+[leaderboard]
+score = "aggregates.auroc_macro"
+"""
+
+N_CSV = 24
+ISIC = [f"ISIC_{k:07d}" for k in range(1, N_CSV + 1)]
+NO_ROW, BLANK_CLASSES, BLANK_SCORE = "ISIC_0000003", "ISIC_0000009", "ISIC_0000011"
+CSV_CLASSES = ["MEL", "NV", "UNK"]
+
+
+def csv_data() -> dict[str, Any]:
+    rng = np.random.default_rng(99)
+    y = np.array([k % 3 for k in range(N_CSV)])
+    rng.shuffle(y)
+    p = np.round(rng.dirichlet([1.0, 1.0, 1.0], N_CSV) * 0.5 + 0.5 * np.eye(3)[y] * rng.random((N_CSV, 1)), 5)
+    p = np.round(p / p.sum(1, keepdims=True), 5)
+    p[:, 2] = np.round(1 - p[:, 0] - p[:, 1], 5)
+    target = (rng.random(N_CSV) < 0.5).astype(int)
+    target[:2] = [0, 1]
+    s = np.round(np.clip(0.3 * target + rng.random(N_CSV) * 0.7, 0, 1), 4)
+    return {"y": y, "p": p, "target": target, "s": s}
+
+
+def write_csv_phase(root: Path, data: dict[str, Any], truth_rows: dict[int, str] | None = None) -> Path:
+    """The one-hot truth (``melanoma``, ``NV``; UNK = no column at 1) and the participant's CSV."""
+    rows = ["image_id,melanoma,NV,target,score_weight"]
+    for k, image in enumerate(ISIC):
+        one_hot = [int(data["y"][k] == 0), int(data["y"][k] == 1)]
+        rows.append(f"{image},{one_hot[0]},{one_hot[1]},{data['target'][k]},1.0")
+    for line, text in (truth_rows or {}).items():
+        rows[line - 1] = text
+    (root / "gt").mkdir(parents=True, exist_ok=True)
+    (root / "gt" / "truth.csv").write_text("\n".join(rows) + "\n")
+    submission = ["image,extra,p_score,UNK,NV,p_mel"]  # any column order, an ignored extra column
+    for k in reversed(range(N_CSV)):  # rows in any order
+        image = ISIC[k]
+        if image == NO_ROW:
+            continue
+        mel, nv, unk = (["", "", ""] if image == BLANK_CLASSES else [repr(float(v)) for v in data["p"][k]])
+        score = "" if image == BLANK_SCORE else repr(float(data["s"][k]))
+        submission.append(f"{image},x,{score},{unk},{nv},{mel}")
+    (root / "input").mkdir(parents=True, exist_ok=True)
+    (root / "input" / "predictions.csv").write_text("\n".join(submission) + "\n")
+    return root / "input"
+
+
+def evaluate_csv(root: Path, declaration_text: str = CSV_PHASE) -> tuple[Any, dict | None]:
+    declaration = root / "outsider-csv.toml"
+    declaration.write_text(declaration_text)
+    out = root / f"output-{len(list(root.glob('output-*')))}"
+    done = run("-m", "evaluation", "--challenge", str(declaration), "--input", str(root / "input"),
+               "--ground-truth", str(root / "gt"), "--output", str(out))  # fmt: skip
+    metrics_file = out / "metrics.json"
+    return done, (json.loads(metrics_file.read_text()) if metrics_file.exists() else None)
+
+
+def test_prediction_csv_with_one_hot_reference(tmp_path):
+    data = csv_data()
+    write_csv_phase(tmp_path, data)
+    done, metrics = evaluate_csv(tmp_path)
+    assert done.returncode == 0, done.stderr
+    agg = metrics["aggregates"]
+    y, p = data["y"], data["p"].copy()
+    for image in (NO_ROW, BLANK_CLASSES):  # uniform
+        p[ISIC.index(image)] = 1 / 3
+    auroc = [skm.roc_auc_score(y == k, p[:, k]) for k in range(3)]
+    for k, cls in enumerate(CSV_CLASSES):
+        close(agg[f"auroc_{cls}"], auroc[k], f"auroc_{cls}")
+    close(agg["auroc_macro"], float(np.mean(auroc)), "auroc_macro")
+    close(agg["balanced_accuracy"], skm.balanced_accuracy_score(y, argmax_first(p)), "balanced_accuracy")
+    close(agg["brier"], brier(y, p), "brier")
+
+    def macro(draw):
+        values = [skm.roc_auc_score(y[draw] == k, p[draw, k]) if 0 < (y[draw] == k).sum() < len(draw) else None
+                  for k in range(3)]  # fmt: skip
+        return None if None in values else float(np.mean(values))
+
+    close_ci(agg, "auroc_macro", bootstrap_ci(macro, N_CSV, 150, 1, 0.95))
+    t, s = data["target"], data["s"].copy()
+    for image in (NO_ROW, BLANK_SCORE):  # worst-value: the end of range farthest from the reference
+        k = ISIC.index(image)
+        s[k] = 0.0 if t[k] == 1 else 1.0
+    close(agg["auroc_s"], skm.roc_auc_score(t, s), "auroc_s")
+    close(agg["ece_s"], ece(t.astype(float), s, 4), "ece_s")
+    assert metrics["missing"]["rows"] == [NO_ROW]
+    assert metrics["missing"]["diag"] == [NO_ROW, BLANK_CLASSES]
+    assert metrics["missing"]["score"] == [NO_ROW, BLANK_SCORE]
+    assert metrics["case"][BLANK_CLASSES]["diag"] is None
+    assert metrics["case"][BLANK_SCORE]["score"] is None
+
+
+# the README's quoted one-line refusals of a one-hot reference (line 6 = ISIC_0000005)
+ONE_HOT_REFUSALS = [
+    (
+        CSV_PHASE,
+        "ISIC_0000005,0,2,1,1.0",
+        "Line 6 of truth.csv has a cell for image ISIC_0000005 in column 'NV' that is not 0 or 1 "
+        "(1/1.0/true/yes/0/0.0/false/no).",
+    ),
+    (
+        CSV_PHASE,
+        "ISIC_0000005,1,,1,1.0",
+        "Line 6 of truth.csv has a blank cell for image ISIC_0000005 in column 'NV'.",
+    ),
+    (
+        CSV_PHASE,
+        "ISIC_0000005,1,1,1,1.0",
+        "Line 6 of truth.csv has more than one class column at 1 for image ISIC_0000005",
+    ),
+    (
+        CSV_PHASE.replace('reference_none = "UNK"\n', "").replace('"NV", "UNK"', '"NV"'),
+        "ISIC_0000005,0,0,1,1.0",
+        "Line 6 of truth.csv has no class column at 1 for image ISIC_0000005; a one-hot reference needs exactly "
+        "one (melanoma, NV).",
+    ),
+]
+
+
+@pytest.mark.parametrize(("declaration", "row", "message"), ONE_HOT_REFUSALS)
+def test_one_hot_reference_refusals_are_the_readme_lines(tmp_path, declaration, row, message):
+    data = csv_data()
+    data["y"] = np.minimum(data["y"], 1) if "UNK" not in declaration else data["y"]
+    write_csv_phase(tmp_path, data, {6: row})
+    if "UNK" not in declaration:  # two classes: the CSV has no UNK column to read
+        csv = tmp_path / "input" / "predictions.csv"
+        lines = [line.split(",") for line in csv.read_text().splitlines()]
+        csv.write_text("\n".join(",".join(cells[:3] + cells[4:]) for cells in lines) + "\n")
+    done, metrics = evaluate_csv(tmp_path, declaration)
+    assert done.returncode != 0 and metrics is None
+    assert "Traceback" not in done.stderr
+    assert last_line(done.stderr).startswith(message), done.stderr
+
+
+SUBMISSION_REFUSALS = [
+    ("some blank class cells", lambda cells: cells[:4] + [""] + cells[5:], ("line", "ISIC_0000005", "NV")),
+    ("a sum off 1", lambda cells: cells[:3] + ["0.5"] + cells[4:], ("line", "ISIC_0000005")),
+    ("a probability above 1", lambda cells: cells[:5] + ["1.5"], ("line", "ISIC_0000005", "p_mel")),
+    ("a non-number", lambda cells: cells[:2] + ["high"] + cells[3:], ("line", "ISIC_0000005", "p_score")),
+    ("more cells than the header", lambda cells: [*cells, "1"], ("line", "has 7 cells; its header has 6 columns")),
+]
+
+
+@pytest.mark.parametrize(("what", "edit", "words"), SUBMISSION_REFUSALS)
+def test_bad_submission_rows_are_one_line_naming_line_and_case(tmp_path, what, edit, words):
+    data = csv_data()
+    write_csv_phase(tmp_path, data)
+    csv = tmp_path / "input" / "predictions.csv"
+    lines = csv.read_text().splitlines()
+    index = next(i for i, line in enumerate(lines) if line.startswith("ISIC_0000005,"))
+    lines[index] = ",".join(edit(lines[index].split(",")))
+    csv.write_text("\n".join(lines) + "\n")
+    done, metrics = evaluate_csv(tmp_path)
+    line = last_line(done.stderr)
+    assert done.returncode != 0 and metrics is None and "Traceback" not in done.stderr, what
+    assert all(word.lower() in line.lower() for word in words), (what, line)
