@@ -24,11 +24,15 @@ from test_declared_readme import (
     bootstrap_ci,
     close,
     close_ci,
-    detections,
+    detection_data,
+    froc,
     evaluate,
     last_line,
+    operating_points,
     platform_boxes,
+    platform_points,
     run,
+    true_positive_flags,
     voc_ap,
     write_json,
 )
@@ -616,3 +620,88 @@ def test_bad_submission_rows_are_one_line_naming_line_and_case(tmp_path, what, e
     line = last_line(done.stderr)
     assert done.returncode != 0 and metrics is None and "Traceback" not in done.stderr, what
     assert all(word.lower() in line.lower() for word in words), (what, line)
+
+
+# --------------------------------------------------------------------------- boxes and points: missing = "empty"
+
+EMPTY_DETECTIONS = """
+name = "outsider-empty"
+title = "Detections with a missing output counted as no detections"
+
+[[inputs]]
+slug = "image"
+
+[[outputs]]
+slug = "cells"
+kind = "boxes"
+reference = "boxes/{case}.json"
+missing = "empty"
+
+[[outputs]]
+slug = "nuclei"
+kind = "points"
+reference = "points/{case}.json"
+missing = "empty"
+
+[[metrics]]
+name = "ap"
+metric = "detection_average_precision"
+output = "cells"
+match = "iou"
+threshold = 0.5
+
+[[metrics]]
+name = "froc"
+metric = "froc"
+output = "cells"
+match = "iou"
+fp_rates = [0.25, 0.5, 1, 2]
+
+[[metrics]]
+name = "froc_points"
+metric = "froc"
+output = "nuclei"
+match = "distance"
+threshold = 6.0
+fp_rates = [0.25, 0.5, 1, 2]
+
+[leaderboard]
+score = "aggregates.ap"
+"""
+
+
+def detections(refs: dict, preds: dict, match: str, threshold: float):
+    """Scores, TP flags and image of every prediction, and the number of reference objects (an image
+    without predictions adds only its reference objects)."""
+    scores, flags, images = [], [], []
+    for image in refs:
+        if preds[image]:
+            flags += true_positive_flags(refs[image], preds[image], match, threshold, "greedy")
+        scores += [p[-1] for p in preds[image]]
+        images += [image] * len(preds[image])
+    return np.array(scores), np.array(flags, bool), np.array(images), sum(len(r) for r in refs.values())
+
+
+def test_missing_empty_detections_are_false_negatives_and_count_as_images(tmp_path):
+    ref_boxes, pred_boxes, ref_points, pred_points = detection_data()
+    images = list(ref_boxes)
+    gone = images[1]  # an image with reference objects and no output at all
+    assert ref_boxes[gone]
+    declaration = tmp_path / "outsider-empty.toml"
+    declaration.write_text(EMPTY_DETECTIONS)
+    for image in images:
+        write_json(tmp_path / "gt" / "boxes" / f"{image}.json", ref_boxes[image])
+        write_json(tmp_path / "gt" / "points" / f"{image}.json", ref_points[image])
+        if image != gone:
+            write_json(tmp_path / "outputs" / image / "cells.json", platform_boxes(pred_boxes[image]))
+            write_json(tmp_path / "outputs" / image / "nuclei.json", platform_points(pred_points[image]))
+    done, metrics = evaluate(declaration, tmp_path / "outputs", tmp_path / "gt", tmp_path)
+    assert done.returncode == 0, done.stderr
+    agg = metrics["aggregates"]
+    pred_boxes[gone], pred_points[gone] = [], []  # "empty": no detections
+    found = detections(ref_boxes, pred_boxes, "iou", 0.5)
+    close(agg["ap"], voc_ap(*found[:2], found[3]), "ap")
+    close(agg["froc"], froc(operating_points(*found, None, len(images)), [0.25, 0.5, 1, 2]), "froc")
+    near = detections(ref_points, pred_points, "distance", 6.0)
+    close(agg["froc_points"], froc(operating_points(*near, None, len(images)), [0.25, 0.5, 1, 2]), "froc_points")
+    assert metrics["missing"]["cells"] == [gone] and metrics["missing"]["nuclei"] == [gone]
