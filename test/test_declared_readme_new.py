@@ -17,8 +17,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-import SimpleITK as sitk
-from scipy import ndimage
 from sklearn import metrics as skm
 from test_declared_readme import (
     bootstrap_ci,
@@ -27,13 +25,16 @@ from test_declared_readme import (
     detection_data,
     froc,
     evaluate,
+    iou_matrix,
     last_line,
+    matched_ious,
     operating_points,
     platform_boxes,
     platform_points,
     run,
     true_positive_flags,
     voc_ap,
+    write_image,
     write_json,
 )
 
@@ -705,3 +706,126 @@ def test_missing_empty_detections_are_false_negatives_and_count_as_images(tmp_pa
     near = detections(ref_points, pred_points, "distance", 6.0)
     close(agg["froc_points"], froc(operating_points(*near, None, len(images)), [0.25, 0.5, 1, 2]), "froc_points")
     assert metrics["missing"]["cells"] == [gone] and metrics["missing"]["nuclei"] == [gone]
+
+
+# --------------------------------------------------------------------------- HECKTOR-style report keys
+
+HECKTOR_STYLE = """
+name = "outsider-hecktor-style"
+title = "Primary tumour and lymph nodes, label by label"
+
+[[inputs]]
+slug = "ct"
+
+[[outputs]]
+slug = "seg"
+kind = "segmentation"
+reference = "labels/{case}.*"
+reference_suffixes = [".nii.gz", ".mha"]
+labels = { gtvp = 1, gtvn = 2 }
+missing = "empty-mask"
+
+[[metrics]]
+metric = "dice"
+output = "seg"
+aggregates = ["mean", "dataset"]
+
+[[metrics]]
+metric = "hd95"
+output = "seg"
+compute = false
+
+[[metrics]]
+name = "lesions"
+metric = "lesion_f1"
+output = "seg"
+labels = ["gtvn"]
+aggregates = ["dataset", "tp", "fp", "fn"]
+case_count_key = "lesions_{count}_{label}"
+
+[report]
+order = "label"
+
+[leaderboard]
+score = "aggregates.dice_gtvp_mean"
+"""
+
+PATIENTS = ["HN-1", "HN-2", "HN-3", "HN-4", "HN-5", "HN-6"]
+EMPTY_PATIENT, NO_OUTPUT = "HN-5", "HN-6"
+
+
+def hecktor_style_maps() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """(reference, prediction) label maps: a tumour block (1) and node blobs (2), shifted and thinned."""
+    rng = np.random.default_rng(5)
+    maps = {}
+    for k, patient in enumerate(PATIENTS):
+        reference = np.zeros((12, 14, 16), np.uint8)
+        prediction = np.zeros_like(reference)
+        if patient != EMPTY_PATIENT:
+            reference[2:7, 3:9, 4:10] = 1
+            prediction[2 + k % 2 : 7, 3:9 - k % 3, 4:11] = 1
+            for n in range(k % 3 + 1):  # separate nodes, some found, one false positive
+                z, y = 8 + (n % 2) * 2, 2 + 4 * n
+                reference[z : z + 2, y : y + 2, 12:14] = 2
+                if rng.random() < 0.7:
+                    prediction[z : z + 2, y : y + 2, 12 + n % 2 : 14] = 2
+            prediction[0:2, 12:14, 0:2] = 2 * (k % 2)
+        maps[patient] = (reference, prediction)
+    return maps
+
+
+def dice(r: np.ndarray, p: np.ndarray) -> float:
+    return 1.0 if not r.any() and not p.any() else 2 * (r & p).sum() / (r.sum() + p.sum())
+
+
+def test_hecktor_style_keys_order_counts_and_listing(tmp_path):
+    maps = hecktor_style_maps()
+    declaration = tmp_path / "outsider-hecktor-style.toml"
+    declaration.write_text(HECKTOR_STYLE)
+    for k, (patient, (reference, prediction)) in enumerate(maps.items()):
+        suffix = ".nii.gz" if k % 2 else ".mha"  # the listing pattern takes either suffix
+        write_image(reference, (1.0, 1.0, 2.0), tmp_path / "gt" / "labels" / f"{patient}{suffix}")
+        if patient != NO_OUTPUT:
+            write_image(prediction, (1.0, 1.0, 2.0), tmp_path / "outputs" / patient / "images" / "seg" / "out.mha")
+        else:
+            (tmp_path / "outputs" / patient).mkdir(parents=True)
+    (tmp_path / "gt" / "labels" / "README.txt").write_text("not a case")  # not a listed suffix: ignored
+    done, metrics = evaluate(declaration, tmp_path / "outputs", tmp_path / "gt", tmp_path)
+    assert done.returncode == 0, done.stderr
+    agg, case = metrics["aggregates"], metrics["case"]
+    maps[NO_OUTPUT] = (maps[NO_OUTPUT][0], np.zeros_like(maps[NO_OUTPUT][0]))  # empty-mask
+    assert sorted(case) == PATIENTS
+    for name, value in (("gtvp", 1), ("gtvn", 2)):
+        per = [dice(r == value, p == value) for r, p in maps.values()]
+        close(agg[f"dice_{name}_mean"], float(np.mean(per)), f"dice_{name}_mean")
+        inter = sum(((r == value) & (p == value)).sum() for r, p in maps.values())
+        total = sum((r == value).sum() + (p == value).sum() for r, p in maps.values())
+        close(agg[f"dice_{name}_dataset"], 2 * inter / total, f"dice_{name}_dataset")
+        for patient, (r, p) in maps.items():
+            close(case[patient][f"dice_{name}"], dice(r == value, p == value), f"{patient} dice_{name}")
+            # compute = false: null, except where neither map holds any label (both_empty, 0.0)
+            expected = 0.0 if not r.any() and not p.any() else None
+            assert case[patient][f"hd95_{name}"] == expected, (patient, name)
+        assert agg[f"hd95_{name}_mean"] is None
+    counts = {"tp": 0, "fp": 0, "fn": 0}
+    for patient, (r, p) in maps.items():
+        matrix = iou_matrix(r == 2, p == 2)
+        tp = len(matched_ious(matrix, 0.3, "greedy"))
+        fp, fn = matrix.shape[1] - tp, matrix.shape[0] - tp
+        for count, value in (("tp", tp), ("fp", fp), ("fn", fn)):
+            assert case[patient][f"lesions_{count}_gtvn"] == value, (patient, count)
+            counts[count] += value
+        f1 = 1.0 if not matrix.shape[0] and not matrix.shape[1] else 2 * tp / (2 * tp + fp + fn)
+        close(case[patient]["lesions_gtvn"], f1, f"{patient} lesions_gtvn")
+    for count, value in counts.items():
+        assert agg[f"lesions_gtvn_{count}"] == value and isinstance(agg[f"lesions_gtvn_{count}"], int), count
+    tp, fp, fn = counts["tp"], counts["fp"], counts["fn"]
+    close(agg["lesions_gtvn_dataset"], 2 * tp / (2 * tp + fp + fn), "lesions_gtvn_dataset")
+    # order = "label": aggregates and each case's keys label by label
+    assert list(agg) == [
+        "dice_gtvp_mean", "dice_gtvp_dataset", "hd95_gtvp_mean",
+        "dice_gtvn_mean", "dice_gtvn_dataset", "hd95_gtvn_mean",
+        "lesions_gtvn_dataset", "lesions_gtvn_tp", "lesions_gtvn_fp", "lesions_gtvn_fn",
+    ]  # fmt: skip
+    assert list(case["HN-1"])[:4] == ["dice_gtvp", "hd95_gtvp", "dice_gtvn", "hd95_gtvn"], list(case["HN-1"])
+    assert metrics["missing"]["seg"] == [NO_OUTPUT]
