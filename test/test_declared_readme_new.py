@@ -23,8 +23,8 @@ from test_declared_readme import (
     close,
     close_ci,
     detection_data,
-    froc,
     evaluate,
+    froc,
     iou_matrix,
     last_line,
     matched_ious,
@@ -385,9 +385,7 @@ def test_probabilities_bootstrap_follows_the_documented_scheme(probabilities_run
 
     def macro_exclude(draw):  # "exclude": the mean over the classes the resample holds
         values = [
-            skm.roc_auc_score(yr[draw] == k, pr[draw, k])
-            for k in range(3)
-            if 0 < (yr[draw] == k).sum() < len(draw)
+            skm.roc_auc_score(yr[draw] == k, pr[draw, k]) for k in range(3) if 0 < (yr[draw] == k).sum() < len(draw)
         ]
         return float(np.mean(values)) if values else None
 
@@ -504,7 +502,7 @@ def write_csv_phase(root: Path, data: dict[str, Any], truth_rows: dict[int, str]
         image = ISIC[k]
         if image == NO_ROW:
             continue
-        mel, nv, unk = (["", "", ""] if image == BLANK_CLASSES else [repr(float(v)) for v in data["p"][k]])
+        mel, nv, unk = ["", "", ""] if image == BLANK_CLASSES else [repr(float(v)) for v in data["p"][k]]
         score = "" if image == BLANK_SCORE else repr(float(data["s"][k]))
         submission.append(f"{image},x,{score},{unk},{nv},{mel}")
     (root / "input").mkdir(parents=True, exist_ok=True)
@@ -600,10 +598,10 @@ def test_one_hot_reference_refusals_are_the_readme_lines(tmp_path, declaration, 
 
 
 SUBMISSION_REFUSALS = [
-    ("some blank class cells", lambda cells: cells[:4] + [""] + cells[5:], ("line", "ISIC_0000005", "NV")),
-    ("a sum off 1", lambda cells: cells[:3] + ["0.5"] + cells[4:], ("line", "ISIC_0000005")),
-    ("a probability above 1", lambda cells: cells[:5] + ["1.5"], ("line", "ISIC_0000005", "p_mel")),
-    ("a non-number", lambda cells: cells[:2] + ["high"] + cells[3:], ("line", "ISIC_0000005", "p_score")),
+    ("some blank class cells", lambda cells: [*cells[:4], "", *cells[5:]], ("line", "ISIC_0000005", "NV")),
+    ("a sum off 1", lambda cells: [*cells[:3], "0.5", *cells[4:]], ("line", "ISIC_0000005")),
+    ("a probability above 1", lambda cells: [*cells[:5], "1.5"], ("line", "ISIC_0000005", "p_mel")),
+    ("a non-number", lambda cells: [*cells[:2], "high", *cells[3:]], ("line", "ISIC_0000005", "p_score")),
     ("more cells than the header", lambda cells: [*cells, "1"], ("line", "has 7 cells; its header has 6 columns")),
 ]
 
@@ -763,7 +761,7 @@ def hecktor_style_maps() -> dict[str, tuple[np.ndarray, np.ndarray]]:
         prediction = np.zeros_like(reference)
         if patient != EMPTY_PATIENT:
             reference[2:7, 3:9, 4:10] = 1
-            prediction[2 + k % 2 : 7, 3:9 - k % 3, 4:11] = 1
+            prediction[2 + k % 2 : 7, 3 : 9 - k % 3, 4:11] = 1
             for n in range(k % 3 + 1):  # separate nodes, some found, one false positive
                 z, y = 8 + (n % 2) * 2, 2 + 4 * n
                 reference[z : z + 2, y : y + 2, 12:14] = 2
@@ -829,3 +827,104 @@ def test_hecktor_style_keys_order_counts_and_listing(tmp_path):
     ]  # fmt: skip
     assert list(case["HN-1"])[:4] == ["dice_gtvp", "hd95_gtvp", "dice_gtvn", "hd95_gtvn"], list(case["HN-1"])
     assert metrics["missing"]["seg"] == [NO_OUTPUT]
+
+
+# --------------------------------------------------------------------------- bad declarations name the key
+
+BAD = [
+    # (declaration, old, new, the key the one-line refusal names)
+    ("prob", 'sum = "one"', 'sum = "some"', "sum"),
+    ("prob", 'sum = "one"', 'sum = "any"\nsum_tolerance = 0.01', "sum_tolerance"),
+    ("prob", 'missing = "uniform"', 'missing = "empty-mask"', "outputs[0].missing"),
+    ("prob", 'missing = "uniform"', 'missing = "misclassification"', "outputs[0].missing"),
+    (
+        "prob",
+        'classes = ["MEL", "NV", "BCC"]\nreference = "truth.csv:rare"',
+        'classes = ["MEL"]\nreference = "truth.csv:rare"',
+        "classes",
+    ),
+    (
+        "prob",
+        'classes = ["MEL", "NV", "BCC"]\nreference = "truth.csv:rare"',
+        'classes = ["MEL", "N V", "BCC"]\nreference = "truth.csv:rare"',
+        "classes",
+    ),
+    ("prob", "single_class = 0.5", 'single_class = "skip"', "single_class"),
+    ("prob", 'no_positive = "exclude"', 'no_positive = "maybe"', "no_positive"),
+    ("prob", 'weights = "quadratic"', 'weights = "cubic"', "weights"),
+    ("prob", 'aggregates = ["macro"]', 'aggregates = ["macro", "micro"]', "aggregates"),
+    ("prob", "bins = 4", "bins = 0", "bins"),
+    (
+        "prob",
+        'metric = "specificity"\noutput = "dx"',
+        'metric = "specificity"\noutput = "dx"\nthreshold = 0.5',
+        "threshold",
+    ),
+    ("csv", 'columns = { MEL = "p_mel" }', 'columns = { MEL = "p_mel", SCC = "p_scc" }', "columns"),
+    ("csv", 'columns = { MEL = "p_mel" }', 'columns = { MEL = "image" }', "columns"),
+    ("csv", 'columns = { MEL = "p_mel" }', 'column = "p_mel"', "column"),
+    (
+        "csv",
+        'reference_columns = { MEL = "melanoma" }',
+        'reference_columns = { MEL = "image_id" }',
+        "reference_columns",
+    ),
+    ("csv", 'reference_none = "UNK"', 'reference_none = "OTHER"', "reference_none"),
+    ("csv", 'kind = "csv"', 'kind = "xlsx"', "kind"),
+    ("csv", 'missing = "worst-value"', 'missing = "uniform"', "missing"),
+    (
+        "empty",
+        'reference = "boxes/{case}.json"\nmissing = "empty"',
+        'reference = "boxes/{case}.json"\nmissing = "uniform"',
+        "missing",
+    ),
+    ("hecktor", 'order = "label"', 'order = "labels"', "order"),
+    (
+        "hecktor",
+        'aggregates = ["dataset", "tp", "fp", "fn"]',
+        'aggregates = ["dataset", "tp", "fp", "tn"]',
+        "aggregates",
+    ),
+    ("hecktor", 'case_count_key = "lesions_{count}_{label}"', 'case_count_key = "lesions_{label}"', "case_count_key"),
+    ("hecktor", "compute = false", 'compute = "no"', "compute"),
+    ("hecktor", 'missing = "empty-mask"', 'missing = "empty"', "missing"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("which", "old", "new", "key"), BAD)
+def test_bad_declarations_are_refused_naming_the_key(tmp_path, capsys, which, old, new, key):
+    from evaluation import phase
+
+    text = {"prob": PROBABILITIES, "csv": CSV_PHASE, "empty": EMPTY_DETECTIONS, "hecktor": HECKTOR_STYLE}[which]
+    assert text.count(old) == 1, old
+    declaration = tmp_path / f"outsider-{which}.toml"
+    declaration.write_text(text.replace(old, new))
+    capsys.readouterr()
+    assert phase.main(["--challenge", str(declaration)]) != 0, new
+    err = capsys.readouterr().err
+    line = last_line(err)
+    assert key in line and "Traceback" not in err, err
+    assert line.startswith(declaration.name), line
+
+
+def test_the_readme_quoted_declaration_errors(tmp_path, capsys):
+    """The README's own example lines, on its complete example and on the probabilities sketch above."""
+    from evaluation import phase
+
+    kits = (Path(__file__).resolve().parents[1] / "evaluation" / "declarations" / "kits-example.toml").read_text()
+    cases = [
+        (kits.replace('missing = "worst-value"', 'missing = "zero"'),
+         "my-challenge.toml: outputs[1].missing: 'zero' is not one of error, empty-mask, worst-value, "
+         "misclassification, exclude, empty, non-concordant, tie"),
+        (PROBABILITIES.replace('missing = "uniform"', 'missing = "empty-mask"'),
+         "my-challenge.toml: outputs[0].missing: 'empty-mask' is not one of error, worst-value, uniform, exclude "
+         "(for a probabilities output)"),
+        (kits.replace("title =", "titel =", 1),
+         "my-challenge.toml: title: is required (is 'titel' a misspelling of it?)"),
+    ]  # fmt: skip
+    for text, message in cases:
+        declaration = tmp_path / "my-challenge.toml"
+        declaration.write_text(text)
+        capsys.readouterr()
+        assert phase.main(["--challenge", str(declaration)]) != 0
+        assert last_line(capsys.readouterr().err) == message
