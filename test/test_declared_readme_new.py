@@ -27,6 +27,7 @@ from test_declared_readme import (
     froc,
     iou_matrix,
     last_line,
+    make_input,
     matched_ious,
     operating_points,
     platform_boxes,
@@ -371,11 +372,13 @@ def test_probabilities_bootstrap_follows_the_documented_scheme(probabilities_run
 
         return statistic
 
+    draws = np.random.default_rng(3).integers(0, n, (200, n))
+    per_draw = {d.tobytes(): [class_auroc(k)(d) for k in range(3)] for d in draws}  # scikit-learn once per class
     for k, cls in enumerate(CLASSES):
-        close_ci(agg, f"auroc_{cls}", bootstrap_ci(class_auroc(k), n, 200, 3, 0.9))
+        close_ci(agg, f"auroc_{cls}", bootstrap_ci(lambda d, k=k: per_draw[d.tobytes()][k], n, 200, 3, 0.9))
 
     def macro(draw):  # single_class = "error": a resample with a class at its edge is left out
-        values = [class_auroc(k)(draw) for k in range(3)]
+        values = per_draw[draw.tobytes()]
         return None if None in values else float(np.mean(values))
 
     close_ci(agg, "auroc_macro", bootstrap_ci(macro, n, 200, 3, 0.9))
@@ -510,9 +513,14 @@ def write_csv_phase(root: Path, data: dict[str, Any], truth_rows: dict[int, str]
     return root / "input"
 
 
-def evaluate_csv(root: Path, declaration_text: str = CSV_PHASE) -> tuple[Any, dict | None]:
+def evaluate_csv(root: Path, declaration_text: str = CSV_PHASE, evaluate_cli: Any = None) -> tuple[Any, dict | None]:
+    """The CSV phase as a subprocess, or in this process through ``evaluate_cli`` (refusals: faster)."""
     declaration = root / "outsider-csv.toml"
     declaration.write_text(declaration_text)
+    if evaluate_cli is not None:
+        done = evaluate_cli(str(declaration), root / "input", ground_truth=root / "gt")
+        metrics_file = done.output / "metrics.json"
+        return done, (json.loads(metrics_file.read_text()) if metrics_file.exists() else None)
     out = root / f"output-{len(list(root.glob('output-*')))}"
     done = run("-m", "evaluation", "--challenge", str(declaration), "--input", str(root / "input"),
                "--ground-truth", str(root / "gt"), "--output", str(out))  # fmt: skip
@@ -583,7 +591,7 @@ ONE_HOT_REFUSALS = [
 
 
 @pytest.mark.parametrize(("declaration", "row", "message"), ONE_HOT_REFUSALS)
-def test_one_hot_reference_refusals_are_the_readme_lines(tmp_path, declaration, row, message):
+def test_one_hot_reference_refusals_are_the_readme_lines(tmp_path, evaluate_cli, declaration, row, message):
     data = csv_data()
     data["y"] = np.minimum(data["y"], 1) if "UNK" not in declaration else data["y"]
     write_csv_phase(tmp_path, data, {6: row})
@@ -591,8 +599,8 @@ def test_one_hot_reference_refusals_are_the_readme_lines(tmp_path, declaration, 
         csv = tmp_path / "input" / "predictions.csv"
         lines = [line.split(",") for line in csv.read_text().splitlines()]
         csv.write_text("\n".join(",".join(cells[:3] + cells[4:]) for cells in lines) + "\n")
-    done, metrics = evaluate_csv(tmp_path, declaration)
-    assert done.returncode != 0 and metrics is None
+    done, metrics = evaluate_csv(tmp_path, declaration, evaluate_cli)
+    assert done.exit_code != 0 and metrics is None
     assert "Traceback" not in done.stderr
     assert last_line(done.stderr).startswith(message), done.stderr
 
@@ -607,7 +615,7 @@ SUBMISSION_REFUSALS = [
 
 
 @pytest.mark.parametrize(("what", "edit", "words"), SUBMISSION_REFUSALS)
-def test_bad_submission_rows_are_one_line_naming_line_and_case(tmp_path, what, edit, words):
+def test_bad_submission_rows_are_one_line_naming_line_and_case(tmp_path, evaluate_cli, what, edit, words):
     data = csv_data()
     write_csv_phase(tmp_path, data)
     csv = tmp_path / "input" / "predictions.csv"
@@ -615,9 +623,9 @@ def test_bad_submission_rows_are_one_line_naming_line_and_case(tmp_path, what, e
     index = next(i for i, line in enumerate(lines) if line.startswith("ISIC_0000005,"))
     lines[index] = ",".join(edit(lines[index].split(",")))
     csv.write_text("\n".join(lines) + "\n")
-    done, metrics = evaluate_csv(tmp_path)
+    done, metrics = evaluate_csv(tmp_path, CSV_PHASE, evaluate_cli)
     line = last_line(done.stderr)
-    assert done.returncode != 0 and metrics is None and "Traceback" not in done.stderr, what
+    assert done.exit_code != 0 and metrics is None and "Traceback" not in done.stderr, what
     assert all(word.lower() in line.lower() for word in words), (what, line)
 
 
@@ -928,3 +936,79 @@ def test_the_readme_quoted_declaration_errors(tmp_path, capsys):
         capsys.readouterr()
         assert phase.main(["--challenge", str(declaration)]) != 0
         assert last_line(capsys.readouterr().err) == message
+
+
+def run_probabilities(
+    root: Path, replacements: dict[str, str], answer: Any = None, evaluate_cli: Any = None
+) -> tuple[Any, dict | None]:
+    """The probabilities declaration with ``replacements``; ``answer`` (if given) is C05's ``dx``; in this
+    process through ``evaluate_cli`` when given (a ``Run``; metrics.json or None)."""
+    text = PROBABILITIES
+    for old, new in replacements.items():
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    declaration = root / "outsider-probabilities.toml"
+    declaration.write_text(text)
+    write_probabilities(root, probability_data())
+    if answer is not None:
+        write_json(root / "outputs" / "C05" / "dx.json", answer)
+    if evaluate_cli is None:
+        return evaluate(declaration, root / "outputs", root / "gt", root)
+    done = evaluate_cli(str(declaration), make_input(declaration, root / "outputs"), ground_truth=root / "gt")
+    metrics_file = done.output / "metrics.json"
+    return done, (json.loads(metrics_file.read_text()) if metrics_file.exists() else None)
+
+
+def test_a_class_at_its_edge_by_default_stops_the_run_naming_class_and_key(tmp_path, evaluate_cli):
+    done, metrics = run_probabilities(tmp_path, {"single_class = 0.5": ""}, evaluate_cli=evaluate_cli)
+    line = last_line(done.stderr)
+    assert done.exit_code != 0 and metrics is None and "Traceback" not in done.stderr
+    assert "'BCC'" in line and "auroc" in line and "single_class" in line, line
+
+
+def test_a_number_edge_value_leaves_its_class_and_the_macro_without_interval(tmp_path, evaluate_cli):
+    """The README: in a resample a class at its edge is NaN, left out of its interval, and the macro
+    resample is left out too unless "exclude": BCC never occurs, so with ``single_class = 0.5`` neither
+    BCC's nor the macro's interval has a resample (null), while the other classes' intervals do."""
+    bootstrapped = {"single_class = 0.5": "single_class = 0.5\nbootstrap = true"}
+    done, metrics = run_probabilities(tmp_path, bootstrapped, evaluate_cli=evaluate_cli)
+    assert done.exit_code == 0, done.stderr
+    agg = metrics["aggregates"]
+    assert agg["auroc_r1_BCC"] == 0.5 and agg["auroc_r1_BCC_ci_low"] is None and agg["auroc_r1_macro_ci_low"] is None
+    data = probability_data()
+    yr, pr = data["rare"], data["scores"]
+    for k, cls in enumerate(CLASSES[:2]):
+
+        def statistic(draw, k=k):
+            truth = yr[draw] == k
+            return skm.roc_auc_score(truth, pr[draw, k]) if 0 < truth.sum() < len(draw) else None
+
+        close_ci(agg, f"auroc_r1_{cls}", bootstrap_ci(statistic, N_PROB, 200, 3, 0.9))
+
+
+JOB_ANSWER_REFUSALS = [
+    ({"MEL": 0.5, "NV": 0.5}, "a class missing"),
+    ({"MEL": 0.5, "NV": 0.25, "BCC": 0.25, "SCC": 0.0}, "a class not declared"),
+    ([0.5, 0.5], "a list of another length"),
+    ({"MEL": "0.5", "NV": 0.25, "BCC": 0.25}, "a string"),
+    ([0.5, 0.75, -0.25], "a negative value"),
+    ([0.5, 0.25, 0.2], "a sum off 1 (0.95)"),
+]
+
+
+@pytest.mark.parametrize(("answer", "what"), JOB_ANSWER_REFUSALS)
+def test_bad_probability_answers_are_one_line_naming_the_case(tmp_path, evaluate_cli, answer, what):
+    done, metrics = run_probabilities(tmp_path, {}, answer, evaluate_cli)
+    line = last_line(done.stderr)
+    assert done.exit_code != 0 and metrics is None and "Traceback" not in done.stderr, what
+    assert "C05" in line, (what, line)
+
+
+def test_a_sum_within_the_tolerance_is_used_as_given(tmp_path, evaluate_cli):
+    answer = [0.5, 0.3, 0.2005]  # sums to 1.0005: within the default 0.001, not renormalised
+    done, metrics = run_probabilities(tmp_path, {}, answer, evaluate_cli)
+    assert done.exit_code == 0, done.stderr
+    data = probability_data()
+    y, p = imputed(data)["dx"]
+    p[IMAGES.index("C05")] = answer
+    close(metrics["aggregates"]["brier"], brier(y, p), "brier with C05 as given")
