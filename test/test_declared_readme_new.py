@@ -1012,3 +1012,79 @@ def test_a_sum_within_the_tolerance_is_used_as_given(tmp_path, evaluate_cli):
     y, p = imputed(data)["dx"]
     p[IMAGES.index("C05")] = answer
     close(metrics["aggregates"]["brier"], brier(y, p), "brier with C05 as given")
+
+
+def test_csv_phase_make_input_class_name_reference_and_phase_settings(tmp_path, evaluate_cli, capsys):
+    """``make_input`` writes the CSV from each image's JSON (object or list); the same truth as a class-name
+    column scores as the one-hot CSV; the phase settings say ``"submission_kind": "CSV"``."""
+    from evaluation import phase
+
+    data = csv_data()
+    write_csv_phase(tmp_path / "direct", data)
+    done, direct = evaluate_csv(tmp_path / "direct", CSV_PHASE, evaluate_cli)
+    assert done.exit_code == 0, done.stderr
+    # make_input from outputs/<image>/<slug>.json
+    root = tmp_path / "built"
+    write_csv_phase(root, data)
+    for k, image in enumerate(ISIC):
+        if image == NO_ROW:
+            continue
+        p = [float(v) for v in data["p"][k]]
+        if image != BLANK_CLASSES:
+            write_json(root / "outputs" / image / "diag.json", p if k % 2 else dict(zip(CSV_CLASSES, p, strict=True)))
+        if image != BLANK_SCORE:
+            write_json(root / "outputs" / image / "score.json", float(data["s"][k]))
+    (root / "input" / "predictions.csv").unlink()
+    declaration = root / "outsider-csv.toml"
+    declaration.write_text(CSV_PHASE)
+    built = make_input(declaration, root / "outputs")
+    done = evaluate_cli(str(declaration), built, ground_truth=root / "gt")
+    assert done.exit_code == 0, done.stderr
+    made = json.loads((done.output / "metrics.json").read_text())
+    assert made["aggregates"] == direct["aggregates"] and made["case"] == direct["case"]
+    assert made["missing"]["diag"] == direct["missing"]["diag"]
+    # the truth as a class-name column
+    names = ["image_id,diagnosis,target"] + [
+        f"{image},{CSV_CLASSES[data['y'][k]]},{data['target'][k]}" for k, image in enumerate(ISIC)
+    ]
+    (tmp_path / "direct" / "gt" / "names.csv").write_text("\n".join(names) + "\n")
+    by_name = CSV_PHASE.replace('reference = "truth.csv"\nreference_columns = { MEL = "melanoma" }\n'
+                                'reference_none = "UNK"', 'reference = "names.csv:diagnosis"')  # fmt: skip
+    done, named = evaluate_csv(tmp_path / "direct", by_name, evaluate_cli)
+    assert done.exit_code == 0, done.stderr
+    assert named["aggregates"] == direct["aggregates"] and named["case"] == direct["case"]
+    capsys.readouterr()
+    assert phase.main(["--challenge", str(declaration)]) == 0
+    assert json.loads(capsys.readouterr().out)["submission_kind"] == "CSV"
+
+
+def test_one_hot_reference_none_skip_and_blank_skip(tmp_path, evaluate_cli):
+    """``reference_none = "skip"``: a row without a class at 1 leaves the output; ``blank = "skip"``: an
+    all-blank row too, while one blank class cell among others is refused with the README's line."""
+    data = csv_data()
+    rows = {6: "ISIC_0000005,0,0,1,1.0", 8: "ISIC_0000007,,,0,1.0"}
+    write_csv_phase(tmp_path, data, rows)
+    text = CSV_PHASE.replace('reference_none = "UNK"', 'reference_none = "skip"\nblank = "skip"')
+    text = text.replace('"NV", "UNK"', '"NV"')
+    csv = tmp_path / "input" / "predictions.csv"
+    lines = [line.split(",") for line in csv.read_text().splitlines()]
+    csv.write_text("\n".join(",".join(cells[:3] + cells[4:]) for cells in lines) + "\n")  # no UNK column
+    # renormalise nothing: two classes with sum = "one" would refuse the rows; declare independent scores
+    text = text.replace('missing = "uniform"', 'missing = "uniform"\nsum = "any"')
+    done, metrics = evaluate_csv(tmp_path, text, evaluate_cli)
+    assert done.exit_code == 0, done.stderr
+    y, p = data["y"], data["p"].copy()
+    for image in (NO_ROW, BLANK_CLASSES):
+        p[ISIC.index(image)] = 0.5
+    keep = np.array([image not in ("ISIC_0000005", "ISIC_0000007") and y[k] != 2 for k, image in enumerate(ISIC)])
+    auroc = [skm.roc_auc_score(y[keep] == k, p[keep, k]) for k in range(2)]
+    close(metrics["aggregates"]["auroc_MEL"], auroc[0], "auroc_MEL")
+    close(metrics["aggregates"]["auroc_macro"], float(np.mean(auroc)), "auroc_macro")
+    write_csv_phase(tmp_path, data, {6: "ISIC_0000005,1,,1,1.0"})
+    csv.write_text("\n".join(",".join(cells[:3] + cells[4:]) for cells in lines) + "\n")
+    done, metrics = evaluate_csv(tmp_path, text, evaluate_cli)
+    assert done.exit_code != 0 and metrics is None
+    assert last_line(done.stderr) == (
+        "Line 6 of truth.csv has a blank cell for image ISIC_0000005 in column 'NV' (blank = 'skip' skips a row "
+        "only when all its class cells are blank)."
+    )
