@@ -12,6 +12,7 @@ every number is recomputed here with scikit-learn or by hand from the README's d
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -1088,3 +1089,21 @@ def test_one_hot_reference_none_skip_and_blank_skip(tmp_path, evaluate_cli):
         "Line 6 of truth.csv has a blank cell for image ISIC_0000005 in column 'NV' (blank = 'skip' skips a row "
         "only when all its class cells are blank)."
     )
+
+
+def test_worst_value_on_the_first_class_puts_the_mass_on_the_second(tmp_path, evaluate_cli):
+    """A case of the first declared class (MEL) without its answer: all mass on NV."""
+    data = probability_data()
+    first = next(c for k, c in enumerate(IMAGES) if data["y"][k] == 0 and c not in DROP.values())
+    done, _ = run_probabilities(tmp_path, {}, evaluate_cli=evaluate_cli)
+    assert done.exit_code == 0, done.stderr
+    (tmp_path / "outputs" / first / "dxw.json").rename(tmp_path / "kept.json")
+    shutil.copytree(tmp_path / "outputs", tmp_path / "without")
+    built = make_input(tmp_path / "outsider-probabilities.toml", tmp_path / "without")
+    _, p = imputed(data)["dxw"]
+    p[IMAGES.index(first)] = [0.0, 1.0, 0.0]
+    done = evaluate_cli(str(tmp_path / "outsider-probabilities.toml"), built, ground_truth=tmp_path / "gt")
+    assert done.exit_code == 0, done.stderr
+    metrics = json.loads((done.output / "metrics.json").read_text())
+    close(metrics["aggregates"]["brier_w"], brier(data["y"], p), "brier_w")
+    assert metrics["missing"]["dxw"] == sorted([DROP["dxw"], first])
