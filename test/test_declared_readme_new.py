@@ -785,7 +785,7 @@ def dice(r: np.ndarray, p: np.ndarray) -> float:
     return 1.0 if not r.any() and not p.any() else 2 * (r & p).sum() / (r.sum() + p.sum())
 
 
-def test_hecktor_style_keys_order_counts_and_listing(tmp_path):
+def test_hecktor_style_keys_order_counts_and_listing(tmp_path, evaluate_cli):
     maps = hecktor_style_maps()
     declaration = tmp_path / "outsider-hecktor-style.toml"
     declaration.write_text(HECKTOR_STYLE)
@@ -834,8 +834,15 @@ def test_hecktor_style_keys_order_counts_and_listing(tmp_path):
         "dice_gtvn_mean", "dice_gtvn_dataset", "hd95_gtvn_mean",
         "lesions_gtvn_dataset", "lesions_gtvn_tp", "lesions_gtvn_fp", "lesions_gtvn_fn",
     ]  # fmt: skip
-    assert list(case["HN-1"])[:4] == ["dice_gtvp", "hd95_gtvp", "dice_gtvn", "hd95_gtvn"], list(case["HN-1"])
+    assert list(case["HN-1"]) == [
+        "dice_gtvp", "hd95_gtvp", "dice_gtvn", "hd95_gtvn",
+        "lesions_gtvn", "lesions_tp_gtvn", "lesions_fp_gtvn", "lesions_fn_gtvn",
+    ]  # fmt: skip
     assert metrics["missing"]["seg"] == [NO_OUTPUT]
+    # the listing pattern: two files for one case is an error naming it
+    write_image(maps["HN-1"][0], (1.0, 1.0, 2.0), tmp_path / "gt" / "labels" / "HN-1.nii.gz")
+    done = evaluate_cli(str(declaration), tmp_path / "outputs-input", ground_truth=tmp_path / "gt")
+    assert done.exit_code != 0 and "HN-1" in last_line(done.stderr) and "Traceback" not in done.stderr, done.stderr
 
 
 # --------------------------------------------------------------------------- bad declarations name the key
