@@ -1007,7 +1007,9 @@ class DeclaredChallenge(Challenge):
                     continue
                 averaged = per
                 mean_over = dict(metric.params).get("mean_over", "all") if form == "mean" else "all"
-                if mean_over == "present":
+                if not dict(metric.params).get("compute", True):
+                    averaged = np.full_like(per, np.nan)  # not computed: a null mean, never one of the empty cases only
+                elif mean_over == "present":
                     averaged = np.where(ref + pred == 0, np.nan, per)  # the mean skips cases without the label
                 elif mean_over == "positives":
                     averaged = np.where(ref == 0, np.nan, per)  # the mean of the cases with the label in the reference
