@@ -277,8 +277,8 @@ def _tiff_integers(stream: BinaryIO, order: str, entry: bytes, big: bool, size: 
 
 def _tiff_bytes(path: Path, size: int, what: str, case: str | None) -> int:
     """The bytes ITK may allocate for a TIFF: pages x the largest page's width x height x bytes a
-    pixel (a one-sample grey image of whole bytes as is; anything else at least the 4 of libtiff's
-    RGBA decoder, which ITK uses for bilevel, palette-less colour and other layouts)."""
+    pixel (8/16/32-bit one-sample grey as is; anything else, bilevel, colour, palette, YCbCr, at
+    least 4: libtiff's RGBA decoder, which ITK uses for the layouts it does not read directly)."""
     with _open(path, what, case) as stream:
         head = stream.read(16)
         order = {b"II": "<", b"MM": ">"}.get(head[:2], "")
