@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import struct
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,30 @@ from evaluation.cli import main
 REPO = Path(__file__).resolve().parents[1]
 DEMO_INPUT = REPO / "test" / "input"
 GROUND_TRUTH = REPO / "ground-truth"
+
+
+def tiff_header(
+    pages: tuple[tuple[int, int], ...] = ((4, 4),), order: str = "<", big: bool = False, loop: bool = False
+) -> bytes:
+    """A TIFF (TIFF 6.0; ``big``: BigTIFF) holding only its header and one directory per (width,
+    height) page, 8-bit grey, no pixel data: what files.check_image_file reads. ``loop`` points the
+    last directory back at the first."""
+    count, entry, offset = ("Q", "HHQ8s", "Q") if big else ("H", "HHI4s", "I")
+    head = (b"II" if order == "<" else b"MM") + (
+        struct.pack(f"{order}HHHQ", 43, 8, 0, 16) if big else struct.pack(f"{order}HI", 42, 8)
+    )
+    size = struct.calcsize(f"{order}{count}") + 5 * struct.calcsize(f"{order}{entry}") + struct.calcsize(offset)
+    directories: list[bytes] = []
+    for index, (width, height) in enumerate(pages):
+        following = len(head) + (index + 1) * size if index + 1 < len(pages) else (len(head) if loop else 0)
+        directories.append(struct.pack(f"{order}{count}", 5))
+        # ImageWidth, ImageLength (LONG); BitsPerSample, PhotometricInterpretation, SamplesPerPixel (SHORT)
+        for tag, kind, code, value in ((256, 4, "I", width), (257, 4, "I", height), (258, 3, "H", 8),
+                                       (262, 3, "H", 1), (277, 3, "H", 1)):  # fmt: skip
+            field = struct.pack(f"{order}{code}", value).ljust(8 if big else 4, b"\0")
+            directories.append(struct.pack(f"{order}{entry}", tag, kind, 1, field))
+        directories.append(struct.pack(f"{order}{offset}", following))
+    return head + b"".join(directories)
 
 
 @dataclass

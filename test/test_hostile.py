@@ -8,6 +8,7 @@ outside the input folder is opened: the target is a FIFO, which would block whoe
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import resource
@@ -22,7 +23,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import SimpleITK as sitk
-from conftest import REPO
+import tifffile
+from conftest import REPO, tiff_header
 from PIL import Image
 
 from evaluation.challenges import get
@@ -231,6 +233,22 @@ NOT_REGULAR = "not a regular file; it was not read."
 OWN = "points outside the output folder of its own job"
 EXTERNAL = "its MetaImage header names an external data file (ElementDataFile must be LOCAL: only a self-contained .mha is accepted)."  # noqa: E501
 TOO_BIG_IMAGE = "more than the memory limit in force (1024 MiB)."
+
+
+def _lesion_tiff() -> bytes:
+    """Job 0's mask (a.png: the top-left 2x2 lesion) as a zlib-compressed TIFF written by tifffile."""
+    stream = io.BytesIO()
+    tifffile.imwrite(stream, np.pad(np.ones((2, 2), np.uint8), ((0, 2), (0, 2))), compression="zlib")
+    return stream.getvalue()
+
+
+LESION_TIFF = _lesion_tiff()
+
+
+def tiff_mask(built: Built, job: int, data: bytes) -> None:
+    """Replace job ``job``'s mask by ``data`` named mask.tif."""
+    built.image(job, TISSUE_MASK.relative_path).unlink()
+    (built.output(job, TISSUE_MASK.relative_path) / "mask.tif").write_bytes(data)
 
 
 def seg_line(case: str, slug: str, why: str) -> str:
@@ -568,6 +586,42 @@ CASES: dict[str, Hostile] = {
         ),
         seg_line("a.png", TISSUE_MASK.slug, f"its header declares 38147.0 MiB of voxel data, {TOO_BIG_IMAGE}"),
     ),
+    "digestpath2 TIFF mask is a decompression bomb": Hostile(
+        "digestpath2019-task2",
+        digestpath2,
+        lambda b: tiff_mask(b, 0, tiff_header(((100_000, 100_000),))),
+        seg_line("a.png", TISSUE_MASK.slug, f"its header declares 9536.7 MiB of voxel data, {TOO_BIG_IMAGE}"),
+    ),
+    "digestpath2 TIFF mask pages add up beyond memory": Hostile(
+        "digestpath2019-task2",
+        digestpath2,
+        lambda b: tiff_mask(b, 1, tiff_header(((20_000, 20_000), (1, 1), (1, 1)), ">", big=True)),
+        seg_line("b.png", TISSUE_MASK.slug, f"its header declares 1144.4 MiB of voxel data, {TOO_BIG_IMAGE}"),
+    ),
+    "digestpath2 TIFF mask without a TIFF header": Hostile(
+        "digestpath2019-task2",
+        digestpath2,
+        lambda b: tiff_mask(b, 0, b"GIF89a" + b"\0" * 20),
+        seg_line("a.png", TISSUE_MASK.slug, "it does not start with a TIFF header."),
+    ),
+    "digestpath2 TIFF mask directories loop": Hostile(
+        "digestpath2019-task2",
+        digestpath2,
+        lambda b: tiff_mask(b, 1, tiff_header(((4, 4), (4, 4)), loop=True)),
+        seg_line("b.png", TISSUE_MASK.slug, "its TIFF directories form a loop."),
+    ),
+    "digestpath2 TIFF mask directory beyond the file": Hostile(
+        "digestpath2019-task2",
+        digestpath2,
+        lambda b: tiff_mask(b, 0, b"MM\0*\x7f\xff\xff\xff" + b"\0" * 8),
+        seg_line("a.png", TISSUE_MASK.slug, "a TIFF directory lies beyond the end of the file."),
+    ),
+    "digestpath2 mask in a format no header check knows": Hostile(
+        "digestpath2019-task2",
+        digestpath2,
+        lambda b: text(b.output(0, TISSUE_MASK.relative_path), b"BM" + b"\0" * 60),
+        seg_line("a.png", TISSUE_MASK.slug, "it is not a .mha, .nii, .nii.gz, .png, .tif or .tiff image file."),
+    ),
     "digestpath2 likelihood null": Hostile(
         "digestpath2019-task2",
         digestpath2,
@@ -826,12 +880,14 @@ def test_at_least_sixty_cases_across_the_challenges():
         ("rare25", rare25, lambda b: link(b.output(0, R), b.scratch / "ok.json")),
         ("hecktor2025-task2", hecktor("hecktor2025-task2"), lambda b: text(b.output(0, RFS.relative_path), "-3.5")),
         ("hecktor2026", hecktor("hecktor2026"), lambda b: text(b.output(0, RFS.relative_path), "0")),
+        ("digestpath2019-task2", digestpath2, lambda b: tiff_mask(b, 0, LESION_TIFF)),
     ],
 )
 def test_what_stays_accepted(tmp_path, evaluate_cli, challenge, build, change):
     """Links that stay inside the input folder... are refused only when they leave it: a link from an
     output to another file of the same job's output folder is followed; a negative risk (rfs_output
-    risk, HECKTOR 2025) is a valid real number; an RFS time of 0 days is not negative."""
+    risk, HECKTOR 2025) is a valid real number; an RFS time of 0 days is not negative; a compressed
+    TIFF mask (its directories walked) is read."""
     built = build(tmp_path)
     if challenge == "rare25":  # the link target must be inside the job's own output folder
         target = built.output(0, "copy.json")
@@ -908,28 +964,24 @@ def test_a_file_outside_the_input_folder_is_never_opened(tmp_path, evaluate_cli,
     assert (run.exit_code, run.wrote_metrics, run.last_error_line) == (1, False, expected)
 
 
-def test_the_real_rlimit_bounds_what_is_read(tmp_path):
-    """End to end in a fresh process under RLIMIT_DATA = 2 GiB (what sagemaker-shim sets from
-    GRAND_CHALLENGE_COMPONENT_MAX_MEMORY_MB): a 20 GiB sparse segmentation whose header is
-    consistent with its size is refused by its declared size, without being read."""
-    built = hecktor("hecktor2025-task1")(tmp_path)
-    sparse(built.image(0, SEG25), head=metaimage("4096 4096 1280", data=b""))
-    limit = 2 * 2**30
+def _run_under_rlimit(challenge: str, built: Built, output: Path, limit: int) -> subprocess.CompletedProcess:
+    """``python -m evaluation`` in a fresh process whose RLIMIT_DATA is ``limit`` (what sagemaker-shim
+    sets from GRAND_CHALLENGE_COMPONENT_MAX_MEMORY_MB)."""
 
     def limited() -> None:
         resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
 
-    completed = subprocess.run(
+    return subprocess.run(
         [
             sys.executable,
             "-m",
             "evaluation",
             "--challenge",
-            "hecktor2025-task1",
+            challenge,
             "--input",
             str(built.input),
             "--output",
-            str(tmp_path / "out"),
+            str(output),
             "--ground-truth",
             str(built.ground_truth),
             "--workers",
@@ -941,9 +993,37 @@ def test_the_real_rlimit_bounds_what_is_read(tmp_path):
         timeout=120,
         preexec_fn=limited,
     )
+
+
+def test_the_real_rlimit_bounds_what_is_read(tmp_path):
+    """End to end in a fresh process under RLIMIT_DATA = 2 GiB (what sagemaker-shim sets from
+    GRAND_CHALLENGE_COMPONENT_MAX_MEMORY_MB): a 20 GiB sparse segmentation whose header is
+    consistent with its size is refused by its declared size, without being read."""
+    built = hecktor("hecktor2025-task1")(tmp_path)
+    sparse(built.image(0, SEG25), head=metaimage("4096 4096 1280", data=b""))
+    completed = _run_under_rlimit("hecktor2025-task1", built, tmp_path / "out", 2 * 2**30)
     assert completed.returncode == 1 and not (tmp_path / "out" / "metrics.json").exists()
     assert completed.stderr.strip().splitlines()[-1] == seg_line(
         "P1",
         SEGMENTATION_2025.slug,
         "its header declares 20480.0 MiB of voxel data, more than the memory limit in force (2048 MiB).",
     )
+
+
+def test_the_real_rlimit_bounds_a_tiff_bomb(tmp_path):
+    """The same in a fresh process under RLIMIT_DATA = 512 MiB: a 70-byte TIFF mask declaring
+    30000 x 30000 pixels (858 MiB, an 8-bit grey page) is refused from its directory, never decoded;
+    a legit compressed TIFF mask under the same limit evaluates."""
+    built = digestpath2(tmp_path / "bomb")
+    tiff_mask(built, 0, tiff_header(((30_000, 30_000),)))
+    completed = _run_under_rlimit("digestpath2019-task2", built, tmp_path / "out", 512 * 2**20)
+    assert completed.returncode == 1 and not (tmp_path / "out" / "metrics.json").exists()
+    assert completed.stderr.strip().splitlines()[-1] == seg_line(
+        "a.png",
+        TISSUE_MASK.slug,
+        "its header declares 858.3 MiB of voxel data, more than the memory limit in force (512 MiB).",
+    )
+    legit = digestpath2(tmp_path / "legit")
+    tiff_mask(legit, 0, LESION_TIFF)
+    completed = _run_under_rlimit("digestpath2019-task2", legit, tmp_path / "legit-out", 512 * 2**20)
+    assert completed.returncode == 0, completed.stderr[-2000:]

@@ -20,7 +20,13 @@ is read by anyone (us, SimpleITK, Pillow):
   ITK open files this module never checked (the ground truth, a system file). NIfTI must be the
   single-file kind (magic ``n+1`` / ``n+2``), not an ``.hdr``/``.img`` pair. Format specifications:
   ITK MetaIO (``Modules/ThirdParty/MetaIO/src/MetaIO/src/metaImage.cxx``: header keys,
-  ``ElementDataFile`` last), NIfTI-1/-2 (``nifti1.h``, ``nifti2.h``), PNG (RFC 2083, IHDR).
+  ``ElementDataFile`` last), NIfTI-1/-2 (``nifti1.h``, ``nifti2.h``), PNG (RFC 2083, IHDR), TIFF
+  (TIFF 6.0 part 1: header, IFDs; BigTIFF: the 16-byte header and 20-byte entries). A TIFF's image
+  file directories are walked here with bounded reads: a small compressed TIFF may declare
+  100000 x 100000 pixels (a decompression bomb); ITK reads every page as one slice of the first
+  page's size, so all pages times the largest is what it may allocate. Any other suffix is refused
+  (ITK would pick a reader by content: NRRD can name external data files, JPEG and BMP are unbounded
+  here).
 """
 
 from __future__ import annotations
@@ -56,6 +62,12 @@ METAIMAGE_ELEMENT_BYTES = {
     "MET_LONG": 4, "MET_ULONG": 4, "MET_LONG_LONG": 8, "MET_ULONG_LONG": 8, "MET_FLOAT": 4, "MET_DOUBLE": 8,
 }  # fmt: skip
 PNG_CHANNELS = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}  # IHDR colour type -> samples per pixel
+IMAGE_FORMATS = ".mha, .nii, .nii.gz, .png, .tif or .tiff"  # what check_image_file can bound (the readers' suffixes)
+TIFF_MAX_PAGES = 2**16  # a mask or label volume has far fewer; more is a directory chain to walk, not an image
+TIFF_MAX_ENTRIES = 2**16 - 1  # tags in one directory (classic TIFF's count is 16-bit; BigTIFF's is bounded so)
+TIFF_LAYOUTS = {False: ("H", 12, "I"), True: ("Q", 20, "Q")}  # BigTIFF? -> (entry count, entry size, offset)
+TIFF_INTEGERS = {3: "H", 4: "I", 16: "Q"}  # field type -> struct code: SHORT, LONG, LONG8
+TIFF_TAGS = {256: "width", 257: "height", 258: "bits", 262: "photometric", 277: "samples"}
 
 
 def data_limit() -> int | None:
@@ -245,6 +257,76 @@ def _png_bytes(path: Path, what: str, case: str | None) -> int:
     return declared
 
 
+def _tiff_integers(stream: BinaryIO, order: str, entry: bytes, big: bool, size: int) -> tuple[int, ...]:
+    """The integer values of one IFD entry (inline, or at the offset it holds when they do not fit);
+    other field types give ``()``."""
+    kind, count = struct.unpack(f"{order}H{'Q' if big else 'I'}", entry[2 : 12 if big else 8])
+    code = TIFF_INTEGERS.get(kind)
+    if code is None or count < 1 or count > TIFF_MAX_ENTRIES:
+        return ()
+    length = count * struct.calcsize(code)
+    field = entry[12:20] if big else entry[8:12]
+    if length > len(field):
+        (offset,) = struct.unpack(order + ("Q" if big else "I"), field)
+        if offset + length > size:
+            return ()
+        stream.seek(offset)
+        field = stream.read(length)
+    return struct.unpack(f"{order}{count}{code}", field[:length])
+
+
+def _tiff_bytes(path: Path, size: int, what: str, case: str | None) -> int:
+    """The bytes ITK may allocate for a TIFF: pages x the largest page's width x height x bytes a
+    pixel (8/16/32-bit one-sample grey as is; anything else, bilevel, colour, palette, YCbCr, at
+    least 4: libtiff's RGBA decoder, which ITK uses for the layouts it does not read directly)."""
+    with _open(path, what, case) as stream:
+        head = stream.read(16)
+        order = {b"II": "<", b"MM": ">"}.get(head[:2], "")
+        version = struct.unpack(f"{order}H", head[2:4])[0] if order and len(head) >= 8 else 0
+        if version == 42:
+            big, offset = False, struct.unpack(f"{order}I", head[4:8])[0]
+        elif version == 43 and len(head) == 16 and struct.unpack(f"{order}HH", head[4:8]) == (8, 0):
+            big, offset = True, struct.unpack(f"{order}Q", head[8:16])[0]
+        else:
+            raise _refuse(what, case, "it does not start with a TIFF header")
+        count_code, entry_size, offset_code = TIFF_LAYOUTS[big]
+        count_size, offset_size = struct.calcsize(count_code), struct.calcsize(offset_code)
+        seen: set[int] = set()
+        largest = 0
+        while offset:
+            if offset in seen:
+                raise _refuse(what, case, "its TIFF directories form a loop")
+            if len(seen) == TIFF_MAX_PAGES:
+                raise _refuse(what, case, f"it has more than {TIFF_MAX_PAGES} TIFF pages")
+            seen.add(offset)
+            stream.seek(offset)
+            counted = stream.read(count_size)
+            entries = struct.unpack(order + count_code, counted)[0] if len(counted) == count_size else -1
+            end = offset + count_size + entries * entry_size + offset_size
+            if entries < 0 or entries > TIFF_MAX_ENTRIES or end > size:
+                raise _refuse(what, case, "a TIFF directory lies beyond the end of the file")
+            block = stream.read(end - offset - count_size)
+            tags: dict[str, tuple[int, ...]] = {}
+            for start in range(0, entries * entry_size, entry_size):
+                entry = block[start : start + entry_size]
+                name = TIFF_TAGS.get(struct.unpack(f"{order}H", entry[:2])[0])
+                if name is not None:
+                    tags[name] = _tiff_integers(stream, order, entry, big, size)
+            width, height = tags.get("width", (0,))[:1], tags.get("height", (0,))[:1]
+            if not width or not height or min(width[0], height[0]) < 1:
+                raise _refuse(what, case, "its TIFF header lacks a valid ImageWidth or ImageLength")
+            samples, bits = (tags.get("samples") or (1,))[0], max(tags.get("bits") or (1,))
+            pixel = samples * math.ceil(bits / 8)
+            if samples != 1 or bits not in (8, 16, 32) or (tags.get("photometric") or (-1,))[0] not in (0, 1):
+                pixel = max(pixel, 4)
+            largest = max(largest, width[0] * height[0] * pixel)
+            _fits_in_memory(len(seen) * largest, what, case)
+            offset = struct.unpack(order + offset_code, block[-offset_size:])[0]
+    if not seen:
+        raise _refuse(what, case, "its TIFF header lacks a valid ImageWidth or ImageLength")
+    return len(seen) * largest
+
+
 def _fits_in_memory(declared: int, what: str, case: str | None) -> None:
     budget, described = memory_budget()
     if declared > budget:
@@ -254,8 +336,8 @@ def _fits_in_memory(declared: int, what: str, case: str | None) -> None:
 def check_image_file(path: Path, what: str, case: str | None = None) -> int:
     """Check an image file before any reader opens it; returns its declared (or on-disk) bytes.
 
-    ``.mha`` and ``.nii``/``.nii.gz`` and ``.png`` headers are parsed (see the module docstring);
-    other formats (TIFF) are bounded by their file size. A detached ``.mhd`` header is refused.
+    ``.mha``, ``.nii``/``.nii.gz``, ``.png`` and ``.tif``/``.tiff`` headers are parsed (see the
+    module docstring); a detached ``.mhd`` header and any other suffix are refused.
     """
     size = regular_size(path, what, case)
     name = path.name.lower()
@@ -267,5 +349,6 @@ def check_image_file(path: Path, what: str, case: str | None = None) -> int:
         return _nifti_bytes(path, what, case)
     if name.endswith(".png"):
         return _png_bytes(path, what, case)
-    _fits_in_memory(size, what, case)
-    return size
+    if name.endswith((".tif", ".tiff")):
+        return _tiff_bytes(path, size, what, case)
+    raise _refuse(what, case, f"it is not a {IMAGE_FORMATS} image file")

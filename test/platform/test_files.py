@@ -1,14 +1,19 @@
-"""files.py: real images written by SimpleITK and Pillow pass the header checks; the rlimit is read."""
+"""files.py: real images written by SimpleITK, Pillow and tifffile pass the header checks; a TIFF's
+directories are walked (declared bytes, bombs, loops, offsets beyond the file); the rlimit is read."""
 
 from __future__ import annotations
 
+import io
 import os
 import resource
+import struct
 import time
 
 import numpy as np
 import pytest
 import SimpleITK as sitk
+import tifffile
+from conftest import tiff_header
 from PIL import Image
 
 from evaluation.errors import SubmissionError
@@ -31,12 +36,88 @@ def test_images_written_by_simpleitk_are_accepted_with_their_declared_size(tmp_p
     path = tmp_path / name
     sitk.WriteImage(sitk.GetImageFromArray(array), str(path), compress)
     declared = files.check_image_file(path, "the image")
-    assert declared == (array.nbytes if not name.endswith(".tif") else path.stat().st_size)
+    assert declared == array.nbytes  # the .tif: 3 pages of 5 x 7 bytes, as ITK reads it back
+    assert sitk.GetArrayFromImage(sitk.ReadImage(str(path))).nbytes == declared
 
 
 def test_png_declares_width_height_and_channels(tmp_path):
     Image.fromarray(np.zeros((6, 9, 3), np.uint8)).save(tmp_path / "m.png")
     assert files.check_image_file(tmp_path / "m.png", "the mask") == 6 * 9 * 3
+
+
+@pytest.mark.parametrize(
+    ("array", "options", "pixel_bytes"),
+    [
+        (np.zeros((6, 9), np.uint8), {"compression": "zlib"}, 1),
+        (np.zeros((6, 9), np.uint16), {"bigtiff": True, "byteorder": ">"}, 2),
+        (np.zeros((6, 9, 3), np.uint8), {"tile": (16, 16)}, 4),  # RGB: at least libtiff's RGBA
+        (np.zeros((6, 9), bool), {}, 4),  # bilevel: ITK reads it through libtiff's RGBA decoder
+    ],
+)
+def test_tiff_declares_pages_width_height_and_pixel_bytes(tmp_path, array, options, pixel_bytes):
+    tifffile.imwrite(tmp_path / "m.tif", array, **options)
+    assert files.check_image_file(tmp_path / "m.tif", "the mask") == 6 * 9 * pixel_bytes
+    image = sitk.ReadImage(str(tmp_path / "m.tif"))  # what the reader allocates: no more than declared
+    assert image.GetNumberOfPixels() * image.GetNumberOfComponentsPerPixel() * image.GetSizeOfPixelComponent() <= (
+        6 * 9 * pixel_bytes
+    )
+
+
+@pytest.mark.parametrize(("order", "big"), [("<", False), (">", False), ("<", True), (">", True)])
+def test_tiff_pages_count_at_the_largest_page(tmp_path, order, big):
+    """ITK reads every page as a slice of the first page's size: pages x the largest page bounds it."""
+    data = tiff_header(((3, 4), (50, 2), (5, 6)), order, big)
+    with tifffile.TiffFile(io.BytesIO(data)) as independent:  # the header helper, read by tifffile
+        assert [(p.imagewidth, p.imagelength) for p in independent.pages] == [(3, 4), (50, 2), (5, 6)]
+    (tmp_path / "m.tiff").write_bytes(data)
+    assert files.check_image_file(tmp_path / "m.tiff", "the mask") == 3 * 100
+
+
+@pytest.mark.parametrize(
+    ("data", "why"),
+    [
+        (b"\x89PNG\r\n\x1a\n" + b"\0" * 30, "it does not start with a TIFF header"),
+        (b"II*", "it does not start with a TIFF header"),
+        (b"II+\0\x04\0\0\0" + b"\0" * 8, "it does not start with a TIFF header"),  # BigTIFF's offset size 8
+        (b"II*\0\0\0\0\0", "its TIFF header lacks a valid ImageWidth or ImageLength"),  # no directory
+        (tiff_header(loop=True), "its TIFF directories form a loop"),
+        (tiff_header(((4, 4), (4, 4)), loop=True), "its TIFF directories form a loop"),
+        (tiff_header()[:-4], "a TIFF directory lies beyond the end of the file"),
+        (b"II*\0" + struct.pack("<I", 10**6) + b"\0" * 8, "a TIFF directory lies beyond the end of the file"),
+        (tiff_header(((0, 4),)), "its TIFF header lacks a valid ImageWidth or ImageLength"),
+        (
+            tiff_header(((100_000, 100_000),)),
+            "its header declares 9536.7 MiB of voxel data, more than the memory limit in force (1024 MiB)",
+        ),
+        (
+            tiff_header(((30_000, 30_000), (1, 1)), ">", big=True),
+            "its header declares 1716.6 MiB of voxel data, more than the memory limit in force (1024 MiB)",
+        ),
+    ],
+)
+def test_broken_or_bomb_tiff_is_refused_before_any_reader(tmp_path, monkeypatch, data, why):
+    monkeypatch.setattr(files, "data_limit", lambda: 2**30)
+    (tmp_path / "m.tif").write_bytes(data)
+    with pytest.raises(SubmissionError) as refused:
+        files.check_image_file(tmp_path / "m.tif", "the mask", "a.png")
+    assert str(refused.value) == f"Case a.png: the mask could not be read: {why}."
+
+
+def test_too_many_tiff_pages_are_refused(tmp_path):
+    (tmp_path / "m.tif").write_bytes(tiff_header(((1, 1),) * (files.TIFF_MAX_PAGES + 1)))
+    with pytest.raises(SubmissionError, match=r"could not be read: it has more than 65536 TIFF pages\.$"):
+        files.check_image_file(tmp_path / "m.tif", "the mask")
+
+
+@pytest.mark.parametrize("name", ["m.jpg", "m.bmp", "m.nrrd", "seg"])
+def test_a_format_no_header_check_knows_is_refused(tmp_path, name):
+    """ITK picks a reader by content: a JPEG or BMP could be a bomb, an NRRD names external data files."""
+    Image.fromarray(np.zeros((6, 9), np.uint8)).save(tmp_path / name, format="BMP")
+    with pytest.raises(SubmissionError) as refused:
+        files.check_image_file(tmp_path / name, "the mask")
+    assert str(refused.value) == (
+        "the mask could not be read: it is not a .mha, .nii, .nii.gz, .png, .tif or .tiff image file."
+    )
 
 
 def test_data_limit_is_the_soft_rlimit():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from conftest import tiff_header
 
 from evaluation.errors import SubmissionError
 from evaluation.platform.predictions import Job, Socket, SocketValue
@@ -42,7 +43,8 @@ def test_image_folder_with_one_image(tmp_path, names, expected):
     folder = tmp_path / "job-1" / "output" / "images" / "seg"
     folder.mkdir(parents=True)
     for name in names:
-        (folder / name).write_bytes(b"NDims = 1\nDimSize = 1\nElementType = MET_UCHAR\nElementDataFile = LOCAL\nx")
+        metaimage = b"NDims = 1\nDimSize = 1\nElementType = MET_UCHAR\nElementDataFile = LOCAL\nx"
+        (folder / name).write_bytes(metaimage if name.endswith(".mha") else tiff_header())
     assert image_output_file(tmp_path, _job(), "seg").name == expected
 
 
