@@ -19,7 +19,7 @@ from isic_challenge_scoring.classification import ClassificationMetric, Classifi
 from sklearn.metrics import accuracy_score, balanced_accuracy_score, roc_auc_score
 
 from evaluation.challenges import get
-from evaluation.declarative.engine import MISCLASSIFIED
+from evaluation.declarative.answers import MISCLASSIFIED
 from evaluation.declarative.schema import parse
 from evaluation.errors import ConfigurationError
 from evaluation.platform.layout import JobSpec, write_input

@@ -31,15 +31,10 @@ import numpy as np
 
 from evaluation.challenges import DECLARATIONS
 from evaluation.challenges.base import CaseTask, Challenge, Checked, Option, Phase, Prepared, input_image
-from evaluation.declarative.engine import (
-    CasePayload,
-    CaseResult,
-    DeclaredChallenge,
-    DeclaredReference,
-    check_segmentation,
-    segmentation_task,
-)
+from evaluation.declarative.engine import DeclaredChallenge
+from evaluation.declarative.reference import DeclaredReference
 from evaluation.declarative.schema import Declaration, parse_data
+from evaluation.declarative.segmentation import CasePayload, CaseResult, check_segmentation, segmentation_task
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics.bootstrap import percentile_interval, resample_weights
 from evaluation.metrics.survival import MISSING_POLICIES, concordance_index

@@ -1,0 +1,372 @@
+"""The aggregation of a declared challenge: the per-case numbers and values into every declared metric.
+
+``aggregate_metrics`` computes each metric per case and over cases, with percentile bootstrap CIs over cases
+(the numbers are resampled, never the images; detection metrics resample the images' parsed objects and match
+them again), through the adapters of ``measures`` onto the metric catalogue (``evaluation.metrics``), laid out
+as the declaration's ``[report]`` table says.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from evaluation.declarative import measures
+from evaluation.declarative.answers import MISCLASSIFIED
+from evaluation.declarative.reference import DeclaredReference
+from evaluation.declarative.schema import (
+    COMBINED,
+    COUNT_FORMS,
+    OBJECT_KINDS,
+    SEGMENTATION_METRICS,
+    Declaration,
+    MetricSpec,
+    OutputSpec,
+    metric_keys,
+)
+from evaluation.declarative.segmentation import CaseResult, volume_key
+from evaluation.errors import ConfigurationError
+from evaluation.metrics.bootstrap import percentile_interval, resample_weights
+from evaluation.metrics.detection import ImageDetections
+
+
+def aggregate_metrics(
+    declaration: Declaration,
+    declared: Declaration,
+    results: Mapping[str, CaseResult],
+    missing: Sequence[str],
+    reference: DeclaredReference,
+    settings: Mapping[str, Any],
+) -> dict[str, Any]:
+    """metrics.json without its settings: the aggregates, the per-case values and the missing lists of
+    ``declaration`` (the one in force); ``declared`` (the challenge's own) orders per-case keys label by label."""
+    level = declaration.level
+    aggregates: dict[str, Any] = {}
+    per_case: dict[str, dict[str, Any]] = {case: {} for case in reference.cases}
+    computed: dict[str, tuple[float, np.ndarray]] = {}  # aggregate path -> value, resamples
+    counted: dict[str, int] = {}  # mean aggregate path -> the cases it averaged
+    slots: dict[str, tuple[int, ...]] = {}  # per-case key -> its place label by label
+    for position, metric in enumerate(declaration.metrics):
+        if metric.metric == COMBINED:  # the mean of earlier aggregates, resample by resample
+            parts = [computed[path] for path in metric.param("of")]
+            key = metric.key("", "value")
+            values = {key: float(np.mean([value for value, _ in parts]))}
+            resamples = {key: np.mean([boot for _, boot in parts], axis=0)}
+        elif (output := declaration.output(metric.output)).kind == "segmentation":
+            cases = [c for c in reference.cases if output.slug in results[c].segmentations]
+            place = (declaration.outputs.index(output), position)
+            values, resamples = _segmentation_metric(
+                declared, metric, cases, results, settings, per_case, counted, place, slots
+            )
+        elif output.kind in OBJECT_KINDS:
+            cases = [c for c in reference.cases if output.slug in results[c].values]
+            values, resamples = _detection_metric(metric, output, cases, results, reference, settings)
+        elif output.kind == "probabilities":
+            cases = [c for c in reference.cases if output.slug in results[c].values]
+            values, resamples = _probability_metric(metric, output, cases, results, reference, settings)
+        else:
+            cases = [c for c in reference.cases if output.slug in results[c].values]
+            values, resamples = _value_metric(metric, output, cases, results, reference, settings)
+        for _, _, key in metric_keys(metric):
+            computed[f"{metric.group}.{key}" if metric.group else key] = (values[key], resamples[key])
+    for metric, form, key in _written(declaration):
+        target = aggregates.setdefault(metric.group, {}) if metric.group else aggregates
+        value, resamples_of_key = computed[f"{metric.group}.{key}" if metric.group else key]
+        target[key] = value
+        if metric.bootstrap and form not in COUNT_FORMS:
+            low, high = percentile_interval(resamples_of_key, level)
+            target[f"{key}_ci_low"], target[f"{key}_ci_high"] = low, high
+    report = declaration.report
+    if report.absent_labels is not None:
+        path, slug = report.absent_labels
+        scored = [results[c].segmentations[slug] for c in reference.cases if slug in results[c].segmentations]
+        group, _, key = path.rpartition(".")
+        (aggregates.setdefault(group, {}) if group else aggregates)[key] = [
+            label for label, _ in declaration.output(slug).labels
+            if sum(n.labels[label].reference + n.labels[label].prediction for n in scored) == 0
+        ]  # fmt: skip
+    if report.order == "label":  # segmentation keys label by label, then the others as written
+        for case, entries in per_case.items():
+            ordered = sorted(entries, key=lambda k: (0, *slots[k]) if k in slots else (1,))
+            per_case[case] = {k: entries[k] for k in ordered}
+    for key, what in report.counts:
+        aggregates[key] = len(reference.cases) if what == "cases" else counted[what]
+    lists: dict[str, list[str]] = {declaration.submission.missing_key: list(missing)}
+    names = dict(report.missing_names)
+    for output in declaration.outputs:  # (cases skipped for a blank reference have no entry)
+        scored = [c for c in reference.cases if output.slug in results[c].submitted]
+        lists[names.get(output.slug, output.slug)] = [c for c in scored if not results[c].submitted[output.slug]]
+        if output.kind == "segmentation" and report.label_presence:
+            for case in (c for c in reference.cases if output.slug in results[c].segmentations):
+                for label, numbers in results[case].segmentations[output.slug].labels.items():
+                    per_case[case][f"{label}_in_reference"] = numbers.reference > 0
+        if output.kind not in ("segmentation", *OBJECT_KINDS) and report.case_values:  # (detections: none)
+            for case in scored:  # the participant's own value, never an imputed one (it would reveal the
+                submitted = results[case].submitted[output.slug]  # reference)
+                per_case[case][output.slug] = results[case].values[output.slug] if submitted else None
+    return {
+        "aggregates": aggregates,
+        "case": per_case if report.per_case else {},
+        **({"missing": lists} if report.missing else {}),
+    }
+
+
+def _weights(n_cases: int, settings: Mapping[str, Any], metric: MetricSpec) -> np.ndarray | None:
+    if not metric.bootstrap or n_cases == 0:
+        return None
+    return resample_weights(n_cases, settings["bootstrap_resamples"], settings["seed"])
+
+
+def _segmentation_metric(
+    declared: Declaration,
+    metric: MetricSpec,
+    cases: list[str],
+    results: Mapping[str, CaseResult],
+    settings: Mapping[str, Any],
+    per_case: dict[str, dict[str, Any]],
+    counted: dict[str, int],
+    place: tuple[int, int],
+    slots: dict[str, tuple[int, ...]],
+) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+    """The aggregates of one segmentation metric (and its resamples); writes the per-case values
+    to ``per_case``, per mean aggregate path how many cases it averaged to ``counted``, and each
+    per-case key's place label by label (output, label, metric, entry; ``place``: the first and
+    third) to ``slots``; the labels' order is ``declared``'s."""
+    weights = _weights(len(cases), settings, metric)
+    numbers = [results[c].segmentations[metric.output] for c in cases]
+    values: dict[str, float] = {}
+    resamples: dict[str, np.ndarray] = {}
+    label_names = [name for name, _ in declared.output(metric.output).labels]
+    for label in metric.labels:
+        rows = [n.labels[label] for n in numbers]
+        ref, pred, inter = (np.array([getattr(r, f) for r in rows], dtype=float)
+                            for f in ("reference", "prediction", "intersection"))  # fmt: skip
+        counts = np.zeros((len(rows), 3))
+        if not dict(metric.params).get("compute", True):  # not computed: null, but where both maps are empty
+            both_empty = metric.param("both_empty")
+            value = math.nan if isinstance(both_empty, str) else float(both_empty)
+            per = np.where([n.empty for n in numbers], value, math.nan)
+        elif metric.metric == "dice":
+            per = measures.dice_values(inter, ref, pred, metric.param("both_empty"))
+        elif metric.metric == "iou":
+            per = measures.iou_values(inter, ref, pred, metric.param("both_empty"))
+        elif metric.metric == "hd95":
+            raw = np.array([r.hd95 for r in rows], dtype=float)
+            per = measures.surface_values(raw, ref, pred, metric.param("both_empty"), metric.param("one_empty"))
+        elif metric.metric == "nsd":
+            raw = np.array([dict(r.nsd)[metric.param("tolerance_mm")] for r in rows], dtype=float)
+            per = measures.surface_values(raw, ref, pred, metric.param("both_empty"), metric.param("one_empty"))
+        elif metric.metric in ("hausdorff", "masd"):
+            raw = np.array([getattr(r, metric.metric) for r in rows], dtype=float)
+            per = measures.surface_values(raw, ref, pred, metric.param("both_empty"), metric.param("one_empty"))
+        elif metric.metric == "volume_difference":
+            raw = np.array([dict(r.volumes)[volume_key(metric)] for r in rows], dtype=float)
+            per = measures.volume_difference_values(raw, dict(metric.params).get("empty_reference", "exclude"))
+        elif metric.metric == "panoptic_quality":
+            found_pq = [dict(r.panoptic)[metric.param("iou_threshold")] for r in rows]
+            raw = np.array([getattr(q, metric.param("quality")) for q in found_pq], dtype=float)
+            per = measures.panoptic_values(raw, metric.param("no_instances"))
+        else:
+            source = "hungarian" if metric.param("matching") == "hungarian" else "lesions"
+            found = [dict(getattr(r, source))[metric.param("iou_threshold")] for r in rows]
+            counts = np.array([[c.tp, c.fp, c.fn] for c in found], dtype=float).reshape(-1, 3)
+            per = measures.lesion_f1_values(*counts.T, metric.param("no_lesions"))
+        keys = [metric.per_case_key(label)] if metric.case_key else []
+        if metric.metric == "lesion_f1" and metric.case_count_key:
+            keys += [metric.count_key(label, count) for count in COUNT_FORMS]
+        for entry, key in enumerate(keys):
+            slots[key] = (place[0], label_names.index(label), place[1], entry)
+        for index, case in enumerate(cases):
+            if metric.case_key:
+                per_case[case][keys[0]] = float(per[index])
+            if len(keys) > 1:
+                per_case[case].update(zip(keys[-3:], (int(v) for v in counts[index]), strict=True))
+        scale = 1.0
+        if metric.metric in ("dice", "iou") and metric.param("volume") == "mm3":
+            scale = np.array([n.voxel_volume for n in numbers])
+        for form in metric.aggregates:
+            key = metric.key(label, form)
+            if form in COUNT_FORMS:  # the lesion counts summed over the cases
+                values[key] = int(counts[:, COUNT_FORMS.index(form)].sum())
+                resamples[key] = np.array([np.nan])
+                continue
+            averaged = per
+            mean_over = dict(metric.params).get("mean_over", "all") if form == "mean" else "all"
+            if not dict(metric.params).get("compute", True):
+                averaged = np.full_like(per, np.nan)  # not computed: a null mean, never one of the empty cases only
+            elif mean_over == "present":
+                averaged = np.where(ref + pred == 0, np.nan, per)  # the mean skips cases without the label
+            elif mean_over == "positives":
+                averaged = np.where(ref == 0, np.nan, per)  # the mean of the cases with the label in the reference
+                if cases and not (ref > 0).any():
+                    raise ConfigurationError(
+                        f"No reference case has the label '{label}': aggregates.{key} (mean over positives) is "
+                        "undefined."
+                    )
+            path = f"{metric.group}.{key}" if metric.group else key
+            counted[path] = int(np.count_nonzero(np.isfinite(averaged)))
+            arguments = (metric, form, averaged, counts, inter * scale, (ref + pred) * scale)
+            values[key] = float(_form(*arguments, None)) if cases else float("nan")
+            boot = _form(*arguments, weights) if weights is not None else np.array([np.nan])
+            resamples[key] = np.asarray(boot, dtype=float)
+    return values, resamples
+
+
+def _value_metric(
+    metric: MetricSpec,
+    output: OutputSpec,
+    cases: list[str],
+    results: Mapping[str, CaseResult],
+    reference: DeclaredReference,
+    settings: Mapping[str, Any],
+) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+    kind = float if output.kind == "number" else str
+    truth = np.array([kind(reference.values[output.slug][c]) for c in cases])
+    predicted = np.array([kind(results[c].values[output.slug]) for c in cases])
+    params = dict(metric.params)
+    event = np.array([reference.events[output.slug][c] for c in cases], bool) if output.event else None
+    if metric.metric == "cohen_kappa":  # the declared order; a missing answer is a class of its own (unweighted)
+        classes = output.classes if output.kind == "choice" else ("False", "True")
+        params["classes"] = classes + ((MISCLASSIFIED,) if output.missing == "misclassification" else ())
+    value = float(measures.value_metric(metric.metric, truth, predicted, params, event=event)) if cases else math.nan
+    for edge, what in measures.EDGE_CASES.items():
+        if math.isnan(value) and params.get(edge) == "error":
+            raise ConfigurationError(
+                f"The reference of output '{output.slug}' holds {what} over the scored cases: "
+                f"{metric.metric} is undefined (declare {edge} = <number> to give it a value)."
+            )
+    weights = _weights(len(cases), settings, metric)
+    boot = (
+        np.array([np.nan])
+        if weights is None
+        else measures.value_metric(metric.metric, truth, predicted, params, weights, event)
+    )
+    key = metric.key("", "value")
+    return {key: value}, {key: boot}
+
+
+def _probability_metric(
+    metric: MetricSpec,
+    output: OutputSpec,
+    cases: list[str],
+    results: Mapping[str, CaseResult],
+    reference: DeclaredReference,
+    settings: Mapping[str, Any],
+) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+    """A metric of a probabilities output over the scored cases: per class and macro, or one value."""
+    truth = np.array([reference.values[output.slug][c] for c in cases], dtype=str)
+    matrix = np.array([[results[c].values[output.slug][k] for k in output.classes] for c in cases], float)
+    matrix = matrix.reshape(len(cases), len(output.classes))
+    params, classes = dict(metric.params), output.classes
+    keys = metric_keys(metric)
+    if not cases:  # every case excluded: no value (null; a ranked path fails the run)
+        return {key: math.nan for _, _, key in keys}, {key: np.array([np.nan]) for _, _, key in keys}
+    weights = _weights(len(cases), settings, metric)
+    if not metric.aggregates:  # one value: Brier, top-label calibration, the argmax metrics
+        key = metric.key("", "value")
+        value = float(measures.probability_metric(metric.metric, truth, matrix, classes, params))
+        boot = np.array([np.nan])
+        if weights is not None:
+            boot = measures.probability_metric(metric.metric, truth, matrix, classes, params, weights)
+        return {key: value}, {key: np.asarray(boot, dtype=float)}
+    per_class, macro = measures.per_class_metric(metric.metric, truth, matrix, classes, params)
+    edge = measures.PER_CLASS[metric.metric][2]
+    if edge and params[edge] == "error" and np.isnan(per_class).any():
+        undefined = classes[int(np.flatnonzero(np.isnan(per_class))[0])]
+        holds = "no case" if not (truth == undefined).any() else "only cases"
+        raise ConfigurationError(
+            f"The reference of output '{output.slug}' holds {holds} of class '{undefined}' over the scored cases: "
+            f"{metric.metric} is undefined for it (declare {edge} = <number> or 'exclude')."
+        )
+    if math.isnan(macro):
+        raise ConfigurationError(
+            f"The reference of output '{output.slug}' leaves no class for the macro {metric.metric}: every "
+            f"class is excluded ({edge} = 'exclude')."
+        )
+    boot_classes, boot_macro = np.full((len(classes), 1), np.nan), np.array([np.nan])
+    if weights is not None:
+        boot_classes, boot_macro = measures.per_class_metric(metric.metric, truth, matrix, classes, params, weights)
+    values: dict[str, float] = {}
+    resamples: dict[str, np.ndarray] = {}
+    for label, form, key in keys:
+        if form == "macro":
+            values[key], resamples[key] = float(macro), np.asarray(boot_macro, dtype=float)
+        else:
+            j = classes.index(label)
+            values[key], resamples[key] = float(per_class[j]), np.asarray(boot_classes[j], dtype=float)
+    return values, resamples
+
+
+def _detection_metric(
+    metric: MetricSpec,
+    output: OutputSpec,
+    cases: list[str],
+    results: Mapping[str, CaseResult],
+    reference: DeclaredReference,
+    settings: Mapping[str, Any],
+) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+    """A detection metric over the scored images (reference boxes, submitted boxes and scores)."""
+    images = [ImageDetections(reference.values[output.slug][c], *results[c].values[output.slug]) for c in cases]
+    params = dict(metric.params)
+    if params.get("fp_images") == "negative" and all(len(image.reference) for image in images):
+        raise ConfigurationError(
+            f"The reference of output '{output.slug}' has no image without boxes: {metric.metric} with "
+            "fp_images = 'negative' counts false positives on those images only."
+        )
+    value = measures.detection_metric(metric.metric, images, params) if images else math.nan
+    if math.isnan(value) and params["no_reference"] == "error":
+        raise ConfigurationError(
+            f"The reference of output '{output.slug}' holds no reference box over the scored images: "
+            f"{metric.metric} is undefined (declare no_reference = <number> to give it a value)."
+        )
+    weights = _weights(len(cases), settings, metric)
+    boot = np.array([np.nan]) if weights is None else measures.detection_metric(metric.metric, images, params, weights)
+    key = metric.key("", "value")
+    return {key: value}, {key: boot}
+
+
+def _written(declaration: Declaration) -> list[tuple[MetricSpec, str, str]]:
+    """(metric, form, key) of every aggregate in the order metrics.json writes them: metric by
+    metric, or (``[report] order = "label"``) each run of consecutive segmentation metrics of one
+    output and group label by label."""
+    if declaration.report.order == "metric":
+        return [(m, form, key) for m in declaration.metrics for _, form, key in metric_keys(m)]
+    order: list[tuple[MetricSpec, str, str]] = []
+    run: list[MetricSpec] = []
+
+    def flush() -> None:
+        for label, _ in declaration.output(run[0].output).labels:
+            order.extend((m, form, key) for m in run for name, form, key in metric_keys(m) if name == label)
+        run.clear()
+
+    for metric in declaration.metrics:
+        segmentation = metric.metric in SEGMENTATION_METRICS
+        if run and (not segmentation or (metric.output, metric.group) != (run[0].output, run[0].group)):
+            flush()
+        if segmentation:
+            run.append(metric)
+        else:
+            order.extend((metric, form, key) for _, form, key in metric_keys(metric))
+    if run:
+        flush()
+    return order
+
+
+def _form(
+    metric: MetricSpec,
+    form: str,
+    per_case: np.ndarray,
+    counts: np.ndarray,
+    intersections: np.ndarray,
+    totals: np.ndarray,
+    weights: np.ndarray | None,
+) -> Any:
+    """One aggregate form of a segmentation metric over cases (per weight row when ``weights``)."""
+    if form == "mean":
+        return measures.mean_over_cases(per_case, weights)
+    if metric.metric == "lesion_f1":
+        return measures.lesion_f1_dataset(counts, metric.param("no_lesions"), weights)
+    return measures.overlap_dataset(metric.metric, intersections, totals, metric.param("absent_everywhere"), weights)

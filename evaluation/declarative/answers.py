@@ -1,0 +1,265 @@
+"""The participant's answers to a declared challenge, checked, and the missing policies.
+
+A job's value output (``platform.sockets``; boxes and points: ``platform.detections``; class probabilities:
+``_probabilities``) or, in a prediction-file phase (``[submission] kind = "csv"``, ``platform.prediction_file``),
+the cell of the case's row (a probabilities output: one column per class), checked as a job's value would be;
+an absent answer (no job, no row, a blank cell, a row of blank class cells) gets its output's missing policy.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from evaluation.declarative.reference import DeclaredReference
+from evaluation.declarative.schema import OBJECT_KINDS, SURVIVAL_MISSING, Declaration, OutputSpec
+from evaluation.errors import SubmissionError
+from evaluation.platform.detections import parse_detections, parse_points
+from evaluation.platform.prediction_file import PredictionTable, find_prediction_file, read_prediction_table, shown
+from evaluation.platform.sockets import finite_number
+
+MISCLASSIFIED = "<missing>"  # a class no reference holds: a missing answer is always wrong
+
+
+def checked_value(output: OutputSpec, raw: Any, case: str, named: str, declaration: Declaration) -> Any:
+    """A submitted value (``raw``: as JSON) parsed as its output's kind and checked; ``named`` names the case."""
+    what = f"The {output.noun or f'output {output.slug!r}'} of {named}"
+    if output.kind == "number":
+        number = finite_number(raw, what, case)
+        if number < 0 and _predicted_time(declaration, output):
+            unit = f" {output.unit}" if output.unit else ""
+            raise SubmissionError(f"{what} is {number:g}{unit}; a predicted time cannot be negative.", case)
+        if output.range is not None and not output.range[0] <= number <= output.range[1]:
+            low, high = output.range
+            raise SubmissionError(f"{what} is {number:g}, outside [{low:g}, {high:g}].", case)
+        return number
+    if output.kind in OBJECT_KINDS:
+        return (parse_detections if output.kind == "boxes" else parse_points)(raw, case)
+    if output.kind == "probabilities":
+        return _probabilities(output, raw, case, what)
+    if output.kind == "boolean":
+        if not isinstance(raw, bool):
+            raise SubmissionError(f"{what} is not a JSON boolean (true or false).", case)
+        return raw
+    if not isinstance(raw, str) or raw not in output.classes:
+        raise SubmissionError(f"{what} is not one of the strings {', '.join(output.classes)}.", case)
+    return raw
+
+
+def _missing_value(output: OutputSpec, truth: Any, case: str) -> Any:
+    """The value the output's missing policy gives an absent answer (``truth``: the case's reference)."""
+    if output.missing == "empty":  # an image without detections: its reference objects are false negatives
+        return (parse_detections if output.kind == "boxes" else parse_points)([], case)
+    if output.kind == "probabilities":  # uniform, or all mass on the first declared class that is not the truth
+        if output.missing == "uniform":
+            return dict.fromkeys(output.classes, 1.0 / len(output.classes))
+        wrong = next(c for c in output.classes if c != truth)
+        return {c: float(c == wrong) for c in output.classes}
+    if output.missing == "misclassification":
+        return MISCLASSIFIED
+    if output.missing in SURVIVAL_MISSING:  # c_index's missing risk: a pair non-concordant or tied
+        return math.nan
+    low, high = output.range  # worst-value: the end of the range farthest from the reference
+    return low if abs(low - truth) >= abs(high - truth) else high
+
+
+def add_value(
+    declaration: Declaration,
+    output: OutputSpec,
+    case: str,
+    named: str,
+    raw: Any,
+    absent: Callable[[], SubmissionError],
+    reference: DeclaredReference,
+    values: dict[str, Any],
+    submitted: dict[str, bool],
+) -> None:
+    """One value output of one case (``raw``: as submitted, ``None`` when missing) checked even when
+    unscored, then into ``values`` under its missing policy (``absent``: the error of policy "error")."""
+    value = None if raw is None else checked_value(output, raw, case, named, declaration)
+    if case not in reference.values[output.slug]:
+        return  # a blank reference cell under blank = "skip": not scored, not missing
+    if raw is None and output.missing == "error":
+        raise absent()
+    if raw is not None:
+        values[output.slug] = value
+    elif output.missing != "exclude":
+        values[output.slug] = _missing_value(output, reference.values[output.slug][case], case)
+    submitted[output.slug] = raw is not None
+
+
+def read_table(input_dir: Path, declaration: Declaration) -> PredictionTable:
+    """The participant's CSV read and checked for every output's column (extra columns are ignored)."""
+    submission = declaration.submission
+    path = find_prediction_file(input_dir, submission.file)
+    word = declaration.cases.word or "case"
+    table = read_prediction_table(path, submission.id_column, submission.max_mb, word)
+    for output in declaration.outputs:
+        for name, column in output.columns or (("", output.column),):
+            if column not in table.columns:
+                listed = ", ".join(shown(c) for c in table.columns[:10])
+                which = f", class '{name}'" if name else ""
+                raise SubmissionError(
+                    f"The prediction file {table.file} has no column '{column}' (output '{output.slug}'{which}); "
+                    f"its columns: {listed}."
+                )
+    return table
+
+
+def read_cell(declaration: Declaration, output: OutputSpec, table: PredictionTable, case: str) -> tuple[Any, str]:
+    """The output's cell of the case's row as the JSON value a job would hold (``None``: blank; a
+    probabilities output: its class cells, checked, as {class: probability}), and how messages
+    name the case there ("c2 (line 3 of predictions.csv, column 'p')")."""
+    row = table.rows[case]
+    place = f"{declaration.cases.named(case)} (line {row.line} of {table.file}"
+    named = f"{place}, {_columns_named(output)})"
+    if output.columns:
+        return _row_probabilities(output, table, case, place, declaration.cases.word or "case"), named
+    text = row.cells[output.column]
+    if not text:
+        return None, named
+    what = f"The {output.noun or f'output {output.slug!r}'} of {named}"
+    if output.kind == "boolean":
+        if text.lower() not in output.true_values + output.false_values:
+            spellings = f"{', '.join(output.true_values)} / {', '.join(output.false_values)}"
+            raise SubmissionError(f"{what} is {shown(text)}, not a boolean ({spellings}).", case)
+        return text.lower() in output.true_values, named
+    if output.kind == "choice":
+        return text, named  # checked against the classes by checked_value
+    return _cell_number(text, what, case), named
+
+
+def _class_items(output: OutputSpec, raw: Any, case: str, what: str) -> list[tuple[str, Any]]:
+    """A probabilities answer's (class, value) pairs in the declared order: a JSON object with
+    exactly the declared classes, or a list of as many values in the declared order."""
+    classes = output.classes
+    if isinstance(raw, dict):
+        extra = next((k for k in raw if k not in classes), None)
+        if extra is not None:
+            shown = extra if len(extra) <= 40 else extra[:40] + "..."
+            raise SubmissionError(
+                f"{what} has a probability for {shown!r}, which is not a class ({', '.join(classes)}).", case
+            )
+        absent = next((c for c in classes if c not in raw), None)
+        if absent is not None:
+            raise SubmissionError(f"{what} has no probability for class {absent!r}.", case)
+        items = [(c, raw[c]) for c in classes]
+    elif isinstance(raw, list):
+        if len(raw) != len(classes):
+            raise SubmissionError(f"{what} is a list of {len(raw)} values; it needs {len(classes)}, one per class in "
+                                  f"the order {', '.join(classes)}.", case)  # fmt: skip
+        items = list(zip(classes, raw, strict=True))
+    else:
+        raise SubmissionError(f"{what} is neither a JSON object of class probabilities nor a list of numbers.", case)
+    return items
+
+
+def _probabilities(
+    output: OutputSpec, raw: Any, case: str, what: str, subject: Callable[[str], str] | None = None
+) -> dict[str, float]:
+    """A probabilities answer checked (``_class_items``): each value finite, in [0, 1]; summing to 1
+    within the tolerance when ``sum = "one"``. Returned as {class: probability} in the declared order.
+    ``subject(class)`` names one value in messages (default: "<what>, class 'mel',"; a prediction
+    CSV: its cell's line and column)."""
+    subject = subject or (lambda name: f"{what}, class {name!r},")
+    found = {}
+    for name, value in _class_items(output, raw, case, what):
+        number = finite_number(value, subject(name), case)
+        if number < 0:
+            raise SubmissionError(f"{subject(name)} is {number:g}; a probability cannot be negative.", case)
+        if number > 1:
+            raise SubmissionError(f"{subject(name)} is {number:g}, outside [0, 1].", case)
+        found[name] = number
+    total = math.fsum(found.values())
+    if output.sum_rule == "one" and abs(total - 1.0) > output.sum_tolerance:
+        raise SubmissionError(f"{what} sums to {total:.10g}; the probabilities must sum to 1 (within "
+                              f"{output.sum_tolerance:g}).", case)  # fmt: skip
+    return found
+
+
+def cell_text(output: OutputSpec, value: Any) -> str:
+    """A JSON value as a prediction CSV's cell: blank for none, a boolean in the output's first spellings."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return output.true_values[0] if value else output.false_values[0]
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def class_cell_texts(output: OutputSpec, value: Any, case: str) -> list[str]:
+    """A job-style probabilities answer (object or list; ``None``: absent) as the cells of its class
+    columns, written as given (the evaluation checks them); a shape without those cells is refused."""
+    if value is None:
+        return [""] * len(output.classes)
+    items = _class_items(output, value, case, f"{output.slug}.json")
+    return ["" if v is None else json.dumps(v) for _, v in items]
+
+
+def _columns_named(output: OutputSpec) -> str:
+    """The output's CSV columns as messages name them: "column 'p'", "columns 'MEL', 'NV', 'BCC'"."""
+    columns = ", ".join(f"'{column}'" for column in output.csv_columns)
+    return f"column{'s' if len(output.csv_columns) > 1 else ''} {columns}"
+
+
+def no_cell(table: PredictionTable, output: OutputSpec, case: str, word: str) -> SubmissionError:
+    """The error of a blank cell (or row of blank class cells) under the missing policy "error"."""
+    return SubmissionError(
+        f"Line {table.rows[case].line} of the prediction file {table.file} has no value for {word} {case} in "
+        f"{_columns_named(output)}.",
+        case,
+    )
+
+
+def _row_probabilities(
+    output: OutputSpec, table: PredictionTable, case: str, place: str, word: str
+) -> dict[str, float] | None:
+    """A probabilities output's class cells of the case's row, checked as a job's answer would be
+    (``_probabilities``), each problem naming its line and column; ``None``: all blank (missing).
+    ``place``: the case and its line, as ``read_cell`` names them; ``word`` names a case."""
+    row, noun, columns = table.rows[case], output.noun or f"output {output.slug!r}", dict(output.columns)
+    cells = row.cells
+    texts = {name: cells[column] for name, column in output.columns}
+    if not any(texts.values()):
+        return None
+    blank = next((name for name in output.classes if not texts[name]), None)
+    if blank is not None:
+        raise SubmissionError(
+            f"Line {row.line} of the prediction file {table.file} has no value for {word} {case} in column "
+            f"'{columns[blank]}'; the {noun} needs a probability in each of its columns, or none.",
+            case,
+        )
+
+    def subject(name: str) -> str:
+        return f"The {noun} of {place}, column '{columns[name]}')"
+
+    numbers = {name: _cell_number(text, subject(name), case) for name, text in texts.items()}
+    return _probabilities(output, numbers, case, f"The {noun} of {place}, {_columns_named(output)})", subject)
+
+
+def _cell_number(text: str, what: str, case: str) -> float:
+    """A prediction CSV's cell as a finite decimal number (``what`` names the cell in messages); not
+    Python's digit separators, which ``float`` reads ("0.2_5" would be 0.25)."""
+    try:
+        if "_" in text:
+            raise ValueError(text)
+        number = float(text)
+    except ValueError:
+        raise SubmissionError(f"{what} is {shown(text)}, not a number.", case) from None
+    if not math.isfinite(number):
+        raise SubmissionError(f"{what} is {shown(text)}, not a finite number.", case)
+    return number
+
+
+def no_output(output: OutputSpec, case: str) -> SubmissionError:
+    """The error of a missing output under the policy "error"."""
+    where = "" if output.kind == "segmentation" else f" ({output.relative_path})"
+    return SubmissionError(f"Case {case} has no output '{output.slug}'{where}.", case)
+
+
+def _predicted_time(declaration: Declaration, output: OutputSpec) -> bool:
+    """Whether a c_index metric reads ``output`` as a predicted time (``sign = "time"``): never negative."""
+    return any(m.output == output.slug and m.metric == "c_index" and m.param("sign") == "time"
+               for m in declaration.metrics)  # fmt: skip

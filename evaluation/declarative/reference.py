@@ -1,0 +1,318 @@
+"""The reference of a declared challenge, read from the ground truth and checked (its errors are the organizer's).
+
+``load_declared_reference`` lists the cases (from the first output whose reference lists them) and reads every
+reference: path patterns resolve to one file per case (``{stem}`` / ``.*`` patterns case by case), CSV columns
+to one value per case (c_index: with the ``event`` column; one-hot class columns: one class per case), boxes /
+points references to one JSON file per image (``platform.detections``).
+"""
+
+from __future__ import annotations
+
+import csv
+import glob
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from evaluation.declarative.schema import BINARY_REFERENCE_METRICS, OBJECT_KINDS, Cases, Declaration, OutputSpec
+from evaluation.errors import ConfigurationError, SubmissionError
+from evaluation.platform.detections import parse_detections, parse_points
+from evaluation.platform.files import read_bytes
+from evaluation.platform.matching import stem
+from evaluation.platform.sockets import parse_json_bytes
+
+
+@dataclass(frozen=True)
+class DeclaredReference:
+    """The cases (sorted) and, per output, the reference file or value of every case."""
+
+    cases: tuple[str, ...]
+    files: Mapping[str, Mapping[str, Path]]
+    values: Mapping[str, Mapping[str, Any]]
+    root: Path  # the ground-truth folder
+    events: Mapping[str, Mapping[str, bool]] = field(default_factory=dict)  # c_index: output -> case -> event
+
+
+def strip_marker(name: str, markers: Sequence[str]) -> str:
+    """``name`` without the first of ``markers`` it ends with (letter case ignored), as ``[cases] strip``."""
+    return next((name[: -len(m)] for m in markers if m and name.lower().endswith(m.lower())), name)
+
+
+def _pattern_cases(ground_truth: Path, pattern: str) -> dict[str, Path]:
+    head, tail = pattern.split("{case}")
+    matcher = re.compile(re.escape(head) + "(.+)" + re.escape(tail))
+    found = {}
+    for path in sorted(ground_truth.glob(pattern.replace("{case}", "*"))):
+        match = matcher.fullmatch(path.relative_to(ground_truth).as_posix())
+        if match and path.is_file():
+            found[match.group(1)] = path
+    return found
+
+
+def _listed_cases(ground_truth: Path, output: OutputSpec, cases: Cases) -> dict[str, Path]:
+    """The reference files of a ``<folder>/{case}.*`` pattern: every file of the folder ending in one
+    of the output's reference suffixes (letter case ignored), named by its case as a job is (the
+    suffix and a ``[cases] strip`` marker removed); no folder, no file or two files for a case are errors."""
+    folder_text = output.reference.pattern.removesuffix("{case}.*")
+    folder = ground_truth / folder_text
+    whose = f"The {cases.ground_truth_name} ground truth" if cases.ground_truth_name else "The ground truth"
+    if not folder.is_dir():
+        raise ConfigurationError(f"{whose} has no {folder_text or './'} folder.")
+    found: dict[str, Path] = {}
+    for path in sorted(folder.iterdir()):
+        if not path.is_file() or not path.name.lower().endswith(output.reference.suffixes):
+            continue
+        case = strip_marker(stem(path.name, output.reference.suffixes), cases.strip)
+        if case in found:
+            raise ConfigurationError(f"{whose} has two label files for {case}.")
+        found[case] = path
+    if not found:
+        raise ConfigurationError(f"{whose} {folder_text or './'} folder holds no label image.")
+    return found
+
+
+def _per_case_files(ground_truth: Path, output: OutputSpec, cases: Sequence[str]) -> dict[str, Path]:
+    """The reference file of each case for a ``{stem}`` or ``.*`` pattern: exactly one must exist."""
+    pattern, found = output.reference.pattern or "", {}
+    for case in cases:
+        filled = glob.escape(pattern.replace("{stem}", stem(case)).replace("{case}", case).removesuffix(".*"))
+        candidates = sorted(ground_truth.glob(filled + ".*")) if pattern.endswith(".*") else [ground_truth / filled]
+        files = [
+            p for p in candidates
+            if p.is_file() and (not output.reference.suffixes or p.name.lower().endswith(output.reference.suffixes))
+        ]  # fmt: skip
+        if len(files) != 1:
+            raise ConfigurationError(
+                f"The ground truth needs exactly one {output.noun or 'reference'} for {case} (found {len(files)}): "
+                f"{pattern}."
+            )
+        found[case] = files[0]
+    return found
+
+
+class ParserError(csv.Error):
+    """A CSV that is no table: a broken quote, or a row whose cells do not match its header (pandas'
+    ``read_csv`` name, which the former HECKTOR classes' messages gave)."""
+
+
+class EmptyDataError(csv.Error):
+    """A CSV without even a header row (pandas' name, as ``ParserError``)."""
+
+
+def _csv_rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+    """The header and the rows of a UTF-8 CSV (a BOM allowed, blank lines skipped), strictly: no
+    quote left open, every row as many cells as the header (a short row is not a blank cell); each
+    row with its line (1 = the header; a row with a quoted line break: its last line)."""
+    with path.open(newline="", encoding="utf-8-sig") as handle:
+        reader = csv.reader(handle, strict=True)
+        try:
+            header = next(reader, None)
+            if header is None:
+                raise EmptyDataError()
+            rows = []
+            for cells in reader:
+                if cells and len(cells) != len(header):
+                    raise ParserError()
+                if cells:
+                    rows.append((reader.line_num, dict(zip(header, cells, strict=True))))
+        except (EmptyDataError, ParserError):
+            raise
+        except csv.Error:  # the csv module's own: a quote left open
+            raise ParserError() from None
+    return header, rows
+
+
+def _csv_column(ground_truth: Path, file: str, column: str, declaration: Declaration, binary: bool) -> dict[str, str]:
+    """One column of a CSV reference by case (stripped)."""
+    cells = _csv_cells(ground_truth, file, (column,), declaration, binary)
+    return {case: texts[0] for case, (_, texts) in cells.items()}
+
+
+def _csv_cells(
+    ground_truth: Path, file: str, columns: tuple[str, ...], declaration: Declaration, binary: bool
+) -> dict[str, tuple[int, tuple[str, ...]]]:
+    """The cells of ``columns`` of a CSV reference (stripped) by case, with the row's line; the file
+    must hold every column the declaration reads from it (all absent ones named at once)."""
+    path, cases = ground_truth / file, declaration.cases
+    id_column = cases.id_column
+    named = f"The {cases.ground_truth_name} ground truth" if cases.ground_truth_name else "The ground truth"
+    if not path.is_file():
+        raise ConfigurationError(f"{named} has no {file}.")
+    try:
+        header, rows = _csv_rows(path)
+    except (UnicodeDecodeError, csv.Error) as error:
+        what = (
+            f"{named} {file} cannot be parsed as UTF-8 CSV"
+            if cases.ground_truth_name
+            else f"{file} must be UTF-8 CSV with columns {','.join((id_column, *columns))}"
+            f"{' and 0/1 labels' if binary else ''}"
+        )
+        raise ConfigurationError(f"{what} ({type(error).__name__}): fix it in the phase's ground truth.") from None
+    read = [column for o in declaration.outputs for ref in (o.reference, o.event) if ref and ref.csv_file == file
+            for column in ref.read_columns]  # fmt: skip
+    absent = [c for c in dict.fromkeys((id_column, *read)) if c not in header]
+    if absent:
+        raise ConfigurationError(f"{file} lacks the column(s) {', '.join(absent)}.")
+    values: dict[str, tuple[int, tuple[str, ...]]] = {}
+    for line, row in rows:
+        case = row[id_column].strip()
+        if case in values:
+            raise ConfigurationError(f"{file} lists case {case} twice.")
+        values[case] = (line, tuple(row[column].strip() for column in columns))
+    return values
+
+
+def _one_hot(ground_truth: Path, output: OutputSpec, declaration: Declaration) -> dict[str, str | None]:
+    """A one-hot reference (``reference = "truth.csv"``): each case's one class whose column is true
+    (a cell spelled as a boolean reference: ``true_values`` / ``false_values``; a row without one:
+    the ``reference_none`` class), ``None`` for a row whose class cells are all blank under
+    ``blank = "skip"`` or without a class under ``reference_none = "skip"``. Any other row is the
+    organizer's error of one line naming the file, line, case and column, never a cell's text."""
+    ref, cases = output.reference, declaration.cases
+    file, named = ref.csv_file or "", cases.ground_truth_name
+    source = f"the {named} ground truth {file}" if named else file
+    columns = dict(ref.columns)
+    spellings = "/".join(output.true_values + output.false_values)
+    found: dict[str, str | None] = {}
+    for case, (line, cells) in _csv_cells(ground_truth, file, ref.read_columns, declaration, True).items():
+        where, who = f"Line {line} of {source}", f"{cases.word or 'case'} {case}"
+        texts = dict(zip(columns, (cell.lower() for cell in cells), strict=True))
+        blank = [name for name, text in texts.items() if text in output.blank_values]
+        if blank and len(blank) == len(texts) and output.blank == "skip":
+            found[case] = None
+            continue
+        if blank:
+            rule = " (blank = 'skip' skips a row only when all its class cells are blank)" * (output.blank == "skip")
+            raise ConfigurationError(f"{where} has a blank cell for {who} in column '{columns[blank[0]]}'{rule}.")
+        odd = next((name for name, text in texts.items() if text not in output.true_values + output.false_values), None)
+        if odd is not None:
+            raise ConfigurationError(
+                f"{where} has a cell for {who} in column '{columns[odd]}' that is not 0 or 1 ({spellings})."
+            )
+        ones = [name for name, text in texts.items() if text in output.true_values]
+        if not ones and ref.none != "error":
+            found[case] = None if ref.none == "skip" else ref.none
+            continue
+        if len(ones) != 1:
+            which = "no class column" if not ones else "more than one class column"
+            raise ConfigurationError(
+                f"{where} has {which} at 1 for {who}; a one-hot reference needs exactly one "
+                f"({', '.join(columns.values())})."
+            )
+        found[case] = ones[0]
+    return found
+
+
+def _reference_value(text: str, output: OutputSpec, binary: bool, case: str, where: str) -> Any:
+    """A CSV cell as the output's kind; problems are the organizer's (never echo the value)."""
+    lowered = text.lower()
+    if output.kind == "boolean":
+        if lowered not in output.true_values + output.false_values:
+            spellings = "/".join(output.true_values + output.false_values)
+            raise ConfigurationError(f"{where}: the value of case {case} is not a boolean ({spellings}).")
+        return lowered in output.true_values
+    if output.kind in ("choice", "probabilities"):
+        if text not in output.classes:
+            raise ConfigurationError(f"{where}: the value of case {case} is not one of the declared classes.")
+        return text
+    try:
+        number = float(text)
+    except ValueError:
+        number = math.nan
+    if not math.isfinite(number) or (binary and number not in (0.0, 1.0)):
+        wanted = "0 or 1 (the metrics of this output need a binary reference)" if binary else "a finite number"
+        raise ConfigurationError(f"{where}: the value of case {case} is not {wanted}.")
+    return number
+
+
+def _binary(declaration: Declaration, output: OutputSpec) -> bool:
+    return output.kind == "number" and any(
+        m.output == output.slug and m.metric in BINARY_REFERENCE_METRICS for m in declaration.metrics
+    )
+
+
+def load_declared_reference(ground_truth: Path, declaration: Declaration) -> DeclaredReference:
+    """Every output's reference for the cases of the first output whose reference lists cases (a
+    ``{case}`` pattern or a CSV column): the same cases everywhere; ``{stem}`` / ``.*`` patterns are
+    looked up case by case."""
+    files: dict[str, dict[str, Path]] = {}
+    texts: dict[str, dict[str, str]] = {}
+    classes: dict[str, dict[str, str | None]] = {}  # one-hot references: the class of each case (None: blank)
+    listing = [output for output in declaration.outputs if not output.reference.per_case]
+    for output in listing:
+        ref = output.reference
+        if ref.lists_suffixes:
+            files[output.slug] = _listed_cases(ground_truth, output, declaration.cases)
+        elif ref.pattern is not None:
+            files[output.slug] = _pattern_cases(ground_truth, ref.pattern)
+        elif ref.one_hot:
+            classes[output.slug] = _one_hot(ground_truth, output, declaration)
+        else:
+            texts[output.slug] = _csv_column(
+                ground_truth, ref.csv_file, ref.column, declaration, _binary(declaration, output)
+            )
+    first = listing[0]
+    cases = tuple(sorted(files.get(first.slug) or texts.get(first.slug) or classes.get(first.slug) or {}))
+    if not cases:
+        raise ConfigurationError(f"The ground truth holds no case for {first.reference.text}.")
+    for output in declaration.outputs:
+        if output.reference.per_case:
+            files[output.slug] = _per_case_files(ground_truth, output, cases)
+    values: dict[str, dict[str, Any]] = {}
+    for output in declaration.outputs:
+        found = files.get(output.slug) or texts.get(output.slug) or classes.get(output.slug) or {}
+        extra, lacking = sorted(set(found) - set(cases)), [c for c in cases if c not in found]
+        if extra or lacking:
+            which = f"has no reference for case {lacking[0]}" if lacking else f"has case {extra[0]}"
+            raise ConfigurationError(
+                f"The ground truth of output '{output.slug}' ({output.reference.text}) {which}, unlike "
+                f"{first.reference.text}: every output needs a reference for the same cases."
+            )
+        if output.slug in texts:
+            binary = _binary(declaration, output)
+            values[output.slug] = {
+                c: _reference_value(texts[output.slug][c], output, binary, c, output.reference.text)
+                for c in cases
+                if texts[output.slug][c].lower() not in output.blank_values or output.blank == "error"
+            }
+        if output.slug in classes:
+            values[output.slug] = {c: classes[output.slug][c] for c in cases if classes[output.slug][c] is not None}
+    if all(o.slug in texts or o.slug in classes for o in declaration.outputs):  # a case blank (skipped) everywhere
+        cases = tuple(c for c in cases if any(c in found for found in values.values()))
+        if not cases:
+            raise ConfigurationError(f"The ground truth holds no case for {first.reference.text}.")
+    events = {o.slug: _events(ground_truth, declaration, o, values[o.slug]) for o in declaration.outputs if o.event}
+    for output in declaration.outputs:
+        if output.kind in OBJECT_KINDS:
+            values[output.slug] = {c: _reference_objects(files[output.slug][c], c, output.kind) for c in cases}
+    return DeclaredReference(cases, files, values, ground_truth, events)
+
+
+def _reference_objects(path: Path, case: str, kind: str) -> np.ndarray:
+    """A case's reference boxes (n, 4) or points (n, 3) from its JSON file (the platform's JSON, or
+    [[x1, y1, x2, y2], ...] / [[x, y(, z)], ...]); a malformed file is the organizer's, named without its content."""
+    parse = parse_detections if kind == "boxes" else parse_points
+    try:
+        document = parse_json_bytes(read_bytes(path, f"reference {kind}", case), f"reference {kind}", case)
+        return parse(document, case, scored=False)[0]
+    except SubmissionError as error:
+        raise ConfigurationError(f"The reference {kind} of case {case} ({path.name}): {error}") from None
+
+
+def _events(ground_truth: Path, declaration: Declaration, output: OutputSpec, times: Mapping[str, Any]) -> dict:
+    """The event indicator of every case with a time (c_index's censoring), spelled as a boolean reference."""
+    event = output.event
+    texts = _csv_column(ground_truth, event.csv_file, event.column, declaration, True)
+    found = {}
+    for case in times:
+        lowered = texts.get(case, "").lower()
+        if lowered not in output.true_values + output.false_values:
+            spellings = "/".join(output.true_values + output.false_values)
+            raise ConfigurationError(f"{event.text}: the event of case {case} is not a boolean ({spellings}).")
+        found[case] = lowered in output.true_values
+    return found

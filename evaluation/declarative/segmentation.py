@@ -1,0 +1,165 @@
+"""The per-case work of a declared challenge in a worker: a case's payload and result, and its segmentations.
+
+``score_segmentation`` reads each label image pair once (``platform.images.read_label_pair``: the HECKTOR
+geometry rules; "nonzero" 2D masks: ``read_nonzero_mask``, same size in pixels) and reduces it with
+``metrics.segmentation.summarise_label_maps`` (the scoring function HECKTOR 2026 shares) to small numbers per
+label, only those its metrics request: voxel counts, HD95 / HD / MASD / NSD from one surface computation, volume
+differences, lesion TP / FP / FN per IoU threshold and matching, panoptic quality. ``check_segmentation`` makes
+the same checks of a submitted segmentation for ``check_job``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import SimpleITK as sitk
+
+from evaluation.declarative.schema import NONZERO, Declaration, MetricSpec, OutputSpec
+from evaluation.metrics.segmentation import CaseSegmentation, LabelRequest, summarise_label_maps
+from evaluation.platform.images import (
+    read_input_image,
+    read_label_pair,
+    read_nonzero_mask,
+    read_submitted_labels,
+    same_size,
+)
+
+
+@dataclass(frozen=True)
+class SegmentationTask:
+    """One segmentation output of one case, as a worker needs it."""
+
+    slug: str
+    reference: Path
+    prediction: Path | None  # None: the empty-mask policy of a missing output
+    labels: tuple[tuple[str, int], ...]
+    geometry: str
+    tolerance: float
+    dimension: int
+    requests: tuple[tuple[str, LabelRequest], ...]  # per label: only the numbers its metrics need
+    nonzero: bool = False  # a 2D mask where any non-zero pixel is the one label
+    named: str = ""  # the case as messages name it ("image a.png")
+    noun: str = ""  # the output as messages name it ("mask")
+    shown: str = ""  # the reference's path in the ground truth, for the organizer's messages
+    grid: str = "reference grid"  # how messages name the grid the prediction must share
+    hint: str = ""  # ends the message of a prediction of another size (how to ask for resampling)
+
+
+@dataclass(frozen=True)
+class CasePayload:
+    """What a worker gets: segmentations to score, parsed values (after the missing policies), and
+    which outputs the participant submitted."""
+
+    segmentations: tuple[SegmentationTask, ...]
+    values: Mapping[str, Any]
+    submitted: Mapping[str, bool]
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    segmentations: Mapping[str, CaseSegmentation]
+    values: Mapping[str, Any]
+    submitted: Mapping[str, bool]
+
+
+def submitted_labels(
+    output: SegmentationTask | OutputSpec, path: Path, grid: sitk.Image | None, case: str, hint: str = ""
+) -> tuple[sitk.Image, np.ndarray]:
+    """The submitted label image of ``output`` as ``platform.images.read_submitted_labels`` reads it."""
+    return read_submitted_labels(
+        path, grid, case, [value for _, value in output.labels], what=output.noun or f"'{output.slug}' segmentation",
+        dimension=output.dimension, policy=output.geometry, tolerance=output.tolerance, grid_name=output.grid,
+        hint=hint,
+    )  # fmt: skip
+
+
+def score_segmentation(task: SegmentationTask, case: str) -> CaseSegmentation:
+    """Read the reference and prediction once, check them, and compute every requested number
+    (``metrics.segmentation.summarise_label_maps``); a 2D non-zero mask gives voxel counts only."""
+    what = task.noun or f"'{task.slug}' segmentation"
+    if task.nonzero:
+        named = task.named or case
+        prediction = None
+        if task.prediction is not None:
+            prediction = read_nonzero_mask(task.prediction, case, "predicted", named, what)
+        reference = read_nonzero_mask(task.reference, case, "reference", named, what, task.shown)
+        prediction = np.zeros_like(reference) if prediction is None else prediction
+        same_size(prediction, reference, case, named, what)
+        return summarise_label_maps(reference, prediction, (1.0, 1.0), dict(task.requests))
+    pair = read_label_pair(
+        task.reference, task.prediction, case, [value for _, value in task.labels], what=what,
+        dimension=task.dimension, policy=task.geometry, tolerance=task.tolerance, grid_name=task.grid,
+        hint=task.hint, fix=f"; replace {task.shown} in the phase's ground truth" if task.shown else "",
+    )  # fmt: skip
+    return summarise_label_maps(pair.reference, pair.prediction, pair.spacing, dict(task.requests))
+
+
+def _resample_hint(declaration: Declaration, output: OutputSpec) -> str:
+    """How a participant's size message says to resample: the option that sets this output's
+    geometry to "nearest", if one does (" (or evaluate with --set resample=nearest)")."""
+    index = declaration.outputs.index(output)
+    for option in declaration.options:
+        if ("outputs", index, "geometry") in option.targets:
+            choice = next((c for c in option.choices or () if option.declared(c) == "nearest"), None)
+            if choice is not None:
+                return f" (or evaluate with --set {option.name}={choice})"
+    return ""
+
+
+def _request(metrics: Sequence[MetricSpec], label: str, value: int | str) -> LabelRequest:
+    """What the ``metrics`` (of one output) need of ``label`` beyond its voxel counts."""
+    mine = [m for m in metrics if label in m.labels]
+
+    def thresholds(metric: str, matching: str | None = None) -> tuple[float, ...]:
+        return tuple(m.param("iou_threshold") for m in mine
+                     if m.metric == metric and (matching is None or m.param("matching") == matching))  # fmt: skip
+
+    return LabelRequest(
+        value=1 if value == NONZERO else int(value),
+        hd95=any(m.metric == "hd95" for m in mine),
+        hausdorff=any(m.metric == "hausdorff" for m in mine),
+        masd=any(m.metric == "masd" for m in mine),
+        nsd=tuple(m.param("tolerance_mm") for m in mine if m.metric == "nsd"),
+        lesions=thresholds("lesion_f1", "greedy"),
+        hungarian=thresholds("lesion_f1", "hungarian"),
+        panoptic=thresholds("panoptic_quality"),
+        volumes=tuple(volume_key(m) for m in mine if m.metric == "volume_difference"),
+    )
+
+
+def segmentation_task(
+    declaration: Declaration, output: OutputSpec, case: str, reference: Path, shown: str, prediction: Path | None
+) -> SegmentationTask:
+    """What a worker needs to score ``output`` of one case: only the numbers the metrics ask for."""
+    metrics = [m for m in declaration.metrics if m.output == output.slug and dict(m.params).get("compute", True)]
+    return SegmentationTask(
+        slug=output.slug, reference=reference, prediction=prediction, labels=output.labels,
+        geometry=output.geometry, tolerance=output.tolerance, dimension=output.dimension,
+        nonzero=output.nonzero, named=declaration.cases.named(case), noun=output.noun, shown=shown,
+        grid=output.grid, hint=_resample_hint(declaration, output) if output.geometry == "error" else "",
+        requests=tuple((name, _request(metrics, name, value)) for name, value in output.labels),
+    )  # fmt: skip
+
+
+def volume_key(metric: MetricSpec) -> tuple[bool, bool, bool]:
+    """How a worker keys one declared volume difference: (relative, absolute, in mm³)."""
+    return metric.param("relative"), metric.param("absolute"), metric.param("volume") == "mm3"
+
+
+def check_segmentation(
+    declaration: Declaration, output: OutputSpec, path: Path, grid: Path | None, case: str, named: str
+) -> None:
+    """``score_case``'s checks of a submitted segmentation, on the input image's grid (or, for a 2D
+    non-zero mask, against the input image's size) when at hand."""
+    if output.nonzero:
+        noun = output.noun or f"'{output.slug}' segmentation"
+        prediction = read_nonzero_mask(path, case, "predicted", named, noun)
+        if grid is not None:
+            same_size(prediction, read_nonzero_mask(grid, case, "input", named, "image"), case, named, noun)
+        return
+    hint = _resample_hint(declaration, output) if output.geometry == "error" else ""
+    submitted_labels(output, path, None if grid is None else read_input_image(grid), case, hint)
