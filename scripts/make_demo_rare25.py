@@ -68,8 +68,7 @@ def main() -> None:
     stacks = list(metadata)
     order = rng.permutation(len(stacks))  # the platform lists jobs in no particular order
     jobs = [
-        JobSpec(inputs={INPUT: stacks[i]}, outputs={OUTPUT: make_likelihoods(rng, metadata[stacks[i]])})
-        for i in order
+        JobSpec(inputs={INPUT: stacks[i]}, outputs={OUTPUT: make_likelihoods(rng, metadata[stacks[i]])}) for i in order
     ]
     write_input(demo_input, jobs, seed=SEED)
     n_frames = sum(len(v) for v in metadata.values())

@@ -28,9 +28,12 @@ distributed = pytest.importorskip("distributed")
 
 @pytest.fixture(scope="module")
 def cluster():
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as local_cluster, distributed.Client(local_cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as local_cluster,
+        distributed.Client(local_cluster) as client,
+    ):
         yield local_cluster, client
 
 

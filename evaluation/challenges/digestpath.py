@@ -94,8 +94,13 @@ class DigestPath2019Task1(Challenge):
     )
     options = (
         Option("iou_threshold", 0.3, "a prediction matches a reference box when IoU is strictly greater"),
-        Option("matching", "greedy", "greedy: predictions by descending score take the unmatched box of "
-               "highest IoU; hungarian: maximum-IoU one-to-one assignment", MATCHING_METHODS),
+        Option(
+            "matching",
+            "greedy",
+            "greedy: predictions by descending score take the unmatched box of "
+            "highest IoU; hungarian: maximum-IoU one-to-one assignment",
+            MATCHING_METHODS,
+        ),
     )
 
     def load_reference(self, ground_truth: Path, settings: Mapping[str, Any]) -> dict[str, np.ndarray]:

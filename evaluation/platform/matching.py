@@ -55,9 +55,7 @@ def match_jobs(
             if case not in known:
                 raise SubmissionError(f"job {job.pk} is for '{case}', which is not in the reference.", case)
             if case in by_case:
-                raise SubmissionError(
-                    f"two jobs ({by_case[case].pk} and {job.pk}) are for the same case.", case
-                )
+                raise SubmissionError(f"two jobs ({by_case[case].pk} and {job.pk}) are for the same case.", case)
             by_case[case] = job
     ordered = {case: by_case[case] for case in reference if case in by_case}
     return Matched(jobs=ordered, missing=[case for case in reference if case not in by_case])
