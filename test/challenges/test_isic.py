@@ -391,7 +391,7 @@ def test_a_200_mb_file_fails_fast_without_being_read(tmp_path, evaluate_cli):
     run = evaluate_cli("isic2019", input_dir, "--set", "max_file_mb=0.0001", ground_truth=ground_truth)
     assert run.last_error_line.endswith(
         "more than the 0.0001 MB allowed; a CSV of probabilities for every image is far smaller."
-    )  # noqa: E501
+    )
 
 
 def test_long_lists_are_shortened_to_what_the_platform_shows(tmp_path, evaluate_cli):
