@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from evaluation.metrics import checks
+
 MISSING_POLICIES = ("non-concordant", "tie")
 _BLOCK_ELEMENTS = 2_000_000  # weight rows x patients handled together (int32: 8 MB per array)
 
@@ -119,9 +121,12 @@ def concordance_index(
     """
     if policy not in MISSING_POLICIES:
         raise ValueError(f"missing policy must be one of {MISSING_POLICIES}, got {policy!r}")
-    time = np.asarray(time, dtype=float)
-    event = np.asarray(event, dtype=bool)
-    risk = np.asarray(risk, dtype=float)
+    time = checks.as_finite("time", time, ndim=1)
+    event = checks.binary("event", event)
+    risk = np.asarray(risk, dtype=float)  # NaN / inf: a missing prediction
+    if event.ndim != 1 or risk.ndim != 1:
+        raise ValueError(f"event and risk must be 1-dimensional, got shapes {event.shape} and {risk.shape}")
+    checks.same_length(time=time, event=event, risk=risk, **({} if missing is None else {"missing": missing}))
     absent = ~np.isfinite(risk) if missing is None else np.asarray(missing, dtype=bool) | ~np.isfinite(risk)
     order = np.lexsort((~event, time))  # by time, events first among equal times
     sorted_event, predicted = event[order], ~absent[order]
@@ -135,6 +140,8 @@ def concordance_index(
     missing_credit = 0 if policy == "non-concordant" else 1  # twice the credit of a pair with a missing patient
 
     rows = np.ones((1, time.size), dtype=np.int32) if weights is None else np.atleast_2d(np.asarray(weights))
+    if rows.ndim != 2 or rows.shape[1] != time.size:
+        raise ValueError(f"weights has shape {rows.shape}, expected (resamples, {time.size})")
     if rows.dtype.kind in "iub":
         totals = rows.sum(axis=1, dtype=np.int64)
         dtype = np.int32 if totals.size == 0 or totals.max() < 2**29 else np.int64  # 2 x sums fit int32

@@ -120,3 +120,19 @@ def test_bootstrap_rows_equal_single_calls_on_drawn_patients():
     batch = concordance_index(time, event, risk, weights=weights)
     expected = [lifelines_c_index(time[d], -risk[d], event[d]) for d in draws]
     np.testing.assert_allclose(batch, expected, rtol=0, atol=1e-12)
+
+
+def test_bad_inputs_are_one_line_value_errors():
+    """Each of these used to give an IndexError traceback or a silent value (a NaN time, an event of 2)."""
+    bad = [
+        ((TIME, EVENT[:-1], RISK), {}, "inconsistent numbers of samples"),
+        ((TIME, EVENT, RISK[:-1]), {}, "inconsistent numbers of samples"),
+        ((TIME, EVENT, RISK, np.zeros(5, bool)), {}, "inconsistent numbers of samples"),
+        ((np.where(TIME == 300, np.nan, TIME), EVENT, RISK), {}, "time contains NaN"),
+        ((TIME[None], EVENT[None], RISK[None]), {}, "time must be 1-dimensional"),
+        ((TIME, EVENT * 2, RISK), {}, "event must hold only 0 and 1"),
+        ((TIME, EVENT, RISK), {"weights": np.ones((2, 5), dtype=int)}, r"expected \(resamples, 6\)"),
+    ]
+    for arguments, keywords, message in bad:
+        with pytest.raises(ValueError, match=message):
+            concordance_index(*arguments, **keywords)
