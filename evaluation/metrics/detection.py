@@ -110,15 +110,22 @@ def froc_curve(
     image, instance recall) for the predictions with score >= threshold. One sort of all scores."""
     if scores.size == 0:
         return np.empty(0), np.empty(0), np.empty(0)
+    thresholds, tp, fp_negative = _operating_points(scores, is_true_positive, on_negative)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fp_rate = fp_negative / n_negative if n_negative else np.full(thresholds.size, np.nan)
+        recall = tp / n_reference if n_reference else np.full(thresholds.size, np.nan)
+    return thresholds, fp_rate, recall
+
+
+def _operating_points(scores: np.ndarray, *flags: np.ndarray) -> tuple[np.ndarray, ...]:
+    """One stable sort of ``scores``: (the distinct scores, descending; then for each boolean array of
+    ``flags`` how many of the predictions with score >= each distinct score it marks)."""
     order = np.argsort(-scores, kind="stable")
     sorted_scores = scores[order]
-    ends = np.r_[np.flatnonzero(np.diff(sorted_scores)), sorted_scores.size - 1]
-    tp = np.cumsum(is_true_positive[order])[ends]
-    fp_negative = np.cumsum(on_negative[order])[ends]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        fp_rate = fp_negative / n_negative if n_negative else np.full(ends.size, np.nan)
-        recall = tp / n_reference if n_reference else np.full(ends.size, np.nan)
-    return sorted_scores[ends], fp_rate, recall
+    ends = np.r_[np.flatnonzero(np.diff(sorted_scores)), sorted_scores.size - 1].astype(int)  # each tie's last
+    if sorted_scores.size == 0:
+        ends = np.empty(0, dtype=int)
+    return sorted_scores[ends], *(np.cumsum(flag[order])[ends] for flag in flags)
 
 
 def froc_recalls(fp_rate: np.ndarray, recall: np.ndarray, rates: Sequence[float] = FROC_FP_RATES) -> dict[float, float]:
@@ -300,17 +307,10 @@ def detection_curve(
         negative.append(np.full(image_scores.size, len(image.reference) == 0))
     is_tp, all_scores, on_negative = (np.concatenate([*parts, np.empty(0)]) for parts in (flags, scores, negative))
     is_tp, on_negative = is_tp.astype(bool), on_negative.astype(bool)
-    order = np.argsort(-all_scores, kind="stable")
-    sorted_scores = all_scores[order]
-    ends = np.r_[np.flatnonzero(np.diff(sorted_scores)), sorted_scores.size - 1].astype(int)
-    if sorted_scores.size == 0:
-        ends = np.empty(0, dtype=int)
-    tp = np.cumsum(is_tp[order])[ends]
-    fp_all = np.cumsum(~is_tp[order])[ends]
-    fp_negative = np.cumsum(on_negative[order])[ends]
+    thresholds, tp, fp_all, fp_negative = _operating_points(all_scores, is_tp, ~is_tp, on_negative)
     n_reference = sum(len(image.reference) for image in images)
     n_negative = sum(1 for image in images if len(image.reference) == 0)
-    return DetectionCurve(sorted_scores[ends], tp, fp_all, fp_negative, n_reference, len(images), n_negative)
+    return DetectionCurve(thresholds, tp, fp_all, fp_negative, n_reference, len(images), n_negative)
 
 
 def detection_average_precision(
