@@ -140,8 +140,10 @@ def concordance_index(
     missing_credit = 0 if policy == "non-concordant" else 1  # twice the credit of a pair with a missing patient
 
     rows = np.ones((1, time.size), dtype=np.int32) if weights is None else np.atleast_2d(np.asarray(weights))
-    if rows.ndim != 2 or rows.shape[1] != time.size:
-        raise ValueError(f"weights has shape {rows.shape}, expected (resamples, {time.size})")
+    if rows.ndim != 2:
+        raise ValueError(f"weights must be 2-dimensional, got shape {rows.shape}")
+    if rows.shape[1] != time.size:  # the wording of bootstrap.case_weights
+        raise ValueError(f"weights has {rows.shape[1]} columns for {time.size} cases")
     if rows.dtype.kind in "iub":
         totals = rows.sum(axis=1, dtype=np.int64)
         dtype = np.int32 if totals.size == 0 or totals.max() < 2**29 else np.int64  # 2 x sums fit int32

@@ -131,7 +131,8 @@ def test_bad_inputs_are_one_line_value_errors():
         ((np.where(TIME == 300, np.nan, TIME), EVENT, RISK), {}, "time contains NaN"),
         ((TIME[None], EVENT[None], RISK[None]), {}, "time must be 1-dimensional"),
         ((TIME, EVENT * 2, RISK), {}, "event must hold only 0 and 1"),
-        ((TIME, EVENT, RISK), {"weights": np.ones((2, 5), dtype=int)}, r"expected \(resamples, 6\)"),
+        ((TIME, EVENT, RISK), {"weights": np.ones((2, 5), dtype=int)}, "weights has 5 columns for 6 cases"),
+        ((TIME, EVENT, RISK), {"weights": np.ones((2, 2, 6), dtype=int)}, "weights must be 2-dimensional"),
     ]
     for arguments, keywords, message in bad:
         with pytest.raises(ValueError, match=message):
