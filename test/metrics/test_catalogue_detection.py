@@ -24,12 +24,12 @@ N1 = image(EMPTY, [[0, 0, 10, 10, 0.88], [20, 20, 30, 30, 0.5], [40, 40, 50, 50,
 IMAGES = [P1, N1, P2, N2]
 
 
-def voc_ap(images: list[ImageDetections], threshold: float) -> float:
-    """VOC2012 devkit: detections sorted by score, each marked TP if its best-IoU reference box is
-    unmatched and IoU > threshold (greedy), cumulative precision/recall, then VOCap's envelope."""
+def voc_detections(images: list[ImageDetections], threshold: float) -> tuple[list[float], list[int]]:
+    """VOC2012 devkit ``VOCevaldet.m``: detections sorted by score, each marked TP (1.0) if its
+    best-IoU reference box is unmatched and IoU > threshold (greedy); with each one's image index."""
     detections = sorted(((s, i, k) for i, im in enumerate(images) for k, s in enumerate(im.scores)), reverse=True)
     used = [np.zeros(len(im.reference), bool) for im in images]
-    tp, fp = [], []
+    tp = []
     for _, i, k in detections:
         im = images[i]
         best, best_iou = -1, -1.0
@@ -48,7 +48,13 @@ def voc_ap(images: list[ImageDetections], threshold: float) -> float:
         if hit:
             used[i][best] = True
         tp.append(float(hit))
-        fp.append(float(not hit))
+    return tp, [i for _, i, _ in detections]
+
+
+def voc_ap(images: list[ImageDetections], threshold: float) -> float:
+    """:func:`voc_detections`, cumulative precision/recall, then ``VOCap.m``'s envelope."""
+    tp = voc_detections(images, threshold)[0]
+    fp = [1.0 - hit for hit in tp]
     n_ref = sum(len(im.reference) for im in images)
     ctp, cfp = np.cumsum(tp), np.cumsum(fp)
     rec, prec = ctp / n_ref, ctp / (ctp + cfp)
@@ -155,8 +161,7 @@ def test_edge_cases_by_hand():
         detection_average_precision([ImageDetections(np.empty((0, 4)), np.zeros((2, 4)), np.array([0.5]))])
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_ap_equals_voc_devkit_loop_on_random_images(seed):
+def random_images(seed: int) -> list[ImageDetections]:
     rng = np.random.default_rng(seed)
     images = []
     for _ in range(5):
@@ -167,9 +172,42 @@ def test_ap_equals_voc_devkit_loop_on_random_images(seed):
         boxes = [reference + jitter, rng.integers(0, 60, (int(rng.integers(0, 3)), 1)) + np.array([0, 0, 15, 15])]
         boxes = np.vstack(boxes).astype(float)
         images.append(ImageDetections(reference, boxes, rng.random(len(boxes))))  # distinct scores
+    return images
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_ap_equals_voc_devkit_loop_on_random_images(seed):
+    images = random_images(seed)
     if sum(len(im.reference) for im in images) == 0:
         pytest.skip("no reference box drawn")
     for threshold in (0.3, 0.5):
         assert detection_average_precision(images, threshold=threshold) == pytest.approx(
             voc_ap(images, threshold), abs=1e-12
         )
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_recall_at_precision_and_froc_equal_the_voc_loop_on_random_images(seed):
+    """Both from the devkit loop's TP flags (distinct scores: one operating point per detection): the
+    best recall among the points of precision >= p, and the best recall among the points of at most
+    ``rate`` false positives per image (all images, or the negative ones only), 0 when none is."""
+    images = random_images(seed)
+    n_ref = sum(len(im.reference) for im in images)
+    negative = [len(im.reference) == 0 for im in images]
+    if n_ref == 0 or not any(negative):
+        pytest.skip("no reference box or no negative image drawn")
+    for threshold in (0.3, 0.5):
+        hits, image_of = voc_detections(images, threshold)
+        ctp = np.cumsum(hits)
+        recall = ctp / n_ref
+        precision = ctp / np.arange(1, len(hits) + 1)
+        fp_all = np.cumsum([1.0 - h for h in hits]) / len(images)
+        fp_negative = np.cumsum([float(negative[i]) for i in image_of]) / sum(negative)
+        for target in (0.0, 0.3, 0.5, 0.8, 1.0):
+            expected = recall[precision >= target].max(initial=0.0)
+            assert recall_at_precision(images, target, threshold=threshold) == pytest.approx(expected, abs=1e-12)
+        rates = (0.1, 0.25, 0.5, 1.0, 2.0)
+        for fp_images, fp_rate in (("all", fp_all), ("negative", fp_negative)):
+            expected = {rate: recall[fp_rate <= rate].max(initial=0.0) for rate in rates}
+            found = froc(images, fp_rates=rates, threshold=threshold, fp_images=fp_images)
+            assert found == pytest.approx(expected, abs=1e-12)
