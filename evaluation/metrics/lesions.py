@@ -56,6 +56,53 @@ class LesionMatches:
         return LesionCounts(tp, self.n_prediction - tp, self.n_reference - tp)
 
 
+@dataclass(frozen=True)
+class LesionPairs:
+    """The connected components of two masks and the IoU of every overlapping (reference, predicted)
+    pair: what every threshold's and method's matching of the same two masks starts from."""
+
+    n_reference: int
+    n_prediction: int
+    ref_ids: np.ndarray
+    pred_ids: np.ndarray
+    iou: np.ndarray
+
+    def match(self, threshold: float = IOU_THRESHOLD, matching: str = "greedy") -> LesionMatches:
+        """The one-to-one matching at IoU > ``threshold`` (see :func:`lesion_matches`)."""
+        if matching not in MATCHING_METHODS:
+            raise ValueError(f"unknown matching {matching!r}; expected one of {MATCHING_METHODS}")
+        keep = self.iou > threshold
+        ref_ids, pred_ids, iou = self.ref_ids[keep], self.pred_ids[keep], self.iou[keep]
+        if matching == "hungarian":
+            return LesionMatches(self.n_reference, self.n_prediction, _assignment(ref_ids, pred_ids, iou))
+        order = np.lexsort((pred_ids, ref_ids, -iou))
+        ref_used, pred_used, matched = set(), set(), []
+        for r, p, value in zip(ref_ids[order].tolist(), pred_ids[order].tolist(), iou[order].tolist(), strict=True):
+            if r not in ref_used and p not in pred_used:  # candidate pairs only
+                ref_used.add(r)
+                pred_used.add(p)
+                matched.append(value)
+        return LesionMatches(self.n_reference, self.n_prediction, np.array(matched, dtype=float))
+
+
+def lesion_pairs(reference: np.ndarray, prediction: np.ndarray) -> LesionPairs:
+    """Label both masks' components once (26-connected; 8 in 2D) and measure every overlapping pair."""
+    if reference.shape != prediction.shape:
+        raise ValueError(f"mask shapes differ: {reference.shape} vs {prediction.shape}")
+    ref_labels, n_ref = _components(reference)
+    pred_labels, n_pred = _components(prediction)
+    if n_ref == 0 or n_pred == 0:
+        return LesionPairs(n_ref, n_pred, np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
+    ref_sizes = np.bincount(ref_labels.ravel(), minlength=n_ref + 1)
+    pred_sizes = np.bincount(pred_labels.ravel(), minlength=n_pred + 1)
+    both = (ref_labels > 0) & (pred_labels > 0)
+    pair_code = ref_labels[both].astype(np.int64) * (n_pred + 1) + pred_labels[both]
+    pairs, intersections = np.unique(pair_code, return_counts=True)
+    ref_ids, pred_ids = pairs // (n_pred + 1), pairs % (n_pred + 1)
+    iou = intersections / (ref_sizes[ref_ids] + pred_sizes[pred_ids] - intersections)
+    return LesionPairs(n_ref, n_pred, ref_ids, pred_ids, iou)
+
+
 def lesion_matches(
     reference: np.ndarray, prediction: np.ndarray, threshold: float = IOU_THRESHOLD, matching: str = "greedy"
 ) -> LesionMatches:
@@ -68,31 +115,7 @@ def lesion_matches(
     """
     if matching not in MATCHING_METHODS:
         raise ValueError(f"unknown matching {matching!r}; expected one of {MATCHING_METHODS}")
-    if reference.shape != prediction.shape:
-        raise ValueError(f"mask shapes differ: {reference.shape} vs {prediction.shape}")
-    ref_labels, n_ref = _components(reference)
-    pred_labels, n_pred = _components(prediction)
-    if n_ref == 0 or n_pred == 0:
-        return LesionMatches(n_ref, n_pred, np.empty(0))
-    ref_sizes = np.bincount(ref_labels.ravel(), minlength=n_ref + 1)
-    pred_sizes = np.bincount(pred_labels.ravel(), minlength=n_pred + 1)
-    both = (ref_labels > 0) & (pred_labels > 0)
-    pair_code = ref_labels[both].astype(np.int64) * (n_pred + 1) + pred_labels[both]
-    pairs, intersections = np.unique(pair_code, return_counts=True)
-    ref_ids, pred_ids = pairs // (n_pred + 1), pairs % (n_pred + 1)
-    iou = intersections / (ref_sizes[ref_ids] + pred_sizes[pred_ids] - intersections)
-    keep = iou > threshold
-    ref_ids, pred_ids, iou = ref_ids[keep], pred_ids[keep], iou[keep]
-    if matching == "hungarian":
-        return LesionMatches(n_ref, n_pred, _assignment(ref_ids, pred_ids, iou))
-    order = np.lexsort((pred_ids, ref_ids, -iou))
-    ref_used, pred_used, matched = set(), set(), []
-    for r, p, value in zip(ref_ids[order].tolist(), pred_ids[order].tolist(), iou[order].tolist(), strict=True):
-        if r not in ref_used and p not in pred_used:  # candidate pairs only
-            ref_used.add(r)
-            pred_used.add(p)
-            matched.append(value)
-    return LesionMatches(n_ref, n_pred, np.array(matched, dtype=float))
+    return lesion_pairs(reference, prediction).match(threshold, matching)
 
 
 def _assignment(ref_ids: np.ndarray, pred_ids: np.ndarray, iou: np.ndarray) -> np.ndarray:
@@ -203,7 +226,11 @@ def panoptic_quality(
     PanopticQuality (floats pq, sq, rq in [0, 1] and integer counts).
     """
     reference, prediction = _masks(reference, prediction)
-    matches = lesion_matches(reference, prediction, threshold)
+    return panoptic_from_matches(lesion_matches(reference, prediction, threshold), empty)
+
+
+def panoptic_from_matches(matches: LesionMatches, empty: float = 1.0) -> PanopticQuality:
+    """:func:`panoptic_quality` of an existing matching (e.g. ``lesion_pairs(r, p).match(0.5)``)."""
     tp, fp, fn = matches.counts.tp, matches.counts.fp, matches.counts.fn
     if tp + fp + fn == 0:
         return PanopticQuality(float(empty), float(empty), float(empty), 0, 0, 0)

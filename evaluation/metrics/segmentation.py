@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from evaluation.metrics import checks
-from evaluation.metrics.lesions import LesionCounts, PanopticQuality, match_lesions, panoptic_quality
+from evaluation.metrics.lesions import LesionCounts, PanopticQuality, lesion_pairs, panoptic_from_matches
 from evaluation.metrics.overlap import volume_difference
 from evaluation.metrics.surface import bounding_box, crop_padded, image_diagonal, surface_distances
 
@@ -116,12 +116,15 @@ def summarise_label_maps(
                 if request.masd:
                     numbers["masd"] = distances.masd()
         none = LesionCounts(0, 0, 0)
-        numbers["lesions"] = tuple((t, match_lesions(r, p, t) if box is not None else none) for t in request.lesions)
+        # one component labelling serves every threshold and method of the label
+        pairs = lesion_pairs(r, p) if box is not None and (request.lesions or request.hungarian or request.panoptic) \
+            else None  # fmt: skip
+        numbers["lesions"] = tuple((t, pairs.match(t).counts if pairs is not None else none) for t in request.lesions)
         numbers["hungarian"] = tuple(
-            (t, match_lesions(r, p, t, "hungarian") if box is not None else none) for t in request.hungarian
+            (t, pairs.match(t, "hungarian").counts if pairs is not None else none) for t in request.hungarian
         )
         numbers["panoptic"] = tuple(
-            (t, panoptic_quality(r, p, t, empty=math.nan) if box is not None
+            (t, panoptic_from_matches(pairs.match(t), empty=math.nan) if pairs is not None
              else PanopticQuality(math.nan, math.nan, math.nan, 0, 0, 0))
             for t in request.panoptic
         )  # fmt: skip

@@ -8,8 +8,10 @@ import math
 import numpy as np
 import pytest
 import surface_distance as deepmind
+from metrics.catalogue_fixtures import greedy_trap_case, lesion_case
 from scipy import ndimage
 
+from evaluation.metrics.lesions import match_lesions, panoptic_quality
 from evaluation.metrics.segmentation import LabelRequest, summarise_label_maps
 
 
@@ -95,3 +97,19 @@ def test_edge_cases():
     assert one_empty.labels["a"].nsd == ((1.0, 0.0),) and not one_empty.empty
     with pytest.raises(ValueError, match="shapes differ"):
         summarise_label_maps(reference, empty[:, :, :5], (1.0, 1.0, 1.0), {1: LabelRequest(1)})
+
+
+@pytest.mark.parametrize("index", range(5))
+def test_one_labelling_gives_every_threshold_and_method_as_separate_calls(index):
+    """The lesion numbers of one pass equal the catalogue functions called one by one (each checked
+    against panoptica in test_catalogue_segmentation.py); the greedy trap makes the methods differ."""
+    reference, prediction = lesion_case(index) if index < 4 else greedy_trap_case()
+    if reference.ndim == 2:
+        reference, prediction = reference[None], prediction[None]
+    thresholds = (0.1, 0.2, 0.3, 0.5)
+    request = LabelRequest(1, lesions=thresholds, hungarian=thresholds, panoptic=(0.3, 0.5))
+    found = summarise_label_maps(reference.astype(np.uint8), prediction.astype(np.uint8), (1.0, 1.0, 1.0), {1: request})
+    numbers = found.labels[1]
+    assert dict(numbers.lesions) == {t: match_lesions(reference, prediction, t) for t in thresholds}
+    assert dict(numbers.hungarian) == {t: match_lesions(reference, prediction, t, "hungarian") for t in thresholds}
+    assert dict(numbers.panoptic) == {t: panoptic_quality(reference, prediction, t) for t in (0.3, 0.5)}
