@@ -199,14 +199,19 @@ def compute(name: str, *inputs: Any, **parameters: Any) -> Any:
     metric = get(name)
     if len(inputs) != len(metric.inputs):
         raise ValueError(f"metric {name!r} takes inputs {metric.inputs}, got {len(inputs)} inputs")
+    _check_parameters(metric, parameters)
+    return metric.function(*inputs, **parameters)
+
+
+def _check_parameters(metric: Metric, parameters: dict[str, Any]) -> None:
+    """``ValueError`` naming the first parameter ``metric`` does not have, or the first required one missing."""
     allowed = (*metric.required, *metric.parameters)
     for key in parameters:
         if key not in allowed:
-            raise ValueError(f"metric {name!r} has no parameter {key!r}; it has {allowed}")
+            raise ValueError(f"metric {metric.name!r} has no parameter {key!r}; it has {allowed}")
     for key in metric.required:
         if key not in parameters:
-            raise ValueError(f"metric {name!r} needs the parameter {key!r}")
-    return metric.function(*inputs, **parameters)
+            raise ValueError(f"metric {metric.name!r} needs the parameter {key!r}")
 
 
 def per_class(name: str, truth_labels: np.ndarray, scores: np.ndarray, classes: Sequence, **parameters: Any):
@@ -216,7 +221,5 @@ def per_class(name: str, truth_labels: np.ndarray, scores: np.ndarray, classes: 
     metric = get(name)
     if metric.inputs not in (("truth", "scores"), ("truth", "probabilities")):
         raise ValueError(f"metric {name!r} is not a binary classification metric")
-    for key in parameters:
-        if key not in metric.parameters:
-            raise ValueError(f"metric {name!r} has no parameter {key!r}; it has {tuple(metric.parameters)}")
+    _check_parameters(metric, parameters)
     return classification.one_vs_rest(metric.function, truth_labels, scores, classes, **parameters)
