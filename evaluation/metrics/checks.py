@@ -20,6 +20,14 @@ def as_finite(name: str, values: np.ndarray, ndim: int | None = None) -> np.ndar
     return array
 
 
+def spacing(values: np.ndarray, ndim: int) -> np.ndarray:
+    """A voxel size: ``ndim`` finite positive numbers as a float array; ``ValueError`` otherwise."""
+    step = as_finite("spacing", values, ndim=1)
+    if step.size != ndim or np.any(step <= 0):
+        raise ValueError(f"spacing must be {ndim} positive numbers, got {tuple(step)}")
+    return step
+
+
 def same_length(**arrays: np.ndarray) -> int:
     """The common first-axis length of ``arrays``; ``ValueError`` naming them when they differ."""
     lengths = {name: len(np.asarray(array)) for name, array in arrays.items()}

@@ -92,7 +92,7 @@ def summarise_label_maps(
     difference of an empty reference is NaN.
     """
     checks.same_shape(reference, prediction)
-    spacing = tuple(float(s) for s in spacing)
+    spacing = tuple(float(s) for s in checks.spacing(spacing, np.ndim(reference)))
     voxel_volume = float(np.prod(spacing))
     box = bounding_box(reference, prediction)
     diagonal = image_diagonal(reference.shape, spacing)

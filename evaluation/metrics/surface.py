@@ -199,9 +199,7 @@ def _cropped(
     checks.same_shape(reference, prediction)
     if reference.ndim != 3:
         raise ValueError(f"masks must be 3D, got shape {reference.shape}")
-    step = checks.as_finite("spacing", spacing, ndim=1)
-    if step.size != 3 or np.any(step <= 0):
-        raise ValueError(f"spacing must be 3 positive numbers, got {tuple(step)}")
+    step = checks.spacing(spacing, 3)
     if one_empty is None:
         one_empty = image_diagonal(reference.shape, step)
     box = bounding_box(reference, prediction)

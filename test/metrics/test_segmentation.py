@@ -113,3 +113,16 @@ def test_one_labelling_gives_every_threshold_and_method_as_separate_calls(index)
     assert dict(numbers.lesions) == {t: match_lesions(reference, prediction, t) for t in thresholds}
     assert dict(numbers.hungarian) == {t: match_lesions(reference, prediction, t, "hungarian") for t in thresholds}
     assert dict(numbers.panoptic) == {t: panoptic_quality(reference, prediction, t) for t in (0.3, 0.5)}
+
+
+@pytest.mark.parametrize(
+    ("spacing", "message"),
+    [((1.0, 1.0), "spacing must be 3 positive numbers"), ((1.0, 0.0, 1.0), "spacing must be 3 positive numbers"),
+     ((1.0, np.nan, 1.0), "spacing contains NaN")],
+)  # fmt: skip
+def test_bad_spacing_is_a_one_line_error(spacing, message):
+    """As the catalogue's surface metrics: before, a broadcast error, a cKDTree error or a silent value."""
+    reference = np.zeros((4, 5, 6), np.uint8)
+    reference[1:3, 1:3, 1:3] = 1
+    with pytest.raises(ValueError, match=message):
+        summarise_label_maps(reference, reference, spacing, {1: LabelRequest(1, hd95=True)})
