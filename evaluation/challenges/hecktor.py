@@ -324,15 +324,12 @@ class Hecktor2026(Challenge):
         return Reference(images.cases, images, clinical)
 
     def _parsers(self, settings: Mapping[str, Any]) -> dict[str, Callable[[Any, str], Any]]:
-        """The parser of each value output, the options that shape it bound once."""
-        parsers: dict[str, Callable[[Any, str], Any]] = {}
-        for socket in VALUE_OUTPUTS:
-            if socket is T_STAGE or socket is N_STAGE:
-                axis = socket.slug[0].upper()
-                parsers[socket.slug] = partial(parse_stage, axis=axis, invalid=settings["invalid_stage"])
-            else:
-                parsers[socket.slug] = partial(parse_rfs, output=settings["rfs_output"])
-        return parsers
+        """The parser of each value output (``VALUE_OUTPUTS`` order), the options that shape it bound once."""
+        return {
+            T_STAGE.slug: partial(parse_stage, axis="T", invalid=settings["invalid_stage"]),
+            N_STAGE.slug: partial(parse_stage, axis="N", invalid=settings["invalid_stage"]),
+            RFS.slug: partial(parse_rfs, output=settings["rfs_output"]),
+        }
 
     def prepare(self, input_dir: Path, reference: Reference, settings: Mapping[str, Any]) -> Prepared:
         matched = self.jobs_by_case(input_dir, reference.patients)

@@ -191,21 +191,6 @@ def website_bootstrap_counts(
     return group, counts
 
 
-def official_bootstrap_weights(labels: np.ndarray, patients: Sequence[str], **draws: Any) -> np.ndarray:
-    """Frame weights (iterations x frames) of the official protocol: the frame-level view of
-    :func:`official_bootstrap_counts` (same keyword parameters), to inspect a draw (the evaluation
-    never builds it)."""
-    patient_index, counts = official_bootstrap_counts(labels, patients, **draws)
-    return counts[:, patient_index]
-
-
-def website_bootstrap_weights(labels: np.ndarray, **draws: Any) -> np.ndarray:
-    """Frame weights (iterations x frames) of the website protocol: NDBE frames once, neoplastic frames
-    drawn (the frame-level view of :func:`website_bootstrap_counts`, same keyword parameters)."""
-    group, counts = website_bootstrap_counts(labels, **draws)
-    return counts[:, group]
-
-
 def _summary(name: str, values: np.ndarray) -> dict[str, float]:
     low, high = np.percentile(values, [2.5, 97.5])
     return {

@@ -182,13 +182,6 @@ def tasks_from_columns(table: Mapping[str, list[str]]) -> dict[str, Task]:
     return tasks
 
 
-def tasks_from_frame(frame: pd.DataFrame) -> dict[str, Task]:
-    """:func:`tasks_from_columns` for a long table already in a pandas DataFrame (missing cells are NA)."""
-    return tasks_from_columns(
-        {str(name): ["" if cell is None or cell != cell else str(cell) for cell in frame[name]] for name in frame}
-    )
-
-
 def read_long_csv(path: Path) -> dict[str, Task]:
     """Read and check a long CSV with the standard library (every cell as text, so that nothing is
     coerced silently; blank lines skipped; a UTF-8 byte order mark accepted)."""

@@ -77,6 +77,7 @@ class PhaseKeys:
 
 RULES = {"abs": "absolute", "avg": "mean-of-ranks", "med": "median-of-ranks"}
 HECKTOR2026_WEIGHTS = (0.25, 0.35, 0.40)  # segmentation, staging, prognosis (seed 001)
+PHASE_TIMEOUT = 120  # seconds for ``python -m evaluation.phase`` to print a phase's settings
 
 
 def _count(phase: PhaseKeys, name: str, ranked: int) -> None:
@@ -130,7 +131,13 @@ def phase_settings(challenge: str) -> dict[str, Any]:
     evaluation.phase --challenge`` prints them: asked of that command in a child process, so the
     ranking tool imports no challenge (architecture.md's dependency rule)."""
     command = [sys.executable, "-m", "evaluation.phase", "--challenge", challenge]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=PHASE_TIMEOUT, check=False)
+    except subprocess.TimeoutExpired:
+        raise ConfigurationError(
+            f"No phase settings for leaderboard {challenge!r}: python -m evaluation.phase took more than "
+            f"{PHASE_TIMEOUT} s; save its output and give it with --phase."
+        ) from None
     if done.returncode != 0:
         reason = (done.stderr.strip().splitlines() or ["no message"])[-1]
         raise ConfigurationError(f"No phase settings for leaderboard {challenge!r}: {reason}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,16 +14,23 @@ from oracles.rare25_official import official_bootstrap, platform_arrays, summary
 from rare25_cases import write_case
 from sklearn.metrics import average_precision_score, precision_recall_curve, roc_auc_score
 
-from evaluation.challenges.rare25 import (
-    INPUT,
-    OUTPUT,
-    official_bootstrap_counts,
-    official_bootstrap_weights,
-    website_bootstrap_counts,
-    website_bootstrap_weights,
-)
+from evaluation.challenges.rare25 import INPUT, OUTPUT, official_bootstrap_counts, website_bootstrap_counts
 from evaluation.metrics.precision_recall import grouped_curve_metrics
 from evaluation.platform.layout import JobSpec
+
+
+def official_bootstrap_weights(labels: np.ndarray, patients: list[str], **draws: Any) -> np.ndarray:
+    """Frame weights (iterations x frames) of the official protocol: the frame-level view of the
+    evaluation's patient draw counts (the evaluation never builds it)."""
+    patient_index, counts = official_bootstrap_counts(labels, patients, **draws)
+    return counts[:, patient_index]
+
+
+def website_bootstrap_weights(labels: np.ndarray, **draws: Any) -> np.ndarray:
+    """Frame weights (iterations x frames) of the website protocol: NDBE frames once, neoplastic frames drawn."""
+    group, counts = website_bootstrap_counts(labels, **draws)
+    return counts[:, group]
+
 
 # Issue 2's bootstrap example; numbers computed with the official evaluate.py right after
 # np.random.seed(0) (10 neoplastic : 1000 NDBE patients per iteration, 1000 iterations).

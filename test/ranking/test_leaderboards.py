@@ -218,3 +218,14 @@ def test_the_ranking_tool_imports_no_challenge() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def test_phase_settings_that_time_out_are_a_one_line_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stalled ``python -m evaluation.phase`` ends in a clear error naming --phase, not a traceback."""
+
+    def stalled(command: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
+        raise subprocess.TimeoutExpired(command, kwargs["timeout"])
+
+    monkeypatch.setattr(subprocess, "run", stalled)
+    with pytest.raises(ConfigurationError, match=r"took more than 120 s; save its output and give it with --phase"):
+        phase_settings("rare25")

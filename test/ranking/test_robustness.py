@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 from scipy.stats import kendalltau
 
-from evaluation.ranking.data import Task, tasks_from_frame
+from evaluation.ranking.data import Task, tasks_from_columns
 from evaluation.ranking.robustness import (
     annotator_sensitivity,
     leave_one_out,
@@ -104,7 +103,7 @@ def test_annotators_ranked_separately() -> None:
                 {"algorithm": "A", "case": case, "annotator": annotator, "value": str(0.9 - shift)},
                 {"algorithm": "B", "case": case, "annotator": annotator, "value": str(0.7)},
             ]
-    task = tasks_from_frame(pd.DataFrame(rows))["task"]
+    task = tasks_from_columns({column: [row[column] for row in rows] for column in rows[0]})["task"]
     result = annotator_sensitivity(task, Scheme())
     assert result["ranks"] == {"r1": {"A": 1.0, "B": 2.0}, "r2": {"A": 2.0, "B": 1.0}}
     assert result["kendall_tau"]["r1"]["r2"] == pytest.approx(-1.0)
