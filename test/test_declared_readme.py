@@ -1394,6 +1394,8 @@ def centre(box: list[float]) -> tuple[float, float]:
 
 def true_positive_flags(reference: list, predicted: list, match: str, threshold: float, matching: str) -> list[bool]:
     """Per prediction: matched or not, one-to-one, as the README's detection metrics define it."""
+    if not predicted:
+        return []
     if match == "iou":
         quality = np.array([[box_iou(p, r) for r in reference] for p in predicted]).reshape(len(predicted), -1)
         ok = quality > threshold

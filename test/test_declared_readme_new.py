@@ -24,6 +24,8 @@ from test_declared_readme import (
     close,
     close_ci,
     detection_data,
+    detections,
+    ece,
     evaluate,
     froc,
     iou_matrix,
@@ -34,7 +36,6 @@ from test_declared_readme import (
     platform_boxes,
     platform_points,
     run,
-    true_positive_flags,
     voc_ap,
     write_image,
     write_json,
@@ -238,17 +239,6 @@ def write_probabilities(root: Path, data: dict[str, Any]) -> None:
         for slug, value in answers.items():
             if DROP.get(slug) != case:
                 write_json(root / "outputs" / case / f"{slug}.json", value)
-
-
-def ece(y: np.ndarray, p: np.ndarray, bins: int) -> float:
-    """The README's ECE: sum over equal-width right-closed bins of (n_b / n) |mean y - mean p|; p = 0 in bin 1."""
-    index = np.clip(np.ceil(p * bins).astype(int) - 1, 0, bins - 1)
-    total = 0.0
-    for b in range(bins):
-        inside = index == b
-        if inside.any():
-            total += inside.sum() / len(p) * abs(y[inside].mean() - p[inside].mean())
-    return total
 
 
 def argmax_first(p: np.ndarray) -> np.ndarray:
@@ -676,18 +666,6 @@ fp_rates = [0.25, 0.5, 1, 2]
 [leaderboard]
 score = "aggregates.ap"
 """
-
-
-def detections(refs: dict, preds: dict, match: str, threshold: float):
-    """Scores, TP flags and image of every prediction, and the number of reference objects (an image
-    without predictions adds only its reference objects)."""
-    scores, flags, images = [], [], []
-    for image in refs:
-        if preds[image]:
-            flags += true_positive_flags(refs[image], preds[image], match, threshold, "greedy")
-        scores += [p[-1] for p in preds[image]]
-        images += [image] * len(preds[image])
-    return np.array(scores), np.array(flags, bool), np.array(images), sum(len(r) for r in refs.values())
 
 
 def test_missing_empty_detections_are_false_negatives_and_count_as_images(tmp_path):
