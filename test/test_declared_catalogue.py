@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import SimpleITK as sitk
 import surface_distance
-from scipy import ndimage
+from test_declared_readme import box_iou, iou_matrix, platform_boxes
 
 from evaluation.challenges import get
 from evaluation.declarative.schema import parse
@@ -152,16 +152,6 @@ def segmentation_case(root: Path, text: str) -> tuple[Path, Path, Path]:
     return toml, ground_truth, root / "input"
 
 
-def components(mask: np.ndarray) -> list[np.ndarray]:
-    labelled, count = ndimage.label(mask, np.ones((3, 3, 3)))
-    return [labelled == i for i in range(1, count + 1)]
-
-
-def ious(reference: np.ndarray, prediction: np.ndarray) -> np.ndarray:
-    refs, preds = components(reference), components(prediction)
-    return np.array([[np.sum(r & p) / np.sum(r | p) for p in preds] for r in refs]).reshape(len(refs), len(preds))
-
-
 def matched(matrix: np.ndarray, threshold: float, how: str) -> list[float]:
     """IoUs of the matched pairs: greedy by descending IoU, or the brute-force maximum total IoU."""
     n_ref, n_pred = matrix.shape
@@ -206,7 +196,7 @@ def segmentation_oracle() -> dict[str, dict[str, float]]:
             numbers[f"vd_{label}"] = abs(npred - nr)
             numbers[f"rvd_{label}"] = (npred - nr) / nr if nr else (9.0 if npred else 0.0)
             numbers[f"vd_mm3_{label}"] = (npred - nr) * voxel
-            matrix = ious(r, p)
+            matrix = iou_matrix(r, p)
             pq_matches = matched(matrix, 0.5, "greedy")
             tp, fp, fn = len(pq_matches), matrix.shape[1] - len(pq_matches), matrix.shape[0] - len(pq_matches)
             if tp + fp + fn == 0:
@@ -666,25 +656,13 @@ PREDICTED_BOXES = {
 }
 
 
-def platform_boxes(rows: list[list[float]], scored: bool = True) -> dict:
-    """The platform's "Multiple 2D bounding boxes" JSON of rows [x1, y1, x2, y2(, score)]."""
-    boxes = []
-    for row in rows:
-        x1, y1, x2, y2 = row[:4]
-        box = {"corners": [[x1, y1, 0], [x2, y1, 0], [x2, y2, 0], [x1, y2, 0]]}
-        if scored:
-            box["probability"] = row[4]
-        boxes.append(box)
-    return {"type": "Multiple 2D bounding boxes", "boxes": boxes, "version": {"major": 1, "minor": 0}}
-
-
 def detection_case(root: Path, text: str = DETECTION, references: dict | None = None) -> tuple[Path, Path, Path]:
     toml, ground_truth = root / "det.toml", root / "gt"
     root.mkdir(parents=True, exist_ok=True)
     toml.write_text(text)
     (ground_truth / "boxes").mkdir(parents=True)
     for i, (case, rows) in enumerate((references or REFERENCE_BOXES).items()):  # both reference layouts
-        document = platform_boxes(rows, scored=False) if i % 2 else rows
+        document = platform_boxes(rows) if i % 2 else rows
         (ground_truth / "boxes" / f"{case}.json").write_text(json.dumps(document))
     challenge = get(str(toml))
     (cells,) = challenge.phase.outputs
@@ -694,13 +672,6 @@ def detection_case(root: Path, text: str = DETECTION, references: dict | None = 
     return toml, ground_truth, root / "input"
 
 
-def iou(a: list[float], b: list[float]) -> float:
-    width = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    height = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = width * height
-    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
-
-
 def true_positives(reference: list, predicted: list, how: str, threshold: float, hungarian: bool = False) -> list:
     """Whether each prediction matches: greedy in descending score, each taking the unmatched reference
     box of highest IoU (> threshold) or the nearest centre (<= threshold); or the brute-force assignment
@@ -708,7 +679,7 @@ def true_positives(reference: list, predicted: list, how: str, threshold: float,
 
     def quality(p: list, r: list) -> float:
         if how == "iou":
-            return iou(p, r)
+            return box_iou(p, r)
         return -float(np.hypot((p[0] + p[2] - r[0] - r[2]) / 2, (p[1] + p[3] - r[1] - r[3]) / 2))
 
     limit = threshold if how == "iou" else -threshold
@@ -717,7 +688,7 @@ def true_positives(reference: list, predicted: list, how: str, threshold: float,
         best, chosen = -1.0, ()
         for perm in itertools.permutations(range(len(predicted) + len(reference)), len(predicted)):
             pairs = [(i, j) for i, j in enumerate(perm) if j < len(reference) and valid[i][j]]
-            total = sum(iou(predicted[i], reference[j]) for i, j in pairs)
+            total = sum(box_iou(predicted[i], reference[j]) for i, j in pairs)
             if total > best:
                 best, chosen = total, pairs
         return [any(i == k for k, _ in chosen) for i in range(len(predicted))]
