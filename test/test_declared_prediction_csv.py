@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import REPO
 from scipy.stats import pearsonr
 from sklearn.metrics import (
     accuracy_score,
@@ -200,7 +201,6 @@ def drop_column(lines: list[str], index: int) -> list[str]:
 
 
 FILE = "my-predictions.csv"
-REPO = Path(__file__).resolve().parents[1]
 # Line numbers: the header is line 1, then img12 (line 2) down to img01 (line 13).
 CSV_ERRORS = {
     "unknown image": (

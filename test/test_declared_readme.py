@@ -25,12 +25,12 @@ import numpy as np
 import pytest
 import SimpleITK as sitk
 import surface_distance
+from conftest import REPO
 from lifelines.utils import concordance_index
 from scipy import ndimage, stats
 from scipy.optimize import linear_sum_assignment
 from sklearn import metrics as skm
 
-REPO = Path(__file__).resolve().parents[1]
 TOL = 1e-9
 
 
