@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import SimpleITK as sitk
 import surface_distance
-from test_declared_readme import box_iou, iou_matrix, platform_boxes
+from test_declared_readme import box_iou, harrell, iou_matrix, platform_boxes
 
 from evaluation.challenges import get
 from evaluation.declarative.schema import parse
@@ -410,22 +410,6 @@ def values_case(root: Path, data: dict[str, np.ndarray], absent: tuple[str, ...]
     return toml, ground_truth, root / "input"
 
 
-def harrell(time: np.ndarray, event: np.ndarray, risk: np.ndarray, missing_credit: float = 0.0) -> float:
-    """Harrell's C by brute force over pairs: i before j (or at j's time, an event against a censoring)
-    with an event at i is comparable; concordant when i's risk is higher, half a pair on a risk tie;
-    ``missing_credit`` for a pair with a missing (NaN) risk."""
-    credit = pairs = 0.0
-    for i in range(time.size):
-        for j in range(time.size):
-            if event[i] and (time[i] < time[j] or (time[i] == time[j] and not event[j])):
-                pairs += 1
-                if np.isnan(risk[i]) or np.isnan(risk[j]):
-                    credit += missing_credit
-                else:
-                    credit += 1.0 if risk[i] > risk[j] else 0.5 if risk[i] == risk[j] else 0.0
-    return credit / pairs
-
-
 def lifelines_or_none(time: np.ndarray, score: np.ndarray, event: np.ndarray) -> float | None:
     """lifelines' C-index, None without a comparable pair (it raises there)."""
     from lifelines.utils import concordance_index
@@ -500,9 +484,7 @@ def test_c_index_missing_policies(tmp_path, evaluate_cli, policy, credit):
     toml, ground_truth, input_dir = values_case(tmp_path, data, absent=("p03", "p07"), risk_missing=policy)
     run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
     assert run.exit_code == 0, run.stderr
-    risk = data["risk"].copy()
-    risk[[3, 7]] = np.nan
-    expected = harrell(data["time"], data["event"].astype(bool), risk, credit)
+    expected = harrell(data["time"], data["event"].astype(bool), data["risk"], missing={3, 7}, credit=credit)
     assert run.metrics["aggregates"]["c_index"] == pytest.approx(expected, abs=1e-12)
     assert run.metrics["missing"]["risk"] == ["p03", "p07"] and run.metrics["case"]["p03"]["risk"] is None
     assert run.metrics["settings"]["metrics"]["c_index"]["policy"] == policy
