@@ -27,6 +27,7 @@ from test_declared_readme import (
     detections,
     ece,
     evaluate,
+    evaluate_input,
     froc,
     iou_matrix,
     last_line,
@@ -35,7 +36,6 @@ from test_declared_readme import (
     operating_points,
     platform_boxes,
     platform_points,
-    run,
     voc_ap,
     write_image,
     write_json,
@@ -510,13 +510,8 @@ def evaluate_csv(root: Path, declaration_text: str = CSV_PHASE, evaluate_cli: An
     declaration.write_text(declaration_text)
     if evaluate_cli is not None:
         done = evaluate_cli(str(declaration), root / "input", ground_truth=root / "gt")
-        metrics_file = done.output / "metrics.json"
-        return done, (json.loads(metrics_file.read_text()) if metrics_file.exists() else None)
-    out = root / f"output-{len(list(root.glob('output-*')))}"
-    done = run("-m", "evaluation", "--challenge", str(declaration), "--input", str(root / "input"),
-               "--ground-truth", str(root / "gt"), "--output", str(out))  # fmt: skip
-    metrics_file = out / "metrics.json"
-    return done, (json.loads(metrics_file.read_text()) if metrics_file.exists() else None)
+        return done, (done.metrics if done.wrote_metrics else None)
+    return evaluate_input(declaration, root / "input", root / "gt", root)
 
 
 def test_prediction_csv_with_one_hot_reference(tmp_path):
@@ -941,8 +936,7 @@ def run_probabilities(
     if evaluate_cli is None:
         return evaluate(declaration, root / "outputs", root / "gt", root)
     done = evaluate_cli(str(declaration), make_input(declaration, root / "outputs"), ground_truth=root / "gt")
-    metrics_file = done.output / "metrics.json"
-    return done, (json.loads(metrics_file.read_text()) if metrics_file.exists() else None)
+    return done, (done.metrics if done.wrote_metrics else None)
 
 
 def test_a_class_at_its_edge_by_default_stops_the_run_naming_class_and_key(tmp_path, evaluate_cli):
