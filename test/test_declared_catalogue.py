@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import SimpleITK as sitk
 import surface_distance
+from conftest import REPO
 from test_declared_readme import box_iou, harrell, iou_matrix, platform_boxes
 
 from evaluation.challenges import get
@@ -945,7 +946,7 @@ def test_every_catalogue_metric_is_declarable_and_documented():
     forms = {"dice_per_label", "iou_per_label", "aggregated_dice", "lesion_counts", "lesion_f1_from_counts",
              "multiclass_brier_score"}  # fmt: skip
     assert set(catalogue.names()) - reached - forms == set()
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
     table = readme[readme.index("### Reference") :]
     for name in (*SEGMENTATION_METRICS, *VALUE_METRICS, *DETECTION_METRICS, COMBINED):
         assert f"`{name}`" in table, name
@@ -953,7 +954,7 @@ def test_every_catalogue_metric_is_declarable_and_documented():
 
 def test_the_readme_sketches_parse():
     """The README's "More catalogue metrics" declarations are valid as written."""
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("### More catalogue metrics") : readme.index("### Reference")]
     blocks = [block.split("\n```", 1)[0] for block in section.split("```toml\n")[1:]]
     assert len(blocks) == 6

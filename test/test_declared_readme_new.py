@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import REPO
 from sklearn import metrics as skm
 from test_declared_readme import (
     bootstrap_ci,
@@ -900,7 +901,7 @@ def test_the_readme_quoted_declaration_errors(tmp_path, capsys):
     """The README's own example lines, on its complete example and on the probabilities sketch above."""
     from evaluation import phase
 
-    kits = (Path(__file__).resolve().parents[1] / "evaluation" / "declarations" / "kits-example.toml").read_text()
+    kits = (REPO / "evaluation" / "declarations" / "kits-example.toml").read_text()
     cases = [
         (kits.replace('missing = "worst-value"', 'missing = "zero"'),
          "my-challenge.toml: outputs[1].missing: 'zero' is not one of error, empty-mask, worst-value, "
