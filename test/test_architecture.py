@@ -8,8 +8,9 @@ import ast
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 
-PACKAGE = Path(__file__).resolve().parents[1] / "evaluation"
+PACKAGE = REPO / "evaluation"
 CHALLENGE_MODULES = {p.stem for p in (PACKAGE / "challenges").glob("*.py")} - {"__init__", "base"}
 
 

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 import SimpleITK as sitk
 import surface_distance
-from scipy import ndimage
+from conftest import REPO
+from test_declared_readme import box_iou, harrell, iou_matrix, platform_boxes
 
 from evaluation.challenges import get
 from evaluation.declarative.schema import parse
@@ -152,16 +153,6 @@ def segmentation_case(root: Path, text: str) -> tuple[Path, Path, Path]:
     return toml, ground_truth, root / "input"
 
 
-def components(mask: np.ndarray) -> list[np.ndarray]:
-    labelled, count = ndimage.label(mask, np.ones((3, 3, 3)))
-    return [labelled == i for i in range(1, count + 1)]
-
-
-def ious(reference: np.ndarray, prediction: np.ndarray) -> np.ndarray:
-    refs, preds = components(reference), components(prediction)
-    return np.array([[np.sum(r & p) / np.sum(r | p) for p in preds] for r in refs]).reshape(len(refs), len(preds))
-
-
 def matched(matrix: np.ndarray, threshold: float, how: str) -> list[float]:
     """IoUs of the matched pairs: greedy by descending IoU, or the brute-force maximum total IoU."""
     n_ref, n_pred = matrix.shape
@@ -206,7 +197,7 @@ def segmentation_oracle() -> dict[str, dict[str, float]]:
             numbers[f"vd_{label}"] = abs(npred - nr)
             numbers[f"rvd_{label}"] = (npred - nr) / nr if nr else (9.0 if npred else 0.0)
             numbers[f"vd_mm3_{label}"] = (npred - nr) * voxel
-            matrix = ious(r, p)
+            matrix = iou_matrix(r, p)
             pq_matches = matched(matrix, 0.5, "greedy")
             tp, fp, fn = len(pq_matches), matrix.shape[1] - len(pq_matches), matrix.shape[0] - len(pq_matches)
             if tp + fp + fn == 0:
@@ -420,22 +411,6 @@ def values_case(root: Path, data: dict[str, np.ndarray], absent: tuple[str, ...]
     return toml, ground_truth, root / "input"
 
 
-def harrell(time: np.ndarray, event: np.ndarray, risk: np.ndarray, missing_credit: float = 0.0) -> float:
-    """Harrell's C by brute force over pairs: i before j (or at j's time, an event against a censoring)
-    with an event at i is comparable; concordant when i's risk is higher, half a pair on a risk tie;
-    ``missing_credit`` for a pair with a missing (NaN) risk."""
-    credit = pairs = 0.0
-    for i in range(time.size):
-        for j in range(time.size):
-            if event[i] and (time[i] < time[j] or (time[i] == time[j] and not event[j])):
-                pairs += 1
-                if np.isnan(risk[i]) or np.isnan(risk[j]):
-                    credit += missing_credit
-                else:
-                    credit += 1.0 if risk[i] > risk[j] else 0.5 if risk[i] == risk[j] else 0.0
-    return credit / pairs
-
-
 def lifelines_or_none(time: np.ndarray, score: np.ndarray, event: np.ndarray) -> float | None:
     """lifelines' C-index, None without a comparable pair (it raises there)."""
     from lifelines.utils import concordance_index
@@ -510,9 +485,7 @@ def test_c_index_missing_policies(tmp_path, evaluate_cli, policy, credit):
     toml, ground_truth, input_dir = values_case(tmp_path, data, absent=("p03", "p07"), risk_missing=policy)
     run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
     assert run.exit_code == 0, run.stderr
-    risk = data["risk"].copy()
-    risk[[3, 7]] = np.nan
-    expected = harrell(data["time"], data["event"].astype(bool), risk, credit)
+    expected = harrell(data["time"], data["event"].astype(bool), data["risk"], missing={3, 7}, credit=credit)
     assert run.metrics["aggregates"]["c_index"] == pytest.approx(expected, abs=1e-12)
     assert run.metrics["missing"]["risk"] == ["p03", "p07"] and run.metrics["case"]["p03"]["risk"] is None
     assert run.metrics["settings"]["metrics"]["c_index"]["policy"] == policy
@@ -666,25 +639,13 @@ PREDICTED_BOXES = {
 }
 
 
-def platform_boxes(rows: list[list[float]], scored: bool = True) -> dict:
-    """The platform's "Multiple 2D bounding boxes" JSON of rows [x1, y1, x2, y2(, score)]."""
-    boxes = []
-    for row in rows:
-        x1, y1, x2, y2 = row[:4]
-        box = {"corners": [[x1, y1, 0], [x2, y1, 0], [x2, y2, 0], [x1, y2, 0]]}
-        if scored:
-            box["probability"] = row[4]
-        boxes.append(box)
-    return {"type": "Multiple 2D bounding boxes", "boxes": boxes, "version": {"major": 1, "minor": 0}}
-
-
 def detection_case(root: Path, text: str = DETECTION, references: dict | None = None) -> tuple[Path, Path, Path]:
     toml, ground_truth = root / "det.toml", root / "gt"
     root.mkdir(parents=True, exist_ok=True)
     toml.write_text(text)
     (ground_truth / "boxes").mkdir(parents=True)
     for i, (case, rows) in enumerate((references or REFERENCE_BOXES).items()):  # both reference layouts
-        document = platform_boxes(rows, scored=False) if i % 2 else rows
+        document = platform_boxes(rows) if i % 2 else rows
         (ground_truth / "boxes" / f"{case}.json").write_text(json.dumps(document))
     challenge = get(str(toml))
     (cells,) = challenge.phase.outputs
@@ -694,13 +655,6 @@ def detection_case(root: Path, text: str = DETECTION, references: dict | None = 
     return toml, ground_truth, root / "input"
 
 
-def iou(a: list[float], b: list[float]) -> float:
-    width = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    height = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = width * height
-    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
-
-
 def true_positives(reference: list, predicted: list, how: str, threshold: float, hungarian: bool = False) -> list:
     """Whether each prediction matches: greedy in descending score, each taking the unmatched reference
     box of highest IoU (> threshold) or the nearest centre (<= threshold); or the brute-force assignment
@@ -708,7 +662,7 @@ def true_positives(reference: list, predicted: list, how: str, threshold: float,
 
     def quality(p: list, r: list) -> float:
         if how == "iou":
-            return iou(p, r)
+            return box_iou(p, r)
         return -float(np.hypot((p[0] + p[2] - r[0] - r[2]) / 2, (p[1] + p[3] - r[1] - r[3]) / 2))
 
     limit = threshold if how == "iou" else -threshold
@@ -717,7 +671,7 @@ def true_positives(reference: list, predicted: list, how: str, threshold: float,
         best, chosen = -1.0, ()
         for perm in itertools.permutations(range(len(predicted) + len(reference)), len(predicted)):
             pairs = [(i, j) for i, j in enumerate(perm) if j < len(reference) and valid[i][j]]
-            total = sum(iou(predicted[i], reference[j]) for i, j in pairs)
+            total = sum(box_iou(predicted[i], reference[j]) for i, j in pairs)
             if total > best:
                 best, chosen = total, pairs
         return [any(i == k for k, _ in chosen) for i in range(len(predicted))]
@@ -992,7 +946,7 @@ def test_every_catalogue_metric_is_declarable_and_documented():
     forms = {"dice_per_label", "iou_per_label", "aggregated_dice", "lesion_counts", "lesion_f1_from_counts",
              "multiclass_brier_score"}  # fmt: skip
     assert set(catalogue.names()) - reached - forms == set()
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
     table = readme[readme.index("### Reference") :]
     for name in (*SEGMENTATION_METRICS, *VALUE_METRICS, *DETECTION_METRICS, COMBINED):
         assert f"`{name}`" in table, name
@@ -1000,7 +954,7 @@ def test_every_catalogue_metric_is_declarable_and_documented():
 
 def test_the_readme_sketches_parse():
     """The README's "More catalogue metrics" declarations are valid as written."""
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("### More catalogue metrics") : readme.index("### Reference")]
     blocks = [block.split("\n```", 1)[0] for block in section.split("```toml\n")[1:]]
     assert len(blocks) == 6

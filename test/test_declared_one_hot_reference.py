@@ -9,13 +9,12 @@ where the definitions coincide) to 1e-9; every bad ground truth fails with its e
 from __future__ import annotations
 
 import json
-import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
+from declared_helpers import isic_score, leaning_probabilities
 from isic_challenge_scoring import classification as isic_classification
-from isic_challenge_scoring.classification import ClassificationMetric, ClassificationScore
 from sklearn.metrics import accuracy_score, balanced_accuracy_score, roc_auc_score
 
 from evaluation.challenges import get
@@ -94,24 +93,7 @@ ISIC = HEAD + DIAGNOSIS + DIAGNOSIS_METRICS + TAIL  # the class probabilities on
 CLASS_NAMES = DECLARATION.replace('reference = "truth.csv"', 'reference = "truth.csv:diagnosis"')
 
 
-def data(seed: int = 11) -> tuple[np.ndarray, np.ndarray]:
-    """Reference classes (each three times) and probabilities in fortieths leaning to the reference
-    class, each row with a single maximum (ISIC calls a tied maximum "undecided", we take the first
-    declared class: only untied rows compare)."""
-    rng = np.random.default_rng(seed)
-    truth = np.array(list(CLASSES) * (N // len(CLASSES)))[rng.permutation(N)]
-    rows = []
-    for label in truth:
-        lean = np.where(np.array(CLASSES) == label, 0.2, 0.8 / 7)
-        while True:
-            counts = rng.multinomial(40, lean)
-            if np.count_nonzero(counts == counts.max()) == 1:
-                break
-        rows.append(counts / 40.0)
-    return truth, np.array(rows)
-
-
-TRUTH, PROBABILITIES = data()
+TRUTH, PROBABILITIES = leaning_probabilities(CLASSES, N, seed=11, own=0.2, other=0.8 / 7, total=40)
 CHOICES = [CLASSES[(CLASSES.index(t) + 1) % len(CLASSES)] if i % 3 == 0 else t for i, t in enumerate(TRUTH)]
 
 
@@ -220,11 +202,7 @@ def test_an_isic_layout_truth_equals_scikit_learn_and_the_isic_scoring(tmp_path,
     assert 0.2 < got["balanced_accuracy"] < 1 and 0.5 < got["auc_macro"] < 1  # neither trivial nor perfect
 
     monkeypatch.setattr(isic_classification.metrics, "roc", lambda *args: None)  # display curves only (slow)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        isic = ClassificationScore.from_file(
-            tmp_path / "gt" / "truth.csv", tmp_path / "input" / FILE, ClassificationMetric.BALANCED_ACCURACY
-        )
+    isic = isic_score(tmp_path / "gt" / "truth.csv", tmp_path / "input" / FILE)
     assert got["balanced_accuracy"] == pytest.approx(isic.aggregate["balanced_accuracy"], abs=1e-9)
     for c in CLASSES:  # every weight 1: the same one-vs-rest areas
         assert got[f"auc_{c}"] == pytest.approx(isic.per_category.loc[c, "auc"], abs=1e-9)

@@ -8,13 +8,14 @@ the hand-written one; every bad declaration by the key its message names."""
 from __future__ import annotations
 
 import json
-import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import REPO
+from declared_helpers import first_argmax, isic_score, leaning_probabilities
 from isic_challenge_scoring import classification as isic_classification
-from isic_challenge_scoring.classification import ClassificationMetric, ClassificationScore
+from isic_challenge_scoring.classification import ClassificationScore
 from sklearn.metrics import accuracy_score, average_precision_score, balanced_accuracy_score, roc_auc_score
 
 from evaluation import check, make_input
@@ -65,24 +66,7 @@ path = "aggregates.auc_macro"
 """
 
 
-def data(seed: int = 5) -> tuple[np.ndarray, np.ndarray]:
-    """Reference classes (each four times) and probabilities in twentieths, leaning to the reference
-    class, each row with a single maximum (ISIC calls a tied maximum "undecided", we take the first
-    declared class: only untied rows compare)."""
-    rng = np.random.default_rng(seed)
-    truth = np.array(list(CLASSES) * (N // len(CLASSES)))[rng.permutation(N)]
-    rows = []
-    for label in truth:
-        lean = np.where(np.array(CLASSES) == label, 0.34, 0.22)
-        while True:
-            counts = rng.multinomial(20, lean)
-            if np.count_nonzero(counts == counts.max()) == 1:
-                break
-        rows.append(counts / 20.0)
-    return truth, np.array(rows)
-
-
-TRUTH, PROBABILITIES = data()
+TRUTH, PROBABILITIES = leaning_probabilities(CLASSES, N, seed=5, own=0.34, other=0.22, total=20)
 
 
 def csv_lines(probabilities: np.ndarray = PROBABILITIES, header: tuple[str, ...] = CLASSES) -> list[str]:
@@ -104,11 +88,6 @@ def phase_files(root: Path, lines: list[str] | None = None, text: str = DECLARAT
     return toml, ground_truth, input_dir
 
 
-def first_argmax(probabilities: np.ndarray) -> np.ndarray:
-    """Each row's first class of highest probability, by a loop (the declared tie rule)."""
-    return np.array([CLASSES[max(range(len(row)), key=lambda j: (row[j], -j))] for row in probabilities])
-
-
 def isic_reference(root: Path, predictions: Path) -> ClassificationScore:
     """The official ISIC scoring of the same CSV against the same truth, written in its one-hot
     format (``image`` and a 0/1 column per category; without weight columns every weight is 1.0)."""
@@ -116,9 +95,7 @@ def isic_reference(root: Path, predictions: Path) -> ClassificationScore:
     rows = [",".join((image, *("1.0" if c == label else "0.0" for c in CLASSES))) for image, label in
             zip(IMAGES, TRUTH, strict=True)]  # fmt: skip
     truth.write_text("\n".join([",".join(("image", *CLASSES)), *rows]) + "\n")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return ClassificationScore.from_file(truth, predictions, ClassificationMetric.BALANCED_ACCURACY)
+    return isic_score(truth, predictions)
 
 
 def test_an_isic_like_phase_equals_scikit_learn_and_the_isic_scoring(tmp_path, evaluate_cli, monkeypatch):
@@ -135,7 +112,7 @@ def test_an_isic_like_phase_equals_scikit_learn_and_the_isic_scoring(tmp_path, e
         assert got[f"ap_{c}"] == pytest.approx(average_precision_score(c == TRUTH, PROBABILITIES[:, k]), abs=1e-9)
     assert got["auc_macro"] == pytest.approx(np.mean([got[f"auc_{c}"] for c in CLASSES]), abs=1e-12)
     assert got["ap_macro"] == pytest.approx(np.mean([got[f"ap_{c}"] for c in CLASSES]), abs=1e-12)
-    predicted = first_argmax(PROBABILITIES)
+    predicted = first_argmax(PROBABILITIES, CLASSES)
     assert got["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(TRUTH, predicted), abs=1e-9)
     assert got["accuracy"] == pytest.approx(accuracy_score(TRUTH, predicted), abs=1e-9)
     one_hot = (TRUTH[:, None] == np.array(CLASSES)).astype(float)
@@ -180,7 +157,9 @@ def test_renamed_columns_and_missing_rows_under_the_policy(tmp_path, evaluate_cl
     got = run.metrics["aggregates"]
     for k, c in enumerate(CLASSES):
         assert got[f"auc_{c}"] == pytest.approx(roc_auc_score(c == TRUTH, expected[:, k]), abs=1e-9)
-    assert got["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(TRUTH, first_argmax(expected)), abs=1e-9)
+    assert got["balanced_accuracy"] == pytest.approx(
+        balanced_accuracy_score(TRUTH, first_argmax(expected, CLASSES)), abs=1e-9
+    )
     document = run.metrics
     assert document["missing"] == {"rows": [IMAGES[5]], "diagnosis": [IMAGES[2], IMAGES[5]]}
     assert document["case"][IMAGES[2]] == {"diagnosis": None}  # an imputed answer is never shown
@@ -366,7 +345,7 @@ def test_class_columns_belong_to_prediction_file_phases_only():
 def test_the_readme_sketch_of_class_columns_runs(tmp_path, evaluate_cli):
     """The README's prediction-file sketch with class columns, as written, on a small ground truth and
     CSV: per-class AUROC by scikit-learn."""
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("### More catalogue metrics") : readme.index("### Reference")]
     block = next(b.split("\n```", 1)[0] for b in section.split("```toml\n")[1:] if "columns = {" in b)
     toml = tmp_path / "sketch.toml"

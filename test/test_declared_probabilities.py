@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import REPO
+from declared_helpers import first_argmax
 from sklearn.metrics import (
     accuracy_score,
     average_precision_score,
@@ -130,18 +132,6 @@ def write_case(
     return toml, ground_truth, root / "input"
 
 
-def first_argmax(probabilities: np.ndarray) -> np.ndarray:
-    """Each row's first class of highest probability, by a loop (the declared tie rule)."""
-    chosen = []
-    for row in probabilities:
-        best = 0
-        for j in range(1, row.size):
-            if row[j] > row[best]:
-                best = j
-        chosen.append(CLASSES[best])
-    return np.array(chosen)
-
-
 def binned_ece(correct: np.ndarray, confidence: np.ndarray, bins: int) -> float:
     """ECE by hand: bin m holds (m-1)/B < p <= m/B (p = 0 in the first), sum of |Σy - Σp| / n."""
     total = 0.0
@@ -165,7 +155,7 @@ def brier_by_hand(truth: np.ndarray, probabilities: np.ndarray) -> float:
 
 def reference_values(truth: np.ndarray, probabilities: np.ndarray) -> dict[str, float]:
     """Every declared aggregate of DECLARATION from scikit-learn or a hand computation."""
-    predicted = first_argmax(probabilities)
+    predicted = first_argmax(probabilities, CLASSES)
     expected: dict[str, float] = {}
     for j, c in enumerate(CLASSES):
         expected[f"auroc_{c}"] = roc_auc_score(truth == c, probabilities[:, j])
@@ -189,7 +179,7 @@ def reference_values(truth: np.ndarray, probabilities: np.ndarray) -> dict[str, 
 
 def test_every_metric_against_scikit_learn_and_by_hand(tmp_path, evaluate_cli):
     truth, probabilities = data()
-    assert first_argmax(probabilities[:2]).tolist() == ["mel", "nev"]  # the tie rule: the first declared class
+    assert first_argmax(probabilities[:2], CLASSES).tolist() == ["mel", "nev"]  # the tie rule: the first declared class
     toml, ground_truth, input_dir = write_case(tmp_path, truth, probabilities)
     run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
     assert run.exit_code == 0, run.stderr
@@ -232,7 +222,7 @@ def test_every_metric_against_scikit_learn_and_by_hand(tmp_path, evaluate_cli):
         values = [one_vs_rest(average_precision_score, r, j) for j, c in enumerate(CLASSES)]
         ap_macro.append(None if None in values else float(np.mean(values)))
     assert (got["ap_macro_ci_low"], got["ap_macro_ci_high"]) == pytest.approx(interval(ap_macro), abs=1e-9)
-    predicted = first_argmax(probabilities)
+    predicted = first_argmax(probabilities, CLASSES)
     rebuilt = {
         "brier": [brier_by_hand(truth[r], probabilities[r]) for r in draws],
         "top_label": [binned_ece(predicted[r] == truth[r], probabilities[r].max(axis=1), 5) for r in draws],
@@ -270,7 +260,7 @@ def test_a_class_absent_from_the_reference(tmp_path, evaluate_cli):
     ap = [average_precision_score(truth == c, probabilities[:, j]) for j, c in enumerate(present)]
     assert got["ap_df"] == 0.25
     assert got["ap_macro"] == pytest.approx((sum(ap) + 0.25) / 4, abs=1e-12)
-    predicted = first_argmax(probabilities)
+    predicted = first_argmax(probabilities, CLASSES)
     sensitivity = [recall_score(truth == c, predicted == c) for c in present]
     assert got["sensitivity_df"] is None
     assert got["sensitivity_macro"] == pytest.approx(np.mean(sensitivity), abs=1e-12)
@@ -563,7 +553,7 @@ def test_the_participants_check_gives_the_evaluations_line(tmp_path, evaluate_cl
 
 def test_the_readme_sketch_runs(tmp_path, evaluate_cli):
     """The README's probabilities sketch, as written, on five images (one without an answer: uniform)."""
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("### More catalogue metrics") : readme.index("### Reference")]
     block = next(b.split("\n```", 1)[0] for b in section.split("```toml\n")[1:] if 'kind = "probabilities"' in b)
     toml, ground_truth = tmp_path / "diagnosis-example.toml", tmp_path / "gt"

@@ -25,12 +25,12 @@ import numpy as np
 import pytest
 import SimpleITK as sitk
 import surface_distance
+from conftest import REPO
 from lifelines.utils import concordance_index
 from scipy import ndimage, stats
 from scipy.optimize import linear_sum_assignment
 from sklearn import metrics as skm
 
-REPO = Path(__file__).resolve().parents[1]
 TOL = 1e-9
 
 
@@ -58,10 +58,17 @@ def evaluate(
     declaration: Path, outputs: Path, ground_truth: Path, work: Path, *extra: str
 ) -> tuple[subprocess.CompletedProcess, dict[str, Any] | None]:
     """make_input (once per outputs folder), then the evaluation; the process and metrics.json (or None)."""
-    platform_input = make_input(declaration, outputs)
+    return evaluate_input(declaration, make_input(declaration, outputs), ground_truth, work, "--workers", "2", *extra)
+
+
+def evaluate_input(
+    declaration: Path, platform_input: Path, ground_truth: Path, work: Path, *extra: str
+) -> tuple[subprocess.CompletedProcess, dict[str, Any] | None]:
+    """``python -m evaluation`` on a platform input, into a fresh output folder under ``work``; the process
+    and metrics.json (or None)."""
     out = work / f"output-{len(list(work.glob('output-*')))}"
     done = run("-m", "evaluation", "--challenge", str(declaration), "--input", str(platform_input),
-               "--ground-truth", str(ground_truth), "--output", str(out), "--workers", "2", *extra)  # fmt: skip
+               "--ground-truth", str(ground_truth), "--output", str(out), *extra)  # fmt: skip
     metrics_file = out / "metrics.json"
     return done, (json.loads(metrics_file.read_text()) if metrics_file.exists() else None)
 
@@ -1394,6 +1401,8 @@ def centre(box: list[float]) -> tuple[float, float]:
 
 def true_positive_flags(reference: list, predicted: list, match: str, threshold: float, matching: str) -> list[bool]:
     """Per prediction: matched or not, one-to-one, as the README's detection metrics define it."""
+    if not predicted:
+        return []
     if match == "iou":
         quality = np.array([[box_iou(p, r) for r in reference] for p in predicted]).reshape(len(predicted), -1)
         ok = quality > threshold

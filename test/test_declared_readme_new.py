@@ -18,13 +18,17 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import REPO
 from sklearn import metrics as skm
 from test_declared_readme import (
     bootstrap_ci,
     close,
     close_ci,
     detection_data,
+    detections,
+    ece,
     evaluate,
+    evaluate_input,
     froc,
     iou_matrix,
     last_line,
@@ -33,8 +37,6 @@ from test_declared_readme import (
     operating_points,
     platform_boxes,
     platform_points,
-    run,
-    true_positive_flags,
     voc_ap,
     write_image,
     write_json,
@@ -238,17 +240,6 @@ def write_probabilities(root: Path, data: dict[str, Any]) -> None:
         for slug, value in answers.items():
             if DROP.get(slug) != case:
                 write_json(root / "outputs" / case / f"{slug}.json", value)
-
-
-def ece(y: np.ndarray, p: np.ndarray, bins: int) -> float:
-    """The README's ECE: sum over equal-width right-closed bins of (n_b / n) |mean y - mean p|; p = 0 in bin 1."""
-    index = np.clip(np.ceil(p * bins).astype(int) - 1, 0, bins - 1)
-    total = 0.0
-    for b in range(bins):
-        inside = index == b
-        if inside.any():
-            total += inside.sum() / len(p) * abs(y[inside].mean() - p[inside].mean())
-    return total
 
 
 def argmax_first(p: np.ndarray) -> np.ndarray:
@@ -520,13 +511,8 @@ def evaluate_csv(root: Path, declaration_text: str = CSV_PHASE, evaluate_cli: An
     declaration.write_text(declaration_text)
     if evaluate_cli is not None:
         done = evaluate_cli(str(declaration), root / "input", ground_truth=root / "gt")
-        metrics_file = done.output / "metrics.json"
-        return done, (json.loads(metrics_file.read_text()) if metrics_file.exists() else None)
-    out = root / f"output-{len(list(root.glob('output-*')))}"
-    done = run("-m", "evaluation", "--challenge", str(declaration), "--input", str(root / "input"),
-               "--ground-truth", str(root / "gt"), "--output", str(out))  # fmt: skip
-    metrics_file = out / "metrics.json"
-    return done, (json.loads(metrics_file.read_text()) if metrics_file.exists() else None)
+        return done, (done.metrics if done.wrote_metrics else None)
+    return evaluate_input(declaration, root / "input", root / "gt", root)
 
 
 def test_prediction_csv_with_one_hot_reference(tmp_path):
@@ -676,18 +662,6 @@ fp_rates = [0.25, 0.5, 1, 2]
 [leaderboard]
 score = "aggregates.ap"
 """
-
-
-def detections(refs: dict, preds: dict, match: str, threshold: float):
-    """Scores, TP flags and image of every prediction, and the number of reference objects (an image
-    without predictions adds only its reference objects)."""
-    scores, flags, images = [], [], []
-    for image in refs:
-        if preds[image]:
-            flags += true_positive_flags(refs[image], preds[image], match, threshold, "greedy")
-        scores += [p[-1] for p in preds[image]]
-        images += [image] * len(preds[image])
-    return np.array(scores), np.array(flags, bool), np.array(images), sum(len(r) for r in refs.values())
 
 
 def test_missing_empty_detections_are_false_negatives_and_count_as_images(tmp_path):
@@ -927,7 +901,7 @@ def test_the_readme_quoted_declaration_errors(tmp_path, capsys):
     """The README's own example lines, on its complete example and on the probabilities sketch above."""
     from evaluation import phase
 
-    kits = (Path(__file__).resolve().parents[1] / "evaluation" / "declarations" / "kits-example.toml").read_text()
+    kits = (REPO / "evaluation" / "declarations" / "kits-example.toml").read_text()
     cases = [
         (kits.replace('missing = "worst-value"', 'missing = "zero"'),
          "my-challenge.toml: outputs[1].missing: 'zero' is not one of error, empty-mask, worst-value, "
@@ -963,8 +937,7 @@ def run_probabilities(
     if evaluate_cli is None:
         return evaluate(declaration, root / "outputs", root / "gt", root)
     done = evaluate_cli(str(declaration), make_input(declaration, root / "outputs"), ground_truth=root / "gt")
-    metrics_file = done.output / "metrics.json"
-    return done, (json.loads(metrics_file.read_text()) if metrics_file.exists() else None)
+    return done, (done.metrics if done.wrote_metrics else None)
 
 
 def test_a_class_at_its_edge_by_default_stops_the_run_naming_class_and_key(tmp_path, evaluate_cli):

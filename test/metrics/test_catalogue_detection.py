@@ -89,6 +89,17 @@ def test_froc_negative_images_equals_digestpath_summary():
     assert froc_score(IMAGES, threshold=0.3, fp_images="negative") == pytest.approx(expected.froc, abs=1e-12)
 
 
+def test_froc_negative_images_by_hand():
+    # FPs on the negative images only (N1, N2) over their count 2 (P1's duplicate and stray boxes do not
+    # count), scores descending (cumulative negative FP / 2, recall): .95 (0, .2) .90 (0, .2) .88 (.5, .2)
+    # .85 (.5, .4) .80 (.5, .6) .60 (1, .6) .50 (1.5, .6) .40 (1.5, .6) .30 (1.5, .6) .25 (2, .6) .20 (2, .8)
+    found = froc(IMAGES, fp_rates=(0.25, 0.5, 1, 1.5, 2), threshold=0.3, fp_images="negative")
+    assert found == pytest.approx({0.25: 0.2, 0.5: 0.6, 1: 0.6, 1.5: 0.6, 2: 0.8}, abs=1e-12)
+    assert froc_score(IMAGES, threshold=0.3, fp_images="negative") == pytest.approx(
+        (0.6 + 5 * 0.8) / 6, abs=1e-12
+    )  # the default rates 1, 2, 4, 8, 16, 32
+
+
 def test_froc_all_images_by_hand():
     # FPs on every image over 4 images, scores descending (cumulative FP / 4, recall):
     # .95 (0, .2) .90 (.25, .2) .88 (.5, .2) .85 (.5, .4) .80 (.5, .6) .60 (.75, .6) .50 (1, .6)
