@@ -61,6 +61,11 @@ METAIMAGE_ELEMENT_BYTES = {
     "MET_CHAR": 1, "MET_UCHAR": 1, "MET_SHORT": 2, "MET_USHORT": 2, "MET_INT": 4, "MET_UINT": 4,
     "MET_LONG": 4, "MET_ULONG": 4, "MET_LONG_LONG": 8, "MET_ULONG_LONG": 8, "MET_FLOAT": 4, "MET_DOUBLE": 8,
 }  # fmt: skip
+# nifti1.h's DT_* codes -> bytes a voxel: the reader allocates by datatype, whatever bitpix says
+NIFTI_DATATYPE_BYTES = {
+    2: 1, 4: 2, 8: 4, 16: 4, 32: 8, 64: 8, 128: 3, 256: 1, 512: 2, 768: 4, 1024: 8, 1280: 8, 1536: 16,
+    1792: 16, 2048: 32, 2304: 4,
+}  # fmt: skip
 PNG_CHANNELS = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}  # IHDR colour type -> samples per pixel
 IMAGE_FORMATS = ".mha, .nii, .nii.gz, .png, .tif or .tiff"  # what check_image_file can bound (the readers' suffixes)
 TIFF_MAX_PAGES = 2**16  # a mask or label volume has far fewer; more is a directory chain to walk, not an image
@@ -216,7 +221,8 @@ def _metaimage_bytes(path: Path, size: int, what: str, case: str | None) -> int:
 
 
 def _nifti_bytes(path: Path, what: str, case: str | None) -> int:
-    """The declared voxel bytes of a single-file NIfTI-1/-2 (``.nii``/``.nii.gz``)."""
+    """The declared voxel bytes of a single-file NIfTI-1/-2 (``.nii``/``.nii.gz``): the larger of
+    ``datatype``'s and ``bitpix``'s voxel size (a header may contradict itself)."""
     try:
         with _open(path, what, case) as stream:
             if path.name.lower().endswith(".gz"):
@@ -228,10 +234,10 @@ def _nifti_bytes(path: Path, what: str, case: str | None) -> int:
         raise _refuse(what, case, "it is not a readable NIfTI file") from None
     for order in "<>":
         if len(head) >= 348 and struct.unpack(f"{order}i", head[:4])[0] == 348:
-            magic, dims, bits = head[344:348], struct.unpack(f"{order}8h", head[40:56]), head[72:74]
+            magic, dims, types = head[344:348], struct.unpack(f"{order}8h", head[40:56]), head[70:74]
             break
         if len(head) >= 540 and struct.unpack(f"{order}i", head[:4])[0] == 540:
-            magic, dims, bits = head[4:8], struct.unpack(f"{order}8q", head[16:80]), head[14:16]
+            magic, dims, types = head[4:8], struct.unpack(f"{order}8q", head[16:80]), head[12:16]
             break
     else:
         raise _refuse(what, case, "it does not start with a NIfTI header")
@@ -240,8 +246,8 @@ def _nifti_bytes(path: Path, what: str, case: str | None) -> int:
     rank, extents = dims[0], dims[1 : 1 + max(0, min(dims[0], 7))]
     if rank < 1 or min(extents, default=0) < 1:
         raise _refuse(what, case, "its NIfTI header declares an empty or negative size")
-    bitpix = struct.unpack(f"{order}h", bits)[0]
-    declared = math.prod(extents) * max(1, bitpix // 8)
+    datatype, bitpix = struct.unpack(f"{order}hh", types)
+    declared = math.prod(extents) * max(1, bitpix // 8, NIFTI_DATATYPE_BYTES.get(datatype, 0))
     _fits_in_memory(declared, what, case)
     return declared
 

@@ -3,6 +3,7 @@ directories are walked (declared bytes, bombs, loops, offsets beyond the file); 
 
 from __future__ import annotations
 
+import gzip
 import io
 import os
 import resource
@@ -143,3 +144,20 @@ def test_contained_resolves_a_linked_root_first(tmp_path):
     (tmp_path / "real" / "out").symlink_to(tmp_path)
     with pytest.raises(SubmissionError, match="points outside the input folder"):
         files.contained(tmp_path / "linked", "out/elsewhere.json")
+
+
+@pytest.mark.parametrize("name", ["m.nii", "m.nii.gz"])
+def test_nifti_declares_the_datatype_size_even_when_bitpix_says_less(tmp_path, name):
+    """nifti1.h: the reader allocates by ``datatype`` (DT_INT64, 8 bytes); a header whose ``bitpix``
+    claims 8 bits must not shrink the bound by 8."""
+    array = np.arange(60, dtype=np.int64).reshape(3, 4, 5)
+    plain = tmp_path / "plain.nii"
+    sitk.WriteImage(sitk.GetImageFromArray(array), str(plain))
+    header = bytearray(plain.read_bytes())
+    assert struct.unpack("<hh", header[70:74]) == (1024, 64)  # DT_INT64, 64 bits, as SimpleITK wrote it
+    header[72:74] = struct.pack("<h", 8)
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(bytes(header)) if name.endswith(".gz") else bytes(header))
+    image = sitk.ReadImage(str(path))
+    assert image.GetNumberOfPixels() * image.GetSizeOfPixelComponent() == array.nbytes  # what ITK allocates
+    assert files.check_image_file(path, "the image") == array.nbytes
