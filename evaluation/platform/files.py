@@ -212,20 +212,27 @@ def _metaimage_bytes(path: Path, size: int, what: str, case: str | None) -> int:
         raise _refuse(what, case, "its MetaImage header declares an empty or negative size")
     declared = math.prod(dims) * channels * element
     _fits_in_memory(declared, what, case)
-    if fields.get("CompressedData", "False").lower() != "true" and declared > size - header_length:
-        raise _refuse(
-            what, case, f"its header declares {declared} bytes of voxel data but the file holds "
-            f"{size - header_length}"
-        )  # fmt: skip
+    if fields.get("CompressedData", "False").lower() != "true":
+        _holds(declared, size - header_length, what, case)
     return declared
 
 
-def _nifti_bytes(path: Path, what: str, case: str | None) -> int:
+def _holds(declared: int, held: int, what: str, case: str | None) -> None:
+    """Uncompressed voxel data must be in the file: ITK fills what is missing with zeros, silently."""
+    if declared > held:
+        raise _refuse(
+            what, case, f"its header declares {declared} bytes of voxel data but the file holds {max(held, 0)}"
+        )
+
+
+def _nifti_bytes(path: Path, size: int, what: str, case: str | None) -> int:
     """The declared voxel bytes of a single-file NIfTI-1/-2 (``.nii``/``.nii.gz``): the larger of
-    ``datatype``'s and ``bitpix``'s voxel size (a header may contradict itself)."""
+    ``datatype``'s and ``bitpix``'s voxel size (a header may contradict itself); an uncompressed
+    file must hold them after ``vox_offset`` (at least the header's own size)."""
+    compressed = path.name.lower().endswith(".gz")
     try:
         with _open(path, what, case) as stream:
-            if path.name.lower().endswith(".gz"):
+            if compressed:
                 with gzip.GzipFile(fileobj=stream) as unpacked:
                     head = unpacked.read(544)
             else:
@@ -235,9 +242,11 @@ def _nifti_bytes(path: Path, what: str, case: str | None) -> int:
     for order in "<>":
         if len(head) >= 348 and struct.unpack(f"{order}i", head[:4])[0] == 348:
             magic, dims, types = head[344:348], struct.unpack(f"{order}8h", head[40:56]), head[70:74]
+            offset = struct.unpack(f"{order}f", head[108:112])[0]
             break
         if len(head) >= 540 and struct.unpack(f"{order}i", head[:4])[0] == 540:
             magic, dims, types = head[4:8], struct.unpack(f"{order}8q", head[16:80]), head[12:16]
+            offset = struct.unpack(f"{order}q", head[168:176])[0]
             break
     else:
         raise _refuse(what, case, "it does not start with a NIfTI header")
@@ -249,6 +258,9 @@ def _nifti_bytes(path: Path, what: str, case: str | None) -> int:
     datatype, bitpix = struct.unpack(f"{order}hh", types)
     declared = math.prod(extents) * max(1, bitpix // 8, NIFTI_DATATYPE_BYTES.get(datatype, 0))
     _fits_in_memory(declared, what, case)
+    if not compressed:
+        header_size = struct.unpack(f"{order}i", head[:4])[0]
+        _holds(declared, size - (max(header_size, int(offset)) if math.isfinite(offset) else header_size), what, case)
     return declared
 
 
@@ -352,7 +364,7 @@ def check_image_file(path: Path, what: str, case: str | None = None) -> int:
     if name.endswith(".mha"):
         return _metaimage_bytes(path, size, what, case)
     if re.search(r"\.nii(\.gz)?$", name):
-        return _nifti_bytes(path, what, case)
+        return _nifti_bytes(path, size, what, case)
     if name.endswith(".png"):
         return _png_bytes(path, what, case)
     if name.endswith((".tif", ".tiff")):

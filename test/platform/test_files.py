@@ -161,3 +161,16 @@ def test_nifti_declares_the_datatype_size_even_when_bitpix_says_less(tmp_path, n
     image = sitk.ReadImage(str(path))
     assert image.GetNumberOfPixels() * image.GetSizeOfPixelComponent() == array.nbytes  # what ITK allocates
     assert files.check_image_file(path, "the image") == array.nbytes
+
+
+def test_an_uncompressed_nifti_must_hold_its_voxels_after_vox_offset(tmp_path):
+    """ITK reads a truncated .nii without complaint, the missing voxels as 0 (checked here): refused."""
+    array = np.array([[[0, 1, 1, 2]]], np.uint8)
+    sitk.WriteImage(sitk.GetImageFromArray(array), str(tmp_path / "whole.nii"))
+    data = (tmp_path / "whole.nii").read_bytes()
+    assert struct.unpack("<f", data[108:112]) == (352.0,) and len(data) == 352 + 4  # vox_offset, then the voxels
+    (tmp_path / "cut.nii").write_bytes(data[:-2])
+    assert sitk.GetArrayFromImage(sitk.ReadImage(str(tmp_path / "cut.nii"))).tolist() == [[[0, 1, 0, 0]]]
+    with pytest.raises(SubmissionError, match=r"^the image could not be read: its header declares 4 bytes of voxel "
+                       r"data but the file holds 2\.$"):  # fmt: skip
+        files.check_image_file(tmp_path / "cut.nii", "the image")
