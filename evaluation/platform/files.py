@@ -66,7 +66,8 @@ NIFTI_DATATYPE_BYTES = {
     2: 1, 4: 2, 8: 4, 16: 4, 32: 8, 64: 8, 128: 3, 256: 1, 512: 2, 768: 4, 1024: 8, 1280: 8, 1536: 16,
     1792: 16, 2048: 32, 2304: 4,
 }  # fmt: skip
-PNG_CHANNELS = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}  # IHDR colour type -> samples per pixel
+# IHDR colour type -> samples per pixel as read: a palette (3) becomes RGB in SimpleITK (Pillow keeps 1 byte)
+PNG_CHANNELS = {0: 1, 2: 3, 3: 3, 4: 2, 6: 4}
 IMAGE_FORMATS = ".mha, .nii, .nii.gz, .png, .tif or .tiff"  # what check_image_file can bound (the readers' suffixes)
 TIFF_MAX_PAGES = 2**16  # a mask or label volume has far fewer; more is a directory chain to walk, not an image
 TIFF_MAX_ENTRIES = 2**16 - 1  # tags in one directory (classic TIFF's count is 16-bit; BigTIFF's is bounded so)

@@ -46,6 +46,15 @@ def test_png_declares_width_height_and_channels(tmp_path):
     assert files.check_image_file(tmp_path / "m.png", "the mask") == 6 * 9 * 3
 
 
+def test_a_palette_png_declares_what_simpleitk_allocates(tmp_path):
+    """SimpleITK expands a palette to RGB: 3 bytes a pixel, not the 1 of the palette index."""
+    Image.fromarray(np.zeros((6, 9), np.uint8)).convert("P").save(tmp_path / "m.png")
+    image = sitk.ReadImage(str(tmp_path / "m.png"))
+    allocated = image.GetNumberOfPixels() * image.GetNumberOfComponentsPerPixel() * image.GetSizeOfPixelComponent()
+    assert allocated == 6 * 9 * 3
+    assert files.check_image_file(tmp_path / "m.png", "the mask") == allocated
+
+
 @pytest.mark.parametrize(
     ("array", "options", "pixel_bytes"),
     [
