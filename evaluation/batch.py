@@ -134,6 +134,12 @@ def _run(arguments: argparse.Namespace) -> int:
             raise EvaluationError("No challenge given: use --challenge or set EVALUATION_CHALLENGE.")
         if not arguments.submissions.is_dir():
             raise EvaluationError(f"The submissions folder {arguments.submissions} does not exist.")
+        try:  # here, not per submission: a file or an unwritable place there would fail every one with a traceback
+            arguments.output.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise EvaluationError(
+                f"The output folder {arguments.output} cannot be created ({error.strerror})."
+            ) from None
         outcome = run_batch(
             arguments.challenge,
             arguments.submissions,

@@ -45,6 +45,17 @@ def differences(expected: Any, actual: Any, tolerance: float = 1e-9, path: str =
         yield f"{where}: expected {json.dumps(expected)}, actual {json.dumps(actual)}"
 
 
+def _tolerance(text: str) -> float:
+    """``--tol``: a finite number at least 0 (``math.isclose`` raises on a negative one)."""
+    try:
+        tolerance = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid float value: '{text}'") from None  # argparse's own words
+    if not math.isfinite(tolerance) or tolerance < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number at least 0, got '{text}'")
+    return tolerance
+
+
 def _load(path: Path) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -56,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evaluation.compare", description=__doc__.splitlines()[0])
     parser.add_argument("expected", type=Path)
     parser.add_argument("actual", type=Path)
-    parser.add_argument("--tol", type=float, default=1e-9, help="absolute tolerance for numbers (default 1e-9)")
+    parser.add_argument("--tol", type=_tolerance, default=1e-9, help="absolute tolerance for numbers (default 1e-9)")
     arguments = parser.parse_args(argv)
     found = list(differences(_load(arguments.expected), _load(arguments.actual), arguments.tol))
     for line in found:

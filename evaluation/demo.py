@@ -32,7 +32,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"No demo input for {arguments.challenge}; demos exist for: {', '.join(known)}.", file=sys.stderr)
         return 2
     if arguments.copy_input is not None:
-        shutil.copytree(demo_input, arguments.copy_input)
+        try:
+            shutil.copytree(demo_input, arguments.copy_input)
+        except OSError as error:  # e.g. the folder exists: copytree would merge into, or fail inside, it
+            print(f"Cannot write the demo input to {arguments.copy_input} ({error.strerror}).", file=sys.stderr)
+            return 2
         print(f"Wrote the {arguments.challenge} demo input to {arguments.copy_input}")
         return 0
     output = arguments.output or Path("demo-output") / arguments.challenge

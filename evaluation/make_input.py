@@ -76,6 +76,8 @@ def build_input(challenge: Challenge, outputs_dir: Path, output_dir: Path, seed:
     if not case_dirs:
         raise ConfigurationError(f"The outputs folder {outputs_dir} holds no case folder.")
     jobs = [JobSpec(challenge.job_inputs(d.name), _case_outputs(challenge, d)) for d in case_dirs]
+    if output_dir.exists() and not output_dir.is_dir():  # rmtree would raise NotADirectoryError
+        raise ConfigurationError(f"The output folder {output_dir} is a file, not a folder.")
     if output_dir.exists():
         shutil.rmtree(output_dir)
     return write_input(output_dir, jobs, seed)

@@ -109,7 +109,7 @@ def measure_limits(name: str, cases: int, workers: int, safety: float) -> dict:
 
 
 def print_limits(arguments: argparse.Namespace) -> int:
-    if arguments.cases < 1 or arguments.workers < 1 or not arguments.safety >= 1:
+    if arguments.cases < 1 or arguments.workers < 1 or not 1 <= arguments.safety < math.inf:  # NaN, inf: refused
         raise EvaluationError("--cases and --workers must be at least 1 and --safety at least 1.")
     selected = names() if arguments.challenge == "all" else [get(arguments.challenge).name]
     selected = [name for name in selected if (DEMO_INPUT / name).is_dir()] if arguments.challenge == "all" else selected

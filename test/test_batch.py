@@ -20,3 +20,14 @@ def test_batch_writes_metrics_and_the_long_table_for_the_ranking_tool(tmp_path, 
     assert set(table.columns) == {"algorithm", "case", "task", "value"}
     assert set(table["algorithm"]) == {"team-a", "team-b"} and "dice" in set(table["task"])
     assert len(table) == 2 * 24  # two submissions x 24 images x one numeric per-case value (dice)
+
+
+def test_an_output_folder_that_cannot_be_created_is_one_line(tmp_path, capsys):
+    shutil.copytree(DEMO_INPUT / "rare25", tmp_path / "in" / "team-a")
+    (tmp_path / "out").write_text("a file where the output folder should be")
+    arguments = ["--challenge", "rare25", "--submissions", str(tmp_path / "in"), "--output", str(tmp_path / "out")]
+    assert main([*arguments, "--workers", "1"]) == 1
+    assert (
+        capsys.readouterr().err.splitlines()[-1]
+        == f"The output folder {tmp_path / 'out'} cannot be created (File exists)."
+    )

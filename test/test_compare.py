@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from evaluation.compare import main
 
 EXPECTED = {"Score": 0.5, "aggregates": {"dice": 0.75, "ranks": [1, 2]}, "settings": {"seed": 0}}
@@ -45,3 +47,20 @@ def test_list_of_different_length_and_type_changes(tmp_path, capsys):
         "aggregates.ranks: list of 2 expected, 3 actual",
         'settings.seed: expected 0, actual "0"',
     ]
+
+
+@pytest.mark.parametrize("tolerance", ["-1", "nan", "inf"])
+def test_a_tolerance_that_is_not_a_finite_number_at_least_0_is_one_line(tmp_path, capsys, tolerance):
+    """A negative --tol made math.isclose raise (a traceback); NaN or infinity would accept anything."""
+    with pytest.raises(SystemExit) as stopped:
+        main([*_files(tmp_path, EXPECTED), "--tol", tolerance])
+    assert stopped.value.code == 2
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last.endswith(f"argument --tol: must be a finite number at least 0, got '{tolerance}'")
+
+
+def test_a_tolerance_that_is_not_a_number_keeps_argparse_words(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main([*_files(tmp_path, EXPECTED), "--tol", "x"])
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1].endswith("argument --tol: invalid float value: 'x'")

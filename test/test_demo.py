@@ -26,3 +26,10 @@ def test_demo_copies_its_input_for_the_organizer(tmp_path):
 def test_unknown_demo_is_one_clear_line(capsys):
     assert main(["--challenge", "nope"]) == 2
     assert capsys.readouterr().err.strip().startswith("No demo input for nope; demos exist for: ")
+
+
+def test_copying_the_input_over_an_existing_folder_is_one_line(tmp_path, capsys):
+    (tmp_path / "input").mkdir()
+    assert main(["--challenge", "rare25", "--copy-input", str(tmp_path / "input")]) == 2
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last == f"Cannot write the demo input to {tmp_path / 'input'} (File exists)."

@@ -799,6 +799,21 @@ CASES: dict[str, Hostile] = {
             "P1", SEGMENTATION_2025.slug, "it is not a single-file NIfTI image (an .hdr/.img pair or Analyze header)."
         ),
     ),
+    "hecktor2025-task1 NIfTI is truncated": Hostile(  # ITK would fill the missing voxels with 0, silently
+        "hecktor2025-task1",
+        hecktor("hecktor2025-task1"),
+        lambda b: (b.image(0, SEG25).unlink(), text(b.output(0, SEG25) / "seg.nii", nifti()[:-2])),
+        seg_line("P1", SEGMENTATION_2025.slug, "its header declares 4 bytes of voxel data but the file holds 2."),
+    ),
+    "hecktor2025-task1 NIfTI voxels after the end of the file": Hostile(
+        "hecktor2025-task1",
+        hecktor("hecktor2025-task1"),
+        lambda b: (
+            b.image(0, SEG25).unlink(),
+            text(b.output(0, SEG25) / "seg.nii", nifti()[:108] + np.array([1e6], "<f4").tobytes() + nifti()[112:]),
+        ),
+        seg_line("P1", SEGMENTATION_2025.slug, "its header declares 4 bytes of voxel data but the file holds 0."),
+    ),
     "hecktor2025-task1 NIfTI declares more voxels than memory": Hostile(
         "hecktor2025-task1",
         hecktor("hecktor2025-task1"),

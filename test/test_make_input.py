@@ -105,6 +105,14 @@ def test_empty_outputs_folder(tmp_path, capsys):
     assert "holds no case folder" in capsys.readouterr().err
 
 
+def test_an_output_that_is_a_file_is_one_line(tmp_path, capsys):
+    _case(tmp_path / "plain/p1", {"risk.json": "0.5"})
+    (tmp_path / "built").write_text("a file")
+    with pytest.raises(ConfigurationError, match=r"^The output folder .*built is a file, not a folder\.$"):
+        build_input(_challenge(), tmp_path / "plain", tmp_path / "built")
+    assert (tmp_path / "built").read_text() == "a file"
+
+
 def test_prediction_file_phase_needs_no_builder(tmp_path):
     challenge = _challenge()
     challenge.phase = Phase((), (), "x", "x", prediction_file=True)  # type: ignore[misc]

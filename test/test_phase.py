@@ -111,6 +111,7 @@ def test_limits_scale_with_the_cases_by_hand(monkeypatch):
         (["--cases", "0"], "--cases and --workers must be at least 1"),
         (["--safety", "0.5"], "--safety at least 1"),
         (["--safety", "nan"], "--safety at least 1"),
+        (["--safety", "inf"], "--safety at least 1"),  # was measured, then math.ceil(inf): a traceback
     ],
 )
 def test_limits_refuse_bad_arguments(capsys, arguments, message):

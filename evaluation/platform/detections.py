@@ -89,7 +89,7 @@ def parse_points(document: Any, case: str, scored: bool = True) -> tuple[np.ndar
         if not isinstance(point, list) or len(point) not in (2, 3):
             raise SubmissionError(f"{what} does not have 2 or 3 coordinates.", case)
         coordinates.append([*(finite_number(value, what, case) for value in point), 0.0][:3])
-        scores[position] = finite_number(score, f"The score of {what.lower()}", case)
+        scores[position] = finite_number(score, f"The score of point {position} of image {case}", case)
     outside = np.flatnonzero((scores < 0) | (scores > 1))
     if outside.size:
         raise SubmissionError(f"Point {outside[0]} of image {case} has a score outside [0, 1].", case)

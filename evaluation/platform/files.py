@@ -61,7 +61,13 @@ METAIMAGE_ELEMENT_BYTES = {
     "MET_CHAR": 1, "MET_UCHAR": 1, "MET_SHORT": 2, "MET_USHORT": 2, "MET_INT": 4, "MET_UINT": 4,
     "MET_LONG": 4, "MET_ULONG": 4, "MET_LONG_LONG": 8, "MET_ULONG_LONG": 8, "MET_FLOAT": 4, "MET_DOUBLE": 8,
 }  # fmt: skip
-PNG_CHANNELS = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}  # IHDR colour type -> samples per pixel
+# nifti1.h's DT_* codes -> bytes a voxel: the reader allocates by datatype, whatever bitpix says
+NIFTI_DATATYPE_BYTES = {
+    2: 1, 4: 2, 8: 4, 16: 4, 32: 8, 64: 8, 128: 3, 256: 1, 512: 2, 768: 4, 1024: 8, 1280: 8, 1536: 16,
+    1792: 16, 2048: 32, 2304: 4,
+}  # fmt: skip
+# IHDR colour type -> samples per pixel as read: a palette (3) becomes RGB in SimpleITK (Pillow keeps 1 byte)
+PNG_CHANNELS = {0: 1, 2: 3, 3: 3, 4: 2, 6: 4}
 IMAGE_FORMATS = ".mha, .nii, .nii.gz, .png, .tif or .tiff"  # what check_image_file can bound (the readers' suffixes)
 TIFF_MAX_PAGES = 2**16  # a mask or label volume has far fewer; more is a directory chain to walk, not an image
 TIFF_MAX_ENTRIES = 2**16 - 1  # tags in one directory (classic TIFF's count is 16-bit; BigTIFF's is bounded so)
@@ -207,19 +213,27 @@ def _metaimage_bytes(path: Path, size: int, what: str, case: str | None) -> int:
         raise _refuse(what, case, "its MetaImage header declares an empty or negative size")
     declared = math.prod(dims) * channels * element
     _fits_in_memory(declared, what, case)
-    if fields.get("CompressedData", "False").lower() != "true" and declared > size - header_length:
-        raise _refuse(
-            what, case, f"its header declares {declared} bytes of voxel data but the file holds "
-            f"{size - header_length}"
-        )  # fmt: skip
+    if fields.get("CompressedData", "False").lower() != "true":
+        _holds(declared, size - header_length, what, case)
     return declared
 
 
-def _nifti_bytes(path: Path, what: str, case: str | None) -> int:
-    """The declared voxel bytes of a single-file NIfTI-1/-2 (``.nii``/``.nii.gz``)."""
+def _holds(declared: int, held: int, what: str, case: str | None) -> None:
+    """Uncompressed voxel data must be in the file: ITK fills what is missing with zeros, silently."""
+    if declared > held:
+        raise _refuse(
+            what, case, f"its header declares {declared} bytes of voxel data but the file holds {max(held, 0)}"
+        )
+
+
+def _nifti_bytes(path: Path, size: int, what: str, case: str | None) -> int:
+    """The declared voxel bytes of a single-file NIfTI-1/-2 (``.nii``/``.nii.gz``): the larger of
+    ``datatype``'s and ``bitpix``'s voxel size (a header may contradict itself); an uncompressed
+    file must hold them after ``vox_offset`` (at least the header's own size)."""
+    compressed = path.name.lower().endswith(".gz")
     try:
         with _open(path, what, case) as stream:
-            if path.name.lower().endswith(".gz"):
+            if compressed:
                 with gzip.GzipFile(fileobj=stream) as unpacked:
                     head = unpacked.read(544)
             else:
@@ -228,10 +242,12 @@ def _nifti_bytes(path: Path, what: str, case: str | None) -> int:
         raise _refuse(what, case, "it is not a readable NIfTI file") from None
     for order in "<>":
         if len(head) >= 348 and struct.unpack(f"{order}i", head[:4])[0] == 348:
-            magic, dims, bits = head[344:348], struct.unpack(f"{order}8h", head[40:56]), head[72:74]
+            magic, dims, types = head[344:348], struct.unpack(f"{order}8h", head[40:56]), head[70:74]
+            offset = struct.unpack(f"{order}f", head[108:112])[0]
             break
         if len(head) >= 540 and struct.unpack(f"{order}i", head[:4])[0] == 540:
-            magic, dims, bits = head[4:8], struct.unpack(f"{order}8q", head[16:80]), head[14:16]
+            magic, dims, types = head[4:8], struct.unpack(f"{order}8q", head[16:80]), head[12:16]
+            offset = struct.unpack(f"{order}q", head[168:176])[0]
             break
     else:
         raise _refuse(what, case, "it does not start with a NIfTI header")
@@ -240,9 +256,12 @@ def _nifti_bytes(path: Path, what: str, case: str | None) -> int:
     rank, extents = dims[0], dims[1 : 1 + max(0, min(dims[0], 7))]
     if rank < 1 or min(extents, default=0) < 1:
         raise _refuse(what, case, "its NIfTI header declares an empty or negative size")
-    bitpix = struct.unpack(f"{order}h", bits)[0]
-    declared = math.prod(extents) * max(1, bitpix // 8)
+    datatype, bitpix = struct.unpack(f"{order}hh", types)
+    declared = math.prod(extents) * max(1, bitpix // 8, NIFTI_DATATYPE_BYTES.get(datatype, 0))
     _fits_in_memory(declared, what, case)
+    if not compressed:
+        header_size = struct.unpack(f"{order}i", head[:4])[0]
+        _holds(declared, size - (max(header_size, int(offset)) if math.isfinite(offset) else header_size), what, case)
     return declared
 
 
@@ -346,7 +365,7 @@ def check_image_file(path: Path, what: str, case: str | None = None) -> int:
     if name.endswith(".mha"):
         return _metaimage_bytes(path, size, what, case)
     if re.search(r"\.nii(\.gz)?$", name):
-        return _nifti_bytes(path, what, case)
+        return _nifti_bytes(path, size, what, case)
     if name.endswith(".png"):
         return _png_bytes(path, what, case)
     if name.endswith((".tif", ".tiff")):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,7 +99,8 @@ def read_prediction_table(path: Path, id_column: str, max_mb: float, word: str =
     try:
         header = next(reader)
         columns = tuple(cell.strip() for cell in header)
-        twice = next((c for c in columns if columns.count(c) > 1), None)
+        counts = Counter(columns)  # one pass: list.count per column is quadratic in a hostile header's width
+        twice = next((c for c in columns if counts[c] > 1), None)
         if twice is not None:
             raise SubmissionError(f"The header of the prediction file {name} has the column {shown(twice)} twice.")
         if id_column not in columns:

@@ -3,6 +3,7 @@ directories are walked (declared bytes, bombs, loops, offsets beyond the file); 
 
 from __future__ import annotations
 
+import gzip
 import io
 import os
 import resource
@@ -43,6 +44,15 @@ def test_images_written_by_simpleitk_are_accepted_with_their_declared_size(tmp_p
 def test_png_declares_width_height_and_channels(tmp_path):
     Image.fromarray(np.zeros((6, 9, 3), np.uint8)).save(tmp_path / "m.png")
     assert files.check_image_file(tmp_path / "m.png", "the mask") == 6 * 9 * 3
+
+
+def test_a_palette_png_declares_what_simpleitk_allocates(tmp_path):
+    """SimpleITK expands a palette to RGB: 3 bytes a pixel, not the 1 of the palette index."""
+    Image.fromarray(np.zeros((6, 9), np.uint8)).convert("P").save(tmp_path / "m.png")
+    image = sitk.ReadImage(str(tmp_path / "m.png"))
+    allocated = image.GetNumberOfPixels() * image.GetNumberOfComponentsPerPixel() * image.GetSizeOfPixelComponent()
+    assert allocated == 6 * 9 * 3
+    assert files.check_image_file(tmp_path / "m.png", "the mask") == allocated
 
 
 @pytest.mark.parametrize(
@@ -143,3 +153,33 @@ def test_contained_resolves_a_linked_root_first(tmp_path):
     (tmp_path / "real" / "out").symlink_to(tmp_path)
     with pytest.raises(SubmissionError, match="points outside the input folder"):
         files.contained(tmp_path / "linked", "out/elsewhere.json")
+
+
+@pytest.mark.parametrize("name", ["m.nii", "m.nii.gz"])
+def test_nifti_declares_the_datatype_size_even_when_bitpix_says_less(tmp_path, name):
+    """nifti1.h: the reader allocates by ``datatype`` (DT_INT64, 8 bytes); a header whose ``bitpix``
+    claims 8 bits must not shrink the bound by 8."""
+    array = np.arange(60, dtype=np.int64).reshape(3, 4, 5)
+    plain = tmp_path / "plain.nii"
+    sitk.WriteImage(sitk.GetImageFromArray(array), str(plain))
+    header = bytearray(plain.read_bytes())
+    assert struct.unpack("<hh", header[70:74]) == (1024, 64)  # DT_INT64, 64 bits, as SimpleITK wrote it
+    header[72:74] = struct.pack("<h", 8)
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(bytes(header)) if name.endswith(".gz") else bytes(header))
+    image = sitk.ReadImage(str(path))
+    assert image.GetNumberOfPixels() * image.GetSizeOfPixelComponent() == array.nbytes  # what ITK allocates
+    assert files.check_image_file(path, "the image") == array.nbytes
+
+
+def test_an_uncompressed_nifti_must_hold_its_voxels_after_vox_offset(tmp_path):
+    """ITK reads a truncated .nii without complaint, the missing voxels as 0 (checked here): refused."""
+    array = np.array([[[0, 1, 1, 2]]], np.uint8)
+    sitk.WriteImage(sitk.GetImageFromArray(array), str(tmp_path / "whole.nii"))
+    data = (tmp_path / "whole.nii").read_bytes()
+    assert struct.unpack("<f", data[108:112]) == (352.0,) and len(data) == 352 + 4  # vox_offset, then the voxels
+    (tmp_path / "cut.nii").write_bytes(data[:-2])
+    assert sitk.GetArrayFromImage(sitk.ReadImage(str(tmp_path / "cut.nii"))).tolist() == [[[0, 1, 0, 0]]]
+    with pytest.raises(SubmissionError, match=r"^the image could not be read: its header declares 4 bytes of voxel "
+                       r"data but the file holds 2\.$"):  # fmt: skip
+        files.check_image_file(tmp_path / "cut.nii", "the image")
