@@ -212,9 +212,8 @@ def _run_in_pool(
                 in_flight[executor.submit(score_case, task, settings)] = (task, time.monotonic() + case_timeout)
             nearest = min(deadline for _, deadline in in_flight.values())
             done, _ = wait(in_flight, timeout=max(0.0, nearest - time.monotonic()), return_when=FIRST_COMPLETED)
-            if not done:
-                now = time.monotonic()
-                raise _late(next(task for task, deadline in in_flight.values() if deadline <= now), case_timeout)
+            if not done and time.monotonic() >= nearest:  # the earliest case is late (wait may return a hair early)
+                raise _late(min(in_flight.values(), key=lambda pair: pair[1])[0], case_timeout)
             for future in done:
                 task, _ = in_flight.pop(future)
                 results[task.case] = _outcome(future.result, task, "a worker process", log, in_flight)
