@@ -139,9 +139,8 @@ def _class_items(output: OutputSpec, raw: Any, case: str, what: str) -> list[tup
     if isinstance(raw, dict):
         extra = next((k for k in raw if k not in classes), None)
         if extra is not None:
-            shown = extra if len(extra) <= 40 else extra[:40] + "..."
             raise SubmissionError(
-                f"{what} has a probability for {shown!r}, which is not a class ({', '.join(classes)}).", case
+                f"{what} has a probability for {shown(extra)}, which is not a class ({', '.join(classes)}).", case
             )
         absent = next((c for c in classes if c not in raw), None)
         if absent is not None:
