@@ -204,10 +204,10 @@ class DeclaredChallenge(Challenge):
         case_dirs = sorted(p for p in outputs_dir.iterdir() if p.is_dir())
         if not case_dirs:
             raise ConfigurationError(f"The outputs folder {outputs_dir} holds no case folder.")
+        known = {f"{o.slug}.json": o for o in declaration.outputs}
         rows = []
         for case_dir in case_dirs:
             files = {p.relative_to(case_dir).as_posix(): p for p in case_dir.rglob("*") if p.is_file()}
-            known = {f"{o.slug}.json": o for o in declaration.outputs}
             unknown = sorted(set(files) - set(known))
             if unknown:
                 raise SubmissionError(f"{', '.join(unknown)} is not an output of {self.name}.", case_dir.name)
