@@ -919,6 +919,8 @@ def _report(
     for key, counted in counts.items():
         if not KEY.fullmatch(key) or key in written:
             table.fail(f"counts.{key}", "must be a new aggregate key of letters, digits, '_' and '-'")
+        if not isinstance(counted, str):
+            table.fail(f"counts.{key}", f"must be a string, not {_type(counted)}")
         if counted != "cases" and counted not in means:
             shown = ", ".join(["cases", *means][:6])
             table.fail(f"counts.{key}", f"{counted!r} is not 'cases' or the path of a mean aggregate ({shown})")
