@@ -98,10 +98,7 @@ class DeclaredChallenge(Challenge):
 
     def __init__(self, declaration: Declaration | None = None) -> None:
         if declaration is not None:
-            self.declaration = declaration  # type: ignore[misc]
-            self.name, self.title = declaration.name, declaration.title  # type: ignore[misc]
-            self.phase, self.options = _phase(declaration), _options(declaration)  # type: ignore[misc]
-            self.cases_in_process = _in_process(declaration)  # type: ignore[misc]
+            vars(self).update(_attributes(declaration))
 
     def case_of_job(self, job: Job) -> str:
         cases = self.declaration.cases
@@ -365,16 +362,19 @@ def from_file(path: Path) -> DeclaredChallenge:
     return DeclaredChallenge(load(path))
 
 
-def challenge_class(declaration: Declaration) -> type[DeclaredChallenge]:
-    """A registry entry for a packaged declaration: a subclass carrying it as class attributes."""
-    attributes = {
+def _attributes(declaration: Declaration) -> dict[str, Any]:
+    """What a ``Challenge`` states about itself, from the declaration (an instance's or a subclass's)."""
+    return {
         "name": declaration.name,
         "title": declaration.title,
         "phase": _phase(declaration),
         "options": _options(declaration),
         "declaration": declaration,
         "cases_in_process": _in_process(declaration),
-        "__module__": __name__,
     }
+
+
+def challenge_class(declaration: Declaration) -> type[DeclaredChallenge]:
+    """A registry entry for a packaged declaration: a subclass carrying it as class attributes."""
     class_name = "Declared_" + re.sub(r"\W", "_", declaration.name)
-    return type(class_name, (DeclaredChallenge,), attributes)
+    return type(class_name, (DeclaredChallenge,), {**_attributes(declaration), "__module__": __name__})
