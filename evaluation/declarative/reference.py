@@ -60,7 +60,7 @@ def _listed_cases(ground_truth: Path, output: OutputSpec, cases: Cases) -> dict[
     suffix and a ``[cases] strip`` marker removed); no folder, no file or two files for a case are errors."""
     folder_text = output.reference.pattern.removesuffix("{case}.*")
     folder = ground_truth / folder_text
-    whose = f"The {cases.ground_truth_name} ground truth" if cases.ground_truth_name else "The ground truth"
+    whose = cases.ground_truth
     if not folder.is_dir():
         raise ConfigurationError(f"{whose} has no {folder_text or './'} folder.")
     found: dict[str, Path] = {}
@@ -140,7 +140,7 @@ def _csv_cells(
     must hold every column the declaration reads from it (all absent ones named at once)."""
     path, cases = ground_truth / file, declaration.cases
     id_column = cases.id_column
-    named = f"The {cases.ground_truth_name} ground truth" if cases.ground_truth_name else "The ground truth"
+    named = cases.ground_truth
     if not path.is_file():
         raise ConfigurationError(f"{named} has no {file}.")
     try:

@@ -111,6 +111,11 @@ class Cases:
         """The case as messages name it."""
         return f"{self.word} {case}" if self.word else case
 
+    @property
+    def ground_truth(self) -> str:
+        """How the organizer's messages open: "The HECKTOR ground truth", or "The ground truth"."""
+        return f"The {self.ground_truth_name} ground truth" if self.ground_truth_name else "The ground truth"
+
 
 @dataclass(frozen=True)
 class Submission:
