@@ -123,7 +123,7 @@ class DeclaredChallenge(Challenge):
             return self._prepare_rows(input_dir, reference, declaration)
         matched = self.jobs_by_case(input_dir, reference.cases, same_stem=declaration.cases.same_stem)
         needs_job = [o.slug for o in declaration.outputs if o.missing == "error"]
-        word = declaration.cases.word or "case"
+        word = declaration.cases.noun
         if matched.missing and needs_job:
             raise SubmissionError(
                 f"No algorithm job for {word} {', '.join(matched.missing)}; every {word} needs the output "
@@ -158,7 +158,7 @@ class DeclaredChallenge(Challenge):
         """A prediction-file phase: one row per reference case (an unknown case is an error, a case
         without a row gets each output's missing policy, a blank cell is that output missing)."""
         table = read_table(input_dir, declaration)
-        word = declaration.cases.word or "case"
+        word = declaration.cases.noun
         known = set(reference.cases)
         unknown = next((case for case in table.rows if case not in known), None)
         if unknown is not None:
@@ -236,7 +236,7 @@ class DeclaredChallenge(Challenge):
         if not declaration.submission.csv:
             return super().check_submission(input_dir, settings, images)
         table = read_table(input_dir, declaration)
-        word = declaration.cases.word or "case"
+        word = declaration.cases.noun
         checked = Checked(cases=len(table.rows))
         for case in table.rows:
             for output in declaration.outputs:

@@ -180,7 +180,7 @@ def _one_hot(ground_truth: Path, output: OutputSpec, declaration: Declaration) -
     spellings = "/".join(output.true_values + output.false_values)
     found: dict[str, str | None] = {}
     for case, (line, cells) in _csv_cells(ground_truth, file, ref.read_columns, declaration, True).items():
-        where, who = f"Line {line} of {source}", f"{cases.word or 'case'} {case}"
+        where, who = f"Line {line} of {source}", f"{cases.noun} {case}"
         texts = dict(zip(columns, (cell.lower() for cell in cells), strict=True))
         blank = [name for name, text in texts.items() if text in output.blank_values]
         if blank and len(blank) == len(texts) and output.blank == "skip":

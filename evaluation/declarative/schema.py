@@ -112,6 +112,11 @@ class Cases:
         return f"{self.word} {case}" if self.word else case
 
     @property
+    def noun(self) -> str:
+        """The word for a case where a message needs one ("image", else "case")."""
+        return self.word or "case"
+
+    @property
     def ground_truth(self) -> str:
         """How the organizer's messages open: "The HECKTOR ground truth", or "The ground truth"."""
         return f"The {self.ground_truth_name} ground truth" if self.ground_truth_name else "The ground truth"
