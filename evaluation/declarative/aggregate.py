@@ -231,8 +231,8 @@ def _value_metric(
         classes = output.classes if output.kind == "choice" else ("False", "True")
         params["classes"] = classes + ((MISCLASSIFIED,) if output.missing == "misclassification" else ())
     value = float(measures.value_metric(metric.metric, truth, predicted, params, event=event)) if cases else math.nan
-    for edge, what in measures.EDGE_CASES.items():
-        if math.isnan(value) and params.get(edge) == "error":
+    for edge, what in measures.EDGE_CASES.items():  # (no scored case: a null value, as a probabilities metric's)
+        if cases and math.isnan(value) and params.get(edge) == "error":
             raise ConfigurationError(
                 f"The reference of output '{output.slug}' holds {what} over the scored cases: "
                 f"{metric.metric} is undefined (declare {edge} = <number> to give it a value)."
@@ -310,13 +310,13 @@ def _detection_metric(
     """A detection metric over the scored images (reference boxes, submitted boxes and scores)."""
     images = [ImageDetections(reference.values[output.slug][c], *results[c].values[output.slug]) for c in cases]
     params = dict(metric.params)
-    if params.get("fp_images") == "negative" and all(len(image.reference) for image in images):
+    if images and params.get("fp_images") == "negative" and all(len(image.reference) for image in images):
         raise ConfigurationError(
             f"The reference of output '{output.slug}' has no image without boxes: {metric.metric} with "
             "fp_images = 'negative' counts false positives on those images only."
         )
     value = measures.detection_metric(metric.metric, images, params) if images else math.nan
-    if math.isnan(value) and params["no_reference"] == "error":
+    if images and math.isnan(value) and params["no_reference"] == "error":
         raise ConfigurationError(
             f"The reference of output '{output.slug}' holds no reference box over the scored images: "
             f"{metric.metric} is undefined (declare no_reference = <number> to give it a value)."
