@@ -310,7 +310,9 @@ def _events(ground_truth: Path, declaration: Declaration, output: OutputSpec, ti
     texts = _csv_column(ground_truth, event.csv_file, event.column, declaration, True)
     found = {}
     for case in times:
-        lowered = texts.get(case, "").lower()
+        if case not in texts:  # the event in another CSV than the times, without the case's row
+            raise ConfigurationError(f"{event.text}: there is no row for case {case}.")
+        lowered = texts[case].lower()
         if lowered not in output.true_values + output.false_values:
             spellings = "/".join(output.true_values + output.false_values)
             raise ConfigurationError(f"{event.text}: the event of case {case} is not a boolean ({spellings}).")
