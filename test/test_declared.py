@@ -669,6 +669,27 @@ def test_values_only_declaration_by_hand(tmp_path, evaluate_cli):
     assert run.exit_code == 1 and "The output 'positive' of p1 is not a JSON boolean" in run.last_error_line
 
 
+def test_no_scored_case_is_a_null_value_not_the_references_fault(tmp_path, evaluate_cli):
+    """Every answer of an output excluded (missing = "exclude", none submitted): its metric has no value
+    (null; here the leaderboard's, so the run fails saying so), never an error blaming the reference."""
+    (tmp_path / "gt").mkdir()
+    (tmp_path / "gt" / "truth.csv").write_text("patient,age,event,positive\np1,50,1,yes\np2,60,0,no\n")
+    risk = 'reference = "truth.csv:event"\n'
+    text = VALUES_ONLY.replace(risk, risk + 'missing = "exclude"\n')
+    toml = tmp_path / "values.toml"
+    toml.write_text(text.replace("bootstrap = true\n", 'bootstrap = true\nno_positive = "error"\n'))
+    challenge = get(str(toml))
+    age, _, positive = challenge.phase.outputs
+    jobs = [JobSpec(challenge.job_inputs(p), {age: 55.0, positive: True}) for p in ("p1", "p2")]
+    write_input(tmp_path / "input", jobs)
+    run = evaluate_cli(str(toml), tmp_path / "input", ground_truth=tmp_path / "gt")
+    assert run.exit_code == 1 and not run.wrote_metrics
+    assert run.last_error_line == (
+        "The leaderboard value 'aggregates.average_precision' is not finite; metrics.json was not written so that "
+        "the submission does not vanish from the leaderboard."
+    )
+
+
 def test_average_precision_declares_the_catalogues_no_positive(tmp_path, evaluate_cli):
     """AP is undefined only without a positive case (all positives give 1.0), so its declared edge
     is the catalogue's ``no_positive``: "error" refuses the run, a number is the value."""

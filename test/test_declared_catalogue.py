@@ -491,6 +491,18 @@ def test_c_index_missing_policies(tmp_path, evaluate_cli, policy, credit):
     assert run.metrics["settings"]["metrics"]["c_index"]["policy"] == policy
 
 
+def test_an_event_file_without_a_case_names_it(tmp_path, evaluate_cli):
+    """The event indicators in another CSV than the times: a case without a row there is the
+    organizer's error naming the file, the column and the case (not "the event is not a boolean")."""
+    data = value_data()
+    toml, ground_truth, input_dir = values_case(tmp_path, data, **{"truth.csv:event": "events.csv:event"})
+    rows = [f"p{i:02d},{data['event'][i]}" for i in range(N) if i != 3]
+    (ground_truth / "events.csv").write_text("patient,event\n" + "\n".join(rows) + "\n")
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code != 0 and not run.wrote_metrics
+    assert run.last_error_line == "events.csv:event: there is no row for case p03."
+
+
 def test_value_edge_cases_as_declared(tmp_path, evaluate_cli):
     """Each edge case gives its declared value; "error" (the default where the reference causes it)
     refuses the run with a message naming the key to declare."""

@@ -225,6 +225,7 @@ def _mutated(old: str, new: str) -> str:
         ('dice_images = "dice"', 'dice_images = "auc"',
          "report.counts.dice_images: 'auc' is not 'cases' or the path of a mean aggregate (cases, dice)"),
         ('images = "cases"', 'auc = "cases"', "report.counts.auc: must be a new aggregate key"),
+        ('dice_images = "dice"', 'dice_images = ["dice"]', "report.counts.dice_images: must be a string, not a list"),
         ('[report.notes]\n', '[report.notes]\ndice_average = "x"\n',
          "report.notes.dice_average: would hide the settings entry of the same name"),
         ('[report.notes]\n', '[report.notes]\nn = 1\n', "report.notes.n: must be a string, not an integer"),

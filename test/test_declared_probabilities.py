@@ -332,6 +332,11 @@ BAD_ANSWERS = [
         "The output 'diagnosis' of img04 has a probability for 'scc', which is not a class (mel, nev, bkl, df).",
     ),
     (
+        {"mel": 1.0, "nev": 0.0, "bkl": 0.0, "df": 0.0, "x" * 41: 0.0},  # a long key: cut at 40 characters
+        f"The output 'diagnosis' of img04 has a probability for '{'x' * 40}...', which is not a class (mel, nev, "
+        "bkl, df).",
+    ),
+    (
         [0.5, 0.5, 0.0],
         "The output 'diagnosis' of img04 is a list of 3 values; it needs 4, one per class in the order mel, nev, "
         "bkl, df.",

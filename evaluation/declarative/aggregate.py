@@ -22,6 +22,7 @@ from evaluation.declarative.schema import (
     COUNT_FORMS,
     OBJECT_KINDS,
     SEGMENTATION_METRICS,
+    SURFACE_METRICS,
     Declaration,
     MetricSpec,
     OutputSpec,
@@ -140,12 +141,13 @@ def _segmentation_metric(
     values: dict[str, float] = {}
     resamples: dict[str, np.ndarray] = {}
     label_names = [name for name, _ in declared.output(metric.output).labels]
+    compute = dict(metric.params).get("compute", True)  # false: surfaces not computed (schema)
     for label in metric.labels:
         rows = [n.labels[label] for n in numbers]
         ref, pred, inter = (np.array([getattr(r, f) for r in rows], dtype=float)
                             for f in ("reference", "prediction", "intersection"))  # fmt: skip
         counts = np.zeros((len(rows), 3))
-        if not dict(metric.params).get("compute", True):  # not computed: null, but where both maps are empty
+        if not compute:  # not computed: null, but where both maps are empty
             both_empty = metric.param("both_empty")
             value = math.nan if isinstance(both_empty, str) else float(both_empty)
             per = np.where([n.empty for n in numbers], value, math.nan)
@@ -153,14 +155,11 @@ def _segmentation_metric(
             per = measures.dice_values(inter, ref, pred, metric.param("both_empty"))
         elif metric.metric == "iou":
             per = measures.iou_values(inter, ref, pred, metric.param("both_empty"))
-        elif metric.metric == "hd95":
-            raw = np.array([r.hd95 for r in rows], dtype=float)
-            per = measures.surface_values(raw, ref, pred, metric.param("both_empty"), metric.param("one_empty"))
-        elif metric.metric == "nsd":
-            raw = np.array([dict(r.nsd)[metric.param("tolerance_mm")] for r in rows], dtype=float)
-            per = measures.surface_values(raw, ref, pred, metric.param("both_empty"), metric.param("one_empty"))
-        elif metric.metric in ("hausdorff", "masd"):
-            raw = np.array([getattr(r, metric.metric) for r in rows], dtype=float)
+        elif metric.metric in SURFACE_METRICS:  # one distance per case (nsd: at its tolerance)
+            if metric.metric == "nsd":
+                raw = np.array([dict(r.nsd)[metric.param("tolerance_mm")] for r in rows], dtype=float)
+            else:
+                raw = np.array([getattr(r, metric.metric) for r in rows], dtype=float)
             per = measures.surface_values(raw, ref, pred, metric.param("both_empty"), metric.param("one_empty"))
         elif metric.metric == "volume_difference":
             raw = np.array([dict(r.volumes)[volume_key(metric)] for r in rows], dtype=float)
@@ -195,7 +194,7 @@ def _segmentation_metric(
                 continue
             averaged = per
             mean_over = dict(metric.params).get("mean_over", "all") if form == "mean" else "all"
-            if not dict(metric.params).get("compute", True):
+            if not compute:
                 averaged = np.full_like(per, np.nan)  # not computed: a null mean, never one of the empty cases only
             elif mean_over == "present":
                 averaged = np.where(ref + pred == 0, np.nan, per)  # the mean skips cases without the label
@@ -232,8 +231,8 @@ def _value_metric(
         classes = output.classes if output.kind == "choice" else ("False", "True")
         params["classes"] = classes + ((MISCLASSIFIED,) if output.missing == "misclassification" else ())
     value = float(measures.value_metric(metric.metric, truth, predicted, params, event=event)) if cases else math.nan
-    for edge, what in measures.EDGE_CASES.items():
-        if math.isnan(value) and params.get(edge) == "error":
+    for edge, what in measures.EDGE_CASES.items():  # (no scored case: a null value, as a probabilities metric's)
+        if cases and math.isnan(value) and params.get(edge) == "error":
             raise ConfigurationError(
                 f"The reference of output '{output.slug}' holds {what} over the scored cases: "
                 f"{metric.metric} is undefined (declare {edge} = <number> to give it a value)."
@@ -311,13 +310,13 @@ def _detection_metric(
     """A detection metric over the scored images (reference boxes, submitted boxes and scores)."""
     images = [ImageDetections(reference.values[output.slug][c], *results[c].values[output.slug]) for c in cases]
     params = dict(metric.params)
-    if params.get("fp_images") == "negative" and all(len(image.reference) for image in images):
+    if images and params.get("fp_images") == "negative" and all(len(image.reference) for image in images):
         raise ConfigurationError(
             f"The reference of output '{output.slug}' has no image without boxes: {metric.metric} with "
             "fp_images = 'negative' counts false positives on those images only."
         )
     value = measures.detection_metric(metric.metric, images, params) if images else math.nan
-    if math.isnan(value) and params["no_reference"] == "error":
+    if images and math.isnan(value) and params["no_reference"] == "error":
         raise ConfigurationError(
             f"The reference of output '{output.slug}' holds no reference box over the scored images: "
             f"{metric.metric} is undefined (declare no_reference = <number> to give it a value)."

@@ -95,7 +95,7 @@ def read_table(input_dir: Path, declaration: Declaration) -> PredictionTable:
     """The participant's CSV read and checked for every output's column (extra columns are ignored)."""
     submission = declaration.submission
     path = find_prediction_file(input_dir, submission.file)
-    word = declaration.cases.word or "case"
+    word = declaration.cases.noun
     table = read_prediction_table(path, submission.id_column, submission.max_mb, word)
     for output in declaration.outputs:
         for name, column in output.columns or (("", output.column),):
@@ -117,7 +117,7 @@ def read_cell(declaration: Declaration, output: OutputSpec, table: PredictionTab
     place = f"{declaration.cases.named(case)} (line {row.line} of {table.file}"
     named = f"{place}, {_columns_named(output)})"
     if output.columns:
-        return _row_probabilities(output, table, case, place, declaration.cases.word or "case"), named
+        return _row_probabilities(output, table, case, place, declaration.cases.noun), named
     text = row.cells[output.column]
     if not text:
         return None, named
@@ -139,9 +139,8 @@ def _class_items(output: OutputSpec, raw: Any, case: str, what: str) -> list[tup
     if isinstance(raw, dict):
         extra = next((k for k in raw if k not in classes), None)
         if extra is not None:
-            shown = extra if len(extra) <= 40 else extra[:40] + "..."
             raise SubmissionError(
-                f"{what} has a probability for {shown!r}, which is not a class ({', '.join(classes)}).", case
+                f"{what} has a probability for {shown(extra)}, which is not a class ({', '.join(classes)}).", case
             )
         absent = next((c for c in classes if c not in raw), None)
         if absent is not None:

@@ -98,10 +98,7 @@ class DeclaredChallenge(Challenge):
 
     def __init__(self, declaration: Declaration | None = None) -> None:
         if declaration is not None:
-            self.declaration = declaration  # type: ignore[misc]
-            self.name, self.title = declaration.name, declaration.title  # type: ignore[misc]
-            self.phase, self.options = _phase(declaration), _options(declaration)  # type: ignore[misc]
-            self.cases_in_process = _in_process(declaration)  # type: ignore[misc]
+            vars(self).update(_attributes(declaration))
 
     def case_of_job(self, job: Job) -> str:
         cases = self.declaration.cases
@@ -126,7 +123,7 @@ class DeclaredChallenge(Challenge):
             return self._prepare_rows(input_dir, reference, declaration)
         matched = self.jobs_by_case(input_dir, reference.cases, same_stem=declaration.cases.same_stem)
         needs_job = [o.slug for o in declaration.outputs if o.missing == "error"]
-        word = declaration.cases.word or "case"
+        word = declaration.cases.noun
         if matched.missing and needs_job:
             raise SubmissionError(
                 f"No algorithm job for {word} {', '.join(matched.missing)}; every {word} needs the output "
@@ -161,7 +158,7 @@ class DeclaredChallenge(Challenge):
         """A prediction-file phase: one row per reference case (an unknown case is an error, a case
         without a row gets each output's missing policy, a blank cell is that output missing)."""
         table = read_table(input_dir, declaration)
-        word = declaration.cases.word or "case"
+        word = declaration.cases.noun
         known = set(reference.cases)
         unknown = next((case for case in table.rows if case not in known), None)
         if unknown is not None:
@@ -204,10 +201,10 @@ class DeclaredChallenge(Challenge):
         case_dirs = sorted(p for p in outputs_dir.iterdir() if p.is_dir())
         if not case_dirs:
             raise ConfigurationError(f"The outputs folder {outputs_dir} holds no case folder.")
+        known = {f"{o.slug}.json": o for o in declaration.outputs}
         rows = []
         for case_dir in case_dirs:
             files = {p.relative_to(case_dir).as_posix(): p for p in case_dir.rglob("*") if p.is_file()}
-            known = {f"{o.slug}.json": o for o in declaration.outputs}
             unknown = sorted(set(files) - set(known))
             if unknown:
                 raise SubmissionError(f"{', '.join(unknown)} is not an output of {self.name}.", case_dir.name)
@@ -239,7 +236,7 @@ class DeclaredChallenge(Challenge):
         if not declaration.submission.csv:
             return super().check_submission(input_dir, settings, images)
         table = read_table(input_dir, declaration)
-        word = declaration.cases.word or "case"
+        word = declaration.cases.noun
         checked = Checked(cases=len(table.rows))
         for case in table.rows:
             for output in declaration.outputs:
@@ -365,16 +362,19 @@ def from_file(path: Path) -> DeclaredChallenge:
     return DeclaredChallenge(load(path))
 
 
-def challenge_class(declaration: Declaration) -> type[DeclaredChallenge]:
-    """A registry entry for a packaged declaration: a subclass carrying it as class attributes."""
-    attributes = {
+def _attributes(declaration: Declaration) -> dict[str, Any]:
+    """What a ``Challenge`` states about itself, from the declaration (an instance's or a subclass's)."""
+    return {
         "name": declaration.name,
         "title": declaration.title,
         "phase": _phase(declaration),
         "options": _options(declaration),
         "declaration": declaration,
         "cases_in_process": _in_process(declaration),
-        "__module__": __name__,
     }
+
+
+def challenge_class(declaration: Declaration) -> type[DeclaredChallenge]:
+    """A registry entry for a packaged declaration: a subclass carrying it as class attributes."""
     class_name = "Declared_" + re.sub(r"\W", "_", declaration.name)
-    return type(class_name, (DeclaredChallenge,), attributes)
+    return type(class_name, (DeclaredChallenge,), {**_attributes(declaration), "__module__": __name__})

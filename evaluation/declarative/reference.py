@@ -60,7 +60,7 @@ def _listed_cases(ground_truth: Path, output: OutputSpec, cases: Cases) -> dict[
     suffix and a ``[cases] strip`` marker removed); no folder, no file or two files for a case are errors."""
     folder_text = output.reference.pattern.removesuffix("{case}.*")
     folder = ground_truth / folder_text
-    whose = f"The {cases.ground_truth_name} ground truth" if cases.ground_truth_name else "The ground truth"
+    whose = cases.ground_truth
     if not folder.is_dir():
         raise ConfigurationError(f"{whose} has no {folder_text or './'} folder.")
     found: dict[str, Path] = {}
@@ -140,7 +140,7 @@ def _csv_cells(
     must hold every column the declaration reads from it (all absent ones named at once)."""
     path, cases = ground_truth / file, declaration.cases
     id_column = cases.id_column
-    named = f"The {cases.ground_truth_name} ground truth" if cases.ground_truth_name else "The ground truth"
+    named = cases.ground_truth
     if not path.is_file():
         raise ConfigurationError(f"{named} has no {file}.")
     try:
@@ -180,7 +180,7 @@ def _one_hot(ground_truth: Path, output: OutputSpec, declaration: Declaration) -
     spellings = "/".join(output.true_values + output.false_values)
     found: dict[str, str | None] = {}
     for case, (line, cells) in _csv_cells(ground_truth, file, ref.read_columns, declaration, True).items():
-        where, who = f"Line {line} of {source}", f"{cases.word or 'case'} {case}"
+        where, who = f"Line {line} of {source}", f"{cases.noun} {case}"
         texts = dict(zip(columns, (cell.lower() for cell in cells), strict=True))
         blank = [name for name, text in texts.items() if text in output.blank_values]
         if blank and len(blank) == len(texts) and output.blank == "skip":
@@ -310,7 +310,9 @@ def _events(ground_truth: Path, declaration: Declaration, output: OutputSpec, ti
     texts = _csv_column(ground_truth, event.csv_file, event.column, declaration, True)
     found = {}
     for case in times:
-        lowered = texts.get(case, "").lower()
+        if case not in texts:  # the event in another CSV than the times, without the case's row
+            raise ConfigurationError(f"{event.text}: there is no row for case {case}.")
+        lowered = texts[case].lower()
         if lowered not in output.true_values + output.false_values:
             spellings = "/".join(output.true_values + output.false_values)
             raise ConfigurationError(f"{event.text}: the event of case {case} is not a boolean ({spellings}).")

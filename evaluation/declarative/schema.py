@@ -111,6 +111,16 @@ class Cases:
         """The case as messages name it."""
         return f"{self.word} {case}" if self.word else case
 
+    @property
+    def noun(self) -> str:
+        """The word for a case where a message needs one ("image", else "case")."""
+        return self.word or "case"
+
+    @property
+    def ground_truth(self) -> str:
+        """How the organizer's messages open: "The HECKTOR ground truth", or "The ground truth"."""
+        return f"The {self.ground_truth_name} ground truth" if self.ground_truth_name else "The ground truth"
+
 
 @dataclass(frozen=True)
 class Submission:
@@ -919,6 +929,8 @@ def _report(
     for key, counted in counts.items():
         if not KEY.fullmatch(key) or key in written:
             table.fail(f"counts.{key}", "must be a new aggregate key of letters, digits, '_' and '-'")
+        if not isinstance(counted, str):
+            table.fail(f"counts.{key}", f"must be a string, not {_type(counted)}")
         if counted != "cases" and counted not in means:
             shown = ", ".join(["cases", *means][:6])
             table.fail(f"counts.{key}", f"{counted!r} is not 'cases' or the path of a mean aggregate ({shown})")
