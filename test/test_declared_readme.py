@@ -1075,8 +1075,9 @@ def harrell(time, event, higher_is_earlier, missing: set[int] = frozenset(), cre
 
 
 def ece(y: np.ndarray, p: np.ndarray, bins: int) -> float:
-    """Right-closed equal-width bins, p = 0 in the first (README, after Guo et al. 2017)."""
-    index = np.maximum(np.ceil(p * bins).astype(int) - 1, 0)
+    """Right-closed equal-width bins, p = 0 in the first (README, after Guo et al. 2017): bin m holds
+    m/B < p <= (m+1)/B, compared as written (``ceil(p * B)`` would put 0.3 in (0.3, 0.4] for B = 10)."""
+    index = np.array([next(m for m in range(bins) if value <= (m + 1) / bins) for value in p])
     total = 0.0
     for b in range(bins):
         inside = index == b

@@ -60,8 +60,9 @@ def iou_values(inter: np.ndarray, ref: np.ndarray, pred: np.ndarray, both_empty:
 def surface_values(
     raw: np.ndarray, ref: np.ndarray, pred: np.ndarray, both_empty: float | str, one_empty: float | str
 ) -> np.ndarray:
-    """HD95 / NSD per case with the declared edge values: ``both_empty`` (a number or "exclude"), and
-    ``one_empty`` (a number, or "diagonal": the raw value, the image diagonal in mm, for HD95)."""
+    """A surface metric (HD95, HD, MASD, NSD) per case with the declared edge values: ``both_empty`` (a
+    number or "exclude"), and ``one_empty`` (a number, or "diagonal": the raw value, the image diagonal
+    in mm, for the distances)."""
     one = (ref == 0) != (pred == 0)
     values = raw if one_empty == "diagonal" else _edge(raw, one, one_empty)
     return _edge(values, (ref == 0) & (pred == 0), both_empty)
