@@ -197,7 +197,7 @@ def test_ap_equals_voc_devkit_loop_on_random_images(seed):
         )
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", [0, 1, 3, 4, 5, 8])  # seeds that draw reference boxes and a negative image
 def test_recall_at_precision_and_froc_equal_the_voc_loop_on_random_images(seed):
     """Both from the devkit loop's TP flags (distinct scores: one operating point per detection): the
     best recall among the points of precision >= p, and the best recall among the points of at most
@@ -205,8 +205,7 @@ def test_recall_at_precision_and_froc_equal_the_voc_loop_on_random_images(seed):
     images = random_images(seed)
     n_ref = sum(len(im.reference) for im in images)
     negative = [len(im.reference) == 0 for im in images]
-    if n_ref == 0 or not any(negative):
-        pytest.skip("no reference box or no negative image drawn")
+    assert n_ref > 0 and any(negative)  # what the seeds were chosen for
     for threshold in (0.3, 0.5):
         hits, image_of = voc_detections(images, threshold)
         ctp = np.cumsum(hits)
