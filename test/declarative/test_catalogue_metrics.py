@@ -15,7 +15,7 @@ import pytest
 import SimpleITK as sitk
 import surface_distance
 from conftest import REPO
-from test_declared_readme import box_iou, harrell, iou_matrix, platform_boxes
+from declarative.helpers import box_iou, harrell, iou_matrix, platform_boxes
 
 from evaluation.challenges import get
 from evaluation.declarative.schema import parse

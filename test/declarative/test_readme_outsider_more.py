@@ -3,7 +3,7 @@
 Issue 14's acceptance ("a challenge written by someone else from the README's documentation alone ...
 every catalogue metric equal to its independent reference to 1e-9, each edge case as declared, a bad
 declaration refused with a message naming the key") for the features the README section "A new
-challenge without Python" gained after ``test_declared_readme.py``: the ``probabilities`` output kind,
+challenge without Python" gained after ``test_readme_outsider.py``: the ``probabilities`` output kind,
 prediction-file phases (``[submission] kind = "csv"``), one-hot references, ``missing = "empty"`` on
 boxes, and HECKTOR-style report keys. The declarations were written from that README section only;
 every number is recomputed here with scikit-learn or by hand from the README's definitions.
@@ -19,8 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 from conftest import REPO
-from sklearn import metrics as skm
-from test_declared_readme import (
+from declarative.helpers import (
     bootstrap_ci,
     close,
     close_ci,
@@ -41,6 +40,7 @@ from test_declared_readme import (
     write_image,
     write_json,
 )
+from sklearn import metrics as skm
 
 # --------------------------------------------------------------------------- class probabilities (jobs)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import REPO
-from declared_helpers import first_argmax, isic_score, leaning_probabilities
+from declarative.helpers import first_argmax, isic_score, leaning_probabilities
 from isic_challenge_scoring import classification as isic_classification
 from isic_challenge_scoring.classification import ClassificationScore
 from sklearn.metrics import accuracy_score, average_precision_score, balanced_accuracy_score, roc_auc_score

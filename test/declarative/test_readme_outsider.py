@@ -15,8 +15,6 @@ from __future__ import annotations
 import json
 import math
 import shutil
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 from typing import Any
@@ -25,81 +23,35 @@ import numpy as np
 import pytest
 import SimpleITK as sitk
 import surface_distance
-from conftest import REPO
+from declarative.helpers import (
+    IMAGES,
+    TOL,
+    bootstrap_ci,
+    close,
+    close_ci,
+    detection_data,
+    detections,
+    ece,
+    evaluate,
+    froc,
+    harrell,
+    iou_matrix,
+    last_line,
+    make_input,
+    matched_ious,
+    operating_points,
+    platform_boxes,
+    platform_points,
+    run,
+    voc_ap,
+    write_image,
+    write_json,
+)
 from lifelines.utils import concordance_index
 from scipy import ndimage, stats
-from scipy.optimize import linear_sum_assignment
 from sklearn import metrics as skm
 
-TOL = 1e-9
-
-
 # --------------------------------------------------------------------------- running the commands
-
-
-def run(*args: str) -> subprocess.CompletedProcess:
-    """One organizer command, as a subprocess from the repository root."""
-    return subprocess.run([sys.executable, *args], cwd=REPO, capture_output=True, text=True, timeout=120, env=None)
-
-
-def make_input(declaration: Path, outputs: Path) -> Path:
-    """``python -m evaluation.make_input`` (its ``main``, in this process: the builder is not under test),
-    once per outputs folder; the platform input it wrote."""
-    from evaluation import make_input as builder
-
-    platform_input = outputs.parent / f"{outputs.name}-input"
-    if not platform_input.exists():
-        arguments = ["--challenge", str(declaration), "--outputs", str(outputs), "--output", str(platform_input)]
-        assert builder.main(arguments) == 0
-    return platform_input
-
-
-def evaluate(
-    declaration: Path, outputs: Path, ground_truth: Path, work: Path, *extra: str
-) -> tuple[subprocess.CompletedProcess, dict[str, Any] | None]:
-    """make_input (once per outputs folder), then the evaluation; the process and metrics.json (or None)."""
-    return evaluate_input(declaration, make_input(declaration, outputs), ground_truth, work, "--workers", "2", *extra)
-
-
-def evaluate_input(
-    declaration: Path, platform_input: Path, ground_truth: Path, work: Path, *extra: str
-) -> tuple[subprocess.CompletedProcess, dict[str, Any] | None]:
-    """``python -m evaluation`` on a platform input, into a fresh output folder under ``work``; the process
-    and metrics.json (or None)."""
-    out = work / f"output-{len(list(work.glob('output-*')))}"
-    done = run("-m", "evaluation", "--challenge", str(declaration), "--input", str(platform_input),
-               "--ground-truth", str(ground_truth), "--output", str(out), *extra)  # fmt: skip
-    metrics_file = out / "metrics.json"
-    return done, (json.loads(metrics_file.read_text()) if metrics_file.exists() else None)
-
-
-def last_line(text: str) -> str:
-    lines = [line for line in text.splitlines() if line.strip()]
-    return lines[-1] if lines else ""
-
-
-def close(actual: Any, expected: float, what: str) -> None:
-    assert actual is not None, f"{what}: missing"
-    assert math.isclose(actual, expected, rel_tol=TOL, abs_tol=TOL), f"{what}: {actual} != {expected}"
-
-
-def bootstrap_ci(statistic, n: int, resamples: int, seed: int, level: float) -> tuple[float, float]:
-    """The README's bootstrap: n cases drawn with replacement per resample from ``default_rng(seed)``, the
-    linear-interpolation percentile interval over the resamples where the statistic is defined."""
-    draws = np.random.default_rng(seed).integers(0, n, (resamples, n))
-    values = [v for v in (statistic(d) for d in draws) if v is not None]
-    low, high = np.percentile(values, [50 * (1 - level), 50 * (1 + level)])
-    return float(low), float(high)
-
-
-def close_ci(aggregates: dict, key: str, expected: tuple[float, float]) -> None:
-    close(aggregates[f"{key}_ci_low"], expected[0], f"{key}_ci_low")
-    close(aggregates[f"{key}_ci_high"], expected[1], f"{key}_ci_high")
-
-
-def write_json(path: Path, value: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(value))
 
 
 # --------------------------------------------------------------------------- segmentation
@@ -407,47 +359,6 @@ def segmentation_cases() -> dict[str, tuple[np.ndarray, np.ndarray | None]]:
     cases["c5"] = (volume(organ(rng), reference5), volume(organ(rng, -2), reference5 | blobs(rng, 1)))
     cases["c6"] = (volume(organ(rng), bars((2, 12))), None)  # no job: missing = "empty-mask"
     return cases
-
-
-def write_image(array: np.ndarray, spacing: tuple[float, float, float], path: Path) -> None:
-    image = sitk.GetImageFromArray(array.astype(np.uint8))
-    image.SetSpacing(spacing)
-    image.SetOrigin((10.0, -5.0, 3.0))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    sitk.WriteImage(image, str(path), useCompression=True)
-
-
-def components(mask: np.ndarray) -> list[np.ndarray]:
-    """26-connected components, as the README defines lesions."""
-    labelled, count = ndimage.label(mask, structure=np.ones((3, 3, 3)))
-    return [labelled == k for k in range(1, count + 1)]
-
-
-def iou_matrix(reference: np.ndarray, prediction: np.ndarray) -> np.ndarray:
-    refs, preds = components(reference), components(prediction)
-    matrix = np.zeros((len(refs), len(preds)))
-    for i, r in enumerate(refs):
-        for j, p in enumerate(preds):
-            matrix[i, j] = (r & p).sum() / (r | p).sum()
-    return matrix
-
-
-def matched_ious(matrix: np.ndarray, threshold: float, how: str) -> list[float]:
-    """The IoUs of the one-to-one matches above ``threshold`` (strict)."""
-    if matrix.size == 0:
-        return []
-    if how == "hungarian":
-        gain = np.where(matrix > threshold, matrix, 0.0)
-        rows, cols = linear_sum_assignment(-gain)
-        return [matrix[r, c] for r, c in zip(rows, cols, strict=True) if matrix[r, c] > threshold]
-    pairs = sorted(((matrix[i, j], i, j) for i in range(matrix.shape[0]) for j in range(matrix.shape[1])), reverse=True)
-    used_r, used_p, out = set(), set(), []
-    for value, i, j in pairs:
-        if value > threshold and i not in used_r and j not in used_p:
-            used_r.add(i)
-            used_p.add(j)
-            out.append(value)
-    return out
 
 
 def segmentation_oracle(reference: np.ndarray, prediction: np.ndarray, spacing_xyz) -> dict[str, Any]:
@@ -1060,32 +971,6 @@ def write_values(root: Path, data: dict[str, Any], drop: dict[str, str] = MISSIN
                 write_json(root / "outputs" / p / f"{slug}.json", value)
 
 
-def harrell(time, event, higher_is_earlier, missing: set[int] = frozenset(), credit: float = 0.0) -> float | None:
-    """Harrell's C by pairs as lifelines counts them (i comparable with j when i has the event and
-    T_i < T_j, or T_i = T_j and j is censored); a pair with a missing answer counts ``credit``."""
-    t, e, s = np.asarray(time), np.asarray(event, bool), np.asarray(higher_is_earlier)
-    comparable = e[:, None] & ((t[:, None] < t[None, :]) | ((t[:, None] == t[None, :]) & ~e[None, :]))
-    if not comparable.any():
-        return None
-    absent = np.zeros(len(t), bool)
-    absent[list(missing)] = True
-    score = np.where(s[:, None] > s[None, :], 1.0, np.where(s[:, None] == s[None, :], 0.5, 0.0))
-    score = np.where(absent[:, None] | absent[None, :], credit, score)
-    return float(score[comparable].sum() / comparable.sum())
-
-
-def ece(y: np.ndarray, p: np.ndarray, bins: int) -> float:
-    """Right-closed equal-width bins, p = 0 in the first (README, after Guo et al. 2017): bin m holds
-    m/B < p <= (m+1)/B, compared as written (``ceil(p * B)`` would put 0.3 in (0.3, 0.4] for B = 10)."""
-    index = np.array([next(m for m in range(bins) if value <= (m + 1) / bins) for value in p])
-    total = 0.0
-    for b in range(bins):
-        inside = index == b
-        if inside.any():
-            total += inside.sum() / len(y) * abs(y[inside].mean() - p[inside].mean())
-    return total
-
-
 def value_oracle(data: dict[str, Any], bins: int = 5) -> dict[str, float]:
     k_of = {p: k for k, p in enumerate(PATIENTS)}
     y = data["y"]
@@ -1339,143 +1224,6 @@ seed = 7
 [leaderboard]
 score = "aggregates.froc"
 """
-
-IMAGES = [f"img{k}" for k in range(6)]
-
-
-def detection_data() -> tuple[dict, dict, dict, dict]:
-    """Reference boxes / points and scored predictions per image; img4 and img5 have no reference box."""
-    rng = np.random.default_rng(7)
-    ref_boxes, pred_boxes, ref_points, pred_points = {}, {}, {}, {}
-    for k, image in enumerate(IMAGES):
-        boxes = []
-        if k < 4:
-            for _ in range(rng.integers(2, 5)):
-                x, y = rng.uniform(0, 80, 2).round(1)
-                w, h = rng.uniform(6, 14, 2).round(1)
-                boxes.append([float(x), float(y), float(x + w), float(y + h)])
-        predicted = []
-        for box in boxes:
-            if rng.random() < 0.8:  # found, jittered
-                dx, dy, dw = rng.normal(0, 2.0, 3).round(1)
-                predicted.append([box[0] + dx, box[1] + dy, box[2] + dx + dw, box[3] + dy, rng.uniform(0.3, 1)])
-        for _ in range(rng.integers(1, 3)):  # false positives
-            x, y = rng.uniform(0, 80, 2).round(1)
-            predicted.append([float(x), float(y), float(x + 8), float(y + 8), float(rng.uniform(0, 0.9))])
-        predicted = [[round(float(v), 3) for v in row] for row in predicted]
-        if k == 0 and boxes:  # two predictions on one box: one of them is a false positive
-            b = boxes[0]
-            predicted.append([b[0] + 1, b[1], b[2] + 1, b[3], 0.55])
-        ref_boxes[image], pred_boxes[image] = boxes, predicted
-        ref_points[image] = [[(b[0] + b[2]) / 2, (b[1] + b[3]) / 2] for b in boxes]
-        pred_points[image] = [[(p[0] + p[2]) / 2 + 1, (p[1] + p[3]) / 2, p[4]] for p in predicted]
-    return ref_boxes, pred_boxes, ref_points, pred_points
-
-
-def platform_boxes(rows: list[list[float]]) -> dict:
-    """The platform's "Multiple 2D bounding boxes" JSON (corners in the plane z = 0)."""
-    boxes = []
-    for row in rows:
-        x1, y1, x2, y2 = row[:4]
-        box: dict[str, Any] = {"corners": [[x1, y1, 0], [x2, y1, 0], [x2, y2, 0], [x1, y2, 0]]}
-        if len(row) == 5:
-            box["probability"] = row[4]
-        boxes.append(box)
-    return {"type": "Multiple 2D bounding boxes", "boxes": boxes, "version": {"major": 1, "minor": 0}}
-
-
-def platform_points(rows: list[list[float]]) -> dict:
-    points = [{"point": [x, y, 0], "probability": p} for x, y, p in rows]
-    return {"type": "Multiple points", "points": points, "version": {"major": 1, "minor": 0}}
-
-
-def box_iou(a: list[float], b: list[float]) -> float:
-    w = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    h = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = w * h
-    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
-
-
-def centre(box: list[float]) -> tuple[float, float]:
-    return ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2) if len(box) >= 4 else (box[0], box[1])
-
-
-def true_positive_flags(reference: list, predicted: list, match: str, threshold: float, matching: str) -> list[bool]:
-    """Per prediction: matched or not, one-to-one, as the README's detection metrics define it."""
-    if not predicted:
-        return []
-    if match == "iou":
-        quality = np.array([[box_iou(p, r) for r in reference] for p in predicted]).reshape(len(predicted), -1)
-        ok = quality > threshold
-    else:
-        quality = np.array([[math.dist(centre(p[:-1]), centre(r)) for r in reference] for p in predicted])
-        quality = quality.reshape(len(predicted), -1)
-        ok = quality <= threshold
-    flags = [False] * len(predicted)
-    if matching == "hungarian":
-        # IoU: maximum total IoU over the pairs above the threshold; distance: most matches, then least distance
-        cost = -np.where(ok, quality, 0.0) if match == "iou" else np.where(ok, quality - 1e6, 0.0)
-        for i, j in zip(*linear_sum_assignment(cost), strict=True):
-            flags[i] = bool(ok[i, j])
-        return flags
-    taken: set[int] = set()
-    for i in sorted(range(len(predicted)), key=lambda i: -predicted[i][-1]):
-        candidates = [j for j in range(len(reference)) if ok[i, j] and j not in taken]
-        if candidates:
-            best = (
-                max(candidates, key=lambda j: quality[i, j])
-                if match == "iou"
-                else min(candidates, key=lambda j: quality[i, j])
-            )
-            taken.add(best)
-            flags[i] = True
-    return flags
-
-
-def detections(refs: dict, preds: dict, match: str, threshold: float, matching: str = "greedy"):
-    """Scores, TP flags and image of every prediction, and the number of reference objects."""
-    scores, flags, images = [], [], []
-    for image in refs:
-        flags += true_positive_flags(refs[image], preds[image], match, threshold, matching)
-        scores += [p[-1] for p in preds[image]]
-        images += [image] * len(preds[image])
-    return np.array(scores), np.array(flags, bool), np.array(images), sum(len(r) for r in refs.values())
-
-
-def voc_ap(scores, flags, n_reference) -> float:
-    """All-point interpolated AP (PASCAL VOC 2010-2012 VOCap.m), by hand."""
-    order = np.argsort(-scores, kind="stable")
-    tp = np.cumsum(flags[order])
-    fp = np.cumsum(~flags[order])
-    recall = np.concatenate([[0.0], tp / n_reference, [1.0]])
-    precision = np.concatenate([[0.0], tp / np.maximum(tp + fp, 1e-300), [0.0]])
-    for i in range(len(precision) - 2, -1, -1):
-        precision[i] = max(precision[i], precision[i + 1])
-    changes = np.flatnonzero(recall[1:] != recall[:-1]) + 1
-    return float(np.sum((recall[changes] - recall[changes - 1]) * precision[changes]))
-
-
-def operating_points(scores, flags, images, n_reference, negative: set | None, n_images: int):
-    """(recall, precision, FP rate) at every distinct score threshold (predictions with score >= it)."""
-    points = []
-    for threshold in sorted(set(scores), reverse=True):
-        kept = scores >= threshold
-        tp = int(flags[kept].sum())
-        fps = ~flags & kept
-        if negative is not None:
-            fps &= np.isin(images, list(negative))
-        denominator = len(negative) if negative is not None else n_images
-        points.append((tp / n_reference, tp / kept.sum(), fps.sum() / denominator))
-    return points
-
-
-def froc(points, rates) -> float:
-    """Mean over the rates of the recall at the lowest threshold whose FP rate is still <= the rate."""
-    recalls = []
-    for rate in rates:
-        eligible = [recall for recall, _, fp_rate in points if fp_rate <= rate]
-        recalls.append(eligible[-1] if eligible else 0.0)  # thresholds descend: the last is the lowest
-    return float(np.mean(recalls))
 
 
 def test_detection_metrics_equal_independent_references(tmp_path):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from declared_helpers import isic_score, leaning_probabilities
+from declarative.helpers import isic_score, leaning_probabilities
 from isic_challenge_scoring import classification as isic_classification
 from sklearn.metrics import accuracy_score, balanced_accuracy_score, roc_auc_score
 

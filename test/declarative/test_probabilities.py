@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import REPO
-from declared_helpers import first_argmax
+from declarative.helpers import first_argmax
 from sklearn.metrics import (
     accuracy_score,
     average_precision_score,

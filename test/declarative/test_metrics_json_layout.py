@@ -1,7 +1,7 @@
 """Declared challenges: the keys that let a declaration reproduce a hand-written metrics.json (HECKTOR
 2025 task 1): label-by-label order, lesion count forms and per-case count keys, labels absent
 everywhere, metrics not computed, option values, a reference folder that lists the cases, and the
-messages' grid name, resampling hint and ground-truth fix. Values by hand on test_declared's tiny
+messages' grid name, resampling hint and ground-truth fix. Values by hand on test_engine's tiny
 volumes; each bad key refused with its name."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import SimpleITK as sitk
-from test_declared import A1, A1_SHIFTED, A2, tiny_case, tiny_data, tiny_text, volume
+from declarative.helpers import A1, A1_SHIFTED, A2, tiny_case, tiny_data, tiny_text, volume
 
 from evaluation.declarative.schema import parse
 from evaluation.errors import ConfigurationError

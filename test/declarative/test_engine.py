@@ -13,6 +13,7 @@ import pytest
 import SimpleITK as sitk
 import surface_distance
 from conftest import DEMO_INPUT, GROUND_TRUTH, REPO
+from declarative.helpers import A1, tiny_case, tiny_data, tiny_text, volume
 from scipy import ndimage
 from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
@@ -209,135 +210,6 @@ def test_phase_settings_of_the_example(capsys):
 
 
 # ----------------------------------------------------------------- a tiny challenge, by hand
-
-
-TINY = """
-name = "tiny"
-title = "Tiny"
-[[inputs]]
-slug = "ct-image"
-[[outputs]]
-slug = "seg"
-kind = "segmentation"
-reference = "labels/{case}.mha"
-labels = { a = 1, b = 2 }
-missing = "__SEG_MISSING__"
-[[outputs]]
-slug = "p"
-kind = "number"
-reference = "truth.csv:y"
-range = [0, 1]
-missing = "__P_MISSING__"
-[[outputs]]
-slug = "grade"
-kind = "choice"
-classes = ["low", "high"]
-reference = "truth.csv:grade"
-missing = "misclassification"
-[[metrics]]
-metric = "dice"
-output = "seg"
-aggregates = ["mean", "dataset"]
-both_empty = __BOTH_EMPTY__
-absent_everywhere = 0.25
-[[metrics]]
-metric = "iou"
-output = "seg"
-labels = ["a"]
-aggregates = ["mean", "dataset"]
-[[metrics]]
-metric = "hd95"
-output = "seg"
-labels = ["a"]
-one_empty = __ONE_EMPTY__
-[[metrics]]
-metric = "lesion_f1"
-output = "seg"
-labels = ["a"]
-aggregates = ["dataset", "mean"]
-no_lesions = 0.75
-[[metrics]]
-metric = "auroc"
-output = "p"
-single_class = __SINGLE__
-[[metrics]]
-metric = "balanced_accuracy"
-output = "grade"
-[leaderboard]
-score = "aggregates.dice_a_mean"
-"""
-
-
-def tiny_text(**fill: str) -> str:
-    """TINY with its placeholders filled: the defaults below, or ``fill`` (raw TOML for the edge values)."""
-    values = {"SEG_MISSING": "empty-mask", "P_MISSING": "worst-value", "BOTH_EMPTY": "1.0",
-              "ONE_EMPTY": '"diagonal"', "SINGLE": '"error"'} | fill  # fmt: skip
-    text = TINY
-    for key, value in values.items():
-        text = text.replace(f"__{key}__", value)
-    return text
-
-
-def tiny_case(
-    root: Path,
-    predictions: dict[str, np.ndarray | None],
-    references: dict[str, np.ndarray],
-    likelihoods: dict[str, float | None],
-    grades: dict[str, str | None],
-    labels_y: dict[str, int] | None = None,
-    **fill: str,
-) -> tuple[Path, Path, Path]:
-    """Write the declaration, the ground truth and a submission; returns (toml, ground truth, input)."""
-    text = tiny_text(**fill)
-    root.mkdir(parents=True, exist_ok=True)
-    toml = root / "tiny.toml"
-    toml.write_text(text)
-    ground_truth = root / "gt"
-    (ground_truth / "labels").mkdir(parents=True)
-    labels_y = labels_y or {case: i % 2 for i, case in enumerate(references)}
-    rows = ["case,y,grade"] + [f"{c},{labels_y[c]},{'high' if labels_y[c] else 'low'}" for c in references]
-    (ground_truth / "truth.csv").write_text("\n".join(rows) + "\n")
-    for case, array in references.items():
-        sitk.WriteImage(sitk.GetImageFromArray(array.astype(np.uint8)), str(ground_truth / "labels" / f"{case}.mha"))
-    challenge = get(str(toml))
-    seg, p, grade = challenge.phase.outputs
-    jobs = []
-    for case in references:
-        outputs = {}
-        if predictions.get(case) is not None:
-            path = root / f"{case}-pred.mha"
-            sitk.WriteImage(sitk.GetImageFromArray(predictions[case].astype(np.uint8)), str(path))
-            outputs[seg] = path
-        if likelihoods.get(case) is not None:
-            outputs[p] = likelihoods[case]
-        if grades.get(case) is not None:
-            outputs[grade] = grades[case]
-        jobs.append(JobSpec(challenge.job_inputs(case), outputs))
-    write_input(root / "input", jobs)
-    return toml, ground_truth, root / "input"
-
-
-def volume(*boxes: tuple[int, tuple[slice, ...]]) -> np.ndarray:
-    array = np.zeros((6, 8, 8), np.uint8)
-    for value, box in boxes:
-        array[box] = value
-    return array
-
-
-A1 = (1, (slice(1, 3), slice(1, 3), slice(1, 3)))  # 8 voxels of label a
-A1_SHIFTED = (1, (slice(1, 3), slice(1, 3), slice(2, 4)))  # overlaps A1 in 4 voxels (IoU 1/3)
-A2 = (1, (slice(4, 6), slice(5, 7), slice(5, 7)))  # a second, separate lesion of label a
-B1 = (2, (slice(3, 5), slice(3, 5), slice(0, 2)))
-
-
-def tiny_data(root: Path) -> tuple:
-    """(root, references, predictions, likelihoods, grades) of the tiny cases: c3 has no label
-    anywhere, c4 no segmentation and no grade, c3 no likelihood."""
-    references = {"c1": volume(A1, B1), "c2": volume(A1), "c3": volume(), "c4": volume(A1)}
-    predictions = {"c1": volume(A1_SHIFTED, A2, B1), "c2": volume(A1), "c3": volume(), "c4": None}
-    likelihoods = {"c1": 0.3, "c2": 0.8, "c3": None, "c4": 0.6}
-    grades = {"c1": "low", "c2": "high", "c3": "high", "c4": None}
-    return root, references, predictions, likelihoods, grades
 
 
 @pytest.fixture
