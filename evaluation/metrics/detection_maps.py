@@ -43,6 +43,7 @@ from evaluation.metrics.classification import auroc
 MIN_OVERLAP = 0.1
 OVERLAP_EPSILON = 1e-8
 OVERLAPS = ("iou", "dsc")
+CASE_SCORES = ("max", "bayesian")
 DYNAMIC = ("dynamic", "dynamic-v2", "dynamic-fast")
 MAX_THRESHOLDS = 10_000
 _STRUCTURE = np.ones((3, 3, 3))
@@ -167,6 +168,7 @@ def case_lesions(
     overlap: str = "iou",
     candidates: str | float = "given",
     unmatched_overlapping: bool = False,
+    case_score: str = "max",
     **extraction: float,
 ) -> CaseLesions:
     """Match one case's lesion candidates to its reference lesions (``picai_eval.eval.evaluate_case``).
@@ -181,10 +183,14 @@ def case_lesions(
         :func:`extract_lesion_candidates` threshold to extract them from a heat map first.
     unmatched_overlapping : count a candidate that overlaps some lesion enough but is not matched as
         a false positive (``picai_eval``'s ``allow_unmatched_candidates_with_minimal_overlap=False``).
+    case_score : ``"max"``, the map's maximum (PI-CAI), or ``"bayesian"``, 1 - prod(1 - confidence)
+        over the candidates (the probability of at least one lesion).
     extraction : further :func:`extract_lesion_candidates` parameters.
     """
     if overlap not in OVERLAPS:
         raise ValueError(f"unknown overlap {overlap!r}; expected one of {OVERLAPS}")
+    if case_score not in CASE_SCORES:
+        raise ValueError(f"unknown case_score {case_score!r}; expected one of {CASE_SCORES}")
     if not np.isfinite(min_overlap):
         raise ValueError(f"min_overlap must be finite, got {min_overlap}")
     y_det = _volume("detection map", detection_map)
@@ -199,7 +205,10 @@ def case_lesions(
     confidence = np.zeros(n_candidates)
     if n_candidates:
         confidence[:] = ndimage.maximum(y_det, labels, np.arange(1, n_candidates + 1))
-    score = float(np.max(y_det)) if y_det.size else 0.0
+    if case_score == "bayesian":
+        score = float(1 - np.prod(1 - confidence))
+    else:
+        score = float(np.max(y_det)) if y_det.size else 0.0
     lesions, n_lesions = ndimage.label(truth != 0, structure=_STRUCTURE)
     if n_lesions == 0:
         return CaseLesions(np.zeros(n_candidates, bool), confidence, score)

@@ -124,6 +124,25 @@ def test_evaluation_equals_picai_eval(seed, threshold):
     assert dm.picai_score(extracted) == pytest.approx(official.score, abs=1e-9)
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_extraction_in_the_evaluation_and_bayesian_case_score_equal_picai_eval(seed):
+    """PI-CAI-style evaluations that take the heat map itself: picai_eval's ``y_det_postprocess_func``."""
+    heats, references = synthetic_set(seed)
+    official = _official(
+        heats, references, case_confidence_func="bayesian",
+        y_det_postprocess_func=lambda heat: extract_lesion_candidates(heat, threshold="dynamic")[0],
+    )  # fmt: skip
+    cases = [
+        dm.case_lesions(h, r, candidates="dynamic", case_score="bayesian")
+        for h, r in zip(heats, references, strict=True)
+    ]
+    assert [case.score for case in cases] == pytest.approx(
+        [official.case_pred[i] for i in official.subject_list], abs=1e-12
+    )
+    assert dm.case_auroc(cases) == pytest.approx(official.auroc, abs=1e-9)
+    assert dm.picai_score(cases) == pytest.approx(official.score, abs=1e-9)
+
+
 @pytest.mark.parametrize("seed", [4, 5])
 def test_options_equal_picai_eval(seed):
     heats, references = synthetic_set(seed)
