@@ -451,18 +451,6 @@ def froc_score(
     return float(np.mean(list(froc(images, fp_rates, criterion, threshold, method, fp_images, no_reference).values())))
 
 
-@dataclass(frozen=True)
-class DecisionScores:
-    """Detection at a decision: the pooled precision, recall and F1 and each image's counts."""
-
-    precision: float
-    recall: float
-    f1: float
-    tp: np.ndarray  # (images,)
-    fp: np.ndarray
-    fn: np.ndarray
-
-
 def decision_counts(
     images: Sequence[ImageDetections],
     criterion: str = "distance",
@@ -502,38 +490,29 @@ def decision_counts(
     return counts[:, 0], counts[:, 1], counts[:, 2]
 
 
-def decision_scores(
-    images: Sequence[ImageDetections],
-    criterion: str = "distance",
-    threshold: float = 7.5e-3,
-    method: str = "reference",
-    score_threshold: float | None = None,
-    classes: Sequence[str] | None = None,
-    keep_unnamed: bool = True,
-    epsilon: float = 0.0,
-    empty: float = float("nan"),
-) -> DecisionScores:
+def precision_recall_f1(
+    tp: np.ndarray | int, fp: np.ndarray | int, fn: np.ndarray | int, epsilon: float = 0.0, empty: float = float("nan")
+) -> tuple[float, float, float]:
     """Precision ``TP / (TP + FP + eps)``, recall ``TP / (TP + FN + eps)`` and F1
-    ``(2 TP + eps) / (2 TP + FP + FN + eps)`` over the counts pooled across images.
+    ``(2 TP + eps) / (2 TP + FP + FN + eps)`` of the counts summed over images (:func:`decision_counts`).
 
     The epsilon terms are MIDOG 2021's (``eps = 1e-6``, github DeepMicroscopy/MIDOG_evaluation_docker
     ``evaluation.py``); ``epsilon=0`` gives the plain ratios. ``empty``: a ratio's value when its
-    denominator is 0. Counts: :func:`decision_counts` with the same parameters.
+    denominator is 0.
     """
     epsilon = float(epsilon)
     if not (np.isfinite(epsilon) and epsilon >= 0):
         raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon}")
-    tp, fp, fn = decision_counts(images, criterion, threshold, method, score_threshold, classes, keep_unnamed)
-    total_tp, total_fp, total_fn = int(tp.sum()), int(fp.sum()), int(fn.sum())
+    counts = [checks.as_finite(name, np.atleast_1d(x), ndim=1) for name, x in (("tp", tp), ("fp", fp), ("fn", fn))]
+    if any(np.any(x < 0) for x in counts):
+        raise ValueError("detection counts must be non-negative")
+    tp, fp, fn = (float(x.sum()) for x in counts)
 
     def ratio(numerator: float, denominator: float) -> float:
         return numerator / denominator if denominator > 0 else float(empty)
 
-    return DecisionScores(
-        precision=ratio(total_tp, total_tp + total_fp + epsilon),
-        recall=ratio(total_tp, total_tp + total_fn + epsilon),
-        f1=ratio(2 * total_tp + epsilon, 2 * total_tp + total_fp + total_fn + epsilon),
-        tp=tp,
-        fp=fp,
-        fn=fn,
+    return (
+        ratio(tp, tp + fp + epsilon),
+        ratio(tp, tp + fn + epsilon),
+        ratio(2 * tp + epsilon, 2 * tp + fp + fn + epsilon),
     )

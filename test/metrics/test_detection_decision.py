@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evaluation.metrics.detection import ImageDetections, decision_counts, decision_scores, match_by_distance
+from evaluation.metrics.detection import ImageDetections, decision_counts, match_by_distance, precision_recall_f1
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "midog2021.json").read_text())
 RADIUS = 7.5e-3  # mm: MIDOG's 7.5 micrometres
@@ -85,15 +85,12 @@ def test_midog2021_counts_and_scores_equal_the_official_evaluation():
     assert fp.tolist() == [case["false_positives"] for case in expected]
     assert fn.tolist() == [case["false_negatives"] for case in expected]
     aggregates = GOLDEN["aggregates"]
-    scores = decision_scores(images, "distance", RADIUS, "reference", classes=MITOSIS, epsilon=1e-6)
-    assert scores.precision == pytest.approx(aggregates["precision"], abs=1e-9)
-    assert scores.recall == pytest.approx(aggregates["recall"], abs=1e-9)
-    assert scores.f1 == pytest.approx(aggregates["f1_score"], abs=1e-9)
+    scores = precision_recall_f1(tp, fp, fn, epsilon=1e-6)
+    assert scores == pytest.approx([aggregates[key] for key in ("precision", "recall", "f1_score")], abs=1e-9)
     for tumour in range(2):  # the official per-tumour scores: cases 10 t + 1 ... 10 t + 10
-        group = decision_scores(images[10 * tumour : 10 * tumour + 10], classes=MITOSIS, epsilon=1e-6)
-        assert group.f1 == pytest.approx(aggregates[f"tumor_{tumour}_f1"], abs=1e-9)
-        assert group.precision == pytest.approx(aggregates[f"tumor_{tumour}_precision"], abs=1e-9)
-        assert group.recall == pytest.approx(aggregates[f"tumor_{tumour}_recall"], abs=1e-9)
+        group = slice(10 * tumour, 10 * tumour + 10)
+        expected = [aggregates[f"tumor_{tumour}_{key}"] for key in ("precision", "recall", "f1")]
+        assert precision_recall_f1(tp[group], fp[group], fn[group], 1e-6) == pytest.approx(expected, abs=1e-9)
 
 
 def test_matching_order_is_a_choice():
@@ -115,21 +112,22 @@ def test_score_threshold_names_and_epsilon_by_hand():
     # score > 0.5 keeps 0, 2, 3; names keep 0 and the unnamed 2: TP 1, FP 1, FN 1
     tp, fp, fn = decision_counts([image], "distance", 1.0, "greedy", score_threshold=0.5, classes=MITOSIS)
     assert (tp.tolist(), fp.tolist(), fn.tolist()) == ([1], [1], [1])
-    scores = decision_scores([image], "distance", 1.0, "greedy", 0.5, MITOSIS, epsilon=1e-6)
-    assert scores.f1 == pytest.approx((2 + 1e-6) / (4 + 1e-6), abs=1e-15)
-    assert scores.precision == pytest.approx(1 / (2 + 1e-6), abs=1e-15)
-    unnamed_dropped = decision_scores([image], "distance", 1.0, "greedy", 0.5, MITOSIS, keep_unnamed=False)
-    assert (unnamed_dropped.precision, unnamed_dropped.recall, unnamed_dropped.f1) == (1.0, 0.5, 2 / 3)
-    nothing = ImageDetections(np.empty((0, 2)), np.empty((0, 2)), np.empty(0))
-    assert np.isnan(decision_scores([nothing], "distance", 1.0).f1)
-    assert decision_scores([nothing], "distance", 1.0, empty=1.0).recall == 1.0
-    assert decision_scores([nothing], "distance", 1.0, epsilon=1e-6).f1 == 1.0  # (0 + eps) / (0 + eps)
+    expected = (1 / (2 + 1e-6), 1 / (2 + 1e-6), (2 + 1e-6) / (4 + 1e-6))
+    assert precision_recall_f1(tp, fp, fn, epsilon=1e-6) == pytest.approx(expected, abs=1e-15)
+    unnamed_dropped = decision_counts([image], "distance", 1.0, "greedy", 0.5, MITOSIS, keep_unnamed=False)
+    assert precision_recall_f1(*unnamed_dropped) == (1.0, 0.5, 2 / 3)
+    nothing = decision_counts([ImageDetections(np.empty((0, 2)), np.empty((0, 2)), np.empty(0))], "distance", 1.0)
+    assert np.isnan(precision_recall_f1(*nothing)[2])
+    assert precision_recall_f1(*nothing, empty=1.0)[1] == 1.0
+    assert precision_recall_f1(*nothing, epsilon=1e-6) == (0.0, 0.0, 1.0)  # MIDOG's empty tumour: 0, 0, 1
 
 
 def test_bad_parameters_are_refused():
     image = _images(midog_points(0, 1))[0]
     with pytest.raises(ValueError, match="epsilon"):
-        decision_scores([image], epsilon=-1)
+        precision_recall_f1(1, 0, 0, epsilon=-1)
+    with pytest.raises(ValueError, match="non-negative"):
+        precision_recall_f1(1, -1, 0)
     with pytest.raises(ValueError, match="unknown matching method"):
         decision_counts([image], method="nearest")
     with pytest.raises(ValueError, match="names"):
