@@ -480,10 +480,11 @@ def decision_counts(
         scores = checks.as_finite("scores", image.scores, ndim=1)
         keep = np.ones(scores.size, bool) if score_threshold is None else scores > score_threshold
         if classes is not None:
-            names = [None] * scores.size if image.names is None else list(image.names)
-            if len(names) != scores.size:
-                raise ValueError(f"{len(names)} names but {scores.size} predictions in an image")
-            keep &= np.array([keep_unnamed if n is None else n in classes for n in names], dtype=bool)
+            names = np.full(scores.size, None) if image.names is None else np.asarray(image.names, dtype=object)
+            if names.shape != scores.shape:
+                raise ValueError(f"{names.size} names but {scores.size} predictions in an image")
+            unnamed = np.equal(names, None)
+            keep &= np.where(unnamed, keep_unnamed, np.isin(np.where(unnamed, "", names).astype(str), list(classes)))
         kept = ImageDetections(image.reference, np.asarray(image.boxes)[keep], scores[keep])
         matched = int(np.count_nonzero(_match(kept, scores[keep], criterion, threshold, method) >= 0))
         counts[row] = matched, int(keep.sum()) - matched, len(image.reference) - matched

@@ -54,12 +54,14 @@ def _volume(name: str, values: np.ndarray) -> np.ndarray:
     array = np.asarray(values)
     if array.ndim == 2:
         array = array[np.newaxis]
-    if array.ndim != 3:
-        raise ValueError(f"{name} must be a 2D or 3D image, got shape {array.shape}")
+    if array.ndim != 3 or array.size == 0:
+        raise ValueError(f"{name} must be a non-empty 2D or 3D image, got shape {array.shape}")
+    if array.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must hold real numbers, got {array.dtype}")
     array = array.astype(np.float32)
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{name} contains NaN or infinite values")
-    if array.size and array.min() < 0:
+    if array.min() < 0:
         raise ValueError(f"{name} must not be negative")
     return array
 
@@ -106,16 +108,18 @@ def extract_lesion_candidates(
     softmax = _volume("heatmap", heatmap)
     if isinstance(threshold, str) and threshold not in DYNAMIC:
         raise ValueError(f"unknown threshold {threshold!r}; expected a number or one of {DYNAMIC}")
-    if min_voxels < 0 or num_lesions < 0 or not dynamic_threshold_factor > 0:
-        raise ValueError("min_voxels and num_lesions must be >= 0 and dynamic_threshold_factor > 0")
+    if min_voxels < 0 or num_lesions < 0 or not dynamic_threshold_factor > 0 or not stop_below > 0:
+        raise ValueError("min_voxels and num_lesions must be >= 0, dynamic_threshold_factor and stop_below > 0")
     if not isinstance(threshold, str):
+        if not np.isfinite(threshold):
+            raise ValueError(f"threshold must be finite, got {threshold}")
         return _static(softmax, float(threshold), min_voxels, round_decimals)
     if threshold == "dynamic-fast":
         return _static(softmax, float(np.max(softmax) / dynamic_threshold_factor), min_voxels, round_decimals)
     working = softmax.copy()
     detection = np.zeros_like(softmax)
     found = 0
-    while found < num_lesions and working.size:
+    while found < num_lesions:
         max_prob = np.max(working)
         if max_prob < stop_below:
             break
@@ -176,7 +180,7 @@ def case_lesions(
     Parameters
     ----------
     detection_map : 3D (or 2D) non-negative map; its non-zero components are the candidates.
-    reference : same shape; its non-zero 26-connected components are the lesions.
+    reference : same shape, whole numbers; its non-zero 26-connected components are the lesions.
     min_overlap : the least IoU (or Dice) of a match (PI-CAI: 0.1).
     overlap : ``"iou"`` or ``"dsc"``.
     candidates : ``"given"`` (the map is a detection map, as ``picai_eval`` expects) or an
@@ -197,6 +201,8 @@ def case_lesions(
     truth = np.asarray(reference)
     truth = truth[np.newaxis] if truth.ndim == 2 else truth
     checks.same_shape(truth, y_det)
+    if truth.dtype.kind not in "biu" and not np.all((truth >= 0) & (truth == np.floor(truth))):
+        raise ValueError("reference must hold non-negative whole numbers (0 = background)")
     if candidates != "given":
         y_det = extract_lesion_candidates(y_det, candidates, **extraction)
     labels, n_candidates = ndimage.label(y_det, structure=_STRUCTURE)

@@ -213,3 +213,11 @@ def test_bad_input_is_refused():
         dm.extract_lesion_candidates(heat, "median")
     with pytest.raises(ValueError, match="NaN"):
         dm.extract_lesion_candidates(np.full(SHAPE, np.nan))
+    with pytest.raises(ValueError, match="non-empty"):
+        dm.extract_lesion_candidates(np.zeros((0, 3, 3)))
+    with pytest.raises(ValueError, match="stop_below"):
+        dm.extract_lesion_candidates(heat, "dynamic", stop_below=0)  # the reference would loop forever
+    with pytest.raises(ValueError, match="whole numbers"):
+        dm.case_lesions(np.zeros(SHAPE), np.full(SHAPE, 0.5))
+    with pytest.raises(ValueError, match="unknown case_score"):
+        dm.case_lesions(np.zeros(SHAPE), np.zeros(SHAPE), case_score="mean")
