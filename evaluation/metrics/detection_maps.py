@@ -66,6 +66,14 @@ def _volume(name: str, values: np.ndarray) -> np.ndarray:
     return array
 
 
+def _maxima(values: np.ndarray, labels: np.ndarray, count: int) -> np.ndarray:
+    """(count + 1,) float64 maximum of ``values`` over each label (0 for the background and empty labels)."""
+    maxima = np.zeros(count + 1)
+    inside = labels > 0
+    np.maximum.at(maxima, labels[inside], values[inside])
+    return maxima
+
+
 def _static(softmax: np.ndarray, threshold: float, min_voxels: int, decimals: int | None) -> np.ndarray:
     """Candidates at one threshold: components of the voxels >= threshold with more than
     ``min_voxels`` voxels, each set to its maximum (rounded to ``decimals`` when given)."""
@@ -75,13 +83,20 @@ def _static(softmax: np.ndarray, threshold: float, min_voxels: int, decimals: in
     if count == 0:
         return np.zeros_like(softmax)
     sizes = np.bincount(labels.ravel(), minlength=count + 1)
-    confidence = np.zeros(count + 1)  # float64 like the reference's product of masks, rounded there
-    confidence[1:] = ndimage.maximum(clipped, labels, np.arange(1, count + 1))
+    confidence = _maxima(clipped, labels, count)  # float64 like the reference's, rounded there
     if decimals is not None:
         confidence = np.round(confidence, decimals)
     confidence[sizes <= min_voxels] = 0
     confidence[0] = 0
     return confidence.astype(softmax.dtype)[labels]
+
+
+def _touches(region: np.ndarray, others: np.ndarray) -> bool:
+    """Whether ``region`` overlaps the 26-neighbour dilation of ``others`` (looked at in the
+    region's bounding box grown by one voxel, all the dilation there depends on)."""
+    where = np.nonzero(region)
+    box = tuple(slice(max(int(axis.min()) - 1, 0), int(axis.max()) + 2) for axis in where)
+    return bool((region[box] & ndimage.binary_dilation(others[box], structure=_STRUCTURE)).any())
 
 
 def extract_lesion_candidates(
@@ -131,8 +146,7 @@ def extract_lesion_candidates(
             continue
         first, _ = ndimage.label(candidates == best, structure=_STRUCTURE)
         current = first == 1
-        grown = ndimage.binary_dilation(detection > 0, structure=_STRUCTURE)
-        if not (remove_adjacent and (current & grown).any()):
+        if not (remove_adjacent and _touches(current, detection > 0)):
             detection += candidates * current
             found += 1
         working = working * ~current
@@ -208,9 +222,7 @@ def case_lesions(
     labels, n_candidates = ndimage.label(y_det, structure=_STRUCTURE)
     if n_candidates < np.unique(y_det[y_det != 0]).size:
         raise ValueError("the detection map has more distinct values than lesion candidates (a heat map?)")
-    confidence = np.zeros(n_candidates)
-    if n_candidates:
-        confidence[:] = ndimage.maximum(y_det, labels, np.arange(1, n_candidates + 1))
+    confidence = _maxima(y_det, labels, n_candidates)[1:]
     if case_score == "bayesian":
         score = float(1 - np.prod(1 - confidence))
     else:
