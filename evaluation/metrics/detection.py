@@ -19,7 +19,9 @@ written for any detection challenge:
 For the catalogue, any detection challenge: matching by IoU of boxes or by the distance of points or
 box centres (:func:`match_by_distance`), and over a set of images the instance recall at a precision,
 FROC at chosen false-positive rates per image and all-point interpolated AP, each validated and with
-its edge cases as parameters (:func:`detection_curve` and below).
+its edge cases as parameters (:func:`detection_curve` and below); and detection at a decision: each
+image's TP/FP/FN of the predictions kept by a score threshold and class names, and the pooled
+precision, recall and F1 with a challenge's epsilon terms (:func:`decision_counts`, MIDOG 2021).
 """
 
 from __future__ import annotations
