@@ -19,7 +19,9 @@ written for any detection challenge:
 For the catalogue, any detection challenge: matching by IoU of boxes or by the distance of points or
 box centres (:func:`match_by_distance`), and over a set of images the instance recall at a precision,
 FROC at chosen false-positive rates per image and all-point interpolated AP, each validated and with
-its edge cases as parameters (:func:`detection_curve` and below).
+its edge cases as parameters (:func:`detection_curve` and below); and detection at a decision: each
+image's TP/FP/FN of the predictions kept by a score threshold and class names, and the pooled
+precision, recall and F1 with a challenge's epsilon terms (:func:`decision_counts`, MIDOG 2021).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ FROC_FP_RATES = (1, 2, 4, 8, 16, 32)
 MATCHING_METHODS = ("greedy", "hungarian")
 CRITERIA = ("iou", "centre_distance", "distance")
 FP_IMAGES = ("all", "negative")
+DISTANCE_MATCHING = (*MATCHING_METHODS, "reference")
 
 
 def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -81,11 +84,13 @@ def match_image(
 
 @dataclass(frozen=True)
 class ImageDetections:
-    """One image: its reference boxes (empty for a negative image) and the scored predictions."""
+    """One image: its reference boxes (empty for a negative image) and the scored predictions,
+    optionally with each prediction's class ``name`` (None for an unnamed one)."""
 
     reference: np.ndarray  # (n, 4)
     boxes: np.ndarray  # (m, 4)
     scores: np.ndarray  # (m,)
+    names: Sequence[str | None] | None = None  # (m,)
 
 
 @dataclass(frozen=True)
@@ -210,8 +215,11 @@ def match_by_distance(
 
     A pair can match when its Euclidean distance is <= ``max_distance`` (inclusive, as a hit "within"
     a radius, e.g. the LUNA16 and MIDOG protocols). ``greedy``: predictions in descending score order
-    each take the nearest unmatched reference point (ties: the lower index); ``hungarian``: the
-    assignment with the most matches and, among those, the least total distance
+    each take the nearest unmatched reference point (ties: the lower index); ``reference``: reference
+    points in their order each take the nearest unmatched prediction, scores unused (grand-challenge's
+    ``evalutils.scorers.score_detection``, github comic/evalutils, which MIDOG 2021 scores with; ties:
+    the lower index, where evalutils' BallTree order is unspecified); ``hungarian``: the assignment
+    with the most matches and, among those, the least total distance
     (``scipy.optimize.linear_sum_assignment``).
 
     Parameters
@@ -220,15 +228,15 @@ def match_by_distance(
     points : (m, d) predicted points.
     scores : (m,) finite scores of the predictions.
     max_distance : the largest matching distance, in the points' unit.
-    method : ``"greedy"`` or ``"hungarian"``.
+    method : ``"greedy"``, ``"reference"`` or ``"hungarian"``.
 
     Returns
     -------
     (m,) int64 array of reference indices, -1 for an unmatched prediction.
     """
     scores = checks.as_finite("scores", scores, ndim=1)
-    if method not in MATCHING_METHODS:
-        raise ValueError(f"unknown matching method {method!r}; expected one of {MATCHING_METHODS}")
+    if method not in DISTANCE_MATCHING:
+        raise ValueError(f"unknown matching method {method!r}; expected one of {DISTANCE_MATCHING}")
     matched = np.full(scores.size, -1, dtype=np.int64)
     if scores.size == 0 or len(reference) == 0:
         return matched
@@ -243,6 +251,13 @@ def match_by_distance(
         rows, columns = linear_sum_assignment(np.where(valid, distance, unmatchable))
         keep = valid[rows, columns]
         matched[rows[keep]] = columns[keep]
+        return matched
+    if method == "reference":
+        for target in range(len(reference)):
+            candidates = np.where((matched >= 0) | ~valid[:, target], np.inf, distance[:, target])
+            best = int(np.argmin(candidates))
+            if np.isfinite(candidates[best]):
+                matched[best] = target
         return matched
     taken = np.zeros(len(reference), dtype=bool)
     for prediction in np.argsort(-scores, kind="stable"):
@@ -269,6 +284,21 @@ class DetectionCurve:
     n_negative_images: int
 
 
+def _match(image: ImageDetections, scores: np.ndarray, criterion: str, threshold: float, method: str) -> np.ndarray:
+    """One image's matching by ``criterion`` (see :func:`detection_curve`): each prediction's
+    reference index or -1."""
+    if len(image.boxes) != scores.size:
+        raise ValueError(f"{len(image.boxes)} predictions but {scores.size} scores in an image")
+    for name, values in (("reference", image.reference), ("boxes", image.boxes)):
+        if criterion != "distance" and len(values) and np.shape(values)[-1] != 4:
+            raise ValueError(f"{name} must be boxes [x1, y1, x2, y2] for criterion {criterion!r}")
+    if criterion == "iou":
+        return match_image(image.reference, image.boxes, scores, threshold, method)
+    if criterion == "centre_distance":
+        return match_by_distance(box_centres(image.reference), box_centres(image.boxes), scores, threshold, method)
+    return match_by_distance(image.reference, image.boxes, scores, threshold, method)
+
+
 def detection_curve(
     images: Sequence[ImageDetections], criterion: str = "iou", threshold: float = 0.5, method: str = "greedy"
 ) -> DetectionCurve:
@@ -289,20 +319,7 @@ def detection_curve(
     flags, scores, negative = [], [], []
     for image in images:
         image_scores = checks.as_finite("scores", image.scores, ndim=1)
-        if len(image.boxes) != image_scores.size:
-            raise ValueError(f"{len(image.boxes)} predictions but {image_scores.size} scores in an image")
-        for name, values in (("reference", image.reference), ("boxes", image.boxes)):
-            if criterion != "distance" and len(values) and np.shape(values)[-1] != 4:
-                raise ValueError(f"{name} must be boxes [x1, y1, x2, y2] for criterion {criterion!r}")
-        if criterion == "iou":
-            matched = match_image(image.reference, image.boxes, image_scores, threshold, method)
-        elif criterion == "centre_distance":
-            matched = match_by_distance(
-                box_centres(image.reference), box_centres(image.boxes), image_scores, threshold, method
-            )
-        else:
-            matched = match_by_distance(image.reference, image.boxes, image_scores, threshold, method)
-        flags.append(matched >= 0)
+        flags.append(_match(image, image_scores, criterion, threshold, method) >= 0)
         scores.append(image_scores)
         negative.append(np.full(image_scores.size, len(image.reference) == 0))
     is_tp, all_scores, on_negative = (np.concatenate([*parts, np.empty(0)]) for parts in (flags, scores, negative))
@@ -434,3 +451,71 @@ def froc_score(
 ) -> float:
     """Mean of :func:`froc`'s recalls (the FROC score); parameters as :func:`froc`."""
     return float(np.mean(list(froc(images, fp_rates, criterion, threshold, method, fp_images, no_reference).values())))
+
+
+def decision_counts(
+    images: Sequence[ImageDetections],
+    criterion: str = "distance",
+    threshold: float = 7.5e-3,
+    method: str = "reference",
+    score_threshold: float | None = None,
+    classes: Sequence[str] | None = None,
+    keep_unnamed: bool = True,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-image TP, FP and FN counts of the predictions kept by a decision.
+
+    A prediction is kept when its score is > ``score_threshold`` (strict, as MIDOG's F1 code, github
+    DeepPathology/TUPAC16_AlternativeLabels ``lib/calculate_F1.py``; None keeps all) and, with
+    ``classes``, its ``name`` is one of them (an unnamed one when ``keep_unnamed``: MIDOG 2021 counts a
+    point without a name as a mitotic figure). The kept predictions are matched one-to-one to the
+    reference by ``criterion``, ``threshold`` and ``method`` (:func:`detection_curve`; the default is
+    MIDOG 2021's: points within 7.5e-3 mm, reference points in order taking their nearest free
+    prediction, github DeepMicroscopy/MIDOG_evaluation_docker ``evaluation.py``).
+    """
+    if criterion not in CRITERIA:
+        raise ValueError(f"unknown matching criterion {criterion!r}; expected one of {CRITERIA}")
+    checks.nonempty("images", len(images))
+    if not np.isfinite(threshold) or (score_threshold is not None and not np.isfinite(score_threshold)):
+        raise ValueError("threshold and score_threshold must be finite")
+    counts = np.zeros((len(images), 3), dtype=np.int64)
+    for row, image in enumerate(images):
+        scores = checks.as_finite("scores", image.scores, ndim=1)
+        keep = np.ones(scores.size, bool) if score_threshold is None else scores > score_threshold
+        if classes is not None:
+            names = np.full(scores.size, None) if image.names is None else np.asarray(image.names, dtype=object)
+            if names.shape != scores.shape:
+                raise ValueError(f"{names.size} names but {scores.size} predictions in an image")
+            unnamed = np.equal(names, None)
+            keep &= np.where(unnamed, keep_unnamed, np.isin(np.where(unnamed, "", names).astype(str), list(classes)))
+        kept = ImageDetections(image.reference, np.asarray(image.boxes)[keep], scores[keep])
+        matched = int(np.count_nonzero(_match(kept, scores[keep], criterion, threshold, method) >= 0))
+        counts[row] = matched, int(keep.sum()) - matched, len(image.reference) - matched
+    return counts[:, 0], counts[:, 1], counts[:, 2]
+
+
+def precision_recall_f1(
+    tp: np.ndarray | int, fp: np.ndarray | int, fn: np.ndarray | int, epsilon: float = 0.0, empty: float = float("nan")
+) -> tuple[float, float, float]:
+    """Precision ``TP / (TP + FP + eps)``, recall ``TP / (TP + FN + eps)`` and F1
+    ``(2 TP + eps) / (2 TP + FP + FN + eps)`` of the counts summed over images (:func:`decision_counts`).
+
+    The epsilon terms are MIDOG 2021's (``eps = 1e-6``, github DeepMicroscopy/MIDOG_evaluation_docker
+    ``evaluation.py``); ``epsilon=0`` gives the plain ratios. ``empty``: a ratio's value when its
+    denominator is 0.
+    """
+    epsilon = float(epsilon)
+    if not (np.isfinite(epsilon) and epsilon >= 0):
+        raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon}")
+    counts = [checks.as_finite(name, np.atleast_1d(x), ndim=1) for name, x in (("tp", tp), ("fp", fp), ("fn", fn))]
+    if any(np.any(x < 0) for x in counts):
+        raise ValueError("detection counts must be non-negative")
+    tp, fp, fn = (float(x.sum()) for x in counts)
+
+    def ratio(numerator: float, denominator: float) -> float:
+        return numerator / denominator if denominator > 0 else float(empty)
+
+    return (
+        ratio(tp, tp + fp + epsilon),
+        ratio(tp, tp + fn + epsilon),
+        ratio(2 * tp + epsilon, 2 * tp + fp + fn + epsilon),
+    )
