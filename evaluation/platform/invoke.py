@@ -27,6 +27,7 @@ import os
 import subprocess
 import sys
 import threading
+import traceback
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
@@ -47,6 +48,11 @@ class InvokeServer(ThreadingHTTPServer):
         self.command = command
         self.lock = threading.Lock()
 
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A failed request's traceback to stdout: stderr's last line is the evaluation's message."""
+        print(f"invoke server: request from {client_address} failed", flush=True)
+        traceback.print_exc(file=sys.stdout)
+
 
 class Handler(BaseHTTPRequestHandler):
     server: InvokeServer
@@ -58,7 +64,8 @@ class Handler(BaseHTTPRequestHandler):
         if self._route() != "/invoke":
             self._reply(HTTPStatus.NOT_FOUND)
             return
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))  # the shim sends none; drained if sent
+        length = self.headers.get("Content-Length", "")
+        self.rfile.read(int(length) if length.isdigit() else 0)  # the shim sends no body; drained if sent
         with self.server.lock:
             sys.stdout.flush()
             exit_code = subprocess.run(self.server.command, check=False).returncode
@@ -100,7 +107,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     options = parser.parse_args(argv)
     arguments = options.arguments[1:] if options.arguments[:1] == ["--"] else options.arguments
-    server = InvokeServer((options.host, options.port), [sys.executable, "-m", "evaluation", *arguments])
+    try:
+        server = InvokeServer((options.host, options.port), [sys.executable, "-m", "evaluation", *arguments])
+    except OSError as error:
+        print(f"The invoke server cannot listen on {options.host}:{options.port}: {error.strerror}.", file=sys.stderr)
+        return 1
     host, port = server.server_address[:2]
     print(f"invoke server: listening on http://{host}:{port}", flush=True)
     with server, contextlib.suppress(KeyboardInterrupt):  # Ctrl-C when run by hand

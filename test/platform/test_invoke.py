@@ -116,3 +116,12 @@ def test_each_invocation_evaluates_the_staged_input_as_the_exec_mode_does(server
     server.stage(DEMO_INPUT / CHALLENGE)
     assert server.call("POST", "/invoke") == 201
     assert (server.output / "metrics.json").read_bytes() == expected
+
+
+def test_a_port_in_use_is_one_line_and_exit_1(server):
+    port = server.url.rsplit(":", 1)[1]
+    serve = [sys.executable, "-m", "evaluation.platform.invoke", "--host", "127.0.0.1", "--port", port]
+    run = subprocess.run(serve, cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 1
+    expected = f"The invoke server cannot listen on 127.0.0.1:{port}: Address already in use."
+    assert run.stderr.strip().splitlines() == [expected]
