@@ -13,10 +13,10 @@ any other status fails the job, and the participant is shown the last line of th
 Each invocation runs ``python -m evaluation`` (the exec mode's entrypoint, with this server's extra
 arguments) in a fresh process whose stdout and stderr are this server's own: the same files read and
 written, the same metrics.json bytes, the same last stderr line, the same per-process memory limit
-(the shim's RLIMIT_DATA is inherited). An evaluation loads no model, so nothing would be gained by
-keeping its state between jobs, and a fresh process cannot carry one job's memory or crash into the
-next. The server itself writes nothing to stderr (its request log goes to stdout), so a failed job's
-last stderr line is the evaluation's. Standard library only: nothing is added to the image.
+(the shim's RLIMIT_DATA is inherited). An evaluation loads no model, so a warm process could save only
+its imports, and a fresh one cannot carry one job's memory or crash into the next. The server itself
+writes nothing to stderr after it listens (its request log and any request's traceback go to stdout), so
+a failed job's last stderr line is the evaluation's. Standard library only: nothing is added to the image.
 """
 
 from __future__ import annotations
