@@ -29,8 +29,10 @@ distributed = pytest.importorskip("distributed")
 @pytest.fixture(scope="module")
 def cluster():
     with (
+        # ":0": the scheduler's HTTP routes on any free port (None still means 8787, which another cluster on a
+        # shared machine may hold: then a warning and an unclosed probe socket)
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
         ) as local_cluster,
         distributed.Client(local_cluster) as client,
     ):

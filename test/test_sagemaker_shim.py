@@ -8,6 +8,11 @@ shown), and the uploaded files.
 One shimmed image serves every challenge: evaluation-rare25 has every challenge's code, so each run sets
 EVALUATION_CHALLENGE in the container's environment (the platform passes a job's environment the same way;
 only GRAND_CHALLENGE_* variables are stripped); this saves a build per challenge on the slow vfs driver.
+The invoke API (grand-challenge.org's newer method, named by the image label org.grand-challenge.api-method)
+runs the same way: evaluation-rare25-invoke is made from the image with Dockerfile.invoke, run.py reads the
+label as the platform does, and the shim starts the image's server once and calls POST /invoke; the demo and
+the broken submission must give what the exec mode gives.
+
 The runs go three at a time. Needs the Docker engine (scripts/docker-engine.sh) and Python 3.12 for the
 shim (scripts/sagemaker-shim/setup.sh); skips with the reason otherwise, unless EVALUATION_REQUIRE_DOCKER=1.
 """
@@ -30,6 +35,7 @@ from evaluation.challenges import names
 # every scenario runs in the module fixture: a container start each (tens of seconds on vfs)
 pytestmark = [pytest.mark.docker, pytest.mark.slow, pytest.mark.timeout(2400)]
 IMAGE = "evaluation-rare25"
+INVOKE_IMAGE = f"{IMAGE}-invoke"
 DEMOS = [name for name in names() if (REPO / "test" / "expected" / name / "metrics.json").is_file()]
 LIKELIHOODS = "stacked-neoplastic-lesion-likelihoods.json"
 # Small enough that the RARE25 demo runs out of memory, large enough that the shim itself (Python 3.12,
@@ -87,6 +93,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ShimRun]:
         pytest.skip(reason)
     build = _run("./build.sh", "rare25")
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
+    empty_context = tmp_path_factory.mktemp("invoke-context")
+    build = _run("docker", "build", "--platform=linux/amd64", "--build-arg", f"EVALUATION_IMAGE={IMAGE}",
+                 "--tag", INVOKE_IMAGE, "--file", str(REPO / "Dockerfile.invoke"), str(empty_context))  # fmt: skip
+    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
 
     broken = tmp_path_factory.mktemp("broken-input")
     shutil.copytree(DEMO_INPUT / "rare25", broken, dirs_exist_ok=True)
@@ -96,6 +106,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ShimRun]:
     scenarios = {name: (name, [], {}) for name in DEMOS}
     scenarios["broken"] = ("rare25", [str(broken)], {})
     scenarios["over-memory"] = ("rare25", [], {"SHIM_MAX_MEMORY_MB": str(OVER_MEMORY_MB)})
+    scenarios["invoke"] = ("rare25", [], {"EVALUATION_IMAGE": INVOKE_IMAGE})
+    scenarios["invoke-broken"] = ("rare25", [str(broken)], {"EVALUATION_IMAGE": INVOKE_IMAGE})
 
     def one(item: tuple[str, tuple[str, list[str], dict[str, str]]]) -> tuple[str, ShimRun]:
         key, (challenge, arguments, env) = item
@@ -118,6 +130,7 @@ def test_demo_gives_the_expected_metrics_through_the_shim(runs, challenge):
     assert run.exit_code == 0, run.explain()
     assert "agrees with" in run.stdout  # test-run.sh ran python -m evaluation.compare on the downloaded file
     summary = run.summary
+    assert summary["api_method"] == "exec"  # the image has no org.grand-challenge.api-method label
     assert summary["runtime_setup_return_code"] == 0 and summary["return_code"] == 0
     assert summary["pk_matches"] and summary["sagemaker_shim_version"] == "0.8.3"
     assert summary["uploaded"] == ["metrics.json"]  # what the platform parses as the evaluation's output
@@ -157,3 +170,30 @@ def test_over_memory_fails_with_a_sentence_about_memory_and_uploads_nothing(runs
     assert "memory" in last.lower() and last.endswith(".") and " " in last, last  # a sentence, not "MemoryError"
     assert "Traceback" not in last
     assert f"Setting memory limit to {OVER_MEMORY_MB} MB" in run.log
+
+
+def test_invoke_mode_starts_the_server_once_and_gives_the_expected_metrics(runs):
+    run = runs["invoke"]
+    assert run.exit_code == 0, run.explain()
+    assert "agrees with" in run.stdout
+    summary = run.summary
+    assert summary["api_method"] == "invoke"  # the label, read as the platform reads it
+    assert summary["runtime_setup_return_code"] == 0 and summary["return_code"] == 0 and summary["pk_matches"]
+    assert summary["uploaded"] == ["metrics.json"]
+    assert json.loads((run.output / "metrics.json").read_text())["settings"]["challenge"] == "rare25"
+    log = run.log
+    assert "Setting up user process for invoke mode" in log and "User process is healthy" in log
+    assert "evaluation.platform.invoke" in log and "invoke server: listening on" in log  # the image's entrypoint
+    assert "Calling invoke endpoint" in log
+    assert "Setting memory limit to 7168 MB" in log and "Looking up user='user'" in log
+
+
+def test_invoke_mode_fails_a_broken_submission_with_the_exec_modes_message(runs):
+    run, exec_run = runs["invoke-broken"], runs["broken"]
+    summary = run.summary
+    assert run.exit_code == 1 and summary["return_code"] == 1, run.explain()
+    assert summary["uploaded"] == [] and not (run.output / "metrics.json").exists()
+    assert "Invoke endpoint returned status 500" in run.log
+    assert summary["last_stderr_line"] == summary["shown_to_participant"]
+    assert summary["last_stderr_line"] == exec_run.summary["last_stderr_line"]  # the evaluation's own line
+    assert "Traceback" not in run.stderr

@@ -16,7 +16,11 @@ and DIAGNijmegen/rse-sagemaker-shim (sagemaker_shim/models.py) -- reimplemented 
   decompress], output_bucket_name, output_prefix, timeout``);
 - the ground-truth tarball goes to ``/auxiliary-data/.../ground-truth.tar.gz``, named by
   ``GRAND_CHALLENGE_COMPONENT_GROUND_TRUTH``; the memory limit goes in ``GRAND_CHALLENGE_COMPONENT_MAX_MEMORY_MB``;
-- the container runs ``invoke --file s3://<inputs>/<invocation key>``;
+- the API method is the image's label ``org.grand-challenge.api-method`` (``exec`` when absent), read as the
+  platform reads it at upload (components/tasks.py, ``_get_image_api_method``) and passed in
+  ``GRAND_CHALLENGE_COMPONENT_API_METHOD``: in ``exec`` the shim runs the image's command once; in ``invoke``
+  it starts it once as a server and calls ``POST /invoke`` on it (evaluation/platform/invoke.py);
+- the container runs ``invoke --file s3://<inputs>/<invocation key>`` (the shim's command, in either method);
 - read back: ``<output_prefix>.sagemaker_shim/inference_result.json`` (the return code; the platform fails the
   job on non-zero and shows the last non-empty line of the process's stderr, taken from the shim's structured
   logs: ``internal: false``, ``source: stderr``) and the uploaded outputs (metrics.json).
@@ -33,6 +37,7 @@ import argparse
 import json
 import logging
 import secrets
+import socket
 import subprocess
 import sys
 import uuid
@@ -46,6 +51,30 @@ OUTPUTS_BUCKET = "grand-challenge-components-outputs"
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "eu-west-1"}
 # the platform's SageMaker instances have 1 GB more than the limit it passes (amazon_sagemaker_base._max_memory_mb)
 SYSTEM_RESERVE_MB = 1024
+API_METHOD_LABEL = "org.grand-challenge.api-method"
+API_METHODS = ("exec", "invoke")
+
+
+def api_method(image: str) -> str:
+    """The image's API method as the platform reads it when the image is uploaded: the label's key and value
+    compared without case, quotes and surrounding spaces; ``exec`` without the label; any other value refused."""
+    inspect = subprocess.run(["docker", "image", "inspect", "--format", "{{json .Config.Labels}}", image],
+                             capture_output=True, text=True, check=True)  # fmt: skip
+    for key, value in (json.loads(inspect.stdout) or {}).items():
+        if key.strip().lower() == API_METHOD_LABEL:
+            method = value.lower().replace('"', "").replace("'", "").strip()
+            if method not in API_METHODS:
+                raise SystemExit(f"{image}: the label {API_METHOD_LABEL} must be one of {API_METHODS}, not {value!r}")
+            return method
+    return "exec"
+
+
+def free_port() -> int:
+    """A port free on this machine's loopback, for the invoke server: the containers share the host's network
+    here (``--network host``), so concurrent runs cannot all use the platform's 4743."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def inputs_json(input_dir: Path) -> list[dict]:
@@ -127,6 +156,13 @@ def main(argv: list[str] | None = None) -> int:
                        "output_prefix": io_prefix, "timeout": f"PT{arguments.time_limit}S"}]  # fmt: skip
         s3.put_object(Bucket=INPUTS_BUCKET, Key=invocation_key, Body=json.dumps(invocation).encode())
 
+        method = api_method(arguments.image)
+        # the shim calls the server at GRAND_CHALLENGE_COMPONENT_USER_WEBSERVER_PORT; the server, which is not
+        # given GRAND_CHALLENGE_* variables, listens at EVALUATION_INVOKE_PORT
+        port_env = {}
+        if method == "invoke":
+            port = str(free_port())
+            port_env = {"GRAND_CHALLENGE_COMPONENT_USER_WEBSERVER_PORT": port, "EVALUATION_INVOKE_PORT": port}
         environment = {
             # backends/base.py Executor.invocation_environment and its SageMaker training test
             "LOG_LEVEL": "INFO",
@@ -134,13 +170,14 @@ def main(argv: list[str] | None = None) -> int:
             "no_proxy": "amazonaws.com",
             "GRAND_CHALLENGE_COMPONENT_MAX_MEMORY_MB": str(arguments.max_memory_mb),
             "GRAND_CHALLENGE_COMPONENT_SIGNING_KEY_HEX": secrets.token_hex(16),
-            "GRAND_CHALLENGE_COMPONENT_API_METHOD": "exec",
+            "GRAND_CHALLENGE_COMPONENT_API_METHOD": method,
             "GRAND_CHALLENGE_COMPONENT_GROUND_TRUTH": f"s3://{INPUTS_BUCKET}/{ground_truth_key}",
             "GRAND_CHALLENGE_COMPONENT_RUNTIME_OUTPUT_BUCKET_NAME": OUTPUTS_BUCKET,
             "GRAND_CHALLENGE_COMPONENT_RUNTIME_OUTPUT_PREFIX": io_prefix,
             # the platform's settings.AWS_S3_ENDPOINT_URL, and credentials (on SageMaker: the job's role)
             "AWS_S3_ENDPOINT_URL": endpoint,
             **CREDENTIALS,
+            **port_env,
             **dict(item.split("=", 1) for item in arguments.env),
         }
         command = ["docker", "run", "--rm", "--platform=linux/amd64",
@@ -176,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
             s3.download_file(OUTPUTS_BUCKET, f"{prefix}metrics.json", str(metrics))
         summary = {
             "job": job_id,
+            "api_method": method,
             "container_exit_code": run.returncode,
             "runtime_setup_return_code": None if setup is None else setup["return_code"],
             "return_code": None if result is None else result["return_code"],
