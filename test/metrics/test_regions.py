@@ -17,6 +17,7 @@ from metrics.synthetic_segmentations import cases
 
 from evaluation.metrics.overlap import dice_per_label, iou_per_label
 from evaluation.metrics.regions import hausdorff_per_region, nsd_per_region, region_mask, region_values
+from evaluation.metrics.segmentation import LabelRequest, summarise_label_maps
 from evaluation.metrics.surface import hausdorff_distance
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "kits23.json").read_text())
@@ -78,3 +79,16 @@ def test_bad_calls_raise():
         hausdorff_per_region(labels, labels, (1, 1, 1), [])
     with pytest.raises(ValueError, match="shapes differ"):
         nsd_per_region(labels, labels[0], (1, 1, 1), [1], [1.0])
+
+
+def test_a_label_request_scores_a_region_as_one_mask():
+    reference, prediction, spacing = CASES["nested"]
+    summary = summarise_label_maps(
+        reference, prediction, spacing, {"wt": LabelRequest((1, 2, 3), hd95=True), "et": LabelRequest(3)}
+    )
+    whole_ref, whole_pred = region_mask(reference, (1, 2, 3)), region_mask(prediction, (1, 2, 3))
+    wt = summary.labels["wt"]
+    assert (wt.reference, wt.prediction) == (int(whole_ref.sum()), int(whole_pred.sum()))
+    assert wt.intersection == int((whole_ref & whole_pred).sum())
+    assert wt.hd95 == hausdorff_distance(whole_ref, whole_pred, spacing, 95.0)
+    assert summary.labels["et"].reference == int((reference == 3).sum())
