@@ -34,7 +34,7 @@ from scipy import ndimage
 from evaluation.metrics import checks
 from evaluation.metrics.lesions import CONNECTIVITIES, connected_components
 from evaluation.metrics.overlap import dice
-from evaluation.metrics.surface import hausdorff_distance
+from evaluation.metrics.surface import bounding_box, hausdorff_distance
 from evaluation.metrics.volumes import voxel_volume
 
 HD95_PENALTY = 374.0  # mm, BraTS 2023
@@ -111,37 +111,51 @@ def lesion_wise_scores(
     if not np.isfinite(penalty):
         raise ValueError(f"penalty must be finite, got {penalty}")
     structure = ndimage.generate_binary_structure(3, CONNECTIVITIES.index(dilation_connectivity) + 1)
+    box = bounding_box(reference, prediction)
+    if box is not None:  # the union's box grown by the dilation within the grid: nothing changes
+        around = _grown(box, dilation, reference.shape)
+        reference, prediction = reference[around], prediction[around]
 
     pred_labels, n_pred = connected_components(prediction, connectivity)
-    grown = ndimage.binary_dilation(reference, structure, iterations=dilation) if dilation else reference
-    grown_labels, n_lesions = connected_components(grown, connectivity)
-    lesion_labels = np.where(reference, grown_labels, 0)  # reference lesions merged by the dilation
-    lesion_boxes = ndimage.find_objects(lesion_labels, max_label=n_lesions)
-    pred_boxes = ndimage.find_objects(pred_labels, max_label=n_pred)
-    sizes = np.bincount(lesion_labels.ravel(), minlength=n_lesions + 1)[1:]
-    kept = sizes * voxel_volume(step, volume_unit) > minimum_volume
-
-    matched_any = np.zeros(n_pred + 1, dtype=bool)
-    lesion_dice, lesion_hd95, tp = [], [], 0
-    for index, box in enumerate(lesion_boxes):
-        label = index + 1
+    parts, n_parts = connected_components(reference, connectivity)
+    part_boxes = ndimage.find_objects(parts, max_label=n_parts)
+    # Each component dilated within its box grown by the dilation (beyond the grid is background, as
+    # SciPy's border_value=0): their union is the dilated reference, and the dilation of a merged
+    # lesion is the union of its components' dilations.
+    grown, reach, sizes, anchors = reference.copy(), [], np.zeros(n_parts, dtype=np.int64), []
+    for index, box in enumerate(part_boxes):
+        own = parts[box] == index + 1
+        sizes[index] = np.count_nonzero(own)
+        anchor = np.unravel_index(np.argmax(own), own.shape)  # one voxel of the component
+        anchors.append(tuple(s.start + i for s, i in zip(box, anchor, strict=True)))
         around = _grown(box, dilation, reference.shape)
-        own = lesion_labels[around] == label
+        own = parts[around] == index + 1
         if dilation:
             own = ndimage.binary_dilation(own, structure, iterations=dilation)
-        matches = np.unique(pred_labels[around][own])
-        matches = matches[matches > 0]
+            grown[around] |= own
+        hits = np.unique(pred_labels[around][own])
+        reach.append(hits[hits > 0])
+    grown_labels, n_lesions = connected_components(grown, connectivity)
+    part_lesion = np.array([grown_labels[voxel] for voxel in anchors], dtype=np.int64)  # merged by the dilation
+    pred_boxes = ndimage.find_objects(pred_labels, max_label=n_pred)
+
+    matched_any = np.zeros(n_pred + 1, dtype=bool)
+    lesion_dice, lesion_hd95, tp, n_kept = [], [], 0, 0
+    unit_volume = voxel_volume(step, volume_unit)
+    for label in range(1, n_lesions + 1):
+        members = np.flatnonzero(part_lesion == label)
+        matches = np.unique(np.concatenate([reach[m] for m in members]))
         matched_any[matches] = True
-        if not kept[index]:
+        if sizes[members].sum() * unit_volume <= minimum_volume:
             continue
+        n_kept += 1
         tp += bool(matches.size)
-        whole = _union([box] + [pred_boxes[m - 1] for m in matches])
-        lesion = lesion_labels[whole] == label
+        whole = _union([part_boxes[m] for m in members] + [pred_boxes[m - 1] for m in matches])
+        lesion = np.isin(parts[whole], members + 1)
         matching = np.isin(pred_labels[whole], matches)
         lesion_dice.append(dice(lesion, matching))
         lesion_hd95.append(hausdorff_distance(lesion, matching, step, percent, one_empty=penalty))
     fp = int(n_pred - np.count_nonzero(matched_any[1:]))
-    n_kept = int(np.count_nonzero(kept))
     count = n_kept + fp
     if count == 0:
         total_dice, total_hd95 = float(empty_dice), float(empty_hd95)

@@ -22,6 +22,7 @@ import numpy as np
 
 from evaluation.metrics import checks
 from evaluation.metrics.lesions import connected_components
+from evaluation.metrics.surface import bounding_box
 
 UNITS = {"ml": 1000.0, "mm3": 1.0}
 VOLUME_UNITS = (*UNITS, "voxels")
@@ -51,12 +52,17 @@ def voxel_volume(spacing: Sequence[float], unit: str = "ml", float32: bool = Fal
 def _mask_pair(
     reference: np.ndarray, prediction: np.ndarray, spacing: Sequence[float]
 ) -> tuple[np.ndarray, np.ndarray]:
+    """Validated boolean masks cropped to the bounding box of their union (no component changes)."""
     reference, prediction = np.asarray(reference), np.asarray(prediction)
     checks.same_shape(reference, prediction)
     if reference.ndim not in (2, 3):
         raise ValueError(f"masks must be 2D or 3D, got shape {reference.shape}")
     checks.spacing(spacing, reference.ndim)
-    return checks.binary("reference", reference), checks.binary("prediction", prediction)
+    reference, prediction = checks.binary("reference", reference), checks.binary("prediction", prediction)
+    box = bounding_box(reference, prediction)
+    if box is None:
+        return reference[:0], prediction[:0]
+    return reference[box], prediction[box]
 
 
 def untouched_voxels(mask: np.ndarray, other: np.ndarray, connectivity: int = 18) -> int:
