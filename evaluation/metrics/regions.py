@@ -13,6 +13,7 @@ which takes regions as well as single labels.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from numbers import Real
 
 import numpy as np
 
@@ -27,7 +28,7 @@ def region_values(region: Region) -> tuple[int, ...]:
     values = (region,) if np.ndim(region) == 0 else tuple(region)  # type: ignore[arg-type]
     if not values:
         raise ValueError("a region needs at least one label value")
-    if any(isinstance(v, bool) or not float(v).is_integer() for v in values):
+    if not all(isinstance(v, Real) and not isinstance(v, bool) and float(v).is_integer() for v in values):
         raise ValueError(f"region label values must be integers, got {values}")
     if len(set(values)) != len(values):
         raise ValueError(f"region label values repeat: {values}")

@@ -65,7 +65,10 @@ def test_hausdorff_per_region_is_the_mask_hausdorff():
     assert hausdorff_per_region(reference, prediction, spacing, regions).tolist() == expected
 
 
-@pytest.mark.parametrize(("region", "message"), [((), "at least one"), ((1.5,), "integers"), ((2, 2), "repeat")])
+@pytest.mark.parametrize(
+    ("region", "message"),
+    [((), "at least one"), ((1.5,), "integers"), (("1",), "integers"), ((True,), "integers"), ((2, 2), "repeat")],
+)
 def test_bad_regions_raise(region, message):
     with pytest.raises(ValueError, match=message):
         region_mask(np.zeros((2, 2)), region)
