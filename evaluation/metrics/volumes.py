@@ -1,17 +1,20 @@
 """Volumes of masks and of their unmatched lesions: false-positive and false-negative volume, the
 reference volume, in ml (or mm³ or voxels) from the voxel spacing.
 
-autoPET definitions (github lab-midas/autoPET ``val_script.py``, autoPET I; the newest,
+autoPET definitions (github lab-midas/autoPET ``val_script.py``, autoPET I;
+ClinicalDataScience/autoPETIII ``evaluation-metrics/evaluation_metrics.py``; the newest,
 lab-midas/autoPETCTIV ``evaluation_metrics/evaluation_metrics.py``, "similar to autoPET I - III"):
 lesions are the 18-connected components of a binary mask; the false-positive volume is the volume of
 the predicted components that share no voxel with the reference (touching without overlap does not
 count), the false-negative volume that of the reference components that share no voxel with the
-prediction. autoPET IV returns NaN for the false-negative volume of an empty reference (autoPET I: 0;
-``empty_reference``); an empty prediction has false-positive volume 0 in both.
+prediction. autoPET III and IV return NaN for the false-negative volume of an empty reference
+(autoPET I: 0; ``empty_reference``); an empty prediction has false-positive volume 0 in all.
 
 The official code reads the voxel volume from the NIfTI header in float32 (``pixdim[1] * pixdim[2]
-* pixdim[3] / 1000``, all float32); ``float32=True`` reproduces that rounding (up to ~1e-7 relative),
-the default computes it in float64.
+* pixdim[3] / 1000``, all float32): ``precision="nifti"`` reproduces that rounding (up to ~1e-7
+relative apart from float64); autoPET III multiplies a Python float by it, which NumPy >= 2 keeps in
+float32: ``precision="nifti-float32"`` rounds the volume to float32 as well. ``"float64"`` (the
+default) computes everything in float64.
 """
 
 from __future__ import annotations
@@ -26,27 +29,37 @@ from evaluation.metrics.surface import bounding_box
 
 UNITS = {"ml": 1000.0, "mm3": 1.0}
 VOLUME_UNITS = (*UNITS, "voxels")
+PRECISIONS = ("float64", "nifti", "nifti-float32")
 
 
-def voxel_volume(spacing: Sequence[float], unit: str = "ml", float32: bool = False) -> float:
+def voxel_volume(spacing: Sequence[float], unit: str = "ml", precision: str = "float64") -> float:
     """Volume of one voxel of ``spacing`` (mm, in array order (z, y, x)) in ``unit``.
 
-    ``unit``: ``"ml"``, ``"mm3"`` or ``"voxels"`` (1). ``float32``: the product of the float32 spacing
-    taken as a NIfTI header's ``pixdim[1] * pixdim[2] * pixdim[3]`` (x * y * z), divided by 1000 for
-    ml, all in float32, as autoPET's ``nii2numpy``.
+    ``unit``: ``"ml"``, ``"mm3"`` or ``"voxels"`` (1). ``precision``: ``"float64"``, or ``"nifti"`` and
+    ``"nifti-float32"``: the product of the float32 spacing taken as a NIfTI header's ``pixdim[1] *
+    pixdim[2] * pixdim[3]`` (x * y * z), divided by 1000 for ml, all in float32, as autoPET's
+    ``nii2numpy``.
     """
     if unit not in VOLUME_UNITS:
         raise ValueError(f"unit must be one of {VOLUME_UNITS}, got {unit!r}")
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
     step = checks.spacing(spacing, len(spacing))
     if unit == "voxels":
         return 1.0
-    if float32:
-        single = step[::-1].astype(np.float32)  # header order x, y, z
-        product = np.float32(1.0)
-        for size in single:
-            product = np.float32(product * size)
-        return float(np.float32(product / np.float32(UNITS[unit])))
-    return float(np.prod(step)) / UNITS[unit]
+    if precision == "float64":
+        return float(np.prod(step)) / UNITS[unit]
+    product = np.float32(1.0)
+    for size in step[::-1].astype(np.float32):  # header order x, y, z
+        product = np.float32(product * size)
+    return float(np.float32(product / np.float32(UNITS[unit])))
+
+
+def _volume(voxels: int, spacing: Sequence[float], unit: str, precision: str) -> float:
+    """``voxels`` times the voxel volume; rounded to float32 for ``"nifti-float32"`` (float64 holds the
+    product of an integer below 2**24 and a float32 exactly, so this is float32's own product)."""
+    volume = voxels * voxel_volume(spacing, unit, precision)
+    return float(np.float32(volume)) if precision == "nifti-float32" else volume
 
 
 def _mask_pair(
@@ -83,18 +96,19 @@ def false_positive_volume(
     spacing: Sequence[float],
     connectivity: int = 18,
     unit: str = "ml",
-    float32: bool = False,
+    precision: str = "float64",
 ) -> float:
     """Volume of the predicted lesions (connected components) that overlap no reference voxel.
 
     autoPET (module docstring; ``false_pos_pix``). Parameters: ``reference``, ``prediction``: (z, y, x)
     (or 2D) binary masks of one shape; ``spacing``: voxel size in mm in the same order;
-    ``connectivity``: 6, 18 (autoPET) or 26; ``unit`` and ``float32``: as :func:`voxel_volume`.
-    Returns a float >= 0 (0.0 for an empty prediction).
+    ``connectivity``: 6, 18 (autoPET) or 26; ``unit`` and ``precision``: as :func:`voxel_volume` (the
+    module docstring says which autoPET edition takes which). Returns a float >= 0 (0.0 for an empty
+    prediction).
     """
     reference, prediction = _mask_pair(reference, prediction, spacing)
     voxels = untouched_voxels(prediction, reference, connectivity)
-    return voxels * voxel_volume(spacing, unit, float32)
+    return _volume(voxels, spacing, unit, precision)
 
 
 def false_negative_volume(
@@ -103,24 +117,24 @@ def false_negative_volume(
     spacing: Sequence[float],
     connectivity: int = 18,
     unit: str = "ml",
-    float32: bool = False,
+    precision: str = "float64",
     empty_reference: float = float("nan"),
 ) -> float:
     """Volume of the reference lesions (connected components) that overlap no predicted voxel.
 
     autoPET (module docstring; ``false_neg_pix``); parameters as :func:`false_positive_volume`;
-    ``empty_reference``: the value of an empty reference (autoPET IV NaN, autoPET I 0.0).
+    ``empty_reference``: the value of an empty reference (autoPET III and IV NaN, autoPET I 0.0).
     """
     reference, prediction = _mask_pair(reference, prediction, spacing)
     if not reference.any():
         return float(empty_reference)
     voxels = untouched_voxels(reference, prediction, connectivity)
-    return voxels * voxel_volume(spacing, unit, float32)
+    return _volume(voxels, spacing, unit, precision)
 
 
-def mask_volume(mask: np.ndarray, spacing: Sequence[float], unit: str = "ml", float32: bool = False) -> float:
+def mask_volume(mask: np.ndarray, spacing: Sequence[float], unit: str = "ml", precision: str = "float64") -> float:
     """Volume of a binary mask (e.g. the reference: BraTS 2023's ``GT_Complete_Volume`` in mm³,
-    rachitsaluja/BraTS-2023-Metrics ``metrics.py``); ``unit`` and ``float32`` as :func:`voxel_volume`."""
+    rachitsaluja/BraTS-2023-Metrics ``metrics.py``); ``unit`` and ``precision`` as :func:`voxel_volume`."""
     mask = checks.binary("mask", mask)
     checks.spacing(spacing, mask.ndim)
-    return int(np.count_nonzero(mask)) * voxel_volume(spacing, unit, float32)
+    return _volume(int(np.count_nonzero(mask)), spacing, unit, precision)

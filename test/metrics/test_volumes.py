@@ -1,7 +1,8 @@
 """autoPET false-positive / false-negative volumes and Dice against the official code's output, and
 the voxel volume by hand.
 
-Goldens: ``golden/autopet.json``, computed by github lab-midas/autoPET ``val_script.py`` (autoPET I)
+Goldens: ``golden/autopet.json``, computed by github lab-midas/autoPET ``val_script.py`` (autoPET I),
+ClinicalDataScience/autoPETIII ``evaluation-metrics/evaluation_metrics.py`` (autoPET III, under NumPy 2)
 and lab-midas/autoPETCTIV ``evaluation_metrics/evaluation_metrics.py`` (autoPET IV, the newest; commits,
 environment and calls recorded in the file) on ``synthetic_segmentations.cases()`` as binary masks
 at ``PET_SPACING``.
@@ -25,13 +26,20 @@ CASES = cases()
 NAN = float("nan")
 
 
+EDITIONS = {  # edition: (empty reference's Dice and FN volume, precision)
+    "autoPET-I": (0.0, "nifti"),
+    "autoPET-III": (NAN, "nifti-float32"),
+    "autoPET-IV": (NAN, "nifti"),
+}
+
+
 def _ours(reference: np.ndarray, prediction: np.ndarray, edition: str) -> dict[str, float]:
-    newest = edition == "autoPET-IV"
+    empty, precision = EDITIONS[edition]
     return {
-        "dice_sc": dice(reference, prediction, empty=NAN, empty_reference=NAN if newest else 0.0),
-        "false_pos_vol": false_positive_volume(reference, prediction, PET_SPACING, float32=True),
+        "dice_sc": dice(reference, prediction, empty=NAN, empty_reference=empty),
+        "false_pos_vol": false_positive_volume(reference, prediction, PET_SPACING, precision=precision),
         "false_neg_vol": false_negative_volume(
-            reference, prediction, PET_SPACING, float32=True, empty_reference=NAN if newest else 0.0
+            reference, prediction, PET_SPACING, precision=precision, empty_reference=empty
         ),
     }
 
@@ -41,7 +49,7 @@ def _same(ours: float, official: float | None) -> bool:
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-@pytest.mark.parametrize("edition", ["autoPET-I", "autoPET-IV"])
+@pytest.mark.parametrize("edition", sorted(EDITIONS))
 def test_every_official_number(case, edition):
     reference, prediction, _ = CASES[case]
     ours = _ours(reference > 0, prediction > 0, edition)
@@ -59,14 +67,18 @@ def test_goldens_cover_the_edge_cases():
     # an 18-connected component meeting another only at a corner is a lesion of its own
     assert golden["corners"]["autoPET-IV"]["false_neg_vol"] > 0
     assert golden["many_to_one"]["autoPET-IV"]["false_pos_vol"] > 0  # next to the reference, not on it
+    three, four = golden["nested"]["autoPET-III"]["false_pos_vol"], golden["nested"]["autoPET-IV"]["false_pos_vol"]
+    assert abs(three - four) > 1e-9  # autoPET III's float32 volume under NumPy 2
 
 
 def test_float32_voxel_volume_is_the_header_rounding():
     single = np.float32(PET_SPACING[2]) * np.float32(PET_SPACING[1]) * np.float32(PET_SPACING[0]) / np.float32(1000)
-    assert voxel_volume(PET_SPACING, "ml", float32=True) == float(single)
+    assert voxel_volume(PET_SPACING, "ml", "nifti") == float(single)
     exact = PET_SPACING[0] * PET_SPACING[1] * PET_SPACING[2] / 1000
     assert voxel_volume(PET_SPACING) == pytest.approx(exact, rel=1e-15)
-    assert abs(voxel_volume(PET_SPACING, float32=True) - exact) > 1e-10  # why the option exists
+    assert abs(voxel_volume(PET_SPACING, precision="nifti") - exact) > 1e-10  # why the option exists
+    mask = np.ones((3, 1, 1), dtype=bool)
+    assert mask_volume(mask, PET_SPACING, precision="nifti-float32") == float(np.float32(3.0) * single)
     assert voxel_volume((2.0, 1.0, 0.5), "mm3") == 1.0
     assert voxel_volume((2.0, 1.0, 0.5), "voxels") == 1.0
 
@@ -97,6 +109,8 @@ def test_bad_input_raises_one_line():
     mask = np.zeros((3, 3, 3), dtype=bool)
     with pytest.raises(ValueError, match="unit"):
         false_positive_volume(mask, mask, (1, 1, 1), unit="litre")
+    with pytest.raises(ValueError, match="precision"):
+        mask_volume(mask, (1, 1, 1), precision="float16")
     with pytest.raises(ValueError, match="connectivity"):
         false_positive_volume(mask, mask, (1, 1, 1), connectivity=4)
     with pytest.raises(ValueError, match="spacing"):
