@@ -34,11 +34,21 @@ class LesionCounts:
     fn: int
 
 
-def _components(mask: np.ndarray) -> tuple[np.ndarray, int]:
+CONNECTIVITIES = (6, 18, 26)
+
+
+def connected_components(mask: np.ndarray, connectivity: int = 26) -> tuple[np.ndarray, int]:
+    """Component labels (1..n, scan order; 0 = background) of a boolean 3D mask and their number n.
+
+    ``connectivity``: 6 (faces), 18 (faces and edges) or 26 (faces, edges and corners), cc3d's
+    neighbourhoods. A 2D mask is labelled as one slice (26 then means 8-connected).
+    """
+    if connectivity not in CONNECTIVITIES:
+        raise ValueError(f"connectivity must be one of {CONNECTIVITIES}, got {connectivity!r}")
     volume = np.ascontiguousarray(mask, dtype=np.uint8)
     if volume.ndim == 2:
         volume = volume[np.newaxis]
-    labels, count = cc3d.connected_components(volume, connectivity=26, return_N=True)
+    labels, count = cc3d.connected_components(volume, connectivity=connectivity, return_N=True)
     return labels, int(count)
 
 
@@ -89,8 +99,8 @@ def lesion_pairs(reference: np.ndarray, prediction: np.ndarray) -> LesionPairs:
     """Label both masks' components once (26-connected; 8 in 2D) and measure every overlapping pair."""
     if reference.shape != prediction.shape:
         raise ValueError(f"mask shapes differ: {reference.shape} vs {prediction.shape}")
-    ref_labels, n_ref = _components(reference)
-    pred_labels, n_pred = _components(prediction)
+    ref_labels, n_ref = connected_components(reference)
+    pred_labels, n_pred = connected_components(prediction)
     if n_ref == 0 or n_pred == 0:
         return LesionPairs(n_ref, n_pred, np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
     ref_sizes = np.bincount(ref_labels.ravel(), minlength=n_ref + 1)

@@ -7,22 +7,28 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from evaluation.metrics import checks
+from evaluation.metrics.regions import Region, region_mask
 
 
-def dice(reference: np.ndarray, prediction: np.ndarray, empty: float = 1.0) -> float:
+def dice(reference: np.ndarray, prediction: np.ndarray, empty: float = 1.0, empty_reference: float = 0.0) -> float:
     """Dice similarity coefficient 2|R∩P| / (|R| + |P|) of two boolean masks of one shape.
 
     ``empty`` is returned when both masks are empty (0/0); 1.0 is the usual convention
     (e.g. BioMedIA-MBZUAI/HECKTOR2025 Task1/utils/metrics.py), NaN lets a caller exclude the case.
+    ``empty_reference`` is returned when only the reference is empty: 0.0 is the formula's value;
+    autoPET IV gives NaN there (lab-midas/autoPETCTIV ``evaluation_metrics/evaluation_metrics.py``,
+    ``dice_score``: NaN whenever the reference is empty).
     """
     reference = np.asarray(reference, dtype=bool)
     prediction = np.asarray(prediction, dtype=bool)
     if reference.shape != prediction.shape:
         raise ValueError(f"mask shapes differ: {reference.shape} vs {prediction.shape}")
-    total = int(np.count_nonzero(reference)) + int(np.count_nonzero(prediction))
-    if total == 0:
+    ref_count, pred_count = int(np.count_nonzero(reference)), int(np.count_nonzero(prediction))
+    if ref_count + pred_count == 0:
         return float(empty)
-    return 2.0 * int(np.count_nonzero(reference & prediction)) / total
+    if ref_count == 0:
+        return float(empty_reference)
+    return 2.0 * int(np.count_nonzero(reference & prediction)) / (ref_count + pred_count)
 
 
 def _counts(intersections: np.ndarray, totals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -70,25 +76,27 @@ def aggregated_dice(
 
 
 def _label_masks(
-    reference: np.ndarray, prediction: np.ndarray, labels: Sequence[int]
+    reference: np.ndarray, prediction: np.ndarray, labels: Sequence[Region]
 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     reference, prediction = np.asarray(reference), np.asarray(prediction)
     checks.same_shape(reference, prediction)
     if len(labels) == 0:
         raise ValueError("labels is empty")
     for label in labels:
-        yield reference == label, prediction == label
+        yield region_mask(reference, label), region_mask(prediction, label)
 
 
 def dice_per_label(
-    reference: np.ndarray, prediction: np.ndarray, labels: Sequence[int], empty: float = 1.0
+    reference: np.ndarray, prediction: np.ndarray, labels: Sequence[Region], empty: float = 1.0
 ) -> np.ndarray:
-    """Dice (:func:`dice`) of each label of two integer label maps.
+    """Dice (:func:`dice`) of each label, or region of labels, of two integer label maps.
 
     Parameters
     ----------
     reference, prediction : (*shape) integer label maps of one shape (any dimensionality).
-    labels : the label values to score, e.g. ``[1, 2, 3]``; a label absent from both maps gets ``empty``.
+    labels : the label values to score, e.g. ``[1, 2, 3]``, or regions (label unions, scored as one
+        mask; :mod:`evaluation.metrics.regions`), e.g. KiTS23's ``[(1, 2, 3), (2, 3), 2]``; a label
+        absent from both maps gets ``empty``.
     empty : value when a label is absent from both maps (0/0); 1.0 as in :func:`dice`.
 
     Returns
@@ -123,9 +131,9 @@ def iou(reference: np.ndarray, prediction: np.ndarray, empty: float = 1.0) -> fl
 
 
 def iou_per_label(
-    reference: np.ndarray, prediction: np.ndarray, labels: Sequence[int], empty: float = 1.0
+    reference: np.ndarray, prediction: np.ndarray, labels: Sequence[Region], empty: float = 1.0
 ) -> np.ndarray:
-    """IoU (:func:`iou`) of each label of two integer label maps; (len(labels),) float array."""
+    """IoU (:func:`iou`) of each label or region of two integer label maps; (len(labels),) float array."""
     return np.array([iou(r, p, empty) for r, p in _label_masks(reference, prediction, labels)])
 
 
@@ -169,3 +177,39 @@ def volume_difference(
     if ref_count == 0:
         return 0.0 if pred_count == 0 else float(empty_reference)
     return difference / ref_count
+
+
+def voxel_sensitivity(
+    reference: np.ndarray, prediction: np.ndarray, both_empty: float = 1.0, one_empty: float = 0.0
+) -> float:
+    """Voxel-wise sensitivity |R∩P| / |R| of two boolean masks of one shape.
+
+    BraTS 2023 (github rachitsaluja/BraTS-2023-Metrics, ``metrics.py``
+    ``get_sensitivity_and_specificity``, from mlcommons/GaNDLF ``GANDLF/metrics/segmentation.py``):
+    an empty reference gives 1.0 when the prediction is empty too (``both_empty``) and 0.0 otherwise
+    (``one_empty``; its ``TP / (TP + FN + tiny)`` is 0 there).
+    """
+    reference, prediction = _binary_pair(reference, prediction)
+    positives = int(np.count_nonzero(reference))
+    if positives == 0:
+        return float(both_empty if not prediction.any() else one_empty)
+    return int(np.count_nonzero(reference & prediction)) / positives
+
+
+def voxel_specificity(reference: np.ndarray, prediction: np.ndarray, empty: float = 0.0) -> float:
+    """Voxel-wise specificity |¬R∩¬P| / |¬R| of two boolean masks of one shape.
+
+    BraTS 2023 (as :func:`voxel_sensitivity`); ``empty``: the value when the reference covers every
+    voxel (0/0; BraTS's ``TN / (TN + FP + tiny)`` gives 0.0).
+    """
+    reference, prediction = _binary_pair(reference, prediction)
+    negatives = reference.size - int(np.count_nonzero(reference))
+    if negatives == 0:
+        return float(empty)
+    return int(np.count_nonzero(~(reference | prediction))) / negatives
+
+
+def _binary_pair(reference: np.ndarray, prediction: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    reference, prediction = np.asarray(reference), np.asarray(prediction)
+    checks.same_shape(reference, prediction)
+    return checks.binary("reference", reference), checks.binary("prediction", prediction)

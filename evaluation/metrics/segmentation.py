@@ -23,6 +23,7 @@ import numpy as np
 from evaluation.metrics import checks
 from evaluation.metrics.lesions import LesionCounts, PanopticQuality, lesion_pairs, panoptic_from_matches
 from evaluation.metrics.overlap import volume_difference
+from evaluation.metrics.regions import region_mask
 from evaluation.metrics.surface import bounding_box, crop_padded, image_diagonal, surface_distances
 
 VolumeForm = tuple[bool, bool, bool]  # (relative, absolute, in the spacing's volume unit rather than voxels)
@@ -34,7 +35,7 @@ class LabelRequest:
     tolerances in mm), lesion counts at each IoU threshold (``lesions`` greedy, ``hungarian``),
     panoptic quality at each threshold, and volume differences in each ``VolumeForm``."""
 
-    value: int  # the label's voxel value
+    value: int | tuple[int, ...]  # the label's voxel value, or a region's values (a label union)
     hd95: bool = False
     hausdorff: bool = False
     masd: bool = False
@@ -84,7 +85,8 @@ def summarise_label_maps(
     ----------
     reference, prediction : integer (or boolean) label maps of one shape, (z, y, x) in 3D.
     spacing : the voxel size along the maps' axes (mm).
-    requests : what to compute, per label key (a name or the value itself).
+    requests : what to compute, per label key (a name or the value itself); a request's value may be
+        a region, scored as one mask (:mod:`evaluation.metrics.regions`).
 
     Edge values: a mask compared with an empty one has the grid diagonal as its distances (HD95 =
     diagonal, NSD 0); both maps empty everywhere give the requested values of two empty surfaces
@@ -100,7 +102,7 @@ def summarise_label_maps(
         reference, prediction = crop_padded(reference, box), crop_padded(prediction, box)
     labels = {}
     for key, request in requests.items():
-        r, p = reference == request.value, prediction == request.value
+        r, p = region_mask(reference, request.value), region_mask(prediction, request.value)
         numbers: dict[str, object] = {}
         if request.hd95 or request.nsd or request.hausdorff or request.masd:
             if box is None:  # the values of two empty surfaces
