@@ -15,7 +15,8 @@ counts it as that value, ``"error"`` refuses it (the CIBMTR code fails: lifeline
 
 Bootstrap: ``weights`` (resamples x cases, the draw counts of ``bootstrap.resample_weights``) are
 split by group and passed on to the metric, which must then accept ``weights`` and return one value
-per row; a resample that drew no case of a group gives that group NaN, without calling the metric.
+per row; a resample that drew no case of a group gives that group NaN, without calling the metric
+(so ``undefined="error"``, the official rule, suits the point estimate; resamples take ``"exclude"``).
 """
 
 from __future__ import annotations
