@@ -480,11 +480,13 @@ def decision_counts(
     counts = np.zeros((len(images), 3), dtype=np.int64)
     for row, image in enumerate(images):
         scores = checks.as_finite("scores", image.scores, ndim=1)
+        if len(image.boxes) != scores.size:
+            raise ValueError(f"{len(image.boxes)} predictions but {scores.size} scores in an image")
         keep = np.ones(scores.size, bool) if score_threshold is None else scores > score_threshold
         if classes is not None:
             names = np.full(scores.size, None) if image.names is None else np.asarray(image.names, dtype=object)
             if names.shape != scores.shape:
-                raise ValueError(f"{names.size} names but {scores.size} predictions in an image")
+                raise ValueError(f"names must be one per prediction ({scores.size}), got shape {names.shape}")
             unnamed = np.equal(names, None)
             keep &= np.where(unnamed, keep_unnamed, np.isin(np.where(unnamed, "", names).astype(str), list(classes)))
         kept = ImageDetections(image.reference, np.asarray(image.boxes)[keep], scores[keep])

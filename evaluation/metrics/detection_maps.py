@@ -221,18 +221,17 @@ def case_lesions(
     truth = np.asarray(reference)
     truth = truth[np.newaxis] if truth.ndim == 2 else truth
     checks.same_shape(truth, y_det)
-    if truth.dtype.kind not in "biu" and not np.all((truth >= 0) & (truth == np.floor(truth))):
+    if truth.dtype.kind not in "biuf" or not np.all((truth >= 0) & (truth == np.floor(truth))):
         raise ValueError("reference must hold non-negative whole numbers (0 = background)")
     if candidates != "given":
         y_det = extract_lesion_candidates(y_det, candidates, **extraction)
+    elif extraction:
+        raise ValueError(f"extraction parameters {sorted(extraction)} need candidates to be extracted")
     labels, n_candidates = connected_components(y_det > 0)
     if n_candidates < np.unique(y_det[y_det != 0]).size:
         raise ValueError("the detection map has more distinct values than lesion candidates (a heat map?)")
     confidence = _maxima(y_det, labels, n_candidates)[1:]
-    if case_score == "bayesian":
-        score = float(1 - np.prod(1 - confidence))
-    else:
-        score = float(np.max(y_det)) if y_det.size else 0.0
+    score = float(1 - np.prod(1 - confidence)) if case_score == "bayesian" else float(np.max(y_det))
     lesions, n_lesions = connected_components(truth != 0)
     if n_lesions == 0:
         return CaseLesions(np.zeros(n_candidates, bool), confidence, score)
@@ -254,7 +253,9 @@ def case_lesions(
 def _entries(cases: Sequence[CaseLesions]) -> tuple[np.ndarray, np.ndarray]:
     checks.nonempty("cases", len(cases))
     is_lesion = np.concatenate([case.is_lesion for case in cases]).astype(bool)
-    return is_lesion, np.concatenate([case.confidence for case in cases]).astype(float)
+    confidence = checks.as_finite("confidence", np.concatenate([case.confidence for case in cases]), ndim=1)
+    checks.same_length(is_lesion=is_lesion, confidence=confidence)
+    return is_lesion, confidence
 
 
 def lesion_average_precision(cases: Sequence[CaseLesions], no_lesion: float = 0.0) -> float:
