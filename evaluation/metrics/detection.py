@@ -33,6 +33,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from evaluation.metrics import checks
+from evaluation.metrics.lesions import f1_score
 
 FROC_FP_RATES = (1, 2, 4, 8, 16, 32)
 MATCHING_METHODS = ("greedy", "hungarian")
@@ -499,25 +500,20 @@ def precision_recall_f1(
     tp: np.ndarray | int, fp: np.ndarray | int, fn: np.ndarray | int, epsilon: float = 0.0, empty: float = float("nan")
 ) -> tuple[float, float, float]:
     """Precision ``TP / (TP + FP + eps)``, recall ``TP / (TP + FN + eps)`` and F1
-    ``(2 TP + eps) / (2 TP + FP + FN + eps)`` of the counts summed over images (:func:`decision_counts`).
+    ``(2 TP + eps) / (2 TP + FP + FN + eps)`` (:func:`evaluation.metrics.lesions.f1_score`) of the
+    counts summed over images (:func:`decision_counts`).
 
     The epsilon terms are MIDOG 2021's (``eps = 1e-6``, github DeepMicroscopy/MIDOG_evaluation_docker
     ``evaluation.py``); ``epsilon=0`` gives the plain ratios. ``empty``: a ratio's value when its
     denominator is 0.
     """
-    epsilon = float(epsilon)
-    if not (np.isfinite(epsilon) and epsilon >= 0):
-        raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon}")
     counts = [checks.as_finite(name, np.atleast_1d(x), ndim=1) for name, x in (("tp", tp), ("fp", fp), ("fn", fn))]
     if any(np.any(x < 0) for x in counts):
         raise ValueError("detection counts must be non-negative")
     tp, fp, fn = (float(x.sum()) for x in counts)
+    f1 = float(f1_score(tp, fp, fn, empty, epsilon))  # refuses a negative or non-finite epsilon
 
     def ratio(numerator: float, denominator: float) -> float:
         return numerator / denominator if denominator > 0 else float(empty)
 
-    return (
-        ratio(tp, tp + fp + epsilon),
-        ratio(tp, tp + fn + epsilon),
-        ratio(2 * tp + epsilon, 2 * tp + fp + fn + epsilon),
-    )
+    return ratio(tp, tp + fp + epsilon), ratio(tp, tp + fn + epsilon), f1

@@ -150,15 +150,22 @@ def match_lesions(
 
 
 def f1_score(
-    tp: np.ndarray | int, fp: np.ndarray | int, fn: np.ndarray | int, empty: float = 1.0
+    tp: np.ndarray | int, fp: np.ndarray | int, fn: np.ndarray | int, empty: float = 1.0, epsilon: float = 0.0
 ) -> np.ndarray | float:
-    """Lesion F1 = 2TP / (2TP + FP + FN); ``empty`` when there is no lesion at all (0/0)."""
+    """Lesion F1 = 2TP / (2TP + FP + FN); ``empty`` when there is no lesion at all (0/0).
+
+    ``epsilon``: a challenge's smoothing term, ``(2TP + eps) / (2TP + FP + FN + eps)`` (MIDOG 2021's
+    1e-6, github DeepMicroscopy/MIDOG_evaluation_docker ``evaluation.py``); 0 gives the plain ratio.
+    """
+    epsilon = float(epsilon)
+    if not (np.isfinite(epsilon) and epsilon >= 0):
+        raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon}")
     tp, fp, fn = (checks.as_finite(name, x) for name, x in (("tp", tp), ("fp", fp), ("fn", fn)))
     if np.any(tp < 0) or np.any(fp < 0) or np.any(fn < 0):
         raise ValueError("lesion counts must be non-negative")
-    denominator = 2 * tp + fp + fn
+    denominator = 2 * tp + fp + fn + epsilon
     with np.errstate(invalid="ignore", divide="ignore"):
-        value = np.where(denominator > 0, 2 * tp / denominator, empty)
+        value = np.where(denominator > 0, (2 * tp + epsilon) / denominator, empty)
     return float(value) if value.ndim == 0 else value
 
 
