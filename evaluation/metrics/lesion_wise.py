@@ -96,11 +96,7 @@ def lesion_wise_scores(
     -------
     LesionWiseScores (Dice in [0, 1], HD95 in mm, TP/FP/FN lesion counts).
     """
-    reference, prediction = np.asarray(reference), np.asarray(prediction)
-    checks.same_shape(reference, prediction)
-    if reference.ndim != 3:
-        raise ValueError(f"masks must be 3D, got shape {reference.shape}")
-    reference, prediction = checks.binary("reference", reference), checks.binary("prediction", prediction)
+    reference, prediction = checks.binary_pair(reference, prediction, (3,))
     step = checks.spacing(spacing, 3)
     if isinstance(dilation, bool) or not isinstance(dilation, int | np.integer) or dilation < 0:
         raise ValueError(f"dilation must be a non-negative whole number of voxels, got {dilation!r}")

@@ -169,14 +169,6 @@ def f1_score(
     return float(value) if value.ndim == 0 else value
 
 
-def _masks(reference: np.ndarray, prediction: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    reference, prediction = np.asarray(reference), np.asarray(prediction)
-    checks.same_shape(reference, prediction)
-    if reference.ndim not in (2, 3):
-        raise ValueError(f"masks must be 2D or 3D, got shape {reference.shape}")
-    return checks.binary("reference", reference), checks.binary("prediction", prediction)
-
-
 def lesion_f1(
     reference: np.ndarray,
     prediction: np.ndarray,
@@ -201,7 +193,7 @@ def lesion_f1(
     -------
     float in [0, 1].
     """
-    reference, prediction = _masks(reference, prediction)
+    reference, prediction = checks.binary_pair(reference, prediction, (2, 3))
     counts = match_lesions(reference, prediction, threshold, matching)
     return f1_score(counts.tp, counts.fp, counts.fn, empty)
 
@@ -242,7 +234,7 @@ def panoptic_quality(
     -------
     PanopticQuality (floats pq, sq, rq in [0, 1] and integer counts).
     """
-    reference, prediction = _masks(reference, prediction)
+    reference, prediction = checks.binary_pair(reference, prediction, (2, 3))
     return panoptic_from_matches(lesion_matches(reference, prediction, threshold), empty)
 
 

@@ -189,7 +189,7 @@ def voxel_sensitivity(
     an empty reference gives 1.0 when the prediction is empty too (``both_empty``) and 0.0 otherwise
     (``one_empty``; its ``TP / (TP + FN + tiny)`` is 0 there).
     """
-    reference, prediction = _binary_pair(reference, prediction)
+    reference, prediction = checks.binary_pair(reference, prediction)
     positives = int(np.count_nonzero(reference))
     if positives == 0:
         return float(both_empty if not prediction.any() else one_empty)
@@ -202,14 +202,8 @@ def voxel_specificity(reference: np.ndarray, prediction: np.ndarray, empty: floa
     BraTS 2023 (as :func:`voxel_sensitivity`); ``empty``: the value when the reference covers every
     voxel (0/0; BraTS's ``TN / (TN + FP + tiny)`` gives 0.0).
     """
-    reference, prediction = _binary_pair(reference, prediction)
+    reference, prediction = checks.binary_pair(reference, prediction)
     negatives = reference.size - int(np.count_nonzero(reference))
     if negatives == 0:
         return float(empty)
     return int(np.count_nonzero(~(reference | prediction))) / negatives
-
-
-def _binary_pair(reference: np.ndarray, prediction: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    reference, prediction = np.asarray(reference), np.asarray(prediction)
-    checks.same_shape(reference, prediction)
-    return checks.binary("reference", reference), checks.binary("prediction", prediction)
