@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from evaluation.metrics import checks
-from evaluation.metrics.regions import Region, region_mask
+from evaluation.metrics.regions import Region, region_pairs
 
 
 def dice(reference: np.ndarray, prediction: np.ndarray, empty: float = 1.0, empty_reference: float = 0.0) -> float:
@@ -75,17 +75,6 @@ def aggregated_dice(
         return np.where(denominator > 0, numerator / denominator, empty)
 
 
-def _label_masks(
-    reference: np.ndarray, prediction: np.ndarray, labels: Sequence[Region]
-) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    reference, prediction = np.asarray(reference), np.asarray(prediction)
-    checks.same_shape(reference, prediction)
-    if len(labels) == 0:
-        raise ValueError("labels is empty")
-    for label in labels:
-        yield region_mask(reference, label), region_mask(prediction, label)
-
-
 def dice_per_label(
     reference: np.ndarray, prediction: np.ndarray, labels: Sequence[Region], empty: float = 1.0
 ) -> np.ndarray:
@@ -103,7 +92,7 @@ def dice_per_label(
     -------
     (len(labels),) float array, in the order of ``labels``.
     """
-    return np.array([dice(r, p, empty) for r, p in _label_masks(reference, prediction, labels)])
+    return np.array([dice(r, p, empty) for r, p in region_pairs(reference, prediction, labels)])
 
 
 def iou(reference: np.ndarray, prediction: np.ndarray, empty: float = 1.0) -> float:
@@ -134,7 +123,7 @@ def iou_per_label(
     reference: np.ndarray, prediction: np.ndarray, labels: Sequence[Region], empty: float = 1.0
 ) -> np.ndarray:
     """IoU (:func:`iou`) of each label or region of two integer label maps; (len(labels),) float array."""
-    return np.array([iou(r, p, empty) for r, p in _label_masks(reference, prediction, labels)])
+    return np.array([iou(r, p, empty) for r, p in region_pairs(reference, prediction, labels)])
 
 
 def volume_difference(
