@@ -118,12 +118,9 @@ def lesion_wise_scores(
     # Each component dilated within its box grown by the dilation (beyond the grid is background, as
     # SciPy's border_value=0): their union is the dilated reference, and the dilation of a merged
     # lesion is the union of its components' dilations.
-    grown, reach, sizes, anchors = reference.copy(), [], np.zeros(n_parts, dtype=np.int64), []
+    sizes = np.bincount(parts.ravel(), minlength=n_parts + 1)[1:]
+    grown, reach = reference.copy(), []
     for index, box in enumerate(part_boxes):
-        own = parts[box] == index + 1
-        sizes[index] = np.count_nonzero(own)
-        anchor = np.unravel_index(np.argmax(own), own.shape)  # one voxel of the component
-        anchors.append(tuple(s.start + i for s, i in zip(box, anchor, strict=True)))
         around = _grown(box, dilation, reference.shape)
         own = parts[around] == index + 1
         if dilation:
@@ -132,7 +129,9 @@ def lesion_wise_scores(
         hits = np.unique(pred_labels[around][own])
         reach.append(hits[hits > 0])
     grown_labels, n_lesions = connected_components(grown, connectivity)
-    part_lesion = np.array([grown_labels[voxel] for voxel in anchors], dtype=np.int64)  # merged by the dilation
+    part_lesion = np.zeros(n_parts + 1, dtype=np.int64)  # each component lies in one dilated lesion
+    part_lesion[parts[reference]] = grown_labels[reference]
+    part_lesion = part_lesion[1:]
     pred_boxes = ndimage.find_objects(pred_labels, max_label=n_pred)
 
     matched_any = np.zeros(n_pred + 1, dtype=bool)
