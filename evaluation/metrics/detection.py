@@ -476,6 +476,8 @@ def decision_counts(
     if criterion not in CRITERIA:
         raise ValueError(f"unknown matching criterion {criterion!r}; expected one of {CRITERIA}")
     checks.nonempty("images", len(images))
+    if isinstance(classes, str):
+        raise ValueError(f"classes must be a list of names, got the string {classes!r}")
     if not np.isfinite(threshold) or (score_threshold is not None and not np.isfinite(score_threshold)):
         raise ValueError("threshold and score_threshold must be finite")
     counts = np.zeros((len(images), 3), dtype=np.int64)

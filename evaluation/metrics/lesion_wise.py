@@ -97,6 +97,7 @@ def lesion_wise_scores(
     LesionWiseScores (Dice in [0, 1], HD95 in mm, TP/FP/FN lesion counts).
     """
     reference, prediction = checks.binary_pair(reference, prediction, (3,))
+    checks.nonempty("masks", reference.size)
     step = checks.spacing(spacing, 3)
     if isinstance(dilation, bool) or not isinstance(dilation, int | np.integer) or dilation < 0:
         raise ValueError(f"dilation must be a non-negative whole number of voxels, got {dilation!r}")
@@ -106,6 +107,8 @@ def lesion_wise_scores(
         raise ValueError(f"dilation_connectivity must be one of {CONNECTIVITIES}, got {dilation_connectivity!r}")
     if not np.isfinite(penalty):
         raise ValueError(f"penalty must be finite, got {penalty}")
+    if not 0 < percent <= 100:  # checked here too: a case without a kept lesion never reaches the HD95
+        raise ValueError(f"percent must be in (0, 100], got {percent}")
     structure = ndimage.generate_binary_structure(3, CONNECTIVITIES.index(dilation_connectivity) + 1)
     box = bounding_box(reference, prediction)
     if box is not None:  # the union's box grown by the dilation within the grid: nothing changes

@@ -67,6 +67,7 @@ def _mask_pair(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Validated boolean masks cropped to the bounding box of their union (no component changes)."""
     reference, prediction = checks.binary_pair(reference, prediction, (2, 3))
+    checks.nonempty("masks", reference.size)
     checks.spacing(spacing, reference.ndim)
     box = bounding_box(reference, prediction)
     if box is None:
