@@ -129,8 +129,11 @@ def extract_lesion_candidates(
     softmax = _volume("heatmap", heatmap)
     if isinstance(threshold, str) and threshold not in DYNAMIC:
         raise ValueError(f"unknown threshold {threshold!r}; expected a number or one of {DYNAMIC}")
-    if min_voxels < 0 or num_lesions < 0 or not dynamic_threshold_factor > 0 or not stop_below > 0:
-        raise ValueError("min_voxels and num_lesions must be >= 0, dynamic_threshold_factor and stop_below > 0")
+    whole = all(isinstance(n, int | np.integer) and not isinstance(n, bool) for n in (min_voxels, num_lesions))
+    if not whole or min_voxels < 0 or num_lesions < 0 or not dynamic_threshold_factor > 0 or not stop_below > 0:
+        raise ValueError(
+            "min_voxels and num_lesions must be whole numbers >= 0, dynamic_threshold_factor and stop_below > 0"
+        )
     if not isinstance(threshold, str):
         if not np.isfinite(threshold):
             raise ValueError(f"threshold must be finite, got {threshold}")
@@ -173,7 +176,9 @@ class CaseLesions:
         return bool(self.is_lesion.any())
 
 
-def _overlaps(candidates: np.ndarray, n_candidates: int, lesions: np.ndarray, n_lesions: int, overlap: str):
+def _overlaps(
+    candidates: np.ndarray, n_candidates: int, lesions: np.ndarray, n_lesions: int, overlap: str
+) -> np.ndarray:
     """(n_lesions, n_candidates) IoU or Dice of every pair, with the reference's epsilon terms."""
     pair = lesions.ravel().astype(np.int64) * (n_candidates + 1) + candidates.ravel()
     counts = np.bincount(pair, minlength=(n_lesions + 1) * (n_candidates + 1)).reshape(n_lesions + 1, -1)
