@@ -40,7 +40,7 @@ from sklearn.metrics import precision_recall_curve
 
 from evaluation.metrics import checks
 from evaluation.metrics.classification import auroc
-from evaluation.metrics.lesions import connected_components
+from evaluation.metrics.lesions import connected_components, overlap_counts
 
 MIN_OVERLAP = 0.1
 OVERLAP_EPSILON = 1e-8
@@ -180,11 +180,10 @@ def _overlaps(
     candidates: np.ndarray, n_candidates: int, lesions: np.ndarray, n_lesions: int, overlap: str
 ) -> np.ndarray:
     """(n_lesions, n_candidates) IoU or Dice of every pair, with the reference's epsilon terms."""
-    pair = lesions.ravel().astype(np.int64) * (n_candidates + 1) + candidates.ravel()
-    counts = np.bincount(pair, minlength=(n_lesions + 1) * (n_candidates + 1)).reshape(n_lesions + 1, -1)
-    intersection = counts[1:, 1:]
-    sizes_lesion = counts[1:, :].sum(axis=1)[:, None]
-    sizes_candidate = counts[:, 1:].sum(axis=0)[None, :]
+    rows, columns, counts, sizes_lesion, sizes_candidate = overlap_counts(lesions, n_lesions, candidates, n_candidates)
+    intersection = np.zeros((n_lesions, n_candidates))
+    intersection[rows - 1, columns - 1] = counts
+    sizes_lesion, sizes_candidate = sizes_lesion[1:, None], sizes_candidate[None, 1:]
     if overlap == "dsc":
         return (intersection * 2.0 + OVERLAP_EPSILON) / (sizes_candidate + sizes_lesion + OVERLAP_EPSILON)
     return (intersection + OVERLAP_EPSILON) / (sizes_candidate + sizes_lesion - intersection + OVERLAP_EPSILON)

@@ -95,6 +95,19 @@ class LesionPairs:
         return LesionMatches(self.n_reference, self.n_prediction, np.array(matched, dtype=float))
 
 
+def overlap_counts(
+    ref_labels: np.ndarray, n_ref: int, pred_labels: np.ndarray, n_pred: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every overlapping pair of two component labellings of one shape: (reference ids, predicted
+    ids, intersections in voxels, then the (n_ref + 1,) and (n_pred + 1,) component sizes)."""
+    ref_sizes = np.bincount(ref_labels.ravel(), minlength=n_ref + 1)
+    pred_sizes = np.bincount(pred_labels.ravel(), minlength=n_pred + 1)
+    both = (ref_labels > 0) & (pred_labels > 0)
+    pair_code = ref_labels[both].astype(np.int64) * (n_pred + 1) + pred_labels[both]
+    pairs, intersections = np.unique(pair_code, return_counts=True)
+    return pairs // (n_pred + 1), pairs % (n_pred + 1), intersections, ref_sizes, pred_sizes
+
+
 def lesion_pairs(reference: np.ndarray, prediction: np.ndarray) -> LesionPairs:
     """Label both masks' components once (26-connected; 8 in 2D) and measure every overlapping pair."""
     if reference.shape != prediction.shape:
@@ -103,12 +116,7 @@ def lesion_pairs(reference: np.ndarray, prediction: np.ndarray) -> LesionPairs:
     pred_labels, n_pred = connected_components(prediction)
     if n_ref == 0 or n_pred == 0:
         return LesionPairs(n_ref, n_pred, np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
-    ref_sizes = np.bincount(ref_labels.ravel(), minlength=n_ref + 1)
-    pred_sizes = np.bincount(pred_labels.ravel(), minlength=n_pred + 1)
-    both = (ref_labels > 0) & (pred_labels > 0)
-    pair_code = ref_labels[both].astype(np.int64) * (n_pred + 1) + pred_labels[both]
-    pairs, intersections = np.unique(pair_code, return_counts=True)
-    ref_ids, pred_ids = pairs // (n_pred + 1), pairs % (n_pred + 1)
+    ref_ids, pred_ids, intersections, ref_sizes, pred_sizes = overlap_counts(ref_labels, n_ref, pred_labels, n_pred)
     iou = intersections / (ref_sizes[ref_ids] + pred_sizes[pred_ids] - intersections)
     return LesionPairs(n_ref, n_pred, ref_ids, pred_ids, iou)
 
