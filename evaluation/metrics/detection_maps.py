@@ -129,10 +129,12 @@ def extract_lesion_candidates(
     softmax = _volume("heatmap", heatmap)
     if isinstance(threshold, str) and threshold not in DYNAMIC:
         raise ValueError(f"unknown threshold {threshold!r}; expected a number or one of {DYNAMIC}")
-    whole = all(isinstance(n, int | np.integer) and not isinstance(n, bool) for n in (min_voxels, num_lesions))
+    counts = (min_voxels, num_lesions, 0 if round_decimals is None else round_decimals)
+    whole = all(isinstance(n, int | np.integer) and not isinstance(n, bool) for n in counts)
     if not whole or min_voxels < 0 or num_lesions < 0 or not dynamic_threshold_factor > 0 or not stop_below > 0:
         raise ValueError(
-            "min_voxels and num_lesions must be whole numbers >= 0, dynamic_threshold_factor and stop_below > 0"
+            "min_voxels and num_lesions must be whole numbers >= 0 (round_decimals a whole number or None),"
+            " dynamic_threshold_factor and stop_below > 0"
         )
     if not isinstance(threshold, str):
         if not np.isfinite(threshold):

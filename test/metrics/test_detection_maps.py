@@ -217,6 +217,8 @@ def test_bad_input_is_refused():
         dm.extract_lesion_candidates(np.zeros((0, 3, 3)))
     with pytest.raises(ValueError, match="whole numbers"):  # 1.5 lesions would extract 2
         dm.extract_lesion_candidates(heat, "dynamic", num_lesions=1.5)
+    with pytest.raises(ValueError, match="round_decimals"):  # np.round's TypeError otherwise
+        dm.extract_lesion_candidates(heat, round_decimals=0.5)
     with pytest.raises(ValueError, match="stop_below"):
         dm.extract_lesion_candidates(heat, "dynamic", stop_below=0)  # the reference would loop forever
     with pytest.raises(ValueError, match="whole numbers"):
