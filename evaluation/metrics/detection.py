@@ -218,7 +218,7 @@ def match_by_distance(
     a radius, e.g. the LUNA16 and MIDOG protocols). ``greedy``: predictions in descending score order
     each take the nearest unmatched reference point (ties: the lower index); ``reference``: reference
     points in their order each take the nearest unmatched prediction, scores unused (grand-challenge's
-    ``evalutils.scorers.score_detection``, github comic/evalutils, which MIDOG 2021 scores with; ties:
+    ``score_detection``, github comic/evalutils ``evalutils/scorers.py``, which MIDOG 2021 scores with; ties:
     the lower index, where evalutils' BallTree order is unspecified); ``hungarian``: the assignment
     with the most matches and, among those, the least total distance
     (``scipy.optimize.linear_sum_assignment``).
