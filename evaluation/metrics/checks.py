@@ -56,6 +56,17 @@ def binary(name: str, values: np.ndarray) -> np.ndarray:
     return array.astype(bool)
 
 
+def binary_pair(
+    reference: np.ndarray, prediction: np.ndarray, ndims: tuple[int, ...] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Two masks of one shape (with ``ndims``, of one of those dimensionalities) as boolean arrays."""
+    reference, prediction = np.asarray(reference), np.asarray(prediction)
+    same_shape(reference, prediction)
+    if ndims is not None and reference.ndim not in ndims:
+        raise ValueError(f"masks must be {' or '.join(f'{n}D' for n in ndims)}, got shape {reference.shape}")
+    return binary("reference", reference), binary("prediction", prediction)
+
+
 def probabilities(name: str, values: np.ndarray) -> np.ndarray:
     """Finite 1D values in [0, 1]; ``ValueError`` otherwise."""
     array = as_finite(name, values, ndim=1)

@@ -33,6 +33,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from evaluation.metrics import checks
+from evaluation.metrics.lesions import f1_score
 
 FROC_FP_RATES = (1, 2, 4, 8, 16, 32)
 MATCHING_METHODS = ("greedy", "hungarian")
@@ -217,7 +218,7 @@ def match_by_distance(
     a radius, e.g. the LUNA16 and MIDOG protocols). ``greedy``: predictions in descending score order
     each take the nearest unmatched reference point (ties: the lower index); ``reference``: reference
     points in their order each take the nearest unmatched prediction, scores unused (grand-challenge's
-    ``evalutils.scorers.score_detection``, github comic/evalutils, which MIDOG 2021 scores with; ties:
+    ``score_detection``, github comic/evalutils ``evalutils/scorers.py``, which MIDOG 2021 scores with; ties:
     the lower index, where evalutils' BallTree order is unspecified); ``hungarian``: the assignment
     with the most matches and, among those, the least total distance
     (``scipy.optimize.linear_sum_assignment``).
@@ -475,16 +476,20 @@ def decision_counts(
     if criterion not in CRITERIA:
         raise ValueError(f"unknown matching criterion {criterion!r}; expected one of {CRITERIA}")
     checks.nonempty("images", len(images))
+    if isinstance(classes, str):
+        raise ValueError(f"classes must be a list of names, got the string {classes!r}")
     if not np.isfinite(threshold) or (score_threshold is not None and not np.isfinite(score_threshold)):
         raise ValueError("threshold and score_threshold must be finite")
     counts = np.zeros((len(images), 3), dtype=np.int64)
     for row, image in enumerate(images):
         scores = checks.as_finite("scores", image.scores, ndim=1)
+        if len(image.boxes) != scores.size:
+            raise ValueError(f"{len(image.boxes)} predictions but {scores.size} scores in an image")
         keep = np.ones(scores.size, bool) if score_threshold is None else scores > score_threshold
         if classes is not None:
             names = np.full(scores.size, None) if image.names is None else np.asarray(image.names, dtype=object)
             if names.shape != scores.shape:
-                raise ValueError(f"{names.size} names but {scores.size} predictions in an image")
+                raise ValueError(f"names must be one per prediction ({scores.size}), got shape {names.shape}")
             unnamed = np.equal(names, None)
             keep &= np.where(unnamed, keep_unnamed, np.isin(np.where(unnamed, "", names).astype(str), list(classes)))
         kept = ImageDetections(image.reference, np.asarray(image.boxes)[keep], scores[keep])
@@ -497,25 +502,20 @@ def precision_recall_f1(
     tp: np.ndarray | int, fp: np.ndarray | int, fn: np.ndarray | int, epsilon: float = 0.0, empty: float = float("nan")
 ) -> tuple[float, float, float]:
     """Precision ``TP / (TP + FP + eps)``, recall ``TP / (TP + FN + eps)`` and F1
-    ``(2 TP + eps) / (2 TP + FP + FN + eps)`` of the counts summed over images (:func:`decision_counts`).
+    ``(2 TP + eps) / (2 TP + FP + FN + eps)`` (:func:`evaluation.metrics.lesions.f1_score`) of the
+    counts summed over images (:func:`decision_counts`).
 
     The epsilon terms are MIDOG 2021's (``eps = 1e-6``, github DeepMicroscopy/MIDOG_evaluation_docker
     ``evaluation.py``); ``epsilon=0`` gives the plain ratios. ``empty``: a ratio's value when its
     denominator is 0.
     """
-    epsilon = float(epsilon)
-    if not (np.isfinite(epsilon) and epsilon >= 0):
-        raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon}")
     counts = [checks.as_finite(name, np.atleast_1d(x), ndim=1) for name, x in (("tp", tp), ("fp", fp), ("fn", fn))]
     if any(np.any(x < 0) for x in counts):
         raise ValueError("detection counts must be non-negative")
     tp, fp, fn = (float(x.sum()) for x in counts)
+    f1 = float(f1_score(tp, fp, fn, empty, epsilon))  # refuses a negative or non-finite epsilon
 
     def ratio(numerator: float, denominator: float) -> float:
         return numerator / denominator if denominator > 0 else float(empty)
 
-    return (
-        ratio(tp, tp + fp + epsilon),
-        ratio(tp, tp + fn + epsilon),
-        ratio(2 * tp + epsilon, 2 * tp + fp + fn + epsilon),
-    )
+    return ratio(tp, tp + fp + epsilon), ratio(tp, tp + fn + epsilon), f1

@@ -23,8 +23,9 @@ algorithm of ``report_guided_annotation`` 0.3.4 (github DIAGNijmegen/Report-Guid
 before they submit. ``picai_eval`` itself takes the submitted map as the candidates; so does
 :func:`case_lesions` unless told to extract.
 
-Components are labelled with ``scipy.ndimage.label`` (full 3x3x3 structure), as the references do:
-its scan order decides the references' ties, so the same library keeps them.
+Components are labelled 26-connected by :func:`evaluation.metrics.lesions.connected_components`
+(cc3d), which numbers them in the scan order of ``scipy.ndimage.label`` with the full 3x3x3 structure
+that the references use: that order decides the references' ties.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from sklearn.metrics import precision_recall_curve
 
 from evaluation.metrics import checks
 from evaluation.metrics.classification import auroc
+from evaluation.metrics.lesions import connected_components, overlap_counts
 
 MIN_OVERLAP = 0.1
 OVERLAP_EPSILON = 1e-8
@@ -74,21 +76,25 @@ def _maxima(values: np.ndarray, labels: np.ndarray, count: int) -> np.ndarray:
     return maxima
 
 
-def _static(softmax: np.ndarray, threshold: float, min_voxels: int, decimals: int | None) -> np.ndarray:
-    """Candidates at one threshold: components of the voxels >= threshold with more than
-    ``min_voxels`` voxels, each set to its maximum (rounded to ``decimals`` when given)."""
-    clipped = softmax.copy()
-    clipped[softmax < threshold] = 0
-    labels, count = ndimage.label(clipped, structure=_STRUCTURE)
-    if count == 0:
-        return np.zeros_like(softmax)
+def _candidates(
+    softmax: np.ndarray, threshold: float, min_voxels: int, decimals: int | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The components of the non-zero voxels >= threshold and each one's confidence (index 0 the
+    background): its maximum (rounded to ``decimals`` when given), 0 with ``min_voxels`` voxels or fewer."""
+    labels, count = connected_components((softmax >= threshold) & (softmax > 0))
     sizes = np.bincount(labels.ravel(), minlength=count + 1)
-    confidence = _maxima(clipped, labels, count)  # float64 like the reference's, rounded there
+    confidence = _maxima(softmax, labels, count)  # float64 like the reference's, rounded there
     if decimals is not None:
         confidence = np.round(confidence, decimals)
     confidence[sizes <= min_voxels] = 0
     confidence[0] = 0
-    return confidence.astype(softmax.dtype)[labels]
+    return labels, confidence.astype(softmax.dtype)
+
+
+def _static(softmax: np.ndarray, threshold: float, min_voxels: int, decimals: int | None) -> np.ndarray:
+    """Candidates at one threshold: each component of :func:`_candidates` set to its confidence."""
+    labels, confidence = _candidates(softmax, threshold, min_voxels, decimals)
+    return confidence[labels]
 
 
 def _touches(region: np.ndarray, others: np.ndarray) -> bool:
@@ -123,8 +129,13 @@ def extract_lesion_candidates(
     softmax = _volume("heatmap", heatmap)
     if isinstance(threshold, str) and threshold not in DYNAMIC:
         raise ValueError(f"unknown threshold {threshold!r}; expected a number or one of {DYNAMIC}")
-    if min_voxels < 0 or num_lesions < 0 or not dynamic_threshold_factor > 0 or not stop_below > 0:
-        raise ValueError("min_voxels and num_lesions must be >= 0, dynamic_threshold_factor and stop_below > 0")
+    counts = (min_voxels, num_lesions, 0 if round_decimals is None else round_decimals)
+    whole = all(isinstance(n, int | np.integer) and not isinstance(n, bool) for n in counts)
+    if not whole or min_voxels < 0 or num_lesions < 0 or not dynamic_threshold_factor > 0 or not stop_below > 0:
+        raise ValueError(
+            "min_voxels and num_lesions must be whole numbers >= 0 (round_decimals a whole number or None),"
+            " dynamic_threshold_factor and stop_below > 0"
+        )
     if not isinstance(threshold, str):
         if not np.isfinite(threshold):
             raise ValueError(f"threshold must be finite, got {threshold}")
@@ -139,15 +150,15 @@ def extract_lesion_candidates(
         if max_prob < stop_below:
             break
         level = max_prob / dynamic_threshold_factor
-        candidates = _static(working, level, min_voxels, round_decimals)
-        best = np.max(candidates)
+        labels, confidence = _candidates(working, level, min_voxels, round_decimals)
+        best = int(np.argmax(confidence))  # the first component of the highest confidence
         if best == 0 and threshold == "dynamic-v2":
             working = working * ~(working > level)
             continue
-        first, _ = ndimage.label(candidates == best, structure=_STRUCTURE)
-        current = first == 1
+        # without a candidate, version 1 takes the first component of the voxels outside any
+        current = labels == best if best else connected_components(confidence[labels] == 0)[0] == 1
         if not (remove_adjacent and _touches(current, detection > 0)):
-            detection += candidates * current
+            detection[current] += confidence[best]
             found += 1
         working = working * ~current
     return detection
@@ -167,13 +178,14 @@ class CaseLesions:
         return bool(self.is_lesion.any())
 
 
-def _overlaps(candidates: np.ndarray, n_candidates: int, lesions: np.ndarray, n_lesions: int, overlap: str):
+def _overlaps(
+    candidates: np.ndarray, n_candidates: int, lesions: np.ndarray, n_lesions: int, overlap: str
+) -> np.ndarray:
     """(n_lesions, n_candidates) IoU or Dice of every pair, with the reference's epsilon terms."""
-    pair = lesions.ravel().astype(np.int64) * (n_candidates + 1) + candidates.ravel()
-    counts = np.bincount(pair, minlength=(n_lesions + 1) * (n_candidates + 1)).reshape(n_lesions + 1, -1)
-    intersection = counts[1:, 1:]
-    sizes_lesion = counts[1:, :].sum(axis=1)[:, None]
-    sizes_candidate = counts[:, 1:].sum(axis=0)[None, :]
+    rows, columns, counts, sizes_lesion, sizes_candidate = overlap_counts(lesions, n_lesions, candidates, n_candidates)
+    intersection = np.zeros((n_lesions, n_candidates))
+    intersection[rows - 1, columns - 1] = counts
+    sizes_lesion, sizes_candidate = sizes_lesion[1:, None], sizes_candidate[None, 1:]
     if overlap == "dsc":
         return (intersection * 2.0 + OVERLAP_EPSILON) / (sizes_candidate + sizes_lesion + OVERLAP_EPSILON)
     return (intersection + OVERLAP_EPSILON) / (sizes_candidate + sizes_lesion - intersection + OVERLAP_EPSILON)
@@ -215,19 +227,18 @@ def case_lesions(
     truth = np.asarray(reference)
     truth = truth[np.newaxis] if truth.ndim == 2 else truth
     checks.same_shape(truth, y_det)
-    if truth.dtype.kind not in "biu" and not np.all((truth >= 0) & (truth == np.floor(truth))):
+    if truth.dtype.kind not in "biuf" or not np.all((truth >= 0) & (truth == np.floor(truth))):
         raise ValueError("reference must hold non-negative whole numbers (0 = background)")
     if candidates != "given":
         y_det = extract_lesion_candidates(y_det, candidates, **extraction)
-    labels, n_candidates = ndimage.label(y_det, structure=_STRUCTURE)
+    elif extraction:
+        raise ValueError(f"extraction parameters {sorted(extraction)} need candidates to be extracted")
+    labels, n_candidates = connected_components(y_det > 0)
     if n_candidates < np.unique(y_det[y_det != 0]).size:
         raise ValueError("the detection map has more distinct values than lesion candidates (a heat map?)")
     confidence = _maxima(y_det, labels, n_candidates)[1:]
-    if case_score == "bayesian":
-        score = float(1 - np.prod(1 - confidence))
-    else:
-        score = float(np.max(y_det)) if y_det.size else 0.0
-    lesions, n_lesions = ndimage.label(truth != 0, structure=_STRUCTURE)
+    score = float(1 - np.prod(1 - confidence)) if case_score == "bayesian" else float(np.max(y_det))
+    lesions, n_lesions = connected_components(truth != 0)
     if n_lesions == 0:
         return CaseLesions(np.zeros(n_candidates, bool), confidence, score)
     matrix = _overlaps(labels, n_candidates, lesions, n_lesions, overlap)
@@ -248,7 +259,9 @@ def case_lesions(
 def _entries(cases: Sequence[CaseLesions]) -> tuple[np.ndarray, np.ndarray]:
     checks.nonempty("cases", len(cases))
     is_lesion = np.concatenate([case.is_lesion for case in cases]).astype(bool)
-    return is_lesion, np.concatenate([case.confidence for case in cases]).astype(float)
+    confidence = checks.as_finite("confidence", np.concatenate([case.confidence for case in cases]), ndim=1)
+    checks.same_length(is_lesion=is_lesion, confidence=confidence)
+    return is_lesion, confidence
 
 
 def lesion_average_precision(cases: Sequence[CaseLesions], no_lesion: float = 0.0) -> float:

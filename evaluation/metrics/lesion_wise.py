@@ -96,11 +96,8 @@ def lesion_wise_scores(
     -------
     LesionWiseScores (Dice in [0, 1], HD95 in mm, TP/FP/FN lesion counts).
     """
-    reference, prediction = np.asarray(reference), np.asarray(prediction)
-    checks.same_shape(reference, prediction)
-    if reference.ndim != 3:
-        raise ValueError(f"masks must be 3D, got shape {reference.shape}")
-    reference, prediction = checks.binary("reference", reference), checks.binary("prediction", prediction)
+    reference, prediction = checks.binary_pair(reference, prediction, (3,))
+    checks.nonempty("masks", reference.size)
     step = checks.spacing(spacing, 3)
     if isinstance(dilation, bool) or not isinstance(dilation, int | np.integer) or dilation < 0:
         raise ValueError(f"dilation must be a non-negative whole number of voxels, got {dilation!r}")
@@ -110,6 +107,8 @@ def lesion_wise_scores(
         raise ValueError(f"dilation_connectivity must be one of {CONNECTIVITIES}, got {dilation_connectivity!r}")
     if not np.isfinite(penalty):
         raise ValueError(f"penalty must be finite, got {penalty}")
+    if not 0 < percent <= 100:  # checked here too: a case without a kept lesion never reaches the HD95
+        raise ValueError(f"percent must be in (0, 100], got {percent}")
     structure = ndimage.generate_binary_structure(3, CONNECTIVITIES.index(dilation_connectivity) + 1)
     box = bounding_box(reference, prediction)
     if box is not None:  # the union's box grown by the dilation within the grid: nothing changes
@@ -122,12 +121,9 @@ def lesion_wise_scores(
     # Each component dilated within its box grown by the dilation (beyond the grid is background, as
     # SciPy's border_value=0): their union is the dilated reference, and the dilation of a merged
     # lesion is the union of its components' dilations.
-    grown, reach, sizes, anchors = reference.copy(), [], np.zeros(n_parts, dtype=np.int64), []
+    sizes = np.bincount(parts.ravel(), minlength=n_parts + 1)[1:]
+    grown, reach = reference.copy(), []
     for index, box in enumerate(part_boxes):
-        own = parts[box] == index + 1
-        sizes[index] = np.count_nonzero(own)
-        anchor = np.unravel_index(np.argmax(own), own.shape)  # one voxel of the component
-        anchors.append(tuple(s.start + i for s, i in zip(box, anchor, strict=True)))
         around = _grown(box, dilation, reference.shape)
         own = parts[around] == index + 1
         if dilation:
@@ -136,7 +132,9 @@ def lesion_wise_scores(
         hits = np.unique(pred_labels[around][own])
         reach.append(hits[hits > 0])
     grown_labels, n_lesions = connected_components(grown, connectivity)
-    part_lesion = np.array([grown_labels[voxel] for voxel in anchors], dtype=np.int64)  # merged by the dilation
+    part_lesion = np.zeros(n_parts + 1, dtype=np.int64)  # each component lies in one dilated lesion
+    part_lesion[parts[reference]] = grown_labels[reference]
+    part_lesion = part_lesion[1:]
     pred_boxes = ndimage.find_objects(pred_labels, max_label=n_pred)
 
     matched_any = np.zeros(n_pred + 1, dtype=bool)

@@ -95,6 +95,19 @@ class LesionPairs:
         return LesionMatches(self.n_reference, self.n_prediction, np.array(matched, dtype=float))
 
 
+def overlap_counts(
+    ref_labels: np.ndarray, n_ref: int, pred_labels: np.ndarray, n_pred: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every overlapping pair of two component labellings of one shape: (reference ids, predicted
+    ids, intersections in voxels, then the (n_ref + 1,) and (n_pred + 1,) component sizes)."""
+    ref_sizes = np.bincount(ref_labels.ravel(), minlength=n_ref + 1)
+    pred_sizes = np.bincount(pred_labels.ravel(), minlength=n_pred + 1)
+    both = (ref_labels > 0) & (pred_labels > 0)
+    pair_code = ref_labels[both].astype(np.int64) * (n_pred + 1) + pred_labels[both]
+    pairs, intersections = np.unique(pair_code, return_counts=True)
+    return pairs // (n_pred + 1), pairs % (n_pred + 1), intersections, ref_sizes, pred_sizes
+
+
 def lesion_pairs(reference: np.ndarray, prediction: np.ndarray) -> LesionPairs:
     """Label both masks' components once (26-connected; 8 in 2D) and measure every overlapping pair."""
     if reference.shape != prediction.shape:
@@ -103,12 +116,7 @@ def lesion_pairs(reference: np.ndarray, prediction: np.ndarray) -> LesionPairs:
     pred_labels, n_pred = connected_components(prediction)
     if n_ref == 0 or n_pred == 0:
         return LesionPairs(n_ref, n_pred, np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
-    ref_sizes = np.bincount(ref_labels.ravel(), minlength=n_ref + 1)
-    pred_sizes = np.bincount(pred_labels.ravel(), minlength=n_pred + 1)
-    both = (ref_labels > 0) & (pred_labels > 0)
-    pair_code = ref_labels[both].astype(np.int64) * (n_pred + 1) + pred_labels[both]
-    pairs, intersections = np.unique(pair_code, return_counts=True)
-    ref_ids, pred_ids = pairs // (n_pred + 1), pairs % (n_pred + 1)
+    ref_ids, pred_ids, intersections, ref_sizes, pred_sizes = overlap_counts(ref_labels, n_ref, pred_labels, n_pred)
     iou = intersections / (ref_sizes[ref_ids] + pred_sizes[pred_ids] - intersections)
     return LesionPairs(n_ref, n_pred, ref_ids, pred_ids, iou)
 
@@ -150,24 +158,23 @@ def match_lesions(
 
 
 def f1_score(
-    tp: np.ndarray | int, fp: np.ndarray | int, fn: np.ndarray | int, empty: float = 1.0
+    tp: np.ndarray | int, fp: np.ndarray | int, fn: np.ndarray | int, empty: float = 1.0, epsilon: float = 0.0
 ) -> np.ndarray | float:
-    """Lesion F1 = 2TP / (2TP + FP + FN); ``empty`` when there is no lesion at all (0/0)."""
+    """Lesion F1 = 2TP / (2TP + FP + FN); ``empty`` when there is no lesion at all (0/0).
+
+    ``epsilon``: a challenge's smoothing term, ``(2TP + eps) / (2TP + FP + FN + eps)`` (MIDOG 2021's
+    1e-6, github DeepMicroscopy/MIDOG_evaluation_docker ``evaluation.py``); 0 gives the plain ratio.
+    """
+    epsilon = float(epsilon)
+    if not (np.isfinite(epsilon) and epsilon >= 0):
+        raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon}")
     tp, fp, fn = (checks.as_finite(name, x) for name, x in (("tp", tp), ("fp", fp), ("fn", fn)))
     if np.any(tp < 0) or np.any(fp < 0) or np.any(fn < 0):
         raise ValueError("lesion counts must be non-negative")
-    denominator = 2 * tp + fp + fn
+    denominator = 2 * tp + fp + fn + epsilon
     with np.errstate(invalid="ignore", divide="ignore"):
-        value = np.where(denominator > 0, 2 * tp / denominator, empty)
+        value = np.where(denominator > 0, (2 * tp + epsilon) / denominator, empty)
     return float(value) if value.ndim == 0 else value
-
-
-def _masks(reference: np.ndarray, prediction: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    reference, prediction = np.asarray(reference), np.asarray(prediction)
-    checks.same_shape(reference, prediction)
-    if reference.ndim not in (2, 3):
-        raise ValueError(f"masks must be 2D or 3D, got shape {reference.shape}")
-    return checks.binary("reference", reference), checks.binary("prediction", prediction)
 
 
 def lesion_f1(
@@ -194,7 +201,7 @@ def lesion_f1(
     -------
     float in [0, 1].
     """
-    reference, prediction = _masks(reference, prediction)
+    reference, prediction = checks.binary_pair(reference, prediction, (2, 3))
     counts = match_lesions(reference, prediction, threshold, matching)
     return f1_score(counts.tp, counts.fp, counts.fn, empty)
 
@@ -235,7 +242,7 @@ def panoptic_quality(
     -------
     PanopticQuality (floats pq, sq, rq in [0, 1] and integer counts).
     """
-    reference, prediction = _masks(reference, prediction)
+    reference, prediction = checks.binary_pair(reference, prediction, (2, 3))
     return panoptic_from_matches(lesion_matches(reference, prediction, threshold), empty)
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from evaluation.metrics import checks
-from evaluation.metrics.regions import Region, region_mask
+from evaluation.metrics.regions import Region, region_pairs
 
 
 def dice(reference: np.ndarray, prediction: np.ndarray, empty: float = 1.0, empty_reference: float = 0.0) -> float:
@@ -75,17 +75,6 @@ def aggregated_dice(
         return np.where(denominator > 0, numerator / denominator, empty)
 
 
-def _label_masks(
-    reference: np.ndarray, prediction: np.ndarray, labels: Sequence[Region]
-) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    reference, prediction = np.asarray(reference), np.asarray(prediction)
-    checks.same_shape(reference, prediction)
-    if len(labels) == 0:
-        raise ValueError("labels is empty")
-    for label in labels:
-        yield region_mask(reference, label), region_mask(prediction, label)
-
-
 def dice_per_label(
     reference: np.ndarray, prediction: np.ndarray, labels: Sequence[Region], empty: float = 1.0
 ) -> np.ndarray:
@@ -103,7 +92,7 @@ def dice_per_label(
     -------
     (len(labels),) float array, in the order of ``labels``.
     """
-    return np.array([dice(r, p, empty) for r, p in _label_masks(reference, prediction, labels)])
+    return np.array([dice(r, p, empty) for r, p in region_pairs(reference, prediction, labels)])
 
 
 def iou(reference: np.ndarray, prediction: np.ndarray, empty: float = 1.0) -> float:
@@ -134,7 +123,7 @@ def iou_per_label(
     reference: np.ndarray, prediction: np.ndarray, labels: Sequence[Region], empty: float = 1.0
 ) -> np.ndarray:
     """IoU (:func:`iou`) of each label or region of two integer label maps; (len(labels),) float array."""
-    return np.array([iou(r, p, empty) for r, p in _label_masks(reference, prediction, labels)])
+    return np.array([iou(r, p, empty) for r, p in region_pairs(reference, prediction, labels)])
 
 
 def volume_difference(
@@ -189,7 +178,7 @@ def voxel_sensitivity(
     an empty reference gives 1.0 when the prediction is empty too (``both_empty``) and 0.0 otherwise
     (``one_empty``; its ``TP / (TP + FN + tiny)`` is 0 there).
     """
-    reference, prediction = _binary_pair(reference, prediction)
+    reference, prediction = checks.binary_pair(reference, prediction)
     positives = int(np.count_nonzero(reference))
     if positives == 0:
         return float(both_empty if not prediction.any() else one_empty)
@@ -202,14 +191,8 @@ def voxel_specificity(reference: np.ndarray, prediction: np.ndarray, empty: floa
     BraTS 2023 (as :func:`voxel_sensitivity`); ``empty``: the value when the reference covers every
     voxel (0/0; BraTS's ``TN / (TN + FP + tiny)`` gives 0.0).
     """
-    reference, prediction = _binary_pair(reference, prediction)
+    reference, prediction = checks.binary_pair(reference, prediction)
     negatives = reference.size - int(np.count_nonzero(reference))
     if negatives == 0:
         return float(empty)
     return int(np.count_nonzero(~(reference | prediction))) / negatives
-
-
-def _binary_pair(reference: np.ndarray, prediction: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    reference, prediction = np.asarray(reference), np.asarray(prediction)
-    checks.same_shape(reference, prediction)
-    return checks.binary("reference", reference), checks.binary("prediction", prediction)

@@ -12,7 +12,7 @@ which takes regions as well as single labels.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from numbers import Real
 
 import numpy as np
@@ -44,13 +44,16 @@ def region_mask(label_map: np.ndarray, region: Region) -> np.ndarray:
     return np.isin(label_map, values)
 
 
-def _region_pairs(
+def region_pairs(
     reference: np.ndarray, prediction: np.ndarray, regions: Sequence[Region]
-) -> list[tuple[np.ndarray, np.ndarray]]:
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The (reference, prediction) masks of each region of two label maps of one shape, one region
+    at a time (checked when the first is asked for)."""
     checks.same_shape(reference, prediction)
     if len(regions) == 0:
         raise ValueError("regions is empty")
-    return [(region_mask(reference, region), region_mask(prediction, region)) for region in regions]
+    for region in regions:
+        yield region_mask(reference, region), region_mask(prediction, region)
 
 
 def nsd_per_region(
@@ -70,7 +73,7 @@ def nsd_per_region(
     """
     if len(tolerances) != len(regions):
         raise ValueError(f"{len(tolerances)} tolerances for {len(regions)} regions")
-    pairs = _region_pairs(reference, prediction, regions)
+    pairs = region_pairs(reference, prediction, regions)
     return np.array(
         [normalised_surface_dice(r, p, spacing, t, both_empty) for (r, p), t in zip(pairs, tolerances, strict=True)]
     )
@@ -87,5 +90,5 @@ def hausdorff_per_region(
 ) -> np.ndarray:
     """(Robust) Hausdorff distance (:func:`~evaluation.metrics.surface.hausdorff_distance`, HD95 by
     default) of each region of two (z, y, x) label maps; a (len(regions),) float array in mm."""
-    pairs = _region_pairs(reference, prediction, regions)
+    pairs = region_pairs(reference, prediction, regions)
     return np.array([hausdorff_distance(r, p, spacing, percent, both_empty, one_empty) for r, p in pairs])

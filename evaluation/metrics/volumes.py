@@ -66,12 +66,9 @@ def _mask_pair(
     reference: np.ndarray, prediction: np.ndarray, spacing: Sequence[float]
 ) -> tuple[np.ndarray, np.ndarray]:
     """Validated boolean masks cropped to the bounding box of their union (no component changes)."""
-    reference, prediction = np.asarray(reference), np.asarray(prediction)
-    checks.same_shape(reference, prediction)
-    if reference.ndim not in (2, 3):
-        raise ValueError(f"masks must be 2D or 3D, got shape {reference.shape}")
+    reference, prediction = checks.binary_pair(reference, prediction, (2, 3))
+    checks.nonempty("masks", reference.size)
     checks.spacing(spacing, reference.ndim)
-    reference, prediction = checks.binary("reference", reference), checks.binary("prediction", prediction)
     box = bounding_box(reference, prediction)
     if box is None:
         return reference[:0], prediction[:0]

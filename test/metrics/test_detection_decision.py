@@ -135,3 +135,7 @@ def test_bad_parameters_are_refused():
         decision_counts([ImageDetections(image.reference, image.boxes, image.scores, ["x"])], classes=MITOSIS)
     with pytest.raises(ValueError, match="empty"):
         decision_counts([])
+    with pytest.raises(ValueError, match="list of names"):  # not its characters
+        decision_counts([image], classes=MITOSIS[0])
+    with pytest.raises(ValueError, match="3 predictions but 2 scores"):  # before the score filter indexes
+        decision_counts([ImageDetections(image.reference, np.zeros((3, 3)), np.array([0.5, 0.6]))], score_threshold=0.1)

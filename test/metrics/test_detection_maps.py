@@ -215,9 +215,21 @@ def test_bad_input_is_refused():
         dm.extract_lesion_candidates(np.full(SHAPE, np.nan))
     with pytest.raises(ValueError, match="non-empty"):
         dm.extract_lesion_candidates(np.zeros((0, 3, 3)))
+    with pytest.raises(ValueError, match="whole numbers"):  # 1.5 lesions would extract 2
+        dm.extract_lesion_candidates(heat, "dynamic", num_lesions=1.5)
+    with pytest.raises(ValueError, match="round_decimals"):  # np.round's TypeError otherwise
+        dm.extract_lesion_candidates(heat, round_decimals=0.5)
     with pytest.raises(ValueError, match="stop_below"):
         dm.extract_lesion_candidates(heat, "dynamic", stop_below=0)  # the reference would loop forever
     with pytest.raises(ValueError, match="whole numbers"):
         dm.case_lesions(np.zeros(SHAPE), np.full(SHAPE, 0.5))
     with pytest.raises(ValueError, match="unknown case_score"):
         dm.case_lesions(np.zeros(SHAPE), np.zeros(SHAPE), case_score="mean")
+    with pytest.raises(ValueError, match="whole numbers"):  # not lesions of label -1
+        dm.case_lesions(np.zeros(SHAPE), -np.ones(SHAPE, np.int32))
+    with pytest.raises(ValueError, match="whole numbers"):
+        dm.case_lesions(np.zeros(SHAPE), np.zeros(SHAPE, complex))
+    with pytest.raises(ValueError, match="extraction parameters"):  # not silently unused
+        dm.case_lesions(np.zeros(SHAPE), np.zeros(SHAPE), min_voxels=3)
+    with pytest.raises(ValueError, match="NaN"):
+        dm.lesion_sensitivity_at_fp([dm.CaseLesions(np.array([True]), np.array([np.nan]), 0.0)], 1.0)

@@ -106,6 +106,8 @@ def test_minimum_volume_units_and_empty_values():
         ({"dilation_connectivity": 4}, "dilation_connectivity"),
         ({"penalty": float("inf")}, "penalty"),
         ({"volume_unit": "cc"}, "unit"),
+        ({"percent": 150.0}, "percent"),
+        ({"percent": float("nan")}, "percent"),
     ],
 )
 def test_bad_parameters_raise_one_line(kwargs, message):
@@ -123,6 +125,8 @@ def test_bad_masks_raise():
         lesion_wise_scores(np.full((3, 3, 3), 2), np.zeros((3, 3, 3)), (1, 1, 1))
     with pytest.raises(ValueError, match="spacing"):
         lesion_wise_scores(np.zeros((3, 3, 3)), np.zeros((3, 3, 3)), (1, 0, 1))
+    with pytest.raises(ValueError, match="masks is empty"):
+        lesion_wise_scores(np.zeros((0, 3, 3)), np.zeros((0, 3, 3)), (1, 1, 1))
 
 
 def test_voxel_sensitivity_and_specificity_edges():

@@ -119,3 +119,5 @@ def test_bad_input_raises_one_line():
         false_negative_volume(mask, mask[0], (1, 1, 1))
     with pytest.raises(ValueError, match="only 0 and 1"):
         false_positive_volume(mask.astype(int) + 2, mask, (1, 1, 1))
+    with pytest.raises(ValueError, match="masks is empty"):
+        false_negative_volume(mask[:0], mask[:0], (1, 1, 1))
