@@ -9,7 +9,8 @@ Every function works on the LAST axis so that thousands of resamples are ranked 
 from __future__ import annotations
 
 import warnings
-from typing import Literal
+from dataclasses import fields
+from typing import Any, Literal
 
 import numpy as np
 
@@ -155,3 +156,21 @@ def kendall_tau_b(rankings: np.ndarray, reference: np.ndarray) -> np.ndarray:
     untied_b = np.count_nonzero(b)
     with np.errstate(invalid="ignore", divide="ignore"):
         return (a * b).sum(axis=-1) / np.sqrt(untied_a * float(untied_b))
+
+
+class Record:
+    """A typed result (a dataclass) whose fields are its ranking.json keys, in order; a field with
+    ``metadata={"internal": True}`` is kept for the report and left out of the JSON."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {f.name: _json(getattr(self, f.name)) for f in fields(self) if not f.metadata.get("internal")}  # type: ignore[arg-type]
+
+
+def _json(value: Any) -> Any:
+    if isinstance(value, Record):
+        return value.to_json()
+    if isinstance(value, dict):
+        return {key: _json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json(item) for item in value]
+    return value
