@@ -4,9 +4,11 @@ floor of starting Python with numpy measured in the same run (best of ``--repeat
 same run with every robustness analysis (``--analyses all``: leave one case out, the five schemes,
 the manipulation check, the significance map), which the default leaves out.
 
-Sizes: ``smoke`` (default; 5 algorithms x 30 cases, aggregate-then-rank: seconds, for CI) and
-``--full`` (test-then-rank, 20 algorithms x 500 cases, issue 20's figure). Goal: the default run
-under 1 s at full size. Reference: challengeR has no equivalent start-up figure here (R is not run).
+Both wall and CPU time (user + system of the child process) are printed: on a shared machine the
+wall time includes waiting for a core. Sizes: ``smoke`` (default; 5 algorithms x 30 cases,
+aggregate-then-rank: seconds, for CI) and ``--full`` (test-then-rank, 20 algorithms x 500 cases,
+issue 20's figure). Goal: the default run under 1 s at full size. Reference: challengeR has no
+equivalent start-up figure here (R is not run).
 
 Usage: .venv/bin/python benchmarks/ranking_startup.py [--full] [--repeat 5]
 """
@@ -14,6 +16,8 @@ Usage: .venv/bin/python benchmarks/ranking_startup.py [--full] [--repeat 5]
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -27,13 +31,18 @@ GOAL_SECONDS = 1.0
 SIZES = {"smoke": (5, 30, "aggregate-then-rank"), "full": (20, 500, "test-then-rank")}
 
 
-def best_of(command: list[str], repeat: int) -> float:
-    best = float("inf")
+def best_of(command: list[str], repeat: int) -> tuple[float, float]:
+    """The best wall time and the best CPU time (user + system of the child) over ``repeat`` runs: on a
+    shared machine the wall time includes the wait for a core, the CPU time is the work itself."""
+    wall = cpu = float("inf")
     for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         subprocess.run(command, cwd=REPO, check=True, capture_output=True)
-        best = min(best, time.perf_counter() - start)
-    return best
+        wall = min(wall, time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = min(cpu, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return wall, cpu
 
 
 def main() -> None:
@@ -58,13 +67,22 @@ def main() -> None:
         floor = best_of([sys.executable, "-c", "import numpy"], args.repeat)
         default = best_of(tool, args.repeat)
         everything = best_of([*tool, "--analyses", "all"], max(1, args.repeat // 2))
-    print(f"size {size}: {scheme}, {n_algorithms} algorithms x {n_cases} cases, best of {args.repeat}")
-    print(f"reference, python + numpy: {floor:.2f} s")
-    print(f"ranking --bootstrap 0 (default): {default:.2f} s ({default / floor:.1f}x the reference)")
-    print(f"ranking --bootstrap 0 --analyses all: {everything:.2f} s ({everything / default:.1f}x the default)")
+    print(f"size {size}: {scheme}, {n_algorithms} algorithms x {n_cases} cases, best of {args.repeat}, "
+          f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")  # fmt: skip
+    print(f"reference, python + numpy: {floor[0]:.2f} s wall, {floor[1]:.2f} s CPU")
+    print(f"ranking --bootstrap 0 (default): {default[0]:.2f} s wall, {default[1]:.2f} s CPU "
+          f"({default[1] / floor[1]:.1f}x the reference's CPU)")  # fmt: skip
+    print(f"ranking --bootstrap 0 --analyses all: {everything[0]:.2f} s wall, {everything[1]:.2f} s CPU "
+          f"({everything[1] / default[1]:.1f}x the default)")  # fmt: skip
     print("challengeR reference: not run (no start-up comparison with R)")
-    verdict = "met" if default < GOAL_SECONDS else "NOT met"
-    print(f"goal: default under {GOAL_SECONDS:.0f} s at full size: {verdict if size == 'full' else 'see --full'}")
+    if size == "full":
+        verdict = {True: "met", False: "NOT met"}
+        print(
+            f"goal: default under {GOAL_SECONDS:.0f} s: CPU {verdict[default[1] < GOAL_SECONDS]}, "
+            f"wall {verdict[default[0] < GOAL_SECONDS]} (wall includes waiting for a core when the machine is busy)"
+        )
+    else:
+        print(f"goal: default under {GOAL_SECONDS:.0f} s at full size (--full)")
 
 
 if __name__ == "__main__":

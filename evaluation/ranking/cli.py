@@ -22,7 +22,6 @@ from evaluation.platform.metrics_json import write_metrics
 from evaluation.ranking.analysis import ANALYSES, Design, analyse, default_analyses
 from evaluation.ranking.bootstrap import MAX_RESAMPLES
 from evaluation.ranking.data import collect, read_json, read_long_csv, submission_documents
-from evaluation.ranking.leaderboards import leaderboard
 from evaluation.ranking.primitives import TIES
 from evaluation.ranking.schemes import SCHEMES, Scheme
 
@@ -207,6 +206,8 @@ def run(argv: Sequence[str] | None = None) -> None:
             frame.to_csv(args.output, index=False)
             print(f"Wrote {len(frame)} rows to {args.output}.")
             return
+        from evaluation.ranking.leaderboards import leaderboard  # only here: ranking a table does not need it
+
         board = leaderboard(args.leaderboard, submission_documents(args.metrics_dir), args.path, _phase(args.phase))
         write_metrics(args.output / "leaderboard.json", board)
         for submission, reason in board["excluded"].items():

@@ -272,3 +272,22 @@ def test_organizer_faults_name_the_file_in_one_line(tmp_path: Path) -> None:
         last = result.stderr.strip().splitlines()[-1]
         assert result.returncode == 2 and fragment in last, last
         assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_library_gives_the_cli_document(tmp_path: Path) -> None:
+    """The command only parses and prints: the library's typed result serialises to the same ranking.json."""
+    from evaluation.platform.metrics_json import dumps
+    from evaluation.ranking.analysis import Design, analyse, bootstrap, rank
+    from evaluation.ranking.data import read_long_csv
+    from evaluation.ranking.schemes import Scheme
+
+    data = golden_csv(tmp_path / "data.csv")
+    assert main(["--data", str(data), "--output", str(tmp_path), "--na", "0", "--bootstrap", "50"]) == 0
+    tasks = read_long_csv(data)
+    design = Design(Scheme(na=0.0), analyses=("leave-one-out", "annotators"), n_resamples=50, source=str(data))
+    result = analyse(tasks, design)
+    assert dumps(result.to_json()) == (tmp_path / "ranking.json").read_text()
+    ranking = rank(tasks["task"], Scheme(na=0.0))
+    assert ranking.order == ["B", "A", "C", "D"] and ranking.ranks == {"A": 2, "B": 1, "C": 3, "D": 4}
+    resampled = bootstrap(ranking, 50, seed=0)
+    assert resampled.to_json()["winner_frequency"] == result.to_json()["tasks"]["task"]["bootstrap"]["winner_frequency"]
