@@ -213,8 +213,8 @@ class Design:
                 f"--analyses: unknown analysis {', '.join(unknown)}; choose from {', '.join(ANALYSES)}, all or none."
             )
         weights = self.consensus_weights or {}
-        if any(not np.isfinite(w) or w < 0 for w in weights.values()):
-            raise ConfigurationError("--consensus-weights must be finite, non-negative numbers.")
+        if any(not np.isfinite(w) or w < 0 for w in weights.values()) or (weights and not any(weights.values())):
+            raise ConfigurationError("--consensus-weights must be finite, non-negative numbers, not all zero.")
 
     @property
     def resampling(self) -> bool:

@@ -10,6 +10,7 @@ traceback; an earlier run's result in the output folder is removed first.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import traceback
@@ -116,9 +117,12 @@ def _na(text: str | None) -> str | float | None:
     if text is None or text in ("drop", "worst"):
         return text
     try:
-        return float(text)
+        number = float(text)
     except ValueError:
-        raise ConfigurationError(f"--na must be drop, worst or a number, not {text!r}.") from None
+        number = math.nan
+    if not math.isfinite(number):
+        raise ConfigurationError(f"--na must be drop, worst or a finite number, not {text!r}.")
+    return number
 
 
 def _aggregate(text: str) -> str | float:
