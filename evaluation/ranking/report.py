@@ -32,6 +32,7 @@ from evaluation.ranking.bootstrap import BootstrapResult
 from evaluation.ranking.data import Task
 from evaluation.ranking.primitives import rank_na
 from evaluation.ranking.robustness import SchemeSensitivity, SignificanceMap
+from evaluation.ranking.schemes import Scheme
 
 WIDTH = 10.0  # inches at 100 dpi: 1000 px, the page's text width
 RC = {
@@ -366,57 +367,54 @@ def task_dendrogram(tau: Mapping[str, Mapping[str, float | None]]) -> plt.Figure
     return figure
 
 
-def _na_text(design: Mapping[str, Any]) -> str:
-    na = design["na"]
-    if design["kind"] == "rank-then-aggregate" and na is None:
+def _na_text(scheme: Scheme) -> str:
+    if scheme.kind == "rank-then-aggregate" and scheme.na is None:
         return "missing results get the worst rank of their case (challengeR rankNA2)"
     return {
         None: "none allowed (missing values are refused)",
         "drop": "ignored (dropped)",
         "worst": "replaced by the task's worst observed value",
-    }.get(na, f"replaced by {na}")
+    }.get(scheme.na, f"replaced by {scheme.na}")  # type: ignore[arg-type]
 
 
 def design_rows(result: Result) -> list[tuple[str, str]]:
-    design = result.design.to_json(list(result.tasks))
-    boot = design["bootstrap"]
+    """The "assessment method" rows of seed 004's Table 1, as run."""
+    design, scheme = result.design, result.design.scheme
     uncertainty = (
-        f"bootstrap, {boot['n_resamples'] or 'injected'} resamples, seed {boot['seed']}, copies of a case: "
-        f"{boot['copies_of_a_case']}"
-        if result.design.resampling
+        f"bootstrap, {design.n_resamples or 'injected'} resamples, seed {design.seed}, copies of a case: "
+        + ("ranked jointly / tested once (challengeR)" if design.compat else "separate cases")
+        if design.resampling
         else "not assessed (no --bootstrap)"
     )
     test = (
         "one-sided paired Wilcoxon signed-rank (normal approximation, continuity correction), "
-        f"alpha {design['alpha']}, adjustment {design['p_adjust']}"
-        if design["kind"] == "test-then-rank"
+        f"alpha {scheme.alpha}, adjustment {scheme.p_adjust}"
+        if scheme.kind == "test-then-rank"
         else "significance map only: one-sided paired Wilcoxon, Holm"
     )
-    weights = result.design.consensus_weights
+    direction = "smaller is better" if scheme.smaller_better else "larger is better"
+    if design.smaller_better_tasks:
+        direction = f"smaller is better for {', '.join(sorted(design.smaller_better_tasks))}, else {direction}"
+    weights = design.consensus_weights
+    method = {
+        "aggregate-then-rank": f"aggregate ({scheme.aggregate}) then rank",
+        "rank-then-aggregate": f"rank per case then aggregate ({scheme.aggregate})",
+        "test-then-rank": "test then rank (share of significant wins)",
+    }[scheme.kind]
+    consensus_text = (design.consensus or "none requested") + (
+        f", weights {', '.join(f'{t} {w:g}' for t, w in weights.items())}" if weights else ""
+    )
     return [
-        ("Metric(s) (tasks)", ", ".join(design["tasks"])),
-        ("Direction", "smaller is better" if design["smaller_better"] else "larger is better")
-        if not design["smaller_better_tasks"]
-        else ("Direction", f"smaller is better for {', '.join(design['smaller_better_tasks'])}, else larger"),
-        (
-            "Rank computation method",
-            {
-                "aggregate-then-rank": f"aggregate ({design['aggregate']}) then rank",
-                "rank-then-aggregate": f"rank per case then aggregate ({design['aggregate']})",
-                "test-then-rank": "test then rank (share of significant wins)",
-            }[design["kind"]],
-        ),
-        ("Ties", design["ties"]),
-        ("Missing data handling", _na_text(design)),
+        ("Metric(s) (tasks)", ", ".join(result.tasks)),
+        ("Direction", direction),
+        ("Rank computation method", method),
+        ("Ties", scheme.ties),
+        ("Missing data handling", _na_text(scheme)),
         ("Uncertainty handling", uncertainty),
         ("Statistical test(s)", test),
-        (
-            "Consensus over tasks",
-            (design["consensus"] or "none requested")
-            + (f", weights {', '.join(f'{t} {w:g}' for t, w in weights.items())}" if weights else ""),
-        ),
-        ("Seed", str(design["seed"])),
-        ("Reference implementation", design["reference"]),
+        ("Consensus over tasks", consensus_text),
+        ("Seed", str(design.seed)),
+        ("Reference implementation", REFERENCE),
     ]
 
 

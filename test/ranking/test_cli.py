@@ -252,8 +252,13 @@ def test_organizer_faults_name_the_file_in_one_line(tmp_path: Path) -> None:
     result = run("--data", tmp_path / "absent.csv", "--output", out, "--bootstrap", 10**13)
     assert result.returncode == 2 and "--bootstrap must be a number of resamples from 0 to 100,000" in result.stderr
     assert not (out / "ranking.json").exists()
-    for args, fragment in [(["--seed", "-1"], "--seed must be"), (["--alpha", "2"], "--alpha must lie")]:
-        result = run("--data", data, "--output", out, "--na", "0", *args)
+    for args, fragment in [
+        (["--seed", "-1"], "--seed must be"),
+        (["--alpha", "2"], "--alpha must lie"),
+        (["--na", "nan"], "--na must be drop, worst or a finite number"),
+        (["--consensus", "euclidean", "--consensus-weights", "task=0"], "not all zero"),
+    ]:
+        result = run("--data", data, "--output", out, *(["--na", "0"] if "--na" not in args else []), *args)
         assert result.returncode == 2 and fragment in result.stderr.strip().splitlines()[-1]
     nested, huge = tmp_path / "nested", tmp_path / "huge"
     for folder in (nested, huge):
