@@ -51,9 +51,9 @@ def parser() -> argparse.ArgumentParser:
         metavar="PHASE.json",
         help="--leaderboard: the phase settings (python -m evaluation.phase's output) instead of asking that command",
     )
-    p.add_argument("--scheme", choices=SCHEMES, default="aggregate-then-rank")
+    p.add_argument("--scheme", choices=SCHEMES, default="aggregate-then-rank", help="default aggregate-then-rank")
     p.add_argument("--aggregate", default="mean", help="mean, median or a quantile in (0, 1) (default mean)")
-    p.add_argument("--ties", choices=TIES, default="min")
+    p.add_argument("--ties", choices=TIES, default="min", help="ties method of every ranking (default min)")
     p.add_argument("--na", help="drop | worst | NUMBER (default: missing values are an error)")
     p.add_argument("--smaller-better", action="store_true", help="smaller values are better (distances)")
     p.add_argument(
@@ -63,12 +63,21 @@ def parser() -> argparse.ArgumentParser:
         metavar="TASK",
         help="this task's smaller values are better (repeatable; e.g. hd95 beside dice)",
     )
-    p.add_argument("--alpha", type=float, default=0.05)
-    p.add_argument("--p-adjust", choices=("none", "holm"), default="none")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level of the Wilcoxon tests (default 0.05)")
     p.add_argument(
-        "--bootstrap", type=int, default=0, metavar="N", help=f"number of bootstrap resamples, 0 to {MAX_RESAMPLES:,}"
+        "--p-adjust",
+        choices=("none", "holm"),
+        default="none",
+        help="test-then-rank's p-value adjustment (default none)",
     )
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--bootstrap",
+        type=int,
+        default=0,
+        metavar="N",
+        help=f"number of bootstrap resamples, 0 to {MAX_RESAMPLES:,} (default 0: no bootstrap)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the resamples and random ties (default 0)")
     p.add_argument("--compat", choices=("challengeR",), help="reproduce challengeR's bootstrap handling of copies")
     p.add_argument("--bootstrap-indices", type=Path, help="CSV of 0-based resample indices (one row per resample)")
     p.add_argument(
@@ -77,7 +86,12 @@ def parser() -> argparse.ArgumentParser:
         metavar="ADDRESS",
         help="spread the bootstrap resamples over this Dask scheduler (default: $EVALUATION_SCHEDULER, else local)",
     )
-    p.add_argument("--consensus", choices=("euclidean",), help="consensus ranking over tasks")
+    p.add_argument(
+        "--consensus",
+        choices=("euclidean",),
+        help="consensus ranking over tasks in ranking.json (default none; "
+        "the report shows it with several tasks anyway)",
+    )
     p.add_argument("--consensus-weights", help="task=weight,... for the consensus (default equal)")
     p.add_argument(
         "--manipulation-threshold", type=float, help="missing-data check threshold (default: 0.5 or worst decile)"

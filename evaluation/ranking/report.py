@@ -596,8 +596,9 @@ def across_tasks(page: _Page, result: Result) -> None:
     page.table(["Kendall's tau between tasks", *tau], [[a, *(tau[a][b] for b in tau)] for a in tau])
     combined = result.consensus
     requested = combined is not None
-    if combined is None:  # shown by default with several tasks: equal weights, not in ranking.json
-        combined = consensus({n: e.ranking.ranks for n, e in result.tasks.items()}, None, result.design.scheme.ties)
+    if combined is None:  # shown by default with several tasks (weights as given), not in ranking.json
+        ranks = {n: e.ranking.ranks for n, e in result.tasks.items()}
+        combined = consensus(ranks, result.design.consensus_weights, result.design.scheme.ties)
     weights = combined.weights
     weight_text = ", ".join(f"{t} {w:g}" for t, w in weights.items()) if weights else "equal weights"
     page.heading(3, "Consensus ranking")
