@@ -4,6 +4,7 @@ Semantics from challengeR 1.0.5 (github wiesenfa/challengeR): ``R/rankNA2.R`` (r
 aside, then NAs placed after the worst rank), ``R/Aggregate.R`` (``na.treat``: a number replaces NAs,
 ``na.rm`` drops them), ``R/compareRanks.R`` (Kendall's tau = R's ``cor(method = "kendall")``, tau-b).
 Every function works on the LAST axis so that thousands of resamples are ranked in one call.
+:class:`Record` is the base of the tool's typed results (their ranking.json form).
 """
 
 from __future__ import annotations
