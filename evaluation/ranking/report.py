@@ -56,7 +56,7 @@ figure img { max-width: 100%; height: auto; display: block; }
 figcaption { font-size: 0.95em; color: #333; margin-top: 0.4em; }
 nav ol { columns: 2; }
 .warning { color: #a40000; }
-@media print { body { max-width: none; margin: 0; } h2 { break-before: page; } }
+@media print { body { max-width: none; margin: 0; } h2, h3, h4 { break-after: avoid; } table { break-inside: avoid; } }
 """
 
 
