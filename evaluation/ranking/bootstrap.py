@@ -11,6 +11,7 @@ excluded and counted, as challengeR's ``kendall.bootstrap.list``).
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +19,44 @@ import numpy as np
 
 from evaluation.errors import ConfigurationError
 from evaluation.metrics.bootstrap import resample_indices
-from evaluation.ranking.primitives import kendall_tau_b
+from evaluation.ranking.primitives import Record, kendall_tau_b
 from evaluation.ranking.schemes import Ranking, Scheme, rank_resamples
 
 WINNER_SHARE = 0.01
+MAX_RESAMPLES = 100_000  # a larger count only makes an index matrix that fills the memory
+
+
+@dataclass(frozen=True)
+class TauSummary(Record):
+    """Kendall's tau between the full ranking and each resample (undefined ones excluded and counted)."""
+
+    mean: float | None
+    median: float | None
+    q25: float | None
+    q75: float | None
+    n_undefined: int
+
+
+@dataclass(frozen=True)
+class BootstrapResult(Record):
+    """Every bootstrap number of one task (its ``tasks.<task>.bootstrap`` entry in ranking.json)."""
+
+    n_resamples: int
+    compat: str | None
+    winner_frequency: dict[str, float]
+    original_winners: list[str]
+    winner_stays_winner: dict[str, float]
+    other_winners: list[str]
+    share_other_winners: float
+    rank_quantiles: dict[str, list[float | None]]
+    rank_frequencies: dict[str, dict[str, int]]
+    kendall_tau: TauSummary
+    kendall_tau_values: np.ndarray
+    ranks: np.ndarray = field(repr=False, metadata={"internal": True})  # (resamples, algorithms)
+
+    def share(self, algorithm: str, rank: float) -> float:
+        """The share of resamples that rank ``algorithm`` at ``rank``."""
+        return self.rank_frequencies[algorithm].get(f"{rank:g}", 0) / self.n_resamples
 
 
 def read_indices(path: Path, n_cases: int, task: str) -> np.ndarray:
@@ -36,7 +71,7 @@ def read_indices(path: Path, n_cases: int, task: str) -> np.ndarray:
         frame = frame.iloc[1:]  # a header row
     try:
         indices = frame.to_numpy().astype(np.int64)
-    except ValueError:
+    except (ValueError, OverflowError):
         raise ConfigurationError(f"The bootstrap index file {path} must hold integers only.") from None
     if indices.size == 0:
         raise ConfigurationError(f"The bootstrap index file {path} holds no resample.")
@@ -48,8 +83,17 @@ def read_indices(path: Path, n_cases: int, task: str) -> np.ndarray:
     return indices
 
 
+def check_count(n_resamples: int) -> None:
+    """Refuse a resample count that is negative or too large to hold (checked before any work)."""
+    if not 0 <= n_resamples <= MAX_RESAMPLES:
+        raise ConfigurationError(
+            f"--bootstrap must be a number of resamples from 0 to {MAX_RESAMPLES:,}, not {n_resamples:,}."
+        )
+
+
 def draw(n_cases: int, n_resamples: int, seed: int) -> np.ndarray:
     """Seeded resamples of the cases with replacement (the same matrix for every scheme of a task)."""
+    check_count(n_resamples)
     return resample_indices(n_cases, n_resamples, seed)
 
 
@@ -90,7 +134,7 @@ def _quantiles(values: np.ndarray, probabilities: list[float]) -> list[float | N
     return [float(q) for q in np.quantile(finite, probabilities, method="linear")]
 
 
-def summarise(full: Ranking, resampled: Ranking, algorithms: tuple[str, ...], compat: bool) -> dict[str, Any]:
+def summarise(full: Ranking, resampled: Ranking, algorithms: tuple[str, ...], compat: bool) -> BootstrapResult:
     """Every bootstrap number the report and ranking.json show, for one task."""
     ranks = resampled.ranks
     first = ranks == 1
@@ -107,22 +151,17 @@ def summarise(full: Ranking, resampled: Ranking, algorithms: tuple[str, ...], co
     for column, algorithm in enumerate(algorithms):
         observed, count = np.unique(ranks[:, column], return_counts=True)
         frequencies[algorithm] = {f"{r:g}": int(c) for r, c in zip(observed, count, strict=True)}
-    return {
-        "n_resamples": int(ranks.shape[0]),
-        "compat": "challengeR" if compat else None,
-        "winner_frequency": winners,
-        "original_winners": sorted(original_winners),
-        "winner_stays_winner": {a: winners[a] for a in sorted(original_winners)},
-        "other_winners": frequent_others,
-        "share_other_winners": len(frequent_others) / len(others) if others else 0.0,
-        "rank_quantiles": {a: _quantiles(ranks[:, i], [0.025, 0.5, 0.975]) for i, a in enumerate(algorithms)},
-        "rank_frequencies": frequencies,
-        "kendall_tau": {
-            "mean": mean_tau,
-            "median": median,
-            "q25": q25,
-            "q75": q75,
-            "n_undefined": int(np.count_nonzero(~np.isfinite(tau))),
-        },
-        "kendall_tau_values": tau,
-    }
+    return BootstrapResult(
+        n_resamples=int(ranks.shape[0]),
+        compat="challengeR" if compat else None,
+        winner_frequency=winners,
+        original_winners=sorted(original_winners),
+        winner_stays_winner={a: winners[a] for a in sorted(original_winners)},
+        other_winners=frequent_others,
+        share_other_winners=len(frequent_others) / len(others) if others else 0.0,
+        rank_quantiles={a: _quantiles(ranks[:, i], [0.025, 0.5, 0.975]) for i, a in enumerate(algorithms)},
+        rank_frequencies=frequencies,
+        kendall_tau=TauSummary(mean_tau, median, q25, q75, int(np.count_nonzero(~np.isfinite(tau)))),
+        kendall_tau_values=tau,
+        ranks=ranks,
+    )

@@ -225,20 +225,41 @@ def submission_documents(metrics_dir: Path) -> dict[str, Any]:
         )
     documents = {}
     for name, path in sorted(files.items()):
-        documents[name] = _read_json(path)
+        documents[name] = read_json(path)
         private = path.with_name(CASE_RESULTS_FILE)
         if path.name == "metrics.json" and private.is_file() and isinstance(documents[name], dict):
-            organizer = _read_json(private)
+            organizer = read_json(private)
             if isinstance(organizer, dict) and "case" in organizer:
                 documents[name].setdefault("case", organizer["case"])
     return documents
 
 
-def _read_json(path: Path) -> Any:
+def read_json(path: Path, what: str = "metrics file") -> Any:
+    """A JSON file, or one sentence naming it: invalid JSON (with line and column), NaN/Infinity, nesting
+    too deep for the parser, or an integer beyond a float's range (a value the ranking cannot use)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse_constant)
+        return json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse_constant, parse_int=_int)
+    except RecursionError:
+        raise ConfigurationError(f"The {what} {path} nests objects or arrays too deeply to read.") from None
+    except _TooLarge as error:
+        raise ConfigurationError(f"The {what} {path} holds {error}.") from None
     except (ValueError, UnicodeDecodeError) as error:
-        raise ConfigurationError(f"The metrics file {path} is not valid JSON ({error}).") from None
+        raise ConfigurationError(f"The {what} {path} is not valid JSON ({error}).") from None
+    except OSError as error:
+        raise ConfigurationError(f"The {what} {path} cannot be read ({error.strerror}).") from None
+
+
+class _TooLarge(ValueError):
+    """An integer beyond a float's range: valid JSON, but no value a ranking can use."""
+
+
+def _int(text: str) -> int:
+    value = int(text)
+    try:
+        float(value)
+    except OverflowError:
+        raise _TooLarge(f"an integer of {len(text)} digits ({text[:12]}...), too large for a number") from None
+    return value
 
 
 def _refuse_constant(name: str) -> float:

@@ -4,12 +4,14 @@ Semantics from challengeR 1.0.5 (github wiesenfa/challengeR): ``R/rankNA2.R`` (r
 aside, then NAs placed after the worst rank), ``R/Aggregate.R`` (``na.treat``: a number replaces NAs,
 ``na.rm`` drops them), ``R/compareRanks.R`` (Kendall's tau = R's ``cor(method = "kendall")``, tau-b).
 Every function works on the LAST axis so that thousands of resamples are ranked in one call.
+:class:`Record` is the base of the tool's typed results (their ranking.json form).
 """
 
 from __future__ import annotations
 
 import warnings
-from typing import Literal
+from dataclasses import fields
+from typing import Any, Literal
 
 import numpy as np
 
@@ -155,3 +157,21 @@ def kendall_tau_b(rankings: np.ndarray, reference: np.ndarray) -> np.ndarray:
     untied_b = np.count_nonzero(b)
     with np.errstate(invalid="ignore", divide="ignore"):
         return (a * b).sum(axis=-1) / np.sqrt(untied_a * float(untied_b))
+
+
+class Record:
+    """A typed result (a dataclass) whose fields are its ranking.json keys, in order; a field with
+    ``metadata={"internal": True}`` is kept for the report and left out of the JSON."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {f.name: _json(getattr(self, f.name)) for f in fields(self) if not f.metadata.get("internal")}  # type: ignore[arg-type]
+
+
+def _json(value: Any) -> Any:
+    if isinstance(value, Record):
+        return value.to_json()
+    if isinstance(value, dict):
+        return {key: _json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json(item) for item in value]
+    return value

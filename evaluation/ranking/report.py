@@ -1,10 +1,13 @@
-"""The ranking report: one self-contained HTML file (plots as embedded PNG, no external resource).
+"""The ranking report: one self-contained HTML file an organizer can publish (plots as embedded PNG,
+no external resource; prints to PDF with one figure per block).
 
 The plots follow challengeR 1.0.5's report (github wiesenfa/challengeR, ``R/boxplot.R`` dot- and
 boxplots, ``R/podium.R``, ``R/rankingHeatmap.R``, ``R/significanceMap.R``, ``R/methodsplot.R`` line
-plot across ranking schemes, ``R/stability.R`` blob plot and stacked rank frequencies, ``R/violin.R``,
-``R/dendrogram.R``), drawn with matplotlib (Agg). The design table lists the "assessment method" rows
-of Maier-Hein et al. 2018, Table 1 (seed 004).
+plot across ranking schemes, ``R/stability.R`` blob plot, stacked rank frequencies and the
+cross-task ``stabilityByTask`` / ``stabilityByAlgorithm`` plots, ``R/violin.R``, ``R/dendrogram.R``,
+``R/consensus.R``), drawn with matplotlib (Agg). The design table lists the "assessment method" rows
+of Maier-Hein et al. 2018, Table 1 (seed 004); the BIAS section fills the items of the BIAS reporting
+guideline (Maier-Hein et al. 2020, Medical Image Analysis 66:101796) that the data determine.
 """
 
 from __future__ import annotations
@@ -12,7 +15,9 @@ from __future__ import annotations
 import base64
 import html
 import io
+import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,46 +26,88 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
-from scipy.cluster.hierarchy import dendrogram, linkage
-from scipy.spatial.distance import squareform
 
+from evaluation.ranking.analysis import REFERENCE, Consensus, Result, TaskResult, consensus
+from evaluation.ranking.bootstrap import BootstrapResult
 from evaluation.ranking.data import Task
 from evaluation.ranking.primitives import rank_na
+from evaluation.ranking.robustness import SchemeSensitivity, SignificanceMap
+from evaluation.ranking.schemes import Scheme
 
+WIDTH = 10.0  # inches at 100 dpi: 1000 px, the page's text width
+RC = {
+    "figure.constrained_layout.use": True,
+    "font.size": 12,
+    "axes.titlesize": 12,
+    "axes.labelsize": 12,
+    "xtick.labelsize": 11,
+    "ytick.labelsize": 11,
+    "legend.fontsize": 11,
+}
 STYLE = """
-body { font-family: sans-serif; margin: 2em; max-width: 1100px; color: #222; }
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1000px; padding: 0 1em; color: #222;
+       line-height: 1.45; }
+h1 { margin-bottom: 0.2em; } .meta { color: #444; }
 table { border-collapse: collapse; margin: 1em 0; }
-th, td { border: 1px solid #bbb; padding: 3px 8px; text-align: left; }
+th, td { border: 1px solid #bbb; padding: 3px 8px; text-align: left; vertical-align: top; }
 th { background: #eee; }
-img { max-width: 100%; display: block; margin: 0.5em 0 1.5em; }
+figure { margin: 1em 0 2em; break-inside: avoid; page-break-inside: avoid; }
+figure img { max-width: 100%; height: auto; display: block; }
+figcaption { font-size: 0.95em; color: #333; margin-top: 0.4em; }
+nav ol { columns: 2; }
 .warning { color: #a40000; }
+@media print { body { max-width: none; margin: 0; } h2, h3, h4 { break-after: avoid; } table { break-inside: avoid; } }
 """
 
 
-def _png(figure: plt.Figure) -> str:
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=80)  # constrained layout: no second "tight" draw
-    plt.close(figure)
-    return base64.b64encode(buffer.getvalue()).decode("ascii")
+@dataclass(frozen=True)
+class Metadata:
+    """What the report says about the challenge (all optional; the data say the rest)."""
+
+    title: str | None = None
+    url: str | None = None
+    organizers: str | None = None
+    description: str | None = None
 
 
-def _image(figure: plt.Figure, title: str) -> str:
-    return f'<h4>{html.escape(title)}</h4><img alt="{html.escape(title)}" src="data:image/png;base64,{_png(figure)}">'
+class _Page:
+    """The report's body: sections with anchors for the table of contents, numbered figures with captions."""
 
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.contents: list[tuple[int, str, str]] = []
+        self.figures = 0
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    def cell(value: Any) -> str:
-        if isinstance(value, float):
-            return f"{value:.6g}"
-        return html.escape("" if value is None else str(value))
+    def heading(self, level: int, text: str) -> None:
+        anchor = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") + f"-{len(self.contents)}"
+        self.contents.append((level, anchor, text))
+        self.parts.append(f"<h{level} id='{anchor}'>{html.escape(text)}</h{level}>")
 
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in row) + "</tr>" for row in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
+    def text(self, text: str, css: str = "") -> None:
+        self.parts.append(f"<p{f' class={css!r}' if css else ''}>{html.escape(text)}</p>")
 
+    def table(self, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        def cell(value: Any) -> str:
+            if isinstance(value, float):
+                return f"{value:.4g}"
+            return html.escape("" if value is None else str(value))
 
-def _order(entry: Mapping[str, Any]) -> list[str]:
-    return sorted(entry["ranks"], key=lambda a: (entry["ranks"][a], a))
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+        body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in row) + "</tr>" for row in rows)
+        self.parts.append(f"<table><tr>{head}</tr>{body}</table>")
+
+    def figure(self, figure: plt.Figure, title: str, caption: str) -> None:
+        """A figure with its number, title and a caption saying what it shows and how to read it."""
+        self.figures += 1
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", dpi=100)
+        plt.close(figure)
+        data = base64.b64encode(buffer.getvalue()).decode("ascii")
+        self.parts.append(
+            f"<figure id='figure-{self.figures}'><h4>Figure {self.figures}. {html.escape(title)}</h4>"
+            f'<img alt="{html.escape(title)}" src="data:image/png;base64,{data}">'
+            f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+        )
 
 
 def _colors(algorithms: Sequence[str]) -> dict[str, Any]:
@@ -68,15 +115,19 @@ def _colors(algorithms: Sequence[str]) -> dict[str, Any]:
     return {a: cmap(i % cmap.N) for i, a in enumerate(sorted(algorithms))}
 
 
+def _height(n: int, per: float = 0.35, least: float = 4.0) -> float:
+    return max(least, per * n + 2.0)
+
+
 def dot_boxplot(task: Task, order: list[str]) -> plt.Figure:
-    figure, axis = plt.subplots(figsize=(max(4, 0.7 * len(order) + 2), 3.5))
+    figure, axis = plt.subplots(figsize=(WIDTH, 4.5))
     rows = [task.values[task.algorithms.index(a)] for a in order]
     axis.boxplot([r[np.isfinite(r)] for r in rows], showfliers=False)
     jitter = np.random.default_rng(0)
     for i, row in enumerate(rows, start=1):
         finite = row[np.isfinite(row)]
-        axis.scatter(i + jitter.uniform(-0.15, 0.15, finite.size), finite, s=8, alpha=0.5, color="tab:blue")
-    axis.set_xticks(range(1, len(order) + 1), order, rotation=90)
+        axis.scatter(i + jitter.uniform(-0.15, 0.15, finite.size), finite, s=14, alpha=0.5, color="tab:blue")
+    axis.set_xticks(range(1, len(order) + 1), order, rotation=90 if len(order) > 8 else 0)
     axis.set_ylabel("metric value")
     return figure
 
@@ -89,25 +140,23 @@ def case_ranks(task: Task, ties: str, smaller_better: bool) -> np.ndarray:
 def podium(task: Task, ranks: np.ndarray, order: list[str]) -> plt.Figure:
     n = len(task.algorithms)
     colors = _colors(task.algorithms)
-    figure, (top, bottom) = plt.subplots(
-        2, 1, figsize=(max(5, n + 2), 6), sharex=True, gridspec_kw={"height_ratios": [3, 1]}
-    )
+    figure, (top, bottom) = plt.subplots(2, 1, figsize=(WIDTH, 6.5), sharex=True, gridspec_kw={"height_ratios": [3, 1]})
     values = np.where(np.isfinite(task.values), task.values, np.nan)
     for j in range(len(task.cases)):
-        place = ranks[:, j]
-        top.plot(place, values[:, j], color="0.8", lw=0.5, zorder=1)
+        top.plot(ranks[:, j], values[:, j], color="0.8", lw=0.6, zorder=1)
     for i, algorithm in enumerate(task.algorithms):
-        top.scatter(ranks[i], values[i], s=12, color=colors[algorithm], label=algorithm, zorder=2)
+        top.scatter(ranks[i], values[i], s=22, color=colors[algorithm], label=algorithm, zorder=2)
     top.set_ylabel("metric value")
-    top.legend(fontsize=7, ncol=2)
-    bottom_counts = np.zeros(n)
+    figure.legend(loc="outside right upper", title="algorithm")
+    stacked = np.zeros(n)
     for algorithm in order:
         i = task.algorithms.index(algorithm)
         count = np.array([np.count_nonzero(np.round(ranks[i]) == p) for p in range(1, n + 1)])
-        bottom.bar(range(1, n + 1), count, bottom=bottom_counts, color=colors[algorithm])
-        bottom_counts += count
+        bottom.bar(range(1, n + 1), count, bottom=stacked, color=colors[algorithm])
+        stacked += count
     bottom.set_xlabel("podium place (rank per case)")
     bottom.set_ylabel("cases")
+    bottom.set_xticks(range(1, n + 1))
     return figure
 
 
@@ -116,8 +165,8 @@ def ranking_heatmap(task: Task, ranks: np.ndarray, order: list[str]) -> plt.Figu
     counts = np.array(
         [[np.count_nonzero(np.round(ranks[task.algorithms.index(a)]) == p) for p in range(1, n + 1)] for a in order]
     )
-    figure, axis = plt.subplots(figsize=(max(4, 0.5 * n + 2), max(3, 0.4 * n + 1)))
-    image = axis.imshow(counts, cmap="viridis")
+    figure, axis = plt.subplots(figsize=(min(WIDTH, 0.5 * n + 4), _height(n, 0.4)))
+    image = axis.imshow(counts, cmap="viridis", aspect="auto")
     axis.set_yticks(range(n), order)
     axis.set_xticks(range(n), [str(p) for p in range(1, n + 1)])
     axis.set_xlabel("rank per case")
@@ -125,297 +174,549 @@ def ranking_heatmap(task: Task, ranks: np.ndarray, order: list[str]) -> plt.Figu
     return figure
 
 
-def significance_heatmap(task: Task, significance: Mapping[str, Any], order: list[str]) -> plt.Figure:
+def significance_heatmap(task: Task, significance: SignificanceMap, order: list[str]) -> plt.Figure:
     index = [task.algorithms.index(a) for a in order]
-    matrix = np.array(significance["matrix"])[np.ix_(index, index)].astype(float)
+    matrix = np.array(significance.matrix)[np.ix_(index, index)].astype(float)
     np.fill_diagonal(matrix, np.nan)
     n = len(order)
-    figure, axis = plt.subplots(figsize=(max(4, 0.45 * n + 2), max(4, 0.45 * n + 2)))
+    size = min(WIDTH, max(5.0, 0.45 * n + 3))
+    figure, axis = plt.subplots(figsize=(size, size))
     axis.imshow(matrix.T, cmap="cividis", vmin=0, vmax=1, origin="lower")
     axis.set_xticks(range(n), order, rotation=90)
     axis.set_yticks(range(n), order)
-    axis.set_xlabel("algorithm (yellow: better than the row)")
-    axis.set_ylabel("algorithm")
-    axis.set_title(f"one-sided Wilcoxon, {significance['p_adjust']}, alpha {significance['alpha']}", fontsize=9)
+    axis.set_xlabel("algorithm")
+    axis.set_ylabel("compared with")
     return figure
 
 
-def scheme_lines(schemes: Mapping[str, Any], algorithms: Sequence[str]) -> plt.Figure:
-    labels = list(schemes["ranks"])
+def scheme_lines(schemes: SchemeSensitivity, algorithms: Sequence[str]) -> plt.Figure:
+    labels = list(schemes.ranks)
     colors = _colors(algorithms)
-    figure, axis = plt.subplots(figsize=(6, 4))
+    figure, axis = plt.subplots(figsize=(WIDTH, 5))
     for algorithm in algorithms:
-        axis.plot(
-            labels,
-            [schemes["ranks"][s][algorithm] for s in labels],
-            marker="o",
-            color=colors[algorithm],
-            label=algorithm,
-        )
+        axis.plot(labels, [schemes.ranks[s][algorithm] for s in labels], marker="o", color=colors[algorithm],
+                  label=algorithm)  # fmt: skip
     axis.invert_yaxis()
     axis.set_ylabel("rank")
-    axis.tick_params(axis="x", rotation=45)
-    axis.legend(fontsize=7, bbox_to_anchor=(1.02, 1), loc="upper left")
+    axis.legend(bbox_to_anchor=(1.02, 1), loc="upper left")
     return figure
 
 
-def _frequencies(boot: Mapping[str, Any], order: list[str]) -> tuple[list[float], np.ndarray]:
-    observed = sorted({float(r) for a in order for r in boot["rank_frequencies"][a]})
-    matrix = np.array([[boot["rank_frequencies"][a].get(f"{r:g}", 0) for r in observed] for a in order], dtype=float)
-    return observed, matrix / boot["n_resamples"]
+def _shares(boot: BootstrapResult, algorithms: Sequence[str], order: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The ranks observed in any resample, and the share of resamples per (algorithm in ``order``, rank)."""
+    observed = np.unique(boot.ranks[np.isfinite(boot.ranks)])
+    columns = [algorithms.index(a) for a in order]
+    share = (boot.ranks[:, columns, None] == observed).mean(axis=0)
+    return observed, share
 
 
-def blob_plot(boot: Mapping[str, Any], order: list[str], ranks: Mapping[str, float]) -> plt.Figure:
-    observed, share = _frequencies(boot, order)
-    figure, axis = plt.subplots(figsize=(max(4, 0.6 * len(order) + 2), 4))
-    for i, _ in enumerate(order):
-        axis.scatter(np.full(len(observed), i), observed, s=400 * share[i], color="tab:blue", alpha=0.6)
+def _blobs(axis: plt.Axes, boot: BootstrapResult, task: Task, order: list[str], ranks: Mapping[str, float]) -> None:
+    observed, share = _shares(boot, task.algorithms, order)
+    x, y = np.meshgrid(np.arange(len(order)), observed, indexing="ij")
+    axis.scatter(x.ravel(), y.ravel(), s=500 * share.ravel(), color="tab:blue", alpha=0.6, linewidths=0)
     for i, algorithm in enumerate(order):
-        low, _, high = boot["rank_quantiles"][algorithm]
-        axis.vlines(i, low, high, color="black", lw=1)
+        low, _, high = boot.rank_quantiles[algorithm]
+        if low is not None:
+            axis.vlines(i, low, high, color="black", lw=1)
         axis.scatter([i], [ranks[algorithm]], marker="x", color="red", zorder=3)
-    axis.set_xticks(range(len(order)), order, rotation=90)
-    axis.invert_yaxis()
-    axis.set_ylabel("bootstrap rank")
-    axis.set_title("area: frequency; x: full-data rank; line: 95% interval", fontsize=8)
+    axis.set_xticks(range(len(order)), order, rotation=90 if len(order) > 6 else 0)
+    axis.set_ylim(len(task.algorithms) + 0.7, 0.3)
+
+
+def blob_plot(boot: BootstrapResult, task: Task, order: list[str], ranks: Mapping[str, float]) -> plt.Figure:
+    figure, axis = plt.subplots(figsize=(WIDTH, 5))
+    _blobs(axis, boot, task, order, ranks)
+    axis.set_ylabel("rank")
     return figure
 
 
-def stacked_frequencies(boot: Mapping[str, Any], order: list[str]) -> plt.Figure:
-    observed, share = _frequencies(boot, order)
-    figure, axis = plt.subplots(figsize=(max(4, 0.6 * len(order) + 2), 3.5))
+def stacked_frequencies(boot: BootstrapResult, task: Task, order: list[str]) -> plt.Figure:
+    observed, share = _shares(boot, task.algorithms, order)
+    figure, axis = plt.subplots(figsize=(WIDTH, 4.5))
     bottom = np.zeros(len(order))
     cmap = plt.get_cmap("viridis", max(2, len(observed)))
     for k, rank in enumerate(observed):
         axis.bar(range(len(order)), share[:, k], bottom=bottom, color=cmap(k), label=f"{rank:g}")
         bottom += share[:, k]
-    axis.set_xticks(range(len(order)), order, rotation=90)
+    axis.set_xticks(range(len(order)), order, rotation=90 if len(order) > 8 else 0)
     axis.set_ylabel("share of resamples")
-    axis.legend(title="rank", fontsize=7, bbox_to_anchor=(1.02, 1), loc="upper left")
+    axis.legend(title="rank", bbox_to_anchor=(1.02, 1), loc="upper left", ncol=1 if len(observed) < 12 else 2)
     return figure
 
 
 def tau_violin(taus: Mapping[str, np.ndarray]) -> plt.Figure:
-    figure, axis = plt.subplots(figsize=(max(4, 1.2 * len(taus) + 2), 3.5))
+    figure, axis = plt.subplots(figsize=(WIDTH, 4.5))
     names = [t for t, v in taus.items() if np.isfinite(v).any()]
     data = [np.asarray(taus[t])[np.isfinite(taus[t])] for t in names]
     if data:
         axis.violinplot(data, showmedians=True)
         axis.boxplot(data, widths=0.1, showfliers=False)
-    axis.set_xticks(range(1, len(names) + 1), names, rotation=45)
-    axis.set_ylabel("Kendall's tau (bootstrap vs full data)")
+    axis.set_xticks(range(1, len(names) + 1), names)
+    axis.set_ylabel("Kendall's tau (resample vs full data)")
     axis.set_ylim(min(-0.05, *(d.min() for d in data)) if data else -0.05, 1.05)
     return figure
 
 
-def consensus_plot(document: Mapping[str, Any]) -> plt.Figure:
-    consensus = document["consensus"]
-    order = sorted(consensus["ranks"], key=lambda a: (consensus["ranks"][a], a))
-    tasks = list(document["tasks"])
-    figure, axis = plt.subplots(figsize=(max(4, 0.6 * len(order) + 2), 4))
-    for t, task in enumerate(tasks):
-        ranks = document["tasks"][task]["ranks"]
-        axis.scatter(
-            [order.index(a) for a in ranks], list(ranks.values()), alpha=0.6, label=task, marker="os^vD<>ph*"[t % 10]
-        )
-    axis.plot(range(len(order)), [consensus["scores"][a] for a in order], color="black", label="consensus (mean rank)")
-    axis.set_xticks(range(len(order)), order, rotation=90)
+def consensus_plot(result: Result, combined: Consensus) -> plt.Figure:
+    order = combined.order
+    figure, axis = plt.subplots(figsize=(WIDTH, 5))
+    for t, (name, entry) in enumerate(result.tasks.items()):
+        ranks = entry.ranking.ranks
+        axis.scatter([order.index(a) for a in ranks], list(ranks.values()), s=50, alpha=0.7, label=name,
+                     marker="os^vD<>ph*"[t % 10])  # fmt: skip
+    axis.plot(
+        range(len(order)), [combined.scores[a] for a in order], color="black", label="consensus (weighted mean rank)"
+    )
+    axis.set_xticks(range(len(order)), order, rotation=90 if len(order) > 8 else 0)
     axis.invert_yaxis()
-    axis.set_ylabel("rank per task")
-    axis.legend(fontsize=7)
+    axis.set_ylabel("rank")
+    axis.legend(bbox_to_anchor=(1.02, 1), loc="upper left")
     return figure
 
 
-def task_dendrogram(document: Mapping[str, Any]) -> plt.Figure | None:
-    tau = document.get("tasks_kendall_tau")
-    tasks = list(document["tasks"])
-    if not tau or len(tasks) < 2:
-        return None
+def _grid(n: int, columns: int = 3) -> tuple[int, int]:
+    columns = min(columns, n)
+    return -(-n // columns), columns
+
+
+def blobs_by_task(result: Result, order: list[str]) -> plt.Figure:
+    """challengeR's ``stabilityByTask``: one blob plot per task, algorithms in consensus order."""
+    rows, columns = _grid(len(result.tasks))
+    figure, axes = plt.subplots(rows, columns, figsize=(WIDTH, 4.2 * rows), sharey=True, squeeze=False)
+    for axis, (name, entry) in zip(axes.flat, result.tasks.items(), strict=False):
+        assert entry.bootstrap is not None
+        _blobs(axis, entry.bootstrap, entry.task, order, entry.ranking.ranks)
+        axis.set_title(name)
+    for axis in axes.flat[len(result.tasks) :]:
+        axis.set_visible(False)
+    for axis in axes[:, 0]:
+        axis.set_ylabel("rank")
+    return figure
+
+
+def blobs_by_algorithm(result: Result, order: list[str]) -> plt.Figure:
+    """challengeR's ``stabilityByAlgorithm``: per algorithm, its bootstrap ranks in every task."""
+    rows, columns = _grid(len(order), 4)
+    tasks = list(result.tasks)
+    n = max(len(entry.task.algorithms) for entry in result.tasks.values())
+    figure, axes = plt.subplots(rows, columns, figsize=(WIDTH, 3.2 * rows), sharey=True, squeeze=False)
+    for axis, algorithm in zip(axes.flat, order, strict=False):
+        for t, name in enumerate(tasks):
+            entry = result.tasks[name]
+            boot = entry.bootstrap
+            if boot is None or algorithm not in entry.task.algorithms:
+                continue
+            observed, share = _shares(boot, entry.task.algorithms, [algorithm])
+            axis.scatter(np.full(observed.size, t), observed, s=400 * share[0], color="tab:blue", alpha=0.6,
+                         linewidths=0)  # fmt: skip
+            axis.scatter([t], [entry.ranking.ranks[algorithm]], marker="x", color="red", zorder=3)
+        axis.set_title(algorithm)
+        crowded = len(tasks) * max(len(t) for t in tasks) > 16
+        axis.set_xticks(range(len(tasks)), tasks, rotation=45 if crowded else 0, ha="right" if crowded else "center")
+        axis.set_xlim(-0.6, len(tasks) - 0.4)
+        axis.set_ylim(n + 0.7, 0.3)
+    for axis in axes.flat[len(order) :]:
+        axis.set_visible(False)
+    for axis in axes[:, 0]:
+        axis.set_ylabel("rank")
+    return figure
+
+
+def stacked_by_algorithm(result: Result, order: list[str]) -> plt.Figure:
+    """challengeR's ``stabilityByAlgorithm(stacked = TRUE)``: per algorithm and task, rank shares stacked."""
+    tasks = list(result.tasks)
+    n = max(len(entry.task.algorithms) for entry in result.tasks.values())
+    cmap = plt.get_cmap("viridis", max(2, n))
+    figure, axis = plt.subplots(figsize=(WIDTH, 5))
+    width = 0.8 / len(tasks)
+    for t, name in enumerate(tasks):
+        entry = result.tasks[name]
+        present = [a for a in order if a in entry.task.algorithms]
+        assert entry.bootstrap is not None
+        observed, share = _shares(entry.bootstrap, entry.task.algorithms, present)
+        x = np.array([order.index(a) for a in present]) - 0.4 + width * (t + 0.5)
+        bottom = np.zeros(len(present))
+        for k, rank in enumerate(observed):
+            axis.bar(x, share[:, k], width * 0.9, bottom=bottom, color=cmap(min(int(np.ceil(rank)) - 1, n - 1)))
+            bottom += share[:, k]
+        for position in x:
+            axis.text(position, 1.01, name, rotation=90, ha="center", va="bottom", fontsize=9)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=cmap(k)) for k in range(n)]
+    axis.legend(handles, [str(k + 1) for k in range(n)], title="rank", bbox_to_anchor=(1.02, 1), loc="upper left")
+    axis.set_xticks(range(len(order)), order, rotation=90 if len(order) > 8 else 0)
+    axis.set_ylim(0, 1.0 + 0.03 * max(len(t) for t in tasks) + 0.05)
+    axis.set_ylabel("share of resamples")
+    return figure
+
+
+def task_dendrogram(tau: Mapping[str, Mapping[str, float | None]]) -> plt.Figure:
+    from scipy.cluster.hierarchy import dendrogram, linkage
+    from scipy.spatial.distance import squareform
+
+    tasks = list(tau)
     distance = np.array([[1.0 - (tau[a][b] if tau[a][b] is not None else 0.0) for b in tasks] for a in tasks])
     np.fill_diagonal(distance, 0.0)
-    figure, axis = plt.subplots(figsize=(6, 3.5))
-    dendrogram(linkage(squareform(np.maximum(distance, 0), checks=False), "complete"), labels=tasks, ax=axis)
+    figure, axis = plt.subplots(figsize=(WIDTH, 4.5))
+    tree = linkage(squareform(np.maximum(distance, 0), checks=False), "complete")
+    dendrogram(tree, labels=tasks, ax=axis, color_threshold=0, above_threshold_color="tab:blue")
+    axis.set_ylim(0, max(1.0, 1.15 * tree[:, 2].max()))  # on the scale of tau: a near-1 tau is a low merge, not flat
+    for height in tree[:, 2]:
+        axis.axhline(height, color="0.85", lw=0.8, zorder=0)
+        axis.annotate(f"{height:.2f}", (axis.get_xlim()[1], height), ha="right", va="bottom", fontsize=10)
     axis.set_ylabel("1 - Kendall's tau (complete linkage)")
     return figure
 
 
-def design_rows(document: Mapping[str, Any]) -> list[tuple[str, str]]:
-    design = document["design"]
-    boot = design["bootstrap"]
-    na = design["na"]
-    if design["kind"] == "rank-then-aggregate" and na is None:
-        na_text = "missing results get the worst rank of their case (challengeR rankNA2)"
-    else:
-        na_text = {
-            None: "none present (missing values would be refused)",
-            "drop": "ignored (dropped)",
-            "worst": "replaced by the task's worst observed value",
-        }.get(na, f"replaced by {na}")
+def _na_text(scheme: Scheme) -> str:
+    if scheme.kind == "rank-then-aggregate" and scheme.na is None:
+        return "missing results get the worst rank of their case (challengeR rankNA2)"
+    return {
+        None: "none allowed (missing values are refused)",
+        "drop": "ignored (dropped)",
+        "worst": "replaced by the task's worst observed value",
+    }.get(scheme.na, f"replaced by {scheme.na}")  # type: ignore[arg-type]
+
+
+def design_rows(result: Result) -> list[tuple[str, str]]:
+    """The "assessment method" rows of seed 004's Table 1, as run."""
+    design, scheme = result.design, result.design.scheme
     uncertainty = (
-        (
-            f"bootstrap, {boot['n_resamples'] or 'injected'} resamples, seed {boot['seed']}, copies of a case: "
-            f"{boot['copies_of_a_case']}"
-        )
-        if boot["n_resamples"] or boot["indices"]
+        f"bootstrap, {design.n_resamples or 'injected'} resamples, seed {design.seed}, copies of a case: "
+        + ("ranked jointly / tested once (challengeR)" if design.compat else "separate cases")
+        if design.resampling
         else "not assessed (no --bootstrap)"
     )
     test = (
-        (
-            "one-sided paired Wilcoxon signed-rank (normal approximation, continuity correction), "
-            f"alpha {design['alpha']}, adjustment {design['p_adjust']}"
-        )
-        if design["kind"] == "test-then-rank"
-        else ("significance map only: one-sided paired Wilcoxon, Holm")
+        "one-sided paired Wilcoxon signed-rank (normal approximation, continuity correction), "
+        f"alpha {scheme.alpha}, adjustment {scheme.p_adjust}"
+        if scheme.kind == "test-then-rank"
+        else "significance map only: one-sided paired Wilcoxon, Holm"
+    )
+    direction = "smaller is better" if scheme.smaller_better else "larger is better"
+    if design.smaller_better_tasks:
+        direction = f"smaller is better for {', '.join(sorted(design.smaller_better_tasks))}, else {direction}"
+    weights = design.consensus_weights
+    method = {
+        "aggregate-then-rank": f"aggregate ({scheme.aggregate}) then rank",
+        "rank-then-aggregate": f"rank per case then aggregate ({scheme.aggregate})",
+        "test-then-rank": "test then rank (share of significant wins)",
+    }[scheme.kind]
+    consensus_text = (design.consensus or "none requested") + (
+        f", weights {', '.join(f'{t} {w:g}' for t, w in weights.items())}" if weights else ""
     )
     return [
-        ("Metric(s)", ", ".join(design["tasks"])),
-        ("Direction", "smaller is better" if design["smaller_better"] else "larger is better"),
-        (
-            "Rank computation method",
-            {
-                "aggregate-then-rank": f"aggregate ({design['aggregate']}) then rank",
-                "rank-then-aggregate": f"rank per case then aggregate ({design['aggregate']})",
-                "test-then-rank": "test then rank (share of significant wins)",
-            }[design["kind"]],
-        ),
-        ("Ties", design["ties"]),
-        ("Missing data handling", na_text),
+        ("Metric(s) (tasks)", ", ".join(result.tasks)),
+        ("Direction", direction),
+        ("Rank computation method", method),
+        ("Ties", scheme.ties),
+        ("Missing data handling", _na_text(scheme)),
         ("Uncertainty handling", uncertainty),
         ("Statistical test(s)", test),
-        ("Consensus over tasks", design["consensus"] or "none"),
-        ("Seed", str(design["seed"])),
-        ("Reference implementation", design["reference"]),
+        ("Consensus over tasks", consensus_text),
+        ("Seed", str(design.seed)),
+        ("Reference implementation", REFERENCE),
     ]
 
 
-def task_section(name: str, entry: Mapping[str, Any], task: Task, design: Mapping[str, Any]) -> str:
-    order = _order(entry)
-    parts = [f"<h2>Task {html.escape(name)}</h2>"]
-    boot = entry.get("bootstrap")
+def bias_rows(result: Result) -> list[tuple[str, str]]:
+    """The BIAS items (Maier-Hein et al. 2020) the assessment data determine; the rest are the organizers'."""
+    tasks = list(result.tasks.values())
+    algorithms = sorted({a for entry in tasks for a in entry.task.algorithms})
+    missing = sum(len(entry.task.missing) for entry in tasks)
+    cells = sum(entry.task.values.size for entry in tasks)
+    annotated = [entry.task.name for entry in tasks if entry.task.annotators]
+    return [
+        ("Number of tasks (metrics)", f"{len(tasks)}: {', '.join(result.tasks)}"),
+        ("Number of algorithms assessed", f"{len(algorithms)}"),
+        ("Test cases per task", ", ".join(f"{e.task.name} {e.task.n_units}" for e in tasks)),
+        ("Annotators per case", ", ".join(f"{e.task.name} {e.task.width}" for e in tasks) if annotated else "1"),
+        ("Missing results", f"{missing} of {cells} (algorithm, case) values ({missing / max(cells, 1):.1%})"),
+        ("Assessment method: metric(s) and ranking", "see the ranking design above (seed 004's Table 1)"),
+        ("Ranking robustness / uncertainty", "; ".join(_robustness_done(result)) or "not assessed"),
+        (
+            "Further items (mission, data sources, annotation protocol, participation policy)",
+            "not in the assessment data: for the organizers to state (BIAS checklist, sections 2-4)",
+        ),
+    ]
+
+
+def _robustness_done(result: Result) -> list[str]:
+    done = []
+    if result.design.resampling:
+        done.append("bootstrap of the test cases")
+    names = {"leave-one-out": "leave one case out", "schemes": "five ranking schemes compared",
+             "manipulation": "missing-data manipulation check", "significance": "significance map",
+             "annotators": "annotators compared"}  # fmt: skip
+    done += [
+        names[a]
+        for a in result.design.analyses
+        if a != "annotators" or any(e.task.annotators for e in result.tasks.values())
+    ]
+    return done
+
+
+def task_section(page: _Page, name: str, entry: TaskResult, result: Result) -> None:
+    task, ranking, boot, robustness = entry.task, entry.ranking, entry.bootstrap, entry.robustness
+    order = ranking.order
+    scheme = ranking.scheme
+    direction = "smaller" if scheme.smaller_better else "larger"
+    page.heading(2, f"Task {name}")
+    page.text(
+        f"{len(task.algorithms)} algorithms, {task.n_units} test cases, {direction} values are better; "
+        f"ranked by {scheme.label()} (ties: {scheme.ties})."
+    )
     header = ["rank", "algorithm", "score"]
     if boot:
-        header += ["winner frequency", "median bootstrap rank", "95% rank interval"]
+        header += ["ranked first in (bootstrap)", "median bootstrap rank", "95% rank interval"]
     rows = []
     for a in order:
-        row: list[Any] = [entry["ranks"][a], a, entry["scores"][a]]
+        row: list[Any] = [ranking.ranks[a], a, ranking.scores[a]]
         if boot:
-            low, median, high = boot["rank_quantiles"][a]
-            row += [boot["winner_frequency"][a], median, f"[{low:g}, {high:g}]"]
+            low, median, high = boot.rank_quantiles[a]
+            row += [f"{boot.winner_frequency[a]:.1%}", median, f"[{low:g}, {high:g}]" if low is not None else ""]
         rows.append(row)
-    parts.append(_table(header, rows))
-    if entry["missing"]:
-        parts.append(
-            f"<p>{len(entry['missing'])} missing (algorithm, case) pair(s): "
-            + html.escape(", ".join(f"{a}/{c}" for a, c in entry["missing"][:50]))
-            + "</p>"
+    page.table(header, rows)
+    if task.missing:
+        page.text(
+            f"{len(task.missing)} missing (algorithm, case) pair(s): "
+            + ", ".join(f"{a}/{c}" for a, c in task.missing[:50])
+            + (" ..." if len(task.missing) > 50 else "")
         )
-    ranks = case_ranks(task, design["ties"] if design["ties"] != "random" else "min", design["smaller_better"])
-    parts.append("<h3>Visualising the assessment data</h3>")
-    parts.append(_image(dot_boxplot(task, order), "Dot- and boxplot per algorithm"))
-    parts.append(_image(podium(task, ranks, order), "Podium plot"))
-    parts.append(_image(ranking_heatmap(task, ranks, order), "Ranking heatmap"))
-    robustness = entry["robustness"]
-    if robustness["significance_map"]:
-        parts.append(_image(significance_heatmap(task, robustness["significance_map"], order), "Significance map"))
-    parts.append("<h3>Ranking robustness</h3>")
-    schemes = robustness["schemes"]
-    if len(schemes["ranks"]) > 1:
-        parts.append(_image(scheme_lines(schemes, order), "Ranks across ranking schemes"))
-        labels = list(schemes["kendall_tau"])
-        parts.append(
-            _table(["Kendall's tau", *labels], [[s, *(schemes["kendall_tau"][s][t] for t in labels)] for s in labels])
+    ranks = case_ranks(task, scheme.ties if scheme.ties != "random" else "min", scheme.smaller_better)
+    page.heading(3, f"{name}: the assessment data")
+    page.figure(
+        dot_boxplot(task, order),
+        "Dot- and boxplot per algorithm",
+        f"Each dot is one test case's {name} value; the box spans the quartiles with the median inside, "
+        "whiskers reach 1.5 times the interquartile range. Algorithms in ranking order, best left. Wide "
+        "boxes that overlap mean the ranking rests on small differences.",
+    )
+    page.figure(
+        podium(task, ranks, order),
+        "Podium plot",
+        "Top: each test case's values placed at the rank the algorithm reached on that case (grey lines join "
+        "one case across algorithms). Bottom: how many cases put each algorithm (colour) on each podium "
+        "place. An algorithm whose colour fills place 1 wins case by case, not only on average.",
+    )
+    page.figure(
+        ranking_heatmap(task, ranks, order),
+        "Ranking heatmap",
+        "Rows: algorithms in ranking order; columns: the rank per test case; colour: number of cases. "
+        "A bright diagonal means the per-case ranks agree with the final ranking.",
+    )
+    if robustness.significance_map:
+        significance = robustness.significance_map
+        page.figure(
+            significance_heatmap(task, significance, order),
+            "Significance map",
+            "Yellow: the algorithm on the x axis is significantly better than the one on the y axis "
+            f"(one-sided paired Wilcoxon signed-rank test, Holm-adjusted, alpha {significance.alpha}); blue: "
+            "not significantly better. Algorithms in ranking order. Blue squares next to the diagonal show "
+            "neighbouring ranks that the data do not separate.",
         )
-    for label, reason in schemes["skipped"].items():
-        parts.append(f"<p>{html.escape(label)} skipped: {html.escape(reason)}</p>")
+    page.heading(3, f"{name}: ranking robustness")
+    schemes = robustness.schemes
+    if schemes and len(schemes.ranks) > 1:
+        page.figure(
+            scheme_lines(schemes, order),
+            "Ranks across ranking schemes",
+            "The rank of each algorithm (one line each) under challengeR's five ranking schemes. Flat "
+            "lines: the ranking does not depend on the scheme; crossing lines: it does.",
+        )
+        labels = list(schemes.kendall_tau)
+        page.table(["Kendall's tau", *labels], [[s, *(schemes.kendall_tau[s][t] for t in labels)] for s in labels])
+    for label, reason in (schemes.skipped if schemes else {}).items():
+        page.text(f"{label} skipped: {reason}")
     if boot:
-        parts.append(_image(blob_plot(boot, order, entry["ranks"]), "Blob plot of bootstrap ranks"))
-        parts.append(_image(stacked_frequencies(boot, order), "Stacked rank frequencies"))
-        tau = boot["kendall_tau"]
-        parts.append(
-            f"<p>Winner(s) {html.escape(', '.join(boot['original_winners']))} stay first in "
-            + ", ".join(f"{v:.1%}" for v in boot["winner_stays_winner"].values())
-            + f" of resamples; other algorithms ranked first in at least 1%: "
-            f"{html.escape(', '.join(boot['other_winners']) or 'none')}. Kendall's tau median "
-            f"{tau['median']}, IQR [{tau['q25']}, {tau['q75']}], undefined in {tau['n_undefined']}.</p>"
+        page.figure(
+            blob_plot(boot, task, order, ranking.ranks),
+            "Blob plot of bootstrap ranks",
+            f"For each algorithm, the ranks it received in {boot.n_resamples} bootstrap resamples of the test "
+            "cases: blob area is the share of resamples at that rank, the black line the 95% interval, the "
+            "red cross the rank on the full data. Small, single blobs mean a stable rank.",
         )
-    loo = robustness["leave_one_case_out"]
-    parts.append(
-        f"<p>Leave one case out: the winner changes in {loo['winner_changes']} of {loo['n_rankings']} "
-        f"rankings; first places: "
-        + html.escape(", ".join(f"{a} {c}" for a, c in loo["winner_counts"].items() if c))
-        + "</p>"
-    )
-    manipulation = robustness["missing_data_manipulation"]
-    parts.append(
-        f"<h4>Missing-data manipulation check (threshold {manipulation['threshold']:.4g}, "
-        f"{html.escape(manipulation['threshold_rule'])})</h4>"
-    )
-    parts.append(
-        _table(
-            ["algorithm", "withheld cases", "original rank", "rank if missing ignored", "rank under chosen design"],
+        page.figure(
+            stacked_frequencies(boot, task, order),
+            "Stacked rank frequencies",
+            "For each algorithm, the share of bootstrap resamples that put it at each rank (colour). A bar of "
+            "one colour means the rank never changes.",
+        )
+        tau = boot.kendall_tau
+        page.text(
+            f"Winner(s) {', '.join(boot.original_winners)} stay first in "
+            + ", ".join(f"{v:.1%}" for v in boot.winner_stays_winner.values())
+            + " of resamples; other algorithms ranked first in at least 1%: "
+            f"{', '.join(boot.other_winners) or 'none'}. Kendall's tau to the full ranking: median "
+            f"{_number(tau.median)}, IQR [{_number(tau.q25)}, {_number(tau.q75)}], undefined in {tau.n_undefined}."
+        )
+    loo = robustness.leave_one_case_out
+    if loo:
+        page.text(
+            f"Leave one case out: the winner changes in {loo.winner_changes} of {loo.n_rankings} rankings; "
+            "first places: " + ", ".join(f"{a} {c}" for a, c in loo.winner_counts.items() if c) + "."
+        )
+    manipulation = robustness.missing_data_manipulation
+    if manipulation:
+        page.heading(4, f"{name}: missing-data manipulation check")
+        page.text(
+            f"Each algorithm in turn withholds its results worse than {manipulation.threshold:.4g} "
+            f"(threshold: {manipulation.threshold_rule}); the table is re-ranked with missing results ignored "
+            "(mean, then rank) and under the chosen design (Maier-Hein et al. 2018, RQ6)."
+        )
+        refused = "refused (missing values need --na)"
+        page.table(
+            ["algorithm", "withheld cases", "original rank", "rank if missing ignored", "rank under the chosen design"],
             [
-                [
-                    a,
-                    r["withheld_cases"],
-                    r["original_rank"],
-                    r["rank_if_ignored"],
-                    r["rank_under_chosen_design"] if r["rank_under_chosen_design"] is not None else "refused",
-                ]
-                for a, r in manipulation["algorithms"].items()
+                [a, r.withheld_cases, r.original_rank, r.rank_if_ignored,
+                 r.rank_under_chosen_design if r.rank_under_chosen_design is not None else refused]
+                for a, r in manipulation.algorithms.items()
             ],
+        )  # fmt: skip
+        verdict = "prevents" if manipulation.prevented_by_chosen_design else "does NOT prevent"
+        page.text(
+            "Could win by withholding their worst cases: "
+            f"{', '.join(manipulation.could_win_by_withholding) or 'none'}; the chosen design {verdict} it."
         )
-    )
-    verdict = "prevents" if manipulation["prevented_by_chosen_design"] else "does NOT prevent"
-    parts.append(
-        f"<p>Could win by withholding their worst cases: "
-        f"{html.escape(', '.join(manipulation['could_win_by_withholding']) or 'none')}; the chosen design "
-        f"{verdict} it.</p>"
-    )
-    annotators = robustness["annotators"]
+    annotators = robustness.annotators
     if annotators:
-        labels = list(annotators["kendall_tau"])
-        parts.append(
-            _table(
-                ["Kendall's tau between annotators", *labels],
-                [[s, *(annotators["kendall_tau"][s][t] for t in labels)] for s in labels],
-            )
+        labels = list(annotators.kendall_tau)
+        page.table(
+            ["Kendall's tau between annotators", *labels],
+            [[s, *(annotators.kendall_tau[s][t] for t in labels)] for s in labels],
         )
-    return "".join(parts)
 
 
-def render(document: Mapping[str, Any], tasks: Mapping[str, Task]) -> str:
-    design = document["design"]
-    parts = [
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>Ranking report</title>",
-        f"<style>{STYLE}</style></head><body><h1>Ranking report</h1>",
-        "<h2>Ranking design (Maier-Hein et al. 2018, Table 1: assessment method)</h2>",
-        _table(["parameter", "value"], design_rows(document)),
-    ]
-    parts += [f"<p class='warning'>{html.escape(w)}</p>" for w in document.get("warnings", [])]
-    for name, entry in document["tasks"].items():
-        parts.append(task_section(name, entry, tasks[name], design))
-    taus = {
-        n: np.asarray(e["bootstrap"]["kendall_tau_values"], dtype=float)
-        for n, e in document["tasks"].items()
-        if "bootstrap" in e
-    }
+def _number(value: float | None) -> str:
+    return "undefined" if value is None else f"{value:.3g}"
+
+
+def across_tasks(page: _Page, result: Result) -> None:
+    page.heading(2, "Across tasks")
+    tau = result.tasks_kendall_tau or {}
+    page.table(["Kendall's tau between tasks", *tau], [[a, *(tau[a][b] for b in tau)] for a in tau])
+    combined = result.consensus
+    requested = combined is not None
+    if combined is None:  # shown by default with several tasks (weights as given), not in ranking.json
+        ranks = {n: e.ranking.ranks for n, e in result.tasks.items()}
+        combined = consensus(ranks, result.design.consensus_weights, result.design.scheme.ties)
+    weights = combined.weights
+    weight_text = ", ".join(f"{t} {w:g}" for t, w in weights.items()) if weights else "equal weights"
+    page.heading(3, "Consensus ranking")
+    page.table(
+        ["consensus rank", "algorithm", "weighted mean rank", *result.tasks],
+        [[combined.ranks[a], a, combined.scores[a], *(e.ranking.ranks.get(a) for e in result.tasks.values())]
+         for a in combined.order],
+    )  # fmt: skip
+    page.figure(
+        consensus_plot(result, combined),
+        "Consensus ranking (euclidean) and ranks per task",
+        f"Markers: each algorithm's rank in each task; black line: the consensus score, the weighted mean over "
+        f"tasks of the ranks with ties averaged (challengeR's euclidean consensus; {weight_text}"
+        f"{'' if requested else ', shown by default; request it with --consensus euclidean'}). Algorithms "
+        "in consensus order, best left.",
+    )
+    taus = {n: e.bootstrap.kendall_tau_values for n, e in result.tasks.items() if e.bootstrap is not None}
+    if len(taus) == len(result.tasks):
+        order = combined.order
+        page.figure(
+            blobs_by_task(result, order),
+            "Blob plot of bootstrap ranks across tasks",
+            "One panel per task (challengeR's stabilityByTask): each algorithm's bootstrap ranks as blobs (area: "
+            "share of resamples), the 95% interval as a black line and the full-data rank as a red cross; "
+            "algorithms in consensus order. Compare panels to see which tasks rank the algorithms alike.",
+        )
+        page.figure(
+            blobs_by_algorithm(result, order),
+            "Ranking stability per algorithm across tasks",
+            "One panel per algorithm (challengeR's stabilityByAlgorithm): its bootstrap ranks in each task "
+            "(blob area: share of resamples; red cross: full-data rank). An algorithm with small blobs at the "
+            "same height in every panel is ranked consistently.",
+        )
+        page.figure(
+            stacked_by_algorithm(result, order),
+            "Stacked rank frequencies per algorithm and task",
+            "For each algorithm one bar per task (named above the bar): the share of bootstrap resamples at "
+            "each rank (colour). Bars of one colour: a stable rank in that task.",
+        )
+    else:
+        page.text("The cross-task stability plots need a bootstrap (--bootstrap N).")
     if taus:
-        parts.append("<h2>Bootstrap Kendall's tau</h2>" + _image(tau_violin(taus), "Violin plot of Kendall's tau"))
-    if len(document["tasks"]) > 1:
-        parts.append("<h2>Across tasks</h2>")
-        tau = document["tasks_kendall_tau"]
-        parts.append(_table(["Kendall's tau between tasks", *tau], [[a, *(tau[a][b] for b in tau)] for a in tau]))
-        if "consensus" in document:
-            parts.append(_image(consensus_plot(document), "Consensus ranking (euclidean) and ranks per task"))
-        figure = task_dendrogram(document)
-        if figure is not None:
-            parts.append(_image(figure, "Dendrogram of the task rankings"))
-    parts.append("</body></html>\n")
-    return "".join(parts)
+        page.figure(
+            tau_violin(taus),
+            "Violin plot of Kendall's tau",
+            "Per task, the distribution over bootstrap resamples of Kendall's tau between the resample's "
+            "ranking and the full ranking (1: identical ranking). Low or wide violins flag unstable tasks.",
+        )
+    page.figure(
+        task_dendrogram(tau),
+        "Dendrogram of the task rankings",
+        "Tasks clustered by how alike they rank the algorithms (distance 1 - Kendall's tau, from 0 for identical "
+        "rankings to 2 for reversed ones; complete linkage): tasks joined low down rank alike; the number at "
+        "each merge is its height."
+        + (" With two tasks the dendrogram is one merge at the tasks' distance." if len(tau) == 2 else ""),
+    )
 
 
-def write_report(path: Path, document: Mapping[str, Any], tasks: Mapping[str, Task]) -> None:
+def render(result: Result, metadata: Metadata = Metadata()) -> str:
+    page = _Page()
+    title = metadata.title or "Ranking report"
+    page.heading(2, "Ranking design")
+    page.text("The assessment method as run (Maier-Hein et al. 2018, Table 1).")
+    page.table(["parameter", "value"], design_rows(result))
+    for warning in result.warnings:
+        page.text(warning, "warning")
+    page.heading(2, "BIAS reporting items")
+    page.text(
+        "The items of the BIAS reporting guideline for biomedical image analysis challenges (Maier-Hein et al. "
+        "2020, Medical Image Analysis 66:101796) that the assessment data determine."
+    )
+    page.table(["BIAS item", "value"], bias_rows(result))
+    if len(result.tasks) > 1:
+        across_tasks(page, result)
+    for name, entry in result.tasks.items():
+        task_section(page, name, entry, result)
+    if len(result.tasks) == 1:
+        boot = next(iter(result.tasks.values())).bootstrap
+        if boot is not None:
+            page.figure(
+                tau_violin({next(iter(result.tasks)): boot.kendall_tau_values}),
+                "Violin plot of Kendall's tau",
+                "The distribution over bootstrap resamples of Kendall's tau between the resample's ranking and "
+                "the full ranking (1: identical ranking).",
+            )
+    meta = []
+    if metadata.description:
+        meta.append(f"<p>{html.escape(metadata.description)}</p>")
+    facts = [("Organizers", metadata.organizers), ("Challenge page", metadata.url), ("Data", result.design.source)]
+    items = "".join(
+        f"<li>{label}: "
+        + (
+            f"<a href='{html.escape(value)}'>{html.escape(value)}</a>"
+            if label == "Challenge page"
+            else html.escape(value)
+        )
+        + "</li>"
+        for label, value in facts
+        if value
+    )
+    meta.append(
+        f"<ul class='meta'>{items}<li>Made by python -m evaluation.ranking ({html.escape(REFERENCE)})</li></ul>"
+    )
+    contents = "".join(
+        f"<li style='margin-left:{(level - 2) * 1.2}em'><a href='#{anchor}'>{html.escape(text)}</a></li>"
+        for level, anchor, text in page.contents
+        if level <= 3
+    )
+    return (
+        f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+        f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>{''.join(meta)}"
+        f"<nav><h2>Contents</h2><ol>{contents}</ol></nav>{''.join(page.parts)}</body></html>\n"
+    )
+
+
+def write_report(path: Path, result: Result, metadata: Metadata = Metadata()) -> None:
+    """Write the report of ``result`` to ``path`` (plots drawn with the report's legible style)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with plt.rc_context({"figure.constrained_layout.use": True}):
-        text = render(document, tasks)
+    with plt.rc_context(RC):
+        text = render(result, metadata)
     path.write_text(text, encoding="utf-8")

@@ -11,15 +11,77 @@ threshold, t = 0.5 for the DSC, and re-rank with missing values ignored) and the
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
-from typing import Any
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from evaluation.errors import ConfigurationError
 from evaluation.ranking.data import Task
-from evaluation.ranking.primitives import kendall_tau_b
+from evaluation.ranking.primitives import Record, kendall_tau_b
 from evaluation.ranking.schemes import Ranking, Scheme, rank_resamples, rank_task
+
+TauMatrix = dict[str, dict[str, float | None]]
+
+
+@dataclass(frozen=True)
+class LeaveOneOut(Record):
+    """The rankings without each case in turn, against the full ranking."""
+
+    n_rankings: int
+    winner_changes: int
+    cases_changing_winner: list[str]
+    winner_counts: dict[str, int]
+    kendall_tau_min: float | None
+    ranks: dict[str, dict[str, float]]
+
+
+@dataclass(frozen=True)
+class SchemeSensitivity(Record):
+    """The ranks under challengeR's five schemes, tau between each pair, and the schemes skipped (why)."""
+
+    ranks: dict[str, dict[str, float]]
+    kendall_tau: TauMatrix
+    skipped: dict[str, str]
+
+
+@dataclass(frozen=True)
+class AnnotatorSensitivity(Record):
+    """The ranking per annotator and tau between annotators."""
+
+    ranks: dict[str, dict[str, float]]
+    kendall_tau: TauMatrix
+
+
+@dataclass(frozen=True)
+class Withheld(Record):
+    """One algorithm's ranks when its results worse than the threshold are withheld."""
+
+    withheld_cases: int
+    original_rank: float
+    rank_if_ignored: float
+    rank_under_chosen_design: float | None  # None: the design refuses missing values
+
+
+@dataclass(frozen=True)
+class ManipulationCheck(Record):
+    """Seed 004's RQ6: who could win by withholding their worst cases, and whether the design prevents it."""
+
+    threshold: float
+    threshold_rule: str
+    algorithms: dict[str, Withheld]
+    could_win_by_withholding: list[str]
+    wins_under_chosen_design: list[str]
+    prevented_by_chosen_design: bool
+
+
+@dataclass(frozen=True)
+class SignificanceMap(Record):
+    """Pairwise one-sided test decisions: ``matrix[i][j]`` = 1 when algorithm i is significantly better than j."""
+
+    p_adjust: str
+    alpha: float
+    better: dict[str, list[str]]
+    matrix: list[list[int]]
 
 
 def tau(a: np.ndarray, b: np.ndarray) -> float | None:
@@ -28,7 +90,7 @@ def tau(a: np.ndarray, b: np.ndarray) -> float | None:
     return value if np.isfinite(value) else None
 
 
-def leave_one_out(task: Task, scheme: Scheme, full: Ranking) -> dict[str, Any]:
+def leave_one_out(task: Task, scheme: Scheme, full: Ranking) -> LeaveOneOut:
     """Rank without each case in turn: how often the winner set changes, who wins, tau to the full ranking."""
     n = task.n_units
     indices = np.array([np.delete(np.arange(n), left) for left in range(n)])
@@ -37,16 +99,16 @@ def leave_one_out(task: Task, scheme: Scheme, full: Ranking) -> dict[str, Any]:
     winners = set(np.flatnonzero(full.ranks == 1))
     changed = [names[i] for i in range(n) if set(np.flatnonzero(result.ranks[i] == 1)) != winners]
     taus = kendall_tau_b(result.ranks, full.ranks)
-    return {
-        "n_rankings": n,
-        "winner_changes": len(changed),
-        "cases_changing_winner": changed,
-        "winner_counts": {a: int(np.count_nonzero(result.ranks[:, i] == 1)) for i, a in enumerate(task.algorithms)},
-        "kendall_tau_min": float(np.nanmin(taus)) if np.isfinite(taus).any() else None,
-        "ranks": {
+    return LeaveOneOut(
+        n_rankings=n,
+        winner_changes=len(changed),
+        cases_changing_winner=changed,
+        winner_counts={a: int(np.count_nonzero(result.ranks[:, i] == 1)) for i, a in enumerate(task.algorithms)},
+        kendall_tau_min=float(np.nanmin(taus)) if np.isfinite(taus).any() else None,
+        ranks={
             case: dict(zip(task.algorithms, map(float, result.ranks[i]), strict=True)) for i, case in enumerate(names)
         },
-    }
+    )
 
 
 def five_schemes(base: Scheme) -> dict[str, Scheme]:
@@ -61,9 +123,9 @@ def five_schemes(base: Scheme) -> dict[str, Scheme]:
     }
 
 
-def tau_matrix(rankings: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float | None]]:
+def tau_matrix(rankings: Mapping[str, Mapping[str, float]]) -> TauMatrix:
     """Kendall's tau-b between every two rankings, over the algorithms both rank."""
-    matrix: dict[str, dict[str, float | None]] = {}
+    matrix: TauMatrix = {}
     for first, a in rankings.items():
         matrix[first] = {}
         for second, b in rankings.items():
@@ -72,7 +134,7 @@ def tau_matrix(rankings: Mapping[str, Mapping[str, float]]) -> dict[str, dict[st
     return matrix
 
 
-def scheme_sensitivity(task: Task, base: Scheme) -> dict[str, Any]:
+def scheme_sensitivity(task: Task, base: Scheme) -> SchemeSensitivity:
     """Ranks under the five schemes and tau between each pair; a scheme needing an NA rule is skipped without one."""
     ranks: dict[str, dict[str, float]] = {}
     skipped: dict[str, str] = {}
@@ -83,10 +145,10 @@ def scheme_sensitivity(task: Task, base: Scheme) -> dict[str, Any]:
             skipped[label] = str(error)
             continue
         ranks[label] = dict(zip(task.algorithms, map(float, result.ranks), strict=True))
-    return {"ranks": ranks, "kendall_tau": tau_matrix(ranks), "skipped": skipped}
+    return SchemeSensitivity(ranks, tau_matrix(ranks), skipped)
 
 
-def annotator_sensitivity(task: Task, scheme: Scheme) -> dict[str, Any] | None:
+def annotator_sensitivity(task: Task, scheme: Scheme) -> AnnotatorSensitivity | None:
     """The ranking per annotator and tau between annotators (None without an annotator column)."""
     if task.annotators is None:
         return None
@@ -94,7 +156,7 @@ def annotator_sensitivity(task: Task, scheme: Scheme) -> dict[str, Any] | None:
     for annotator in sorted(set(task.annotators)):
         result = rank_task(task.for_annotator(annotator).values, scheme, task=task.name)
         ranks[annotator] = dict(zip(task.algorithms, map(float, result.ranks), strict=True))
-    return {"ranks": ranks, "kendall_tau": tau_matrix(ranks)}
+    return AnnotatorSensitivity(ranks, tau_matrix(ranks))
 
 
 def manipulation_threshold(values: np.ndarray, smaller_better: bool) -> tuple[float, str]:
@@ -106,7 +168,7 @@ def manipulation_threshold(values: np.ndarray, smaller_better: bool) -> tuple[fl
     return float(np.quantile(observed, quantile)), f"the task's worst decile ({quantile:.0%} quantile)"
 
 
-def manipulation_check(task: Task, scheme: Scheme, threshold: float | None = None) -> dict[str, Any]:
+def manipulation_check(task: Task, scheme: Scheme, threshold: float | None = None) -> ManipulationCheck:
     """Could an algorithm have climbed by withholding its worst cases? (seed 004, RQ6)
 
     For each algorithm, its results worse than the threshold become missing; the table is re-ranked with
@@ -120,7 +182,7 @@ def manipulation_check(task: Task, scheme: Scheme, threshold: float | None = Non
         rule = "given"
     ignoring = Scheme("aggregate-then-rank", "mean", ties="min", na="drop", smaller_better=scheme.smaller_better)
     original = rank_task(task.values, scheme, task=task.name).ranks
-    per_algorithm: dict[str, Any] = {}
+    per_algorithm: dict[str, Withheld] = {}
     for i, algorithm in enumerate(task.algorithms):
         row = task.values[i]
         worse = (row > threshold) if scheme.smaller_better else (row < threshold)
@@ -131,36 +193,22 @@ def manipulation_check(task: Task, scheme: Scheme, threshold: float | None = Non
             chosen_rank: float | None = float(rank_task(manipulated, scheme, task=task.name).ranks[i])
         except ConfigurationError:
             chosen_rank = None  # the design refuses missing values without an NA rule
-        per_algorithm[algorithm] = {
-            "withheld_cases": int(np.count_nonzero(worse)),
-            "original_rank": float(original[i]),
-            "rank_if_ignored": ignored_rank,
-            "rank_under_chosen_design": chosen_rank,
-        }
-    could_win = [a for a, r in per_algorithm.items() if r["rank_if_ignored"] == 1 and r["original_rank"] != 1]
-    still_win = [a for a in could_win if per_algorithm[a]["rank_under_chosen_design"] == 1]
-    return {
-        "threshold": threshold,
-        "threshold_rule": rule,
-        "algorithms": per_algorithm,
-        "could_win_by_withholding": could_win,
-        "wins_under_chosen_design": still_win,
-        "prevented_by_chosen_design": not still_win,
-    }
+        per_algorithm[algorithm] = Withheld(int(np.count_nonzero(worse)), float(original[i]), ignored_rank, chosen_rank)
+    could_win = [a for a, r in per_algorithm.items() if r.rank_if_ignored == 1 and r.original_rank != 1]
+    still_win = [a for a in could_win if per_algorithm[a].rank_under_chosen_design == 1]
+    return ManipulationCheck(threshold, rule, per_algorithm, could_win, still_win, not still_win)
 
 
-def significance_map(task: Task, scheme: Scheme, p_adjust: str = "holm") -> dict[str, Any] | None:
+def significance_map(task: Task, scheme: Scheme, p_adjust: str = "holm") -> SignificanceMap | None:
     """Pairwise one-sided test decisions (row significantly better than column), Holm-adjusted by default."""
     test = replace(scheme, kind="test-then-rank", p_adjust=p_adjust)
     try:
         result = rank_task(task.values, test, task=task.name)
     except ConfigurationError:
         return None
-    return {
-        "p_adjust": p_adjust,
-        "alpha": scheme.alpha,
-        "better": {
-            a: [task.algorithms[j] for j in np.flatnonzero(result.wins[i])] for i, a in enumerate(task.algorithms)
-        },
-        "matrix": result.wins.astype(int).tolist(),
-    }
+    return SignificanceMap(
+        p_adjust=p_adjust,
+        alpha=scheme.alpha,
+        better={a: [task.algorithms[j] for j in np.flatnonzero(result.wins[i])] for i, a in enumerate(task.algorithms)},
+        matrix=result.wins.astype(int).tolist(),
+    )

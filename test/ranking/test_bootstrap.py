@@ -70,7 +70,7 @@ def test_summary_numbers() -> None:
     algorithms = tuple("ABCDE")
     summary = summarise(full, resampled, algorithms, compat=False)
     first = resampled.ranks == 1
-    assert summary["winner_frequency"] == {a: pytest.approx(first[:, i].mean()) for i, a in enumerate(algorithms)}
-    assert summary["rank_quantiles"]["A"] == pytest.approx(np.percentile(resampled.ranks[:, 0], [2.5, 50, 97.5]))
-    assert sum(summary["rank_frequencies"]["B"].values()) == 25
-    assert summary["kendall_tau"]["n_undefined"] == 0
+    assert summary.winner_frequency == {a: pytest.approx(first[:, i].mean()) for i, a in enumerate(algorithms)}
+    assert summary.rank_quantiles["A"] == pytest.approx(np.percentile(resampled.ranks[:, 0], [2.5, 50, 97.5]))
+    assert sum(summary.rank_frequencies["B"].values()) == 25
+    assert summary.kendall_tau.n_undefined == 0

@@ -220,10 +220,10 @@ def test_analyses_are_computed_only_when_asked(tmp_path: Path) -> None:
         document = json.loads((tmp_path / name / "ranking.json").read_text())
         keys[name] = set(document["tasks"]["task"]["robustness"])
         assert document["design"]["analyses"] == sorted(document["design"]["analyses"], key=ANALYSES.index)
-    assert keys["default"] == {"leave_one_case_out", "annotators"}
+    assert keys["default"] == {"annotators"}  # leave one case out only beside a bootstrap (or when asked)
     assert keys["none"] == set()
     assert keys["two"] == {"schemes", "significance_map"}
-    assert keys["all"] == keys["default"] | keys["two"] | {"missing_data_manipulation"}
+    assert keys["all"] == keys["default"] | keys["two"] | {"leave_one_case_out", "missing_data_manipulation"}
     result = run("--data", data, "--output", tmp_path / "bad", "--na", "0", "--analyses", "jackknife")
     assert result.returncode != 0 and "unknown analysis jackknife" in result.stderr.strip().splitlines()[-1]
 
@@ -239,3 +239,60 @@ def test_default_run_imports_neither_scipy_nor_pandas(tmp_path: Path) -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split()[-3:] == ["0", "False", "False"]
+
+
+def test_organizer_faults_name_the_file_in_one_line(tmp_path: Path) -> None:
+    """Issue 21: a huge --bootstrap (refused before the data is read), a deeply nested metrics.json and an
+    integer beyond a float's range in a leaderboard's input: one line naming the file, no traceback, and
+    no earlier result left behind."""
+    data = golden_csv(tmp_path / "data.csv")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "ranking.json").write_text("{}")  # an earlier run's result
+    result = run("--data", tmp_path / "absent.csv", "--output", out, "--bootstrap", 10**13)
+    assert result.returncode == 2 and "--bootstrap must be a number of resamples from 0 to 100,000" in result.stderr
+    assert not (out / "ranking.json").exists()
+    for args, fragment in [
+        (["--seed", "-1"], "--seed must be"),
+        (["--alpha", "2"], "--alpha must lie"),
+        (["--na", "nan"], "--na must be drop, worst or a finite number"),
+        (["--consensus", "euclidean", "--consensus-weights", "task=0"], "not all zero"),
+    ]:
+        result = run("--data", data, "--output", out, *(["--na", "0"] if "--na" not in args else []), *args)
+        assert result.returncode == 2 and fragment in result.stderr.strip().splitlines()[-1]
+    nested, huge = tmp_path / "nested", tmp_path / "huge"
+    for folder in (nested, huge):
+        folder.mkdir()
+        (folder / "b.json").write_text(json.dumps({"case": {"p0": {"dice": 0.5}}, "aggregates": {"dice": 0.5}}))
+    (nested / "a.json").write_text('{"case":' * 5000 + "1" + "}" * 5000)
+    (huge / "a.json").write_text('{"aggregates": {"dice": 1' + "0" * 400 + "}}")
+    for args, fragment in [
+        (["--collect", "--metrics-dir", nested, "--output", tmp_path / "long.csv"], f"{nested / 'a.json'} nests"),
+        (["--leaderboard", "gc-absolute", "--metrics-dir", nested, "--path", "aggregates.dice", "--output", out],
+         f"{nested / 'a.json'} nests"),
+        (["--leaderboard", "gc-mean-of-ranks", "--metrics-dir", huge, "--path", "aggregates.dice", "--output", out],
+         f"{huge / 'a.json'} holds an integer of 401 digits"),
+    ]:  # fmt: skip
+        result = run(*args)
+        last = result.stderr.strip().splitlines()[-1]
+        assert result.returncode == 2 and fragment in last, last
+        assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_library_gives_the_cli_document(tmp_path: Path) -> None:
+    """The command only parses and prints: the library's typed result serialises to the same ranking.json."""
+    from evaluation.platform.metrics_json import dumps
+    from evaluation.ranking.analysis import Design, analyse, bootstrap, rank
+    from evaluation.ranking.data import read_long_csv
+    from evaluation.ranking.schemes import Scheme
+
+    data = golden_csv(tmp_path / "data.csv")
+    assert main(["--data", str(data), "--output", str(tmp_path), "--na", "0", "--bootstrap", "50"]) == 0
+    tasks = read_long_csv(data)
+    design = Design(Scheme(na=0.0), analyses=("leave-one-out", "annotators"), n_resamples=50, source=str(data))
+    result = analyse(tasks, design)
+    assert dumps(result.to_json()) == (tmp_path / "ranking.json").read_text()
+    ranking = rank(tasks["task"], Scheme(na=0.0))
+    assert ranking.order == ["B", "A", "C", "D"] and ranking.ranks == {"A": 2, "B": 1, "C": 3, "D": 4}
+    resampled = bootstrap(ranking, 50, seed=0)
+    assert resampled.to_json()["winner_frequency"] == result.to_json()["tasks"]["task"]["bootstrap"]["winner_frequency"]
