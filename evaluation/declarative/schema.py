@@ -19,6 +19,16 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from evaluation.declarative import measures
+from evaluation.declarative.metric_records import (
+    COUNT_FORMS,
+    OMITTED,
+    PER_CLASS_FORMS,
+    RECORD,
+    RECORDS,
+    REQUIRED,
+    MetricRecord,
+    Param,
+)
 from evaluation.errors import ConfigurationError
 from evaluation.platform.images import GEOMETRY_POLICIES, GEOMETRY_TOLERANCE
 from evaluation.platform.matching import IMAGE_NAME_SUFFIXES
@@ -51,44 +61,15 @@ MISSING_BY_KIND = {
     "points": ("error", "empty", "exclude"),
 }
 OBJECT_KINDS = ("boxes", "points")  # detection outputs: one JSON file of objects per image
-DETECTION_METRICS = tuple(measures.DETECTION_METRICS)  # on a boxes output
-SEGMENTATION_METRICS = ("dice", "iou", "hd95", "nsd", "lesion_f1", "hausdorff", "masd", "volume_difference",
-                        "panoptic_quality")  # fmt: skip
-VALUE_METRICS = {  # metric -> output kinds it scores
-    "auroc": ("number", "probabilities"),
-    "average_precision": ("number", "probabilities"),
-    "brier": ("number", "probabilities"),
-    "ece": ("number", "probabilities"),
-    "top_label_calibration_error": ("probabilities",),
-    "mae": ("number",),
-    "rmse": ("number",),
-    "balanced_accuracy": ("boolean", "choice", "probabilities"),
-    "accuracy": ("boolean", "choice", "probabilities"),
-    "sensitivity": ("number", "probabilities"),
-    "specificity": ("number", "probabilities"),
-    "sensitivity_at_specificity": ("number",),
-    "specificity_at_sensitivity": ("number",),
-    "cohen_kappa": ("boolean", "choice", "probabilities"),
-    "pearson": ("number",),
-    "spearman": ("number",),
-    "c_index": ("number",),
-}
+SEGMENTATION_METRICS = tuple(r.name for r in RECORDS if r.segmentation)
+VALUE_METRICS = measures.VALUE_METRICS  # the metrics of case-level values (number, boolean, choice, probabilities)
+DETECTION_METRICS = tuple(measures.DETECTION_METRICS)  # on a boxes or points output
 NONZERO = "nonzero"  # a label value: any non-zero pixel of a 2D mask (PNG, RGB) is this label
-MEAN_OVER = ("all", "present", "positives")
 SETTINGS_LAYOUTS = ("full", "options")
 COMBINED = "mean"  # the mean of aggregates declared before (e.g. HECKTOR's segmentation score)
-BINARY_REFERENCE_METRICS = ("auroc", "average_precision", "brier", "ece", "sensitivity", "specificity",
-                            "sensitivity_at_specificity", "specificity_at_sensitivity")  # fmt: skip
-PROBABILITY_METRICS = ("brier", "ece")
-PER_CLASS_METRICS = ("auroc", "average_precision", "ece", "sensitivity", "specificity")  # on probabilities
-PER_CLASS_FORMS = ("per_class", "macro")  # one value per class (one-vs-rest); their mean
+BINARY_REFERENCE_METRICS = tuple(r.name for r in RECORDS if r.binary_reference)  # a number's reference: 0 / 1
 SUM_RULES = ("one", "any")  # a probabilities answer: its values sum to 1 (within sum_tolerance), or any sum
-COUNT_FORMS = ("tp", "fp", "fn")  # lesion_f1's summed lesion counts: integers, never bootstrapped
-FORMS = {"dice": ("mean", "dataset"), "iou": ("mean", "dataset"), "hd95": ("mean",), "nsd": ("mean",),
-         "lesion_f1": ("mean", "dataset", *COUNT_FORMS), "hausdorff": ("mean",), "masd": ("mean",),
-         "volume_difference": ("mean",), "panoptic_quality": ("mean",)}  # fmt: skip
-SURFACE_METRICS = ("hd95", "nsd", "hausdorff", "masd")  # 3D only (DeepMind surfels)
-DISTANCE_METRICS = ("hd95", "hausdorff", "masd")  # one_empty: a number or "diagonal"
+SURFACE_METRICS = tuple(r.name for r in RECORDS if r.three_d)  # 3D only (DeepMind surfels)
 SCORING_METHODS = ("abs", "avg", "med")
 ORDERS = ("metric", "label")  # [report] order: metrics.json keys metric by metric, or label by label
 SORTS = ("asc", "desc")
@@ -431,14 +412,6 @@ def _type(value: Any) -> str:
             dict: "a table"}.get(type(value), type(value).__name__)  # fmt: skip
 
 
-def _number_or(table: _Table, key: str, default: float | str, word: str) -> float | str:
-    """A number, or the one word ``word`` (e.g. "exclude")."""
-    value = table.get(key, (float, str), default)
-    if isinstance(value, str) and value != word:
-        table.fail(key, f"must be a number or {word!r}, not {value!r}")
-    return value
-
-
 def _inside(table: _Table, key: str, text: str, path: str) -> None:
     """A ground-truth ``path`` declared at ``key`` must stay inside the ground truth."""
     if Path(path).is_absolute() or ".." in Path(path).parts:
@@ -668,7 +641,8 @@ def _class_columns(
 
 
 def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str, MetricSpec]) -> MetricSpec:
-    """One ``[[metrics]]`` entry; ``earlier`` maps the aggregate paths of the metrics before it to them."""
+    """One ``[[metrics]]`` entry; ``earlier`` maps the aggregate paths of the metrics before it to them.
+    Its parameters are its record's (``metric_records``), read in a loop; the rest are cross-field checks."""
     metric = table.get("metric", str)
     known = (*SEGMENTATION_METRICS, *VALUE_METRICS, *DETECTION_METRICS, COMBINED)
     if metric not in known:
@@ -677,153 +651,144 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
     if not KEY.fullmatch(name):
         table.fail("name", f"{name!r} may hold letters, digits, '_' and '-' only (it becomes a metrics.json key)")
     bootstrap = table.get("bootstrap", bool, False)
-    params: dict[str, Any] = {}
-    slug, output = "", None
     if metric == COMBINED:
-        params["of"] = table.strings("of")
-        for path in params["of"]:
-            if path not in earlier:
-                shown = ", ".join(list(earlier)[:6])
-                table.fail("of", f"{path!r} is not a value of a metric declared before this one (e.g. {shown})")
-            if bootstrap and not earlier[path].bootstrap:
-                table.fail("bootstrap", f"a bootstrapped mean needs {path!r} bootstrapped too")
-        if len(params["of"]) < 2:
-            table.fail("of", "needs two or more aggregate paths")
+        params: dict[str, Any] = {"of": _combined(table, earlier, bootstrap)}
+        slug, labels, aggregates = "", (), ()
     else:
-        slug = table.get("output", str)
-        if slug not in outputs:
-            table.fail("output", f"{slug!r} is not a declared output (outputs: {', '.join(outputs)})")
-        output = outputs[slug]
-        allowed_kinds = ("segmentation",) if metric in SEGMENTATION_METRICS else VALUE_METRICS.get(metric, OBJECT_KINDS)
-        if output.kind not in allowed_kinds:
-            plain = tuple(kind for kind in allowed_kinds if kind != "probabilities") or allowed_kinds
-            also = f" ({metric} also scores a probabilities output)" if plain != allowed_kinds else ""
-            table.fail("output", f"{metric} scores a {' or '.join(plain)} output; {slug!r} is a {output.kind}{also}")
-        if output.missing in SURVIVAL_MISSING and metric != "c_index":
-            table.fail("output", f"{slug!r} has missing = {output.missing!r} (for c_index): {metric} cannot score it")
-        if metric == "c_index" and output.event is None:
-            table.fail("output", f"c_index needs the event column: declare event = 'file.csv:column' on {slug!r}")
-    labels: tuple[str, ...] = ()
-    aggregates: tuple[str, ...] = ()
-    per_class = metric in PER_CLASS_METRICS and output is not None and output.kind == "probabilities"
-    if per_class:
-        labels = output.classes
-        aggregates = table.strings("aggregates", list(PER_CLASS_FORMS))
-        if not aggregates or len(set(aggregates)) != len(aggregates) or not set(aggregates) <= set(PER_CLASS_FORMS):
-            table.fail("aggregates", f"needs one or both of {', '.join(PER_CLASS_FORMS)}, each once")
-    if metric in SEGMENTATION_METRICS:
-        label_names = [label for label, _ in output.labels]
-        labels = table.strings("labels", label_names)
-        for label in labels:
-            if label not in label_names:
-                table.fail("labels", f"{label!r} is not a label of {slug!r} ({', '.join(label_names)})")
-        aggregates = table.strings("aggregates", ["mean"])
-        for form in aggregates:
-            if form not in FORMS[metric]:
-                table.fail("aggregates", f"{form!r} is not one of {', '.join(FORMS[metric])} (for {metric})")
-        if not aggregates or len(set(aggregates)) != len(aggregates):
-            table.fail("aggregates", "needs one or more distinct forms")
-        if metric in SURFACE_METRICS and output.dimension != 3:
-            table.fail("metric", f"{metric} needs a 3D segmentation (output {slug!r} has dimension 2)")
-        if metric not in ("dice", "iou") and output.nonzero:
-            table.fail("metric", f"{metric} needs a label image; output {slug!r} is a {NONZERO!r} mask (dice, iou)")
-    both_empty_defaults = {"dice": 1.0, "iou": 1.0, "hd95": 0.0, "nsd": 1.0, "hausdorff": 0.0, "masd": 0.0}
-    if metric in both_empty_defaults:
-        params["both_empty"] = table.get("both_empty", (float, str), both_empty_defaults[metric])
-        if isinstance(params["both_empty"], str) and params["both_empty"] != "exclude":
-            table.fail("both_empty", f"must be a number or 'exclude', not {params['both_empty']!r}")
-        params["mean_over"] = table.get("mean_over", str, "all", MEAN_OVER)
-    if metric in ("dice", "iou"):
-        params["absent_everywhere"] = table.get("absent_everywhere", float, 1.0)
-        params["volume"] = table.get("volume", str, "voxels", ("voxels", "mm3"))
-    if metric in DISTANCE_METRICS:
-        params["one_empty"] = table.get("one_empty", (float, str), "diagonal")
-        if isinstance(params["one_empty"], str) and params["one_empty"] != "diagonal":
-            table.fail("one_empty", f"must be a number or 'diagonal', not {params['one_empty']!r}")
-    if metric in SURFACE_METRICS and "compute" in table.data:  # false: not computed (null; saves the surfaces)
-        params["compute"] = table.get("compute", bool)
-    if metric == "nsd":
-        params["tolerance_mm"] = table.get("tolerance_mm", float)
-        if params["tolerance_mm"] <= 0:
-            table.fail("tolerance_mm", "must be positive")
-        params["one_empty"] = table.get("one_empty", float, 0.0)
-    if metric == "lesion_f1":
-        params["iou_threshold"] = table.get("iou_threshold", float, 0.3)
-        if not 0 <= params["iou_threshold"] < 1:
-            table.fail("iou_threshold", "must be in [0, 1) (a match needs IoU strictly above it)")
-        params["matching"] = table.get("matching", str, "greedy", ("greedy", "hungarian"))
-        params["connectivity"] = table.get("connectivity", int, 26, (26,))
-        params["no_lesions"] = table.get("no_lesions", float, 1.0)
-    if metric == "volume_difference":
-        params["relative"] = table.get("relative", bool, False)
-        params["absolute"] = table.get("absolute", bool, True)
-        params["volume"] = table.get("volume", str, "voxels", ("voxels", "mm3"))
-        if params["relative"]:  # V(R) = 0 < V(P): the catalogue's empty_reference (no finite default)
-            params["empty_reference"] = _number_or(table, "empty_reference", "exclude", "exclude")
-    if metric == "panoptic_quality":
-        params["iou_threshold"] = table.get("iou_threshold", float, 0.5)
-        if not 0.5 <= params["iou_threshold"] < 1:
-            table.fail("iou_threshold", "must be in [0.5, 1) (a match needs IoU strictly above it, and is then unique)")
-        params["quality"] = table.get("quality", str, "pq", ("pq", "sq", "rq"))
-        params["no_instances"] = _number_or(table, "no_instances", 1.0, "exclude")
-    if metric in ("sensitivity", "specificity") and not per_class:
-        params["threshold"] = table.get("threshold", float)  # the decision: positive when output >= threshold
-    if metric in ("sensitivity_at_specificity", "specificity_at_sensitivity"):
-        params["target"] = table.get("target", float)
-        if not 0 <= params["target"] <= 1:
-            table.fail("target", "must be in [0, 1]")
-    if metric == "cohen_kappa":
-        params["weights"] = table.get("weights", str, "none", ("none", "linear", "quadratic"))
-        if params["weights"] != "none" and output.missing == "misclassification":
-            table.fail("weights", f"weighted kappa orders the classes: a missing answer ({slug!r} has missing = "
-                       "'misclassification') has no place there; use missing = 'error' or 'exclude'")  # fmt: skip
-    if metric == "c_index":
-        params["sign"] = table.get("sign", str, "risk", ("risk", "time"))  # the output: a risk or a predicted time
-        params["policy"] = output.missing if output.missing in SURVIVAL_MISSING else "non-concordant"
-    if metric in DETECTION_METRICS:
-        params["objects"] = output.kind  # points match by distance only
-        matches = ("distance",) if output.kind == "points" else tuple(measures.DETECTION_MATCHING)
-        params["match"] = table.get("match", str, matches[0], matches)
-        if params["match"] == "iou":
-            params["threshold"] = table.get("threshold", float, 0.5)
-            if not 0 <= params["threshold"] < 1:
-                table.fail("threshold", "must be in [0, 1) (a match needs IoU strictly above it)")
-        else:  # the distance of box centres, in the boxes' unit (pixels or mm)
-            params["threshold"] = table.get("threshold", float)
-            if params["threshold"] < 0:
-                table.fail("threshold", "must be a non-negative distance")
-        params["matching"] = table.get("matching", str, "greedy", ("greedy", "hungarian"))
-        if metric == "recall_at_precision":
-            params["precision"] = table.get("precision", float)
-            if not 0 <= params["precision"] <= 1:
-                table.fail("precision", "must be in [0, 1]")
-        if metric == "froc":
-            rates = table.get("fp_rates", list, [1, 2, 4, 8, 16, 32])
-            if not rates or not all(isinstance(r, (int, float)) and not isinstance(r, bool) and r >= 0 for r in rates):
-                table.fail("fp_rates", "must be a non-empty list of non-negative numbers (false positives per image)")
-            params["fp_rates"] = [float(r) for r in rates]
-            params["fp_images"] = table.get("fp_images", str, "all", ("all", "negative"))
-    value_edges = measures.declared_edges(metric) if metric in (*VALUE_METRICS, *DETECTION_METRICS) else ()
-    for edge in value_edges:  # the catalogue's edge-case parameters: a number, or "error"
-        if edge in measures.PREDICTION_EDGES:  # a participant's answer can cause it: a number, never "error"
-            params[edge] = table.get(edge, float, measures.PREDICTION_EDGES[edge])
-            continue
-        params[edge] = table.get(edge, (float, str), "error")
-        words = ("error", "exclude") if per_class else ("error",)  # exclude: a class left out of the macro mean
-        if isinstance(params[edge], str) and params[edge] not in words:
-            table.fail(edge, f"must be a number or {' or '.join(map(repr, words))}, not {params[edge]!r}")
-    if metric in ("ece", "top_label_calibration_error"):
-        params["bins"] = table.get("bins", int, 10)
-        if params["bins"] < 1:
-            table.fail("bins", "must be at least 1")
-    if metric in PROBABILITY_METRICS and output.kind == "number" and output.range != (0.0, 1.0):
-        table.fail("output", f"{metric} needs a probability: declare range = [0, 1] on output {slug!r}")
+        record = RECORD[metric]
+        output = _scored_output(table, record, outputs)
+        slug, per_class = output.slug, record.per_class and output.kind == "probabilities"
+        labels, aggregates = _classes_and_forms(table, output) if per_class else ((), ())
+        if record.segmentation:
+            labels, aggregates = _labels_and_forms(table, record, output)
+        params = _parameters(table, record, output, per_class)
+        _checked_parameters(table, record, output, params)
     group = table.get("group", str, None)
     if group is not None and not KEY.fullmatch(group):
         table.fail("group", f"{group!r} may hold letters, digits, '_' and '-' only (it becomes a metrics.json key)")
+    segmentation = metric in SEGMENTATION_METRICS
+    keys = _key_templates(table, name, labels, aggregates, segmentation)
+    case_key = table.get("case_key", str, "{name}_{label}") if segmentation else "{name}_{label}"
+    count_key = _case_keys(table, metric, name, labels, case_key)
+    table.done()
+    return MetricSpec(name, metric, slug, labels, aggregates, bootstrap, tuple(params.items()), group, keys, case_key,
+                      count_key)  # fmt: skip
+
+
+def _combined(table: _Table, earlier: Mapping[str, MetricSpec], bootstrap: bool) -> tuple[str, ...]:
+    """A ``mean``'s ``of``: two or more aggregate paths of metrics declared before it."""
+    of = table.strings("of")
+    for path in of:
+        if path not in earlier:
+            shown = ", ".join(list(earlier)[:6])
+            table.fail("of", f"{path!r} is not a value of a metric declared before this one (e.g. {shown})")
+        if bootstrap and not earlier[path].bootstrap:
+            table.fail("bootstrap", f"a bootstrapped mean needs {path!r} bootstrapped too")
+    if len(of) < 2:
+        table.fail("of", "needs two or more aggregate paths")
+    return of
+
+
+def _scored_output(table: _Table, record: MetricRecord, outputs: dict[str, OutputSpec]) -> OutputSpec:
+    """The declared output a metric scores: of a kind the record scores, with the policies it can take."""
+    slug, metric = table.get("output", str), record.name
+    if slug not in outputs:
+        table.fail("output", f"{slug!r} is not a declared output (outputs: {', '.join(outputs)})")
+    output = outputs[slug]
+    if output.kind not in record.kinds:
+        plain = tuple(kind for kind in record.kinds if kind != "probabilities") or record.kinds
+        also = f" ({metric} also scores a probabilities output)" if plain != record.kinds else ""
+        table.fail("output", f"{metric} scores a {' or '.join(plain)} output; {slug!r} is a {output.kind}{also}")
+    if output.missing in SURVIVAL_MISSING and metric != "c_index":
+        table.fail("output", f"{slug!r} has missing = {output.missing!r} (for c_index): {metric} cannot score it")
+    if metric == "c_index" and output.event is None:
+        table.fail("output", f"c_index needs the event column: declare event = 'file.csv:column' on {slug!r}")
+    return output
+
+
+def _classes_and_forms(table: _Table, output: OutputSpec) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A per-class metric of a probabilities output: its classes and forms (per_class, macro)."""
+    aggregates = table.strings("aggregates", list(PER_CLASS_FORMS))
+    if not aggregates or len(set(aggregates)) != len(aggregates) or not set(aggregates) <= set(PER_CLASS_FORMS):
+        table.fail("aggregates", f"needs one or both of {', '.join(PER_CLASS_FORMS)}, each once")
+    return output.classes, aggregates
+
+
+def _labels_and_forms(
+    table: _Table, record: MetricRecord, output: OutputSpec
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A segmentation metric's labels (of its output) and aggregate forms (of its record)."""
+    metric, label_names = record.name, [label for label, _ in output.labels]
+    labels = table.strings("labels", label_names)
+    for label in labels:
+        if label not in label_names:
+            table.fail("labels", f"{label!r} is not a label of {output.slug!r} ({', '.join(label_names)})")
+    aggregates = table.strings("aggregates", list(record.forms[:1]))
+    for form in aggregates:
+        if form not in record.forms:
+            table.fail("aggregates", f"{form!r} is not one of {', '.join(record.forms)} (for {metric})")
+    if not aggregates or len(set(aggregates)) != len(aggregates):
+        table.fail("aggregates", "needs one or more distinct forms")
+    if record.three_d and output.dimension != 3:
+        table.fail("metric", f"{metric} needs a 3D segmentation (output {output.slug!r} has dimension 2)")
+    if record.label_image and output.nonzero:
+        table.fail("metric", f"{metric} needs a label image; output {output.slug!r} is a {NONZERO!r} mask (dice, iou)")
+    return labels, aggregates
+
+
+# the parameters a metric takes from its output rather than from the declaration
+DERIVED = {
+    "objects": lambda output: output.kind,  # points match by distance only
+    "policy": lambda output: output.missing if output.missing in SURVIVAL_MISSING else "non-concordant",
+}
+
+
+def _parameters(table: _Table, record: MetricRecord, output: OutputSpec, per_class: bool) -> dict[str, Any]:
+    """The record's parameters then edge values, each checked as its ``Param`` says, defaults filled in
+    (in the record's order: settings echo them so)."""
+    params: dict[str, Any] = {}
+    for param in (*record.params, *(edge.param(per_class) for edge in record.edges)):
+        if param.when is not None and {**params, "per_class": per_class}.get(param.when[0]) != param.when[1]:
+            continue
+        if param.derived:
+            params[param.key] = DERIVED[param.key](output)
+        elif param.default != OMITTED or param.key in table.data:
+            params[param.key] = _parameter(table, param, output.kind)
+    return params
+
+
+def _parameter(table: _Table, param: Param, kind: str) -> Any:
+    """One declared parameter: its type and choices, then its words or interval."""
+    default = param.default_for(kind)
+    value = table.get(param.key, param.kind, REQUIRED if default == OMITTED else default, param.choices_for(kind))
+    if isinstance(value, str) and param.words and value not in param.words:
+        table.fail(param.key, f"must be a number or {' or '.join(map(repr, param.words))}, not {value!r}")
+    if param.kind is list:
+        numbers = all(isinstance(item, (int, float)) and not isinstance(item, bool) for item in value)
+        if not value or not numbers or not all(param.interval is None or param.interval.holds(x) for x in value):
+            table.fail(param.key, param.interval.problem if param.interval else "must be a list of numbers")
+        return [float(item) for item in value]
+    if param.interval is not None and not isinstance(value, str) and not param.interval.holds(value):
+        table.fail(param.key, param.interval.problem)
+    return value
+
+
+def _checked_parameters(table: _Table, record: MetricRecord, output: OutputSpec, params: Mapping[str, Any]) -> None:
+    """The checks that join a metric's parameters to its output."""
+    if record.name == "cohen_kappa" and params["weights"] != "none" and output.missing == "misclassification":
+        table.fail("weights", f"weighted kappa orders the classes: a missing answer ({output.slug!r} has missing = "
+                   "'misclassification') has no place there; use missing = 'error' or 'exclude'")  # fmt: skip
+    if record.probability and output.kind == "number" and output.range != (0.0, 1.0):
+        table.fail("output", f"{record.name} needs a probability: declare range = [0, 1] on output {output.slug!r}")
+
+
+def _key_templates(
+    table: _Table, name: str, labels: tuple[str, ...], aggregates: tuple[str, ...], segmentation: bool
+) -> tuple[tuple[str, str], ...]:
+    """``key``: one template for every form, or a table form -> template; each must give valid keys."""
     forms = aggregates or ("value",)
-    default: str | dict[str, str] = "{name}_{label}_{form}" if metric in SEGMENTATION_METRICS else "{name}"
-    if per_class:
+    default: str | dict[str, str] = "{name}_{label}_{form}" if segmentation else "{name}"
+    if aggregates and not segmentation:  # per class and macro
         default = {form: {"per_class": "{name}_{label}", "macro": "{name}_macro"}[form] for form in forms}
     raw_keys = table.get("key", (str, dict), default)
     templates = {form: raw_keys for form in forms} if isinstance(raw_keys, str) else raw_keys
@@ -837,28 +802,28 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
             table.fail("key", f"{template!r} may use only {{name}}, {{label}} and {{form}}")
         if not all(KEY.fullmatch(key) for key in rendered):
             table.fail("key", f"{template!r} gives a key with characters other than letters, digits, '_', '-'")
-    case_key = table.get("case_key", str, "{name}_{label}") if metric in SEGMENTATION_METRICS else "{name}_{label}"
+    return tuple((form, str(templates[form])) for form in forms)
+
+
+def _case_keys(table: _Table, metric: str, name: str, labels: tuple[str, ...], case_key: str) -> str:
+    """Checks the per-case key template; returns lesion_f1's per-case count key template ("" otherwise)."""
     try:
         case_keys = {case_key.format(name=name, label=label) for label in labels}
     except (KeyError, IndexError, ValueError):
         table.fail("case_key", f"{case_key!r} may use only {{name}} and {{label}}")
     if case_key and (not all(KEY.fullmatch(key) for key in case_keys) or len(case_keys) != len(labels)):
         table.fail("case_key", f"{case_key!r} must give one key per label of letters, digits, '_', '-' (or '': none)")
-    count_key = ""
-    if metric == "lesion_f1":
-        count_key = table.get("case_count_key", str, f"{case_key}_{{count}}" if case_key else "")
-        try:
-            count_keys = {count_key.format(name=name, label=label, count=c) for label in labels for c in COUNT_FORMS}
-        except (KeyError, IndexError, ValueError):
-            table.fail("case_count_key", f"{count_key!r} may use only {{name}}, {{label}} and {{count}}")
-        if count_key and (not all(KEY.fullmatch(key) for key in count_keys) or len(count_keys) != 3 * len(labels)):
-            table.fail("case_count_key", f"{count_key!r} must give one key per label and count (tp, fp, fn) of "
-                       "letters, digits, '_', '-' (or '': none)")  # fmt: skip
-    table.done()
-    keys = tuple((form, str(templates[form])) for form in forms)
-    return MetricSpec(
-        name, metric, slug, labels, aggregates, bootstrap, tuple(params.items()), group, keys, case_key, count_key
-    )
+    if metric != "lesion_f1":
+        return ""
+    count_key = table.get("case_count_key", str, f"{case_key}_{{count}}" if case_key else "")
+    try:
+        count_keys = {count_key.format(name=name, label=label, count=c) for label in labels for c in COUNT_FORMS}
+    except (KeyError, IndexError, ValueError):
+        table.fail("case_count_key", f"{count_key!r} may use only {{name}}, {{label}} and {{count}}")
+    if count_key and (not all(KEY.fullmatch(key) for key in count_keys) or len(count_keys) != 3 * len(labels)):
+        table.fail("case_count_key", f"{count_key!r} must give one key per label and count (tp, fp, fn) of "
+                   "letters, digits, '_', '-' (or '': none)")  # fmt: skip
+    return count_key
 
 
 def _leaderboard(table: _Table, produced: list[str]) -> Leaderboard:
