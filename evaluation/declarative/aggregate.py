@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from evaluation.declarative import measures
-from evaluation.declarative.output_kinds import MISCLASSIFIED
+from evaluation.declarative.output_kinds import MISCLASSIFIED, OutputSpec
 from evaluation.declarative.reference import DeclaredReference
 from evaluation.declarative.schema import (
     COMBINED,
@@ -24,7 +24,6 @@ from evaluation.declarative.schema import (
     SURFACE_METRICS,
     Declaration,
     MetricSpec,
-    OutputSpec,
     metric_keys,
 )
 from evaluation.declarative.segmentation import CaseResult, volume_key

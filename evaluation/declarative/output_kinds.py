@@ -127,6 +127,20 @@ class OutputSpec:
         return any(value == NONZERO for _, value in self.labels)
 
 
+@dataclass(frozen=True)
+class Entry:
+    """An ``[[outputs]]`` entry being parsed: its ``table``, its ``reference`` and ``missing`` policy
+    as read, the ``OutputSpec`` fields gathered (``extra``, filled in by its kind), the prediction
+    CSV's case column (``csv_case``; None: algorithm jobs) and the reference CSVs' (``id_column``)."""
+
+    table: Table
+    reference: Reference
+    missing: str
+    extra: dict[str, Any]
+    csv_case: CsvCase | None
+    id_column: str
+
+
 class OutputKind:
     """An output kind. ``platform_kind``: the socket's kind on grand-challenge.org; ``missing``: the
     policies an absent answer may get; ``image``: a label image, scored in a worker; ``objects``: a
@@ -157,18 +171,13 @@ class OutputKind:
         """A job's file of this output (``relative_path``) unless declared."""
         return f"{slug}.json"
 
-    def parse(
-        self,
-        table: Table,
-        reference: Reference,
-        missing: str,
-        extra: dict[str, Any],
-        csv_case: CsvCase | None,
-        id_column: str,
-    ) -> Reference:
-        """Its own keys into ``extra`` (the ``OutputSpec`` fields); the reference completed where they
-        complete it (a one-hot reference's columns)."""
-        return reference
+    def parse(self, entry: Entry) -> Reference:
+        """Its own keys into ``entry.extra`` (the ``OutputSpec`` fields); the reference completed where
+        they complete it (a one-hot reference's columns)."""
+        return entry.reference
+
+    def parse_after_reference(self, entry: Entry) -> None:
+        """Its keys read after the one-hot reference's (their messages come in that order)."""
 
     def answer(self, output: OutputSpec, raw: Any, case: str, what: str, predicted_time: bool) -> Any:
         """A submitted answer (as JSON) checked and parsed; ``what`` names it in messages."""
@@ -212,15 +221,8 @@ class Segmentation(OutputKind):
     def default_path(self, slug: str) -> str:
         return f"images/{slug}"
 
-    def parse(
-        self,
-        table: Table,
-        reference: Reference,
-        missing: str,
-        extra: dict[str, Any],
-        csv_case: CsvCase | None,
-        id_column: str,
-    ) -> Reference:
+    def parse(self, entry: Entry) -> Reference:
+        table, reference, extra = entry.table, entry.reference, entry.extra
         labels = table.get("labels", dict)
         for label, value in labels.items():
             if not KEY.fullmatch(label):
@@ -260,15 +262,8 @@ class Number(OutputKind):
         **_COLUMN,
     }
 
-    def parse(
-        self,
-        table: Table,
-        reference: Reference,
-        missing: str,
-        extra: dict[str, Any],
-        csv_case: CsvCase | None,
-        id_column: str,
-    ) -> Reference:
+    def parse(self, entry: Entry) -> Reference:
+        table, reference, extra = entry.table, entry.reference, entry.extra
         if reference.csv_file is not None and "event" in table.data:
             event = table.get("event", str)
             csv_file, _, column = event.partition(":")
@@ -282,7 +277,7 @@ class Number(OutputKind):
             if not bounds[0] < bounds[1]:
                 table.fail("range", "low must be smaller than high")
             extra["range"] = (float(bounds[0]), float(bounds[1]))
-        if missing == "worst-value" and bounds is None:
+        if entry.missing == "worst-value" and bounds is None:
             table.fail("missing", "'worst-value' needs a range = [low, high] (the worst value is its end farthest "
                        "from the reference)")  # fmt: skip
         return reference
@@ -323,17 +318,9 @@ class Boolean(OutputKind):
     spelled = True
     keys: ClassVar[dict[str, Any]] = {**_SPELLINGS, **_COLUMN}
 
-    def parse(
-        self,
-        table: Table,
-        reference: Reference,
-        missing: str,
-        extra: dict[str, Any],
-        csv_case: CsvCase | None,
-        id_column: str,
-    ) -> Reference:
-        _spellings(table, extra)
-        return reference
+    def parse(self, entry: Entry) -> Reference:
+        _spellings(entry.table, entry.extra)
+        return entry.reference
 
     def answer(self, output: OutputSpec, raw: Any, case: str, what: str, predicted_time: bool) -> bool:
         if not isinstance(raw, bool):
@@ -366,21 +353,14 @@ class Choice(OutputKind):
     required = ("classes",)
     keys: ClassVar[dict[str, Any]] = {"classes": _CLASSES, **_ONE_HOT, **_COLUMN}
 
-    def parse(
-        self,
-        table: Table,
-        reference: Reference,
-        missing: str,
-        extra: dict[str, Any],
-        csv_case: CsvCase | None,
-        id_column: str,
-    ) -> Reference:
+    def parse(self, entry: Entry) -> Reference:
+        table, reference, extra = entry.table, entry.reference, entry.extra
         classes = table.strings("classes")
         if len(classes) < 2 or len(set(classes)) != len(classes):
             table.fail("classes", "needs at least two distinct classes")
         self.checked_classes(table, classes)
         extra["classes"] = classes
-        return _one_hot(table, reference, classes, id_column, extra) if reference.one_hot else reference
+        return _one_hot(table, reference, classes, entry.id_column, extra) if reference.one_hot else reference
 
     def checked_classes(self, table: Table, classes: tuple[str, ...]) -> None:
         """Further checks of the declared classes (a probabilities output's become metrics.json keys)."""
@@ -417,16 +397,17 @@ class Probabilities(Choice):
             bad = next(c for c in classes if not KEY.fullmatch(c))
             table.fail("classes", f"{bad!r} may hold letters, digits, '_' and '-' only (it becomes a metrics.json key)")
 
-    def parse_after_reference(self, table: Table, extra: dict[str, Any], csv_case: CsvCase | None) -> None:
-        """``sum``, ``sum_tolerance`` and (a prediction CSV) ``columns``, read after the reference's keys."""
+    def parse_after_reference(self, entry: Entry) -> None:
+        """``sum``, ``sum_tolerance`` and (a prediction CSV) ``columns``."""
+        table, extra = entry.table, entry.extra
         extra["sum_rule"] = table.get("sum", str, "one", SUM_RULES)
         extra["sum_tolerance"] = table.get("sum_tolerance", float, 1e-3)
         if not 0 <= extra["sum_tolerance"] < 1:
             table.fail("sum_tolerance", "must be in [0, 1)")
         if extra["sum_rule"] == "any" and "sum_tolerance" in table.data:
             table.fail("sum_tolerance", "applies to sum = 'one' only")
-        if csv_case:
-            extra["columns"] = _class_columns(table, "columns", extra["classes"], *csv_case)
+        if entry.csv_case:
+            extra["columns"] = _class_columns(table, "columns", extra["classes"], *entry.csv_case)
 
     def answer(self, output: OutputSpec, raw: Any, case: str, what: str, predicted_time: bool) -> dict[str, float]:
         return probabilities(output, raw, case, what)
@@ -508,13 +489,13 @@ def parse_output(table: Table, csv_case: CsvCase | None, id_column: str) -> Outp
         extra["blank"] = table.get("blank", str, "error", ("error", "skip"))
         if "blank_values" in table.data:
             extra["blank_values"] = tuple(text.lower() for text in table.strings("blank_values"))
-    reference = kind.parse(table, reference, missing, extra, csv_case, id_column)
+    entry = Entry(table, reference, missing, extra, csv_case, id_column)
+    reference = kind.parse(entry)
     for key in ("reference_columns", "reference_none"):
         if key in table.data and not reference.one_hot:
             table.fail(key, "applies to a one-hot reference only (a choice or probabilities output with reference = "
                        "'file.csv')")  # fmt: skip
-    if isinstance(kind, Probabilities):
-        kind.parse_after_reference(table, extra, csv_case)
+    kind.parse_after_reference(entry)
     table.done()
     return OutputSpec(slug, name, relative_path, platform_kind, reference, missing, **extra)
 

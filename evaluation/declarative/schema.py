@@ -1,7 +1,9 @@
 """The declaration format: one TOML file per challenge, parsed and validated into plain dataclasses.
 
-Every key is checked (type, allowed values, references between sections) before anything runs; the
-first problem is a ``ConfigurationError`` of one line naming the file and the key, e.g.
+Every key is checked (type, allowed values, references between sections) before anything runs: a
+metric's keys as its record says (``metric_records``), an output's as its kind's class does
+(``output_kinds``); the first problem is a ``ConfigurationError`` of one line naming the file and the
+key (``tables.Table``), e.g.
 ``kits.toml: outputs[1].missing: 'zero' is not one of error, empty-mask, exclude (for a segmentation
 output)``. The README section "A new challenge without Python" documents every key with an example.
 """
@@ -26,15 +28,7 @@ from evaluation.declarative.metric_records import (
     MetricRecord,
     Param,
 )
-from evaluation.declarative.output_kinds import (  # noqa: F401 (the engine's modules import the outputs' names from here)
-    KINDS,
-    NONZERO,
-    OUTPUT_KINDS,
-    SURVIVAL_MISSING,
-    OutputSpec,
-    Reference,
-    parse_output,
-)
+from evaluation.declarative.output_kinds import KINDS, NONZERO, SURVIVAL_MISSING, OutputSpec, parse_output
 from evaluation.declarative.tables import KEY, NAME, SLUG, Table, type_of
 from evaluation.errors import ConfigurationError
 from evaluation.platform.matching import IMAGE_NAME_SUFFIXES
@@ -340,7 +334,8 @@ def _labels_and_forms(
     if record.three_d and output.dimension != 3:
         table.fail("metric", f"{metric} needs a 3D segmentation (output {output.slug!r} has dimension 2)")
     if record.label_image and output.nonzero:
-        table.fail("metric", f"{metric} needs a label image; output {output.slug!r} is a {NONZERO!r} mask (dice, iou)")
+        on_masks = ", ".join(r.name for r in RECORDS if r.segmentation and not r.label_image)
+        table.fail("metric", f"{metric} needs a label image; output {output.slug!r} is a {NONZERO!r} mask ({on_masks})")
     return labels, aggregates
 
 
