@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from evaluation.declarative.metric_records import RECORD, RECORDS
+from evaluation.declarative.output_kinds import KINDS
 from evaluation.metrics import catalogue
 from evaluation.metrics.bootstrap import drawn_cases
 from evaluation.metrics.detection import ImageDetections
@@ -293,8 +294,6 @@ def probability_metric(
 
 # ------------------------------------------------------------------------------------ detection
 
-DETECTION_MATCHING = dict(next(p for p in RECORD["froc"].params if p.key == "match").values)  # -> the catalogue's
-
 
 def detection_metric(
     metric: str, images: list[ImageDetections], params: Mapping[str, Any], weights: np.ndarray | None = None
@@ -305,7 +304,7 @@ def detection_metric(
     declared ``no_reference`` where no image has a reference box ("error": NaN). With ``weights``
     one value per resample, each the metric of the resample's drawn images (NaN at the edge case)."""
     keywords: dict[str, Any] = {
-        "criterion": "distance" if params["objects"] == "points" else DETECTION_MATCHING[params["match"]],
+        "criterion": KINDS[params["objects"]].criteria[params["match"]],  # as the output's kind matches
         "threshold": params["threshold"],
         "method": params["matching"],
         "no_reference": float("nan"),

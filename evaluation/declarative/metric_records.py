@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from evaluation.declarative.output_kinds import Boxes, Points
+
 REQUIRED: Any = ...  # a parameter without a default: the declaration must give it
 OMITTED = "omitted"  # a parameter without a default that is left out of the settings unless declared
 MEAN_OVER = ("all", "present", "positives")
@@ -197,8 +199,8 @@ _BINS = Param("bins", int, 10, interval=Interval(1, None, "left", "must be at le
 _CONSTANT = Edge("constant", "constant", "constant values", 0.0)
 _DETECTION = (
     Param("objects", str, derived=True),
-    Param("match", str, "iou", ("iou", "distance"), choices_by_kind=(("points", ("distance",)),),
-          values=(("iou", "iou"), ("distance", "centre_distance"))),
+    Param("match", str, next(iter(Boxes.criteria)), tuple(Boxes.criteria),
+          choices_by_kind=(("points", tuple(Points.criteria)),)),
     Param("threshold", float, 0.5, interval=Interval(0, 1, "left", why=_MATCH_IOU), when=("match", "iou")),
     Param("threshold", float, interval=Interval(0, None, "left", "must be a non-negative distance"),
           when=("match", "distance"), doc="in the objects' unit"),

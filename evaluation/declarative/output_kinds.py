@@ -429,6 +429,8 @@ class Boxes(OutputKind):
     missing = ("error", "empty", "exclude")  # empty: an image without detections
     objects, value, csv, scoring = True, False, "", "detection"
     parser: ClassVar[Callable[..., Any]] = staticmethod(parse_detections)
+    # a detection metric's declared ``match`` -> the catalogue's criterion (the first: the default)
+    criteria: ClassVar[dict[str, str]] = {"iou": "iou", "distance": "centre_distance"}
 
     def answer(self, output: OutputSpec, raw: Any, case: str, what: str, predicted_time: bool) -> Any:
         return self.parser(raw, case)
@@ -440,6 +442,7 @@ class Boxes(OutputKind):
 class Points(Boxes):
     name, platform_kind = "points", "Multiple points"
     parser: ClassVar[Callable[..., Any]] = staticmethod(parse_points)
+    criteria: ClassVar[dict[str, str]] = {"distance": "distance"}  # points match by distance only
 
 
 KINDS: dict[str, OutputKind] = {kind.name: kind() for kind in (Segmentation, Number, Boolean, Choice, Probabilities,
