@@ -15,17 +15,15 @@ from typing import Any
 import numpy as np
 
 from evaluation.declarative import measures
-from evaluation.declarative.answers import MISCLASSIFIED
+from evaluation.declarative.output_kinds import MISCLASSIFIED, OutputSpec
 from evaluation.declarative.reference import DeclaredReference
 from evaluation.declarative.schema import (
     COMBINED,
     COUNT_FORMS,
-    OBJECT_KINDS,
     SEGMENTATION_METRICS,
     SURFACE_METRICS,
     Declaration,
     MetricSpec,
-    OutputSpec,
     metric_keys,
 )
 from evaluation.declarative.segmentation import CaseResult, volume_key
@@ -56,21 +54,16 @@ def aggregate_metrics(
             key = metric.key("", "value")
             values = {key: float(np.mean([value for value, _ in parts]))}
             resamples = {key: np.mean([boot for _, boot in parts], axis=0)}
-        elif (output := declaration.output(metric.output)).kind == "segmentation":
+        elif (output := declaration.output(metric.output)).type.scoring == "segmentation":
             cases = [c for c in reference.cases if output.slug in results[c].segmentations]
             place = (declaration.outputs.index(output), position)
             values, resamples = _segmentation_metric(
                 declared, metric, cases, results, settings, per_case, counted, place, slots
             )
-        elif output.kind in OBJECT_KINDS:
+        else:  # the kind's aggregation over the cases with a value
             cases = [c for c in reference.cases if output.slug in results[c].values]
-            values, resamples = _detection_metric(metric, output, cases, results, reference, settings)
-        elif output.kind == "probabilities":
-            cases = [c for c in reference.cases if output.slug in results[c].values]
-            values, resamples = _probability_metric(metric, output, cases, results, reference, settings)
-        else:
-            cases = [c for c in reference.cases if output.slug in results[c].values]
-            values, resamples = _value_metric(metric, output, cases, results, reference, settings)
+            aggregation = _AGGREGATIONS[output.type.scoring]
+            values, resamples = aggregation(metric, output, cases, results, reference, settings)
         for _, _, key in metric_keys(metric):
             computed[f"{metric.group}.{key}" if metric.group else key] = (values[key], resamples[key])
     for metric, form, key in _written(declaration):
@@ -100,11 +93,11 @@ def aggregate_metrics(
     for output in declaration.outputs:  # (cases skipped for a blank reference have no entry)
         scored = [c for c in reference.cases if output.slug in results[c].submitted]
         lists[names.get(output.slug, output.slug)] = [c for c in scored if not results[c].submitted[output.slug]]
-        if output.kind == "segmentation" and report.label_presence:
+        if output.type.image and report.label_presence:
             for case in (c for c in reference.cases if output.slug in results[c].segmentations):
                 for label, numbers in results[case].segmentations[output.slug].labels.items():
                     per_case[case][f"{label}_in_reference"] = numbers.reference > 0
-        if output.kind not in ("segmentation", *OBJECT_KINDS) and report.case_values:  # (detections: none)
+        if output.type.value and report.case_values:  # (segmentations, detections: none)
             for case in scored:  # the participant's own value, never an imputed one (it would reveal the
                 submitted = results[case].submitted[output.slug]  # reference)
                 per_case[case][output.slug] = results[case].values[output.slug] if submitted else None
@@ -222,14 +215,15 @@ def _value_metric(
     reference: DeclaredReference,
     settings: Mapping[str, Any],
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
-    kind = float if output.kind == "number" else str
+    kind = float if output.type.numeric else str
     truth = np.array([kind(reference.values[output.slug][c]) for c in cases])
     predicted = np.array([kind(results[c].values[output.slug]) for c in cases])
     params = dict(metric.params)
     event = np.array([reference.events[output.slug][c] for c in cases], bool) if output.event else None
     if metric.metric == "cohen_kappa":  # the declared order; a missing answer is a class of its own (unweighted)
-        classes = output.classes if output.kind == "choice" else ("False", "True")
-        params["classes"] = classes + ((MISCLASSIFIED,) if output.missing == "misclassification" else ())
+        params["classes"] = output.type.class_order(output) + (
+            (MISCLASSIFIED,) if output.missing == "misclassification" else ()
+        )
     value = float(measures.value_metric(metric.metric, truth, predicted, params, event=event)) if cases else math.nan
     for edge, what in measures.EDGE_CASES.items():  # (no scored case: a null value, as a probabilities metric's)
         if cases and math.isnan(value) and params.get(edge) == "error":
@@ -369,3 +363,7 @@ def _form(
     if metric.metric == "lesion_f1":
         return measures.lesion_f1_dataset(counts, metric.param("no_lesions"), weights)
     return measures.overlap_dataset(metric.metric, intersections, totals, metric.param("absent_everywhere"), weights)
+
+
+# an output kind's ``scoring`` -> the aggregation of its metrics over the cases with a value
+_AGGREGATIONS = {"values": _value_metric, "probabilities": _probability_metric, "detection": _detection_metric}

@@ -9,61 +9,22 @@ an absent answer (no job, no row, a blank cell, a row of blank class cells) gets
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from evaluation.declarative.output_kinds import MISCLASSIFIED as MISCLASSIFIED  # (its former home)
+from evaluation.declarative.output_kinds import OutputSpec, cell_number, class_items, probabilities
 from evaluation.declarative.reference import DeclaredReference
-from evaluation.declarative.schema import OBJECT_KINDS, SURVIVAL_MISSING, Declaration, OutputSpec
+from evaluation.declarative.schema import Declaration
 from evaluation.errors import SubmissionError
-from evaluation.platform.detections import parse_detections, parse_points
 from evaluation.platform.prediction_file import PredictionTable, find_prediction_file, read_prediction_table, shown
-from evaluation.platform.sockets import finite_number
-
-MISCLASSIFIED = "<missing>"  # a class no reference holds: a missing answer is always wrong
 
 
 def checked_value(output: OutputSpec, raw: Any, case: str, named: str, declaration: Declaration) -> Any:
     """A submitted value (``raw``: as JSON) parsed as its output's kind and checked; ``named`` names the case."""
     what = f"The {output.noun or f'output {output.slug!r}'} of {named}"
-    if output.kind == "number":
-        number = finite_number(raw, what, case)
-        if number < 0 and _predicted_time(declaration, output):
-            unit = f" {output.unit}" if output.unit else ""
-            raise SubmissionError(f"{what} is {number:g}{unit}; a predicted time cannot be negative.", case)
-        if output.range is not None and not output.range[0] <= number <= output.range[1]:
-            low, high = output.range
-            raise SubmissionError(f"{what} is {number:g}, outside [{low:g}, {high:g}].", case)
-        return number
-    if output.kind in OBJECT_KINDS:
-        return (parse_detections if output.kind == "boxes" else parse_points)(raw, case)
-    if output.kind == "probabilities":
-        return _probabilities(output, raw, case, what)
-    if output.kind == "boolean":
-        if not isinstance(raw, bool):
-            raise SubmissionError(f"{what} is not a JSON boolean (true or false).", case)
-        return raw
-    if not isinstance(raw, str) or raw not in output.classes:
-        raise SubmissionError(f"{what} is not one of the strings {', '.join(output.classes)}.", case)
-    return raw
-
-
-def _missing_value(output: OutputSpec, truth: Any, case: str) -> Any:
-    """The value the output's missing policy gives an absent answer (``truth``: the case's reference)."""
-    if output.missing == "empty":  # an image without detections: its reference objects are false negatives
-        return (parse_detections if output.kind == "boxes" else parse_points)([], case)
-    if output.kind == "probabilities":  # uniform, or all mass on the first declared class that is not the truth
-        if output.missing == "uniform":
-            return dict.fromkeys(output.classes, 1.0 / len(output.classes))
-        wrong = next(c for c in output.classes if c != truth)
-        return {c: float(c == wrong) for c in output.classes}
-    if output.missing == "misclassification":
-        return MISCLASSIFIED
-    if output.missing in SURVIVAL_MISSING:  # c_index's missing risk: a pair non-concordant or tied
-        return math.nan
-    low, high = output.range  # worst-value: the end of the range farthest from the reference
-    return low if abs(low - truth) >= abs(high - truth) else high
+    return output.type.answer(output, raw, case, what, _predicted_time(declaration, output))
 
 
 def add_value(
@@ -87,7 +48,7 @@ def add_value(
     if raw is not None:
         values[output.slug] = value
     elif output.missing != "exclude":
-        values[output.slug] = _missing_value(output, reference.values[output.slug][case], case)
+        values[output.slug] = output.type.missing_value(output, reference.values[output.slug][case], case)
     submitted[output.slug] = raw is not None
 
 
@@ -122,61 +83,7 @@ def read_cell(declaration: Declaration, output: OutputSpec, table: PredictionTab
     if not text:
         return None, named
     what = f"The {output.noun or f'output {output.slug!r}'} of {named}"
-    if output.kind == "boolean":
-        if text.lower() not in output.true_values + output.false_values:
-            spellings = f"{', '.join(output.true_values)} / {', '.join(output.false_values)}"
-            raise SubmissionError(f"{what} is {shown(text)}, not a boolean ({spellings}).", case)
-        return text.lower() in output.true_values, named
-    if output.kind == "choice":
-        return text, named  # checked against the classes by checked_value
-    return _cell_number(text, what, case), named
-
-
-def _class_items(output: OutputSpec, raw: Any, case: str, what: str) -> list[tuple[str, Any]]:
-    """A probabilities answer's (class, value) pairs in the declared order: a JSON object with
-    exactly the declared classes, or a list of as many values in the declared order."""
-    classes = output.classes
-    if isinstance(raw, dict):
-        extra = next((k for k in raw if k not in classes), None)
-        if extra is not None:
-            raise SubmissionError(
-                f"{what} has a probability for {shown(extra)}, which is not a class ({', '.join(classes)}).", case
-            )
-        absent = next((c for c in classes if c not in raw), None)
-        if absent is not None:
-            raise SubmissionError(f"{what} has no probability for class {absent!r}.", case)
-        items = [(c, raw[c]) for c in classes]
-    elif isinstance(raw, list):
-        if len(raw) != len(classes):
-            raise SubmissionError(f"{what} is a list of {len(raw)} values; it needs {len(classes)}, one per class in "
-                                  f"the order {', '.join(classes)}.", case)  # fmt: skip
-        items = list(zip(classes, raw, strict=True))
-    else:
-        raise SubmissionError(f"{what} is neither a JSON object of class probabilities nor a list of numbers.", case)
-    return items
-
-
-def _probabilities(
-    output: OutputSpec, raw: Any, case: str, what: str, subject: Callable[[str], str] | None = None
-) -> dict[str, float]:
-    """A probabilities answer checked (``_class_items``): each value finite, in [0, 1]; summing to 1
-    within the tolerance when ``sum = "one"``. Returned as {class: probability} in the declared order.
-    ``subject(class)`` names one value in messages (default: "<what>, class 'mel',"; a prediction
-    CSV: its cell's line and column)."""
-    subject = subject or (lambda name: f"{what}, class {name!r},")
-    found = {}
-    for name, value in _class_items(output, raw, case, what):
-        number = finite_number(value, subject(name), case)
-        if number < 0:
-            raise SubmissionError(f"{subject(name)} is {number:g}; a probability cannot be negative.", case)
-        if number > 1:
-            raise SubmissionError(f"{subject(name)} is {number:g}, outside [0, 1].", case)
-        found[name] = number
-    total = math.fsum(found.values())
-    if output.sum_rule == "one" and abs(total - 1.0) > output.sum_tolerance:
-        raise SubmissionError(f"{what} sums to {total:.10g}; the probabilities must sum to 1 (within "
-                              f"{output.sum_tolerance:g}).", case)  # fmt: skip
-    return found
+    return output.type.cell(output, text, what, case), named
 
 
 def cell_text(output: OutputSpec, value: Any) -> str:
@@ -193,7 +100,7 @@ def class_cell_texts(output: OutputSpec, value: Any, case: str) -> list[str]:
     columns, written as given (the evaluation checks them); a shape without those cells is refused."""
     if value is None:
         return [""] * len(output.classes)
-    items = _class_items(output, value, case, f"{output.slug}.json")
+    items = class_items(output, value, case, f"{output.slug}.json")
     return ["" if v is None else json.dumps(v) for _, v in items]
 
 
@@ -234,27 +141,13 @@ def _row_probabilities(
     def subject(name: str) -> str:
         return f"The {noun} of {place}, column '{columns[name]}')"
 
-    numbers = {name: _cell_number(text, subject(name), case) for name, text in texts.items()}
-    return _probabilities(output, numbers, case, f"The {noun} of {place}, {_columns_named(output)})", subject)
-
-
-def _cell_number(text: str, what: str, case: str) -> float:
-    """A prediction CSV's cell as a finite decimal number (``what`` names the cell in messages); not
-    Python's digit separators, which ``float`` reads ("0.2_5" would be 0.25)."""
-    try:
-        if "_" in text:
-            raise ValueError(text)
-        number = float(text)
-    except ValueError:
-        raise SubmissionError(f"{what} is {shown(text)}, not a number.", case) from None
-    if not math.isfinite(number):
-        raise SubmissionError(f"{what} is {shown(text)}, not a finite number.", case)
-    return number
+    numbers = {name: cell_number(text, subject(name), case) for name, text in texts.items()}
+    return probabilities(output, numbers, case, f"The {noun} of {place}, {_columns_named(output)})", subject)
 
 
 def no_output(output: OutputSpec, case: str) -> SubmissionError:
     """The error of a missing output under the policy "error"."""
-    where = "" if output.kind == "segmentation" else f" ({output.relative_path})"
+    where = "" if output.type.image else f" ({output.relative_path})"
     return SubmissionError(f"Case {case} has no output '{output.slug}'{where}.", case)
 
 

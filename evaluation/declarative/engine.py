@@ -135,7 +135,7 @@ class DeclaredChallenge(Challenge):
             job = matched.jobs.get(case)
             segmentations, values, submitted = [], {}, {}
             for output in declaration.outputs:
-                if output.kind == "segmentation":
+                if output.type.image:
                     path = image_output_file(input_dir, job, output.slug, case) if job else None
                     if path is None and output.missing == "error":
                         raise no_output(output, case)
@@ -263,7 +263,7 @@ class DeclaredChallenge(Challenge):
         checked = Checked()
         named = declaration.cases.named(case)
         for output in declaration.outputs:
-            if output.kind == "segmentation":
+            if output.type.image:
                 found = image_output_file(input_dir, job, output.slug, case)
                 if found is not None:
                     grid = input_image(images, job, declaration.cases.input)
@@ -318,13 +318,7 @@ class DeclaredChallenge(Challenge):
             "ci_level": declaration.level,
             **({"submission": dataclasses.asdict(declaration.submission)} if declaration.submission.csv else {}),
             "outputs": {
-                o.slug: {"kind": o.kind, "reference": o.reference.text, "missing": o.missing,
-                         **({"geometry": o.geometry, "tolerance": o.tolerance, "labels": dict(o.labels)}
-                            if o.kind == "segmentation" else {}),
-                         **({"range": list(o.range)} if o.range else {}),
-                         **({"classes": list(o.classes), "sum": o.sum_rule,
-                             **({"sum_tolerance": o.sum_tolerance} if o.sum_rule == "one" else {})}
-                            if o.kind == "probabilities" else {}),
+                o.slug: {"kind": o.kind, "reference": o.reference.text, "missing": o.missing, **o.type.settings(o),
                          **({"blank": o.blank} if o.reference.csv_file else {}),
                          **({"blank_values": list(o.blank_values)} if o.blank_values != ("",) else {}),
                          **({"event": o.event.text} if o.event else {}),
@@ -333,7 +327,7 @@ class DeclaredChallenge(Challenge):
                          **({"reference_columns": dict(o.reference.columns)} if o.reference.columns else {}),
                          **({"reference_none": o.reference.none} if o.reference.none != "error" else {}),
                          **({"true_values": list(o.true_values), "false_values": list(o.false_values)}
-                            if o.kind == "boolean" or o.reference.one_hot else {})}
+                            if o.type.spelled or o.reference.one_hot else {})}
                 for o in declaration.outputs
             },
             "metrics": {
@@ -352,7 +346,7 @@ class DeclaredChallenge(Challenge):
 
 def _in_process(declaration: Declaration) -> bool:
     """Cases without a segmentation output are a few JSON values: scored in the main process."""
-    return all(output.kind != "segmentation" for output in declaration.outputs)
+    return not any(output.type.image for output in declaration.outputs)
 
 
 def from_file(path: Path) -> DeclaredChallenge:

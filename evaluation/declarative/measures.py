@@ -1,7 +1,8 @@
 """The metric adapters of declared challenges: a declared metric name -> a call of the metric catalogue
 (``evaluation.metrics``) on the small per-case numbers the workers return (segmentation) or on the
 case-level outputs (values). No metric is defined here: each comes from the catalogue, and this
-module only maps the declaration onto it (names, parameters, edge values, aggregate forms).
+module only maps the declaration onto it (names, parameters, edge values, aggregate forms), as each
+metric's record says (``metric_records.RECORDS``: the tables below are views of them).
 
 - Dice per case ``overlap.dice_from_counts`` and aggregated (dataset) Dice ``overlap.aggregated_dice``
   (voreille/hecktor); IoU = D / (2 - D), an identity that holds per case and for the dataset form
@@ -32,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from evaluation.declarative.metric_records import RECORD, RECORDS
+from evaluation.declarative.output_kinds import KINDS
 from evaluation.metrics import catalogue
 from evaluation.metrics.bootstrap import drawn_cases
 from evaluation.metrics.detection import ImageDetections
@@ -116,57 +119,29 @@ def lesion_f1_dataset(counts: np.ndarray, no_lesions: float, weights: np.ndarray
 
 # -------------------------------------------------------------------------- case-level outputs
 
-VALUE_METRICS = {  # declared name -> catalogue name
-    "auroc": "auroc",
-    "average_precision": "average_precision",
-    "brier": "brier_score",
-    "ece": "expected_calibration_error",
-    "top_label_calibration_error": "top_label_calibration_error",
-    "mae": "mae",
-    "rmse": "rmse",
-    "balanced_accuracy": "balanced_accuracy",
-    "accuracy": "accuracy",
-    "sensitivity": "sensitivity",
-    "specificity": "specificity",
-    "sensitivity_at_specificity": "sensitivity_at_specificity",
-    "specificity_at_sensitivity": "specificity_at_sensitivity",
-    "cohen_kappa": "cohen_kappa",
-    "pearson": "pearson",
-    "spearman": "spearman",
-    "c_index": "c_index",
-}
-PARAMETERS = {"bins": "n_bins", "classes": "labels"}  # a declared key -> the catalogue's parameter, where they differ
-# every edge-case parameter of a catalogue entry above (the declared key, "error" or a number) -> what it means
-EDGE_CASES = {"single_class": "a single class", "no_positive": "no positive case", "no_negative": "no negative case",
-              "no_comparable_pair": "no comparable pair (no event before another case's time)",
-              "no_reference": "no reference object"}  # fmt: skip
-# the metrics whose declared edge key differs from the catalogue's parameter (None: the catalogue's NaN), or
-# that the catalogue leaves NaN: computed with NaN there, the declared value put in its place afterwards
+VALUE_METRICS = {r.name: r.catalogue for r in RECORDS if not r.segmentation and not r.detection}  # -> catalogue
+DETECTION_METRICS = {r.name: r.catalogue for r in RECORDS if r.detection}  # the set of images at once
+# a declared key -> the catalogue's parameter, where they differ
+PARAMETERS = {p.key: p.parameter for r in RECORDS for p in r.params if p.parameter} | {"classes": "labels"}
+# every edge-case parameter of a catalogue entry (the declared key, "error" or a number) -> what it means
+EDGE_CASES = {e.key: e.means for r in RECORDS for e in r.edges if e.default == "error"}
+# the metrics computed with NaN at their edge case (declared edge key -> the catalogue's parameter, None: the
+# catalogue's NaN), the declared value put in its place afterwards
 DECLARED_EDGES: dict[str, dict[str, str | None]] = {
-    "sensitivity": {"no_positive": "empty"},
-    "specificity": {"no_negative": "empty"},
-    "sensitivity_at_specificity": {"single_class": "empty"},  # no positive or no negative case
-    "specificity_at_sensitivity": {"single_class": "empty"},
-    "cohen_kappa": {"perfect_chance": "perfect_chance"},
-    "pearson": {"constant": "constant"},
-    "spearman": {"constant": "constant"},
-    "c_index": {"no_comparable_pair": None},
+    r.name: {e.key: e.parameter for e in r.edges} for r in RECORDS if r.substituted
 }
 # edge cases a participant's answers can cause (a constant prediction): a number, the catalogue's default
-PREDICTION_EDGES = {"constant": 0.0, "perfect_chance": 1.0}
+PREDICTION_EDGES = {e.key: e.default for r in RECORDS for e in r.edges if not isinstance(e.default, str)}
 # the declared metrics whose catalogue entry takes the bootstrap's (resamples, n) ``weights``; the others are
 # evaluated on each resample's drawn cases
-RESAMPLE_WEIGHTS = ("auroc", "average_precision", "brier", "ece", "mae", "rmse", "balanced_accuracy", "accuracy",
-                    "c_index")  # fmt: skip
-KAPPA_WEIGHTS = {"none": None, "linear": "linear", "quadratic": "quadratic"}  # declared -> sklearn's
+RESAMPLE_WEIGHTS = tuple(r.name for r in RECORDS if r.resampling == "weights")
+KAPPA_WEIGHTS = dict(next(p for p in RECORD["cohen_kappa"].params if p.key == "weights").values)  # -> sklearn's
 
 
 def declared_edges(metric: str) -> tuple[str, ...]:
     """The declared edge-case keys of a value or detection metric (the catalogue's edge parameters
     unless renamed)."""
-    if metric in DECLARED_EDGES:
-        return tuple(DECLARED_EDGES[metric])
-    return catalogue.get({**VALUE_METRICS, **DETECTION_METRICS}[metric]).edge_cases
+    return tuple(edge.key for edge in RECORD[metric].edges)
 
 
 def value_metric(
@@ -233,13 +208,11 @@ def _substituted(
 # edge key): one-vs-rest, class k's truth ``y == k`` against column k (sensitivity / specificity: against
 # the argmax decision, column k's one-hot)
 PER_CLASS = {
-    "auroc": ("auroc", "single_class", "single_class"),
-    "average_precision": ("average_precision", "no_positive", "no_positive"),
-    "ece": ("expected_calibration_error", None, None),
-    "sensitivity": ("sensitivity", "empty", "no_positive"),
-    "specificity": ("specificity", "empty", "no_negative"),
+    r.name: (r.catalogue, r.edges[0].parameter, r.edges[0].key) if r.edges else (r.catalogue, None, None)
+    for r in RECORDS
+    if r.per_class
 }
-ARGMAX_METRICS = ("accuracy", "balanced_accuracy", "cohen_kappa")  # scored on each case's argmax class
+ARGMAX_METRICS = tuple(r.name for r in RECORDS if r.argmax)  # scored on each case's argmax class
 
 
 def argmax_classes(probabilities: np.ndarray, classes: tuple[str, ...]) -> np.ndarray:
@@ -309,8 +282,9 @@ def probability_metric(
     if metric in ARGMAX_METRICS:
         ordered = {"classes": classes} if metric == "cohen_kappa" else {}  # kappa's weights: the declared order
         return value_metric(metric, truth, argmax_classes(probabilities, classes), {**params, **ordered}, weights)
-    if metric == "brier":
-        return catalogue.compute("multiclass_brier_score", truth, probabilities, classes=classes, weights=weights)
+    if RECORD[metric].probability_catalogue:  # brier: the multi-class Brier score
+        name = RECORD[metric].probability_catalogue
+        return catalogue.compute(name, truth, probabilities, classes=classes, weights=weights)
     if weights is None:
         return float(catalogue.compute(metric, truth, probabilities, classes=classes, n_bins=params["bins"]))
     drawn = drawn_cases(weights)
@@ -319,13 +293,6 @@ def probability_metric(
 
 
 # ------------------------------------------------------------------------------------ detection
-
-DETECTION_METRICS = {  # declared name -> catalogue name (the set of images at once)
-    "detection_average_precision": "detection_average_precision",
-    "recall_at_precision": "recall_at_precision",
-    "froc": "froc",
-}
-DETECTION_MATCHING = {"iou": "iou", "distance": "centre_distance"}  # declared match -> the catalogue's criterion
 
 
 def detection_metric(
@@ -337,7 +304,7 @@ def detection_metric(
     declared ``no_reference`` where no image has a reference box ("error": NaN). With ``weights``
     one value per resample, each the metric of the resample's drawn images (NaN at the edge case)."""
     keywords: dict[str, Any] = {
-        "criterion": "distance" if params["objects"] == "points" else DETECTION_MATCHING[params["match"]],
+        "criterion": KINDS[params["objects"]].criteria[params["match"]],  # as the output's kind matches
         "threshold": params["threshold"],
         "method": params["matching"],
         "no_reference": float("nan"),

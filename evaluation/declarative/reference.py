@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import glob
-import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from evaluation.declarative.schema import BINARY_REFERENCE_METRICS, OBJECT_KINDS, Cases, Declaration, OutputSpec
+from evaluation.declarative.output_kinds import OutputSpec
+from evaluation.declarative.schema import BINARY_REFERENCE_METRICS, Cases, Declaration
 from evaluation.errors import ConfigurationError, SubmissionError
-from evaluation.platform.detections import parse_detections, parse_points
 from evaluation.platform.files import read_bytes
 from evaluation.platform.matching import stem
 from evaluation.platform.sockets import parse_json_bytes
@@ -208,30 +207,8 @@ def _one_hot(ground_truth: Path, output: OutputSpec, declaration: Declaration) -
     return found
 
 
-def _reference_value(text: str, output: OutputSpec, binary: bool, case: str, where: str) -> Any:
-    """A CSV cell as the output's kind; problems are the organizer's (never echo the value)."""
-    lowered = text.lower()
-    if output.kind == "boolean":
-        if lowered not in output.true_values + output.false_values:
-            spellings = "/".join(output.true_values + output.false_values)
-            raise ConfigurationError(f"{where}: the value of case {case} is not a boolean ({spellings}).")
-        return lowered in output.true_values
-    if output.kind in ("choice", "probabilities"):
-        if text not in output.classes:
-            raise ConfigurationError(f"{where}: the value of case {case} is not one of the declared classes.")
-        return text
-    try:
-        number = float(text)
-    except ValueError:
-        number = math.nan
-    if not math.isfinite(number) or (binary and number not in (0.0, 1.0)):
-        wanted = "0 or 1 (the metrics of this output need a binary reference)" if binary else "a finite number"
-        raise ConfigurationError(f"{where}: the value of case {case} is not {wanted}.")
-    return number
-
-
 def _binary(declaration: Declaration, output: OutputSpec) -> bool:
-    return output.kind == "number" and any(
+    return output.type.numeric and any(
         m.output == output.slug and m.metric in BINARY_REFERENCE_METRICS for m in declaration.metrics
     )
 
@@ -276,7 +253,7 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
         if output.slug in texts:
             binary = _binary(declaration, output)
             values[output.slug] = {
-                c: _reference_value(texts[output.slug][c], output, binary, c, output.reference.text)
+                c: output.type.reference_value(output, texts[output.slug][c], binary, c, output.reference.text)
                 for c in cases
                 if texts[output.slug][c].lower() not in output.blank_values or output.blank == "error"
             }
@@ -288,18 +265,18 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
             raise ConfigurationError(f"The ground truth holds no case for {first.reference.text}.")
     events = {o.slug: _events(ground_truth, declaration, o, values[o.slug]) for o in declaration.outputs if o.event}
     for output in declaration.outputs:
-        if output.kind in OBJECT_KINDS:
-            values[output.slug] = {c: _reference_objects(files[output.slug][c], c, output.kind) for c in cases}
+        if output.type.objects:
+            values[output.slug] = {c: _reference_objects(files[output.slug][c], c, output) for c in cases}
     return DeclaredReference(cases, files, values, ground_truth, events)
 
 
-def _reference_objects(path: Path, case: str, kind: str) -> np.ndarray:
+def _reference_objects(path: Path, case: str, output: OutputSpec) -> np.ndarray:
     """A case's reference boxes (n, 4) or points (n, 3) from its JSON file (the platform's JSON, or
     [[x1, y1, x2, y2], ...] / [[x, y(, z)], ...]); a malformed file is the organizer's, named without its content."""
-    parse = parse_detections if kind == "boxes" else parse_points
+    kind = output.kind
     try:
         document = parse_json_bytes(read_bytes(path, f"reference {kind}", case), f"reference {kind}", case)
-        return parse(document, case, scored=False)[0]
+        return output.type.parser(document, case, scored=False)[0]
     except SubmissionError as error:
         raise ConfigurationError(f"The reference {kind} of case {case} ({path.name}): {error}") from None
 

@@ -1,7 +1,9 @@
 """The declaration format: one TOML file per challenge, parsed and validated into plain dataclasses.
 
-Every key is checked (type, allowed values, references between sections) before anything runs; the
-first problem is a ``ConfigurationError`` of one line naming the file and the key, e.g.
+Every key is checked (type, allowed values, references between sections) before anything runs: a
+metric's keys as its record says (``metric_records``), an output's as its kind's class does
+(``output_kinds``); the first problem is a ``ConfigurationError`` of one line naming the file and the
+key (``tables.Table``), e.g.
 ``kits.toml: outputs[1].missing: 'zero' is not one of error, empty-mask, exclude (for a segmentation
 output)``. The README section "A new challenge without Python" documents every key with an example.
 """
@@ -9,86 +11,36 @@ output)``. The README section "A new challenge without Python" documents every k
 from __future__ import annotations
 
 import copy
-import dataclasses
-import difflib
-import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from evaluation.declarative import measures
+from evaluation.declarative.metric_records import (
+    COUNT_FORMS,
+    OMITTED,
+    PER_CLASS_FORMS,
+    RECORD,
+    RECORDS,
+    REQUIRED,
+    MetricRecord,
+    Param,
+)
+from evaluation.declarative.output_kinds import KINDS, NONZERO, SURVIVAL_MISSING, OutputSpec, parse_output
+from evaluation.declarative.tables import KEY, NAME, SLUG, Table, type_of
 from evaluation.errors import ConfigurationError
-from evaluation.platform.images import GEOMETRY_POLICIES, GEOMETRY_TOLERANCE
 from evaluation.platform.matching import IMAGE_NAME_SUFFIXES
 
-NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
-SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
-KEY = re.compile(r"[A-Za-z0-9_-]+")  # a metrics.json key: no dot (the platform splits paths on dots)
-
-OUTPUT_KINDS = ("segmentation", "number", "boolean", "choice", "probabilities", "boxes", "points")
-RESERVED_KINDS = ("list",)  # in the format, not yet in the engine
-CSV_COLUMN = "csv-column"  # the issue's name for a prediction CSV's column: a [submission] kind = "csv" phase
-CSV_KINDS = ("number", "boolean", "choice")  # the outputs a prediction CSV's one column can hold
-CSV_CLASS_KIND = "probabilities"  # in a prediction CSV: one column per class (``columns``)
-ONE_HOT_KINDS = ("choice", "probabilities")  # may take a one-hot reference: ``reference = "truth.csv"``
-NO_CLASS_POLICIES = ("error", "skip")  # a one-hot row without a class at 1 (``reference_none``), or a class name
 SUBMISSION_KINDS = ("jobs", "csv")  # algorithm jobs (predictions.json) or one prediction CSV
-PLATFORM_KINDS = {"segmentation": "Segmentation", "number": "Float", "boolean": "Bool", "choice": "String",
-                  "probabilities": "Anything", "boxes": "Multiple 2D bounding boxes",
-                  "points": "Multiple points"}  # fmt: skip
-MISSING_POLICIES = ("error", "empty-mask", "worst-value", "misclassification", "exclude", "empty", "non-concordant",
-                    "tie")  # fmt: skip
-SURVIVAL_MISSING = ("non-concordant", "tie")  # c_index's policies for a missing risk (survival.MISSING_POLICIES)
-MISSING_BY_KIND = {
-    "segmentation": ("error", "empty-mask", "exclude"),
-    "number": ("error", "worst-value", "exclude", *SURVIVAL_MISSING),
-    "boolean": ("error", "misclassification", "exclude"),
-    "choice": ("error", "misclassification", "exclude"),
-    "probabilities": ("error", "worst-value", "uniform", "exclude"),
-    "boxes": ("error", "empty", "exclude"),  # empty: an image without detections
-    "points": ("error", "empty", "exclude"),
-}
-OBJECT_KINDS = ("boxes", "points")  # detection outputs: one JSON file of objects per image
-DETECTION_METRICS = tuple(measures.DETECTION_METRICS)  # on a boxes output
-SEGMENTATION_METRICS = ("dice", "iou", "hd95", "nsd", "lesion_f1", "hausdorff", "masd", "volume_difference",
-                        "panoptic_quality")  # fmt: skip
-VALUE_METRICS = {  # metric -> output kinds it scores
-    "auroc": ("number", "probabilities"),
-    "average_precision": ("number", "probabilities"),
-    "brier": ("number", "probabilities"),
-    "ece": ("number", "probabilities"),
-    "top_label_calibration_error": ("probabilities",),
-    "mae": ("number",),
-    "rmse": ("number",),
-    "balanced_accuracy": ("boolean", "choice", "probabilities"),
-    "accuracy": ("boolean", "choice", "probabilities"),
-    "sensitivity": ("number", "probabilities"),
-    "specificity": ("number", "probabilities"),
-    "sensitivity_at_specificity": ("number",),
-    "specificity_at_sensitivity": ("number",),
-    "cohen_kappa": ("boolean", "choice", "probabilities"),
-    "pearson": ("number",),
-    "spearman": ("number",),
-    "c_index": ("number",),
-}
-NONZERO = "nonzero"  # a label value: any non-zero pixel of a 2D mask (PNG, RGB) is this label
-MEAN_OVER = ("all", "present", "positives")
+SEGMENTATION_METRICS = tuple(r.name for r in RECORDS if r.segmentation)
+VALUE_METRICS = measures.VALUE_METRICS  # the metrics of case-level values (number, boolean, choice, probabilities)
+DETECTION_METRICS = tuple(measures.DETECTION_METRICS)  # on a boxes or points output
 SETTINGS_LAYOUTS = ("full", "options")
 COMBINED = "mean"  # the mean of aggregates declared before (e.g. HECKTOR's segmentation score)
-BINARY_REFERENCE_METRICS = ("auroc", "average_precision", "brier", "ece", "sensitivity", "specificity",
-                            "sensitivity_at_specificity", "specificity_at_sensitivity")  # fmt: skip
-PROBABILITY_METRICS = ("brier", "ece")
-PER_CLASS_METRICS = ("auroc", "average_precision", "ece", "sensitivity", "specificity")  # on probabilities
-PER_CLASS_FORMS = ("per_class", "macro")  # one value per class (one-vs-rest); their mean
-SUM_RULES = ("one", "any")  # a probabilities answer: its values sum to 1 (within sum_tolerance), or any sum
-COUNT_FORMS = ("tp", "fp", "fn")  # lesion_f1's summed lesion counts: integers, never bootstrapped
-FORMS = {"dice": ("mean", "dataset"), "iou": ("mean", "dataset"), "hd95": ("mean",), "nsd": ("mean",),
-         "lesion_f1": ("mean", "dataset", *COUNT_FORMS), "hausdorff": ("mean",), "masd": ("mean",),
-         "volume_difference": ("mean",), "panoptic_quality": ("mean",)}  # fmt: skip
-SURFACE_METRICS = ("hd95", "nsd", "hausdorff", "masd")  # 3D only (DeepMind surfels)
-DISTANCE_METRICS = ("hd95", "hausdorff", "masd")  # one_empty: a number or "diagonal"
+BINARY_REFERENCE_METRICS = tuple(r.name for r in RECORDS if r.binary_reference)  # a number's reference: 0 / 1
+SURFACE_METRICS = tuple(r.name for r in RECORDS if r.three_d)  # 3D only (DeepMind surfels)
 SCORING_METHODS = ("abs", "avg", "med")
 ORDERS = ("metric", "label")  # [report] order: metrics.json keys metric by metric, or label by label
 SORTS = ("asc", "desc")
@@ -149,87 +101,6 @@ class InputSpec:
     relative_path: str
     kind: str
     name: str  # the input file name of a case, for make_input: "{case}.mha"
-
-
-@dataclass(frozen=True)
-class Reference:
-    """Where an output's reference lives: a path pattern with ``{case}`` (or ``{stem}``: the case
-    without its image suffix; a trailing ``.*``: any of ``suffixes``; ``<folder>/{case}.*`` lists the
-    cases: every file of the folder with one of ``suffixes``), a CSV column, or (a choice or
-    probabilities output, ``reference = "truth.csv"``) a one-hot CSV: ``columns`` (class, column), each
-    row's one class whose column is 1 (ISIC's ``image,MEL,NV,...``); a row with none is ``none``: an
-    error, "skip" (the case leaves the output) or the class of that name, which has no column."""
-
-    text: str
-    pattern: str | None = None
-    csv_file: str | None = None
-    column: str | None = None
-    suffixes: tuple[str, ...] = ()
-    columns: tuple[tuple[str, str], ...] = ()
-    none: str = "error"
-
-    @property
-    def one_hot(self) -> bool:
-        return self.csv_file is not None and self.column is None
-
-    @property
-    def read_columns(self) -> tuple[str, ...]:
-        """The CSV columns this reference reads (none for a path pattern)."""
-        return (self.column,) if self.column else tuple(column for _, column in self.columns)
-
-    @property
-    def per_case(self) -> bool:
-        """A pattern looked up case by case (it cannot list the cases)."""
-        return self.pattern is not None and (
-            "{stem}" in self.pattern or (self.pattern.endswith(".*") and not self.lists_suffixes)
-        )
-
-    @property
-    def lists_suffixes(self) -> bool:
-        """``<folder>/{case}.*``: the cases are the folder's files with one of ``suffixes``."""
-        return self.pattern is not None and self.pattern.endswith("{case}.*")
-
-
-@dataclass(frozen=True)
-class OutputSpec:
-    slug: str
-    kind: str
-    relative_path: str
-    platform_kind: str
-    reference: Reference
-    missing: str
-    labels: tuple[tuple[str, int | str], ...] = ()  # a value "nonzero": any non-zero pixel is the label
-    geometry: str = "error"
-    tolerance: float = GEOMETRY_TOLERANCE
-    grid: str = "reference grid"  # how messages name the grid a prediction must share ("CT grid")
-    dimension: int = 3
-    range: tuple[float, float] | None = None
-    classes: tuple[str, ...] = ()
-    true_values: tuple[str, ...] = ("1", "1.0", "true", "yes")  # boolean, one-hot: the reference's spellings
-    false_values: tuple[str, ...] = ("0", "0.0", "false", "no")  # (case-insensitive)
-    blank: str = "error"  # a blank CSV reference cell: "error", or "skip" (the case leaves this output)
-    blank_values: tuple[str, ...] = ("",)  # the spellings of a blank cell (case-insensitive)
-    noun: str = ""  # how messages name the output ("malignancy likelihood"); "" = "output '<slug>'"
-    unit: str = ""  # how messages follow a value of the output ("days")
-    event: Reference | None = None  # a number output scored by c_index: the event column (reference = time)
-    sum_rule: str = "one"  # probabilities: "one" (the values sum to 1 within sum_tolerance) or "any"
-    sum_tolerance: float = 1e-3
-    column: str = ""  # a prediction-file phase: the column of the participant's CSV holding this output
-    columns: tuple[tuple[str, str], ...] = ()  # ... or, for probabilities, (class, column) in the declared order
-
-    @property
-    def csv_columns(self) -> tuple[str, ...]:
-        """The participant's CSV columns this output reads (none outside a prediction-file phase)."""
-        return tuple(column for _, column in self.columns) or ((self.column,) if self.column else ())
-
-    @property
-    def super_kind(self) -> str:
-        return "Image" if self.kind == "segmentation" else "Value"
-
-    @property
-    def nonzero(self) -> bool:
-        """A 2D mask where any non-zero pixel is its one label (``labels = { lesion = "nonzero" }``)."""
-        return any(value == NONZERO for _, value in self.labels)
 
 
 @dataclass(frozen=True)
@@ -365,310 +236,15 @@ def metric_keys(metric: MetricSpec) -> list[tuple[str, str, str]]:
 # ------------------------------------------------------------------------------------- validation
 
 
-class _Table:
-    """A TOML table being validated: every key read is remembered; leftovers are unknown keys."""
-
-    def __init__(self, file: str, where: str, data: Any) -> None:
-        self.file, self.where = file, where
-        if not isinstance(data, dict):
-            self.fail("", f"must be a table, not {_type(data)}")
-        self.data, self.read = data, set()
-
-    def fail(self, key: str, problem: str) -> NoReturn:
-        location = ".".join(part for part in (self.where, key) if part) or "(top level)"
-        raise ConfigurationError(f"{self.file}: {location}: {problem}")
-
-    def get(self, key: str, kind: type | tuple[type, ...], default: Any = ..., choices: tuple[Any, ...] = ()) -> Any:
-        self.read.add(key)
-        if key not in self.data:
-            if default is ...:
-                # a misspelt required key would otherwise go unnamed: the table fails before done() sees it
-                typo = difflib.get_close_matches(key, [k for k in self.data if k not in self.read], n=1)
-                self.fail(key, f"is required (is {typo[0]!r} a misspelling of it?)" if typo else "is required")
-            return default
-        value = self.data[key]
-        kinds = kind if isinstance(kind, tuple) else (kind,)
-        if float in kinds and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
-        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-            self.fail(key, f"must be {' or '.join(_name(k) for k in kinds)}, not {_type(value)} {value!r}")
-        if choices and value not in choices:
-            self.fail(key, f"{value!r} is not one of {', '.join(map(str, choices))}")
-        return value
-
-    def strings(self, key: str, default: Any = ...) -> tuple[str, ...]:
-        value = self.get(key, list, default)
-        if not all(isinstance(item, str) for item in value):
-            self.fail(key, "must be a list of strings")
-        return tuple(value)
-
-    def sub(self, key: str) -> _Table:
-        """An optional sub-table (empty when absent)."""
-        where = f"{self.where}.{key}" if self.where else key
-        return _Table(self.file, where, self.get(key, dict, {}))
-
-    def items(self, key: str) -> list[_Table]:
-        raw = self.get(key, list)
-        if not raw:
-            self.fail(key, "needs at least one entry")
-        prefix = f"{self.where}.{key}" if self.where else key
-        return [_Table(self.file, f"{prefix}[{i}]", item) for i, item in enumerate(raw)]
-
-    def done(self) -> None:
-        unknown = sorted(set(self.data) - self.read)
-        if unknown:
-            known = ", ".join(sorted(self.read))
-            self.fail(unknown[0], f"unknown key (known here: {known})")
+def _prediction_case_column(submission: Submission) -> tuple[str, str] | None:
+    """A prediction-file phase's case column, and how messages name it (None: algorithm jobs)."""
+    return (submission.id_column, "the case column of the prediction CSV ([submission] id_column)") \
+        if submission.csv else None  # fmt: skip
 
 
-def _name(kind: type) -> str:
-    return {str: "a string", int: "an integer", float: "a number", bool: "true or false", list: "a list",
-            dict: "a table"}[kind]  # fmt: skip
-
-
-def _type(value: Any) -> str:
-    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
-            dict: "a table"}.get(type(value), type(value).__name__)  # fmt: skip
-
-
-def _number_or(table: _Table, key: str, default: float | str, word: str) -> float | str:
-    """A number, or the one word ``word`` (e.g. "exclude")."""
-    value = table.get(key, (float, str), default)
-    if isinstance(value, str) and value != word:
-        table.fail(key, f"must be a number or {word!r}, not {value!r}")
-    return value
-
-
-def _inside(table: _Table, key: str, text: str, path: str) -> None:
-    """A ground-truth ``path`` declared at ``key`` must stay inside the ground truth."""
-    if Path(path).is_absolute() or ".." in Path(path).parts:
-        table.fail(key, f"{text!r} must be a relative path inside the ground truth")
-
-
-def _reference(table: _Table, kind: str) -> Reference:
-    text = table.get("reference", str)
-    if ":" in text:
-        csv_file, _, column = text.partition(":")
-        if not csv_file.endswith(".csv") or not column:
-            table.fail("reference", f"{text!r} is neither a path pattern with {{case}} nor 'file.csv:column'")
-        if kind in ("segmentation", *OBJECT_KINDS):
-            table.fail("reference", f"a {kind} output needs a path pattern such as 'labels/{{case}}.mha' or '.json'")
-        _inside(table, "reference", text, csv_file)
-        return Reference(text, csv_file=csv_file, column=column)
-    if kind in ONE_HOT_KINDS and text.endswith(".csv") and "{" not in text:  # one-hot: columns come with the classes
-        _inside(table, "reference", text, text)
-        return Reference(text, csv_file=text)
-    if kind in OBJECT_KINDS and (text.count("{case}") != 1 or "{stem}" in text or not text.endswith(".json")):
-        table.fail("reference", f"{text!r} is not a path pattern with exactly one {{case}} ending in .json")
-    if (text.count("{case}") + text.count("{stem}") != 1 or kind != "segmentation") and kind not in OBJECT_KINDS:
-        what = "a path pattern with exactly one {case} or {stem}" if kind == "segmentation" else "'file.csv:column'"
-        if kind in ONE_HOT_KINDS:
-            what += " or a one-hot 'file.csv' (a 0/1 column per class)"
-        table.fail("reference", f"{text!r} is not {what}")
-    _inside(table, "reference", text, text)
-    if text.endswith(".*") and "{case}" in text and not text.endswith("{case}.*"):
-        table.fail("reference", f"{text!r}: a '.*' pattern with {{case}} must end in '{{case}}.*' (it lists the cases)")
-    if "*" in text.removesuffix(".*"):
-        table.fail("reference", f"{text!r} may hold '*' only as a trailing '.*' (any of reference_suffixes)")
-    suffixes: tuple[str, ...] = ()
-    if text.endswith(".*"):
-        suffixes = tuple(s.lower() for s in table.strings("reference_suffixes", list(IMAGE_NAME_SUFFIXES)))
-        if not suffixes or not all(s.startswith(".") and len(s) > 1 for s in suffixes):
-            table.fail("reference_suffixes", "must be a list of file suffixes such as '.png'")
-    return Reference(text, pattern=text, suffixes=suffixes)
-
-
-def _output(table: _Table, submission: Submission, id_column: str) -> OutputSpec:
-    """One ``[[outputs]]`` entry: a socket of an algorithm job, or (``submission.csv``) a column of the
-    participant's prediction CSV, which only a number, boolean or choice output can be (or, a column
-    per class, a probabilities output). ``id_column``: the case column of the CSV references."""
-    slug = table.get("slug", str)
-    if not SLUG.fullmatch(slug):
-        table.fail("slug", f"{slug!r} is not a socket slug (lower-case letters, digits, '-')")
-    kind = table.get("kind", str)
-    if kind == CSV_COLUMN:
-        table.fail("kind", f"{kind!r}: declare [submission] kind = 'csv' and give a {', '.join(CSV_KINDS)} output "
-                   f"its column = '<CSV column>' (a {CSV_CLASS_KIND} output: a column per class)")  # fmt: skip
-    if kind in RESERVED_KINDS:
-        hint = "; a list of class probabilities per case is kind = 'probabilities'" if kind == "list" else ""
-        table.fail("kind", f"{kind!r} is not supported by this version (supported: {', '.join(OUTPUT_KINDS)}){hint}")
-    if kind not in OUTPUT_KINDS:
-        table.fail("kind", f"{kind!r} is not one of {', '.join(OUTPUT_KINDS + RESERVED_KINDS)}")
-    if submission.csv and kind not in (*CSV_KINDS, CSV_CLASS_KIND):
-        table.fail("kind", f"a {kind} output cannot be a column of a prediction CSV ([submission] kind = 'csv'): "
-                   f"only {', '.join(CSV_KINDS)} (and {CSV_CLASS_KIND}, a column per class)")  # fmt: skip
-    column = ""
-    if submission.csv and kind == CSV_CLASS_KIND:  # a column per class: ``columns``, read with the classes
-        relative_path, platform_kind = "", ""
-        if "column" in table.data:
-            table.fail("column", f"a {kind} output reads one column per class: declare columns = {{ <class> = "
-                       "'<CSV column>', ... } (default: each class's own name)")  # fmt: skip
-    elif submission.csv:  # a column of the CSV, not a socket: no relative path, no platform kind
-        relative_path, platform_kind = "", ""
-        column = _column_name(table, "column", table.get("column", str, slug), *_prediction_case_column(submission))
-    else:
-        default_path = f"images/{slug}" if kind == "segmentation" else f"{slug}.json"
-        relative_path = table.get("relative_path", str, default_path)
-        platform_kind = table.get("platform_kind", str, PLATFORM_KINDS[kind])
-    reference = _reference(table, kind)
-    missing = table.get("missing", str, "error")
-    if missing not in MISSING_POLICIES and kind != "probabilities":  # (its "uniform" is its own: named below)
-        table.fail("missing", f"{missing!r} is not one of {', '.join(MISSING_POLICIES)}")
-    if missing not in MISSING_BY_KIND[kind]:
-        table.fail("missing", f"{missing!r} is not one of {', '.join(MISSING_BY_KIND[kind])} (for a {kind} output)")
-    extra: dict[str, Any] = {"noun": table.get("noun", str, ""), "unit": table.get("unit", str, ""), "column": column}
-    if reference.csv_file is not None:
-        extra["blank"] = table.get("blank", str, "error", ("error", "skip"))
-        if "blank_values" in table.data:
-            extra["blank_values"] = tuple(text.lower() for text in table.strings("blank_values"))
-    if kind == "number" and reference.csv_file is not None and "event" in table.data:
-        event = table.get("event", str)
-        csv_file, _, column = event.partition(":")
-        if not csv_file.endswith(".csv") or not column:
-            table.fail("event", f"{event!r} is not 'file.csv:column' (the event indicator of each case, 1 = event)")
-        extra["event"] = Reference(event, csv_file=csv_file, column=column)
-    if kind == "segmentation":
-        labels = table.get("labels", dict)
-        for label, value in labels.items():
-            if not KEY.fullmatch(label):
-                table.fail(f"labels.{label}", "a label name may hold letters, digits, '_' and '-' only")
-            if value == NONZERO and len(labels) > 1:
-                table.fail(f"labels.{label}", f"a {NONZERO!r} label must be the output's only label")
-            if value != NONZERO and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                table.fail(f"labels.{label}", f"must be a positive integer voxel value or {NONZERO!r}, not {value!r}")
-        if not labels:
-            table.fail("labels", "needs at least one label")
-        if len(set(labels.values())) != len(labels):
-            table.fail("labels", "two labels share a voxel value")
-        extra["labels"] = tuple(labels.items())
-        extra["geometry"] = table.get("geometry", str, "error", GEOMETRY_POLICIES)
-        extra["tolerance"] = table.get("tolerance", float, GEOMETRY_TOLERANCE)
-        extra["grid"] = table.get("grid", str, OutputSpec.grid)
-        if not 0 <= extra["tolerance"] < 1:
-            table.fail("tolerance", "must be in [0, 1) (relative and absolute)")
-        extra["dimension"] = table.get("dimension", int, 3, (2, 3))
-        if NONZERO in labels.values() and extra["dimension"] != 2:
-            table.fail("dimension", f"a {NONZERO!r} mask is a 2D image: declare dimension = 2")
-        if NONZERO in labels.values() and extra["geometry"] != "error":
-            table.fail("geometry", f"a {NONZERO!r} mask has no physical grid to resample on: only 'error'")
-    elif kind == "number":
-        bounds = table.get("range", list, None)
-        if bounds is not None:
-            if len(bounds) != 2 or not all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in bounds):
-                table.fail("range", "must be [low, high], two numbers")
-            if not bounds[0] < bounds[1]:
-                table.fail("range", "low must be smaller than high")
-            extra["range"] = (float(bounds[0]), float(bounds[1]))
-        if missing == "worst-value" and bounds is None:
-            table.fail("missing", "'worst-value' needs a range = [low, high] (the worst value is its end farthest "
-                       "from the reference)")  # fmt: skip
-    elif kind == "boolean":
-        _spellings(table, extra)
-    elif kind in ("choice", "probabilities"):
-        classes = table.strings("classes")
-        if len(classes) < 2 or len(set(classes)) != len(classes):
-            table.fail("classes", "needs at least two distinct classes")
-        if kind == "probabilities" and not all(KEY.fullmatch(c) for c in classes):
-            bad = next(c for c in classes if not KEY.fullmatch(c))
-            table.fail("classes", f"{bad!r} may hold letters, digits, '_' and '-' only (it becomes a metrics.json key)")
-        extra["classes"] = classes
-        if reference.one_hot:
-            reference = _one_hot(table, reference, classes, id_column, extra)
-    for key in ("reference_columns", "reference_none"):
-        if key in table.data and not reference.one_hot:
-            table.fail(key, "applies to a one-hot reference only (a choice or probabilities output with reference = "
-                       "'file.csv')")  # fmt: skip
-    if kind == "probabilities":
-        extra["sum_rule"] = table.get("sum", str, "one", SUM_RULES)
-        extra["sum_tolerance"] = table.get("sum_tolerance", float, 1e-3)
-        if not 0 <= extra["sum_tolerance"] < 1:
-            table.fail("sum_tolerance", "must be in [0, 1)")
-        if extra["sum_rule"] == "any" and "sum_tolerance" in table.data:
-            table.fail("sum_tolerance", "applies to sum = 'one' only")
-        if submission.csv:
-            extra["columns"] = _class_columns(table, "columns", extra["classes"], *_prediction_case_column(submission))
-    table.done()
-    return OutputSpec(slug, kind, relative_path, platform_kind, reference, missing, **extra)
-
-
-def _one_hot(
-    table: _Table, reference: Reference, classes: tuple[str, ...], id_column: str, extra: dict[str, Any]
-) -> Reference:
-    """A one-hot reference's keys: ``reference_none`` (what a row without a class at 1 is: "error",
-    "skip" or a class, which then has no column), ``reference_columns`` (the other classes' columns)
-    and the cells' ``true_values`` / ``false_values`` (into ``extra``)."""
-    _spellings(table, extra)
-    none = table.get("reference_none", str, "error")
-    if none not in (*NO_CLASS_POLICIES, *classes):
-        table.fail("reference_none", f"{none!r} is not one of {', '.join(NO_CLASS_POLICIES)} or a class of this output "
-                   f"({', '.join(classes)})")  # fmt: skip
-    if none in NO_CLASS_POLICIES and none in classes:
-        table.fail("reference_none", f"{none!r} is both a policy and a class of this output: rename the class")
-    named = table.data.get("reference_columns")
-    if isinstance(named, dict) and none in named:
-        table.fail(f"reference_columns.{none}", "is the reference_none class, read from no column")
-    case_column = (id_column, "the case column of the reference CSVs ([cases] id_column)")
-    read = tuple(name for name in classes if name != none)
-    return dataclasses.replace(
-        reference, columns=_class_columns(table, "reference_columns", read, *case_column), none=none
-    )
-
-
-def _spellings(table: _Table, extra: dict[str, Any]) -> None:
-    """``true_values`` / ``false_values``: how a boolean reference (or a one-hot reference's cells)
-    spells true and false; none shared, none a blank spelling."""
-    for key in ("true_values", "false_values"):
-        if key in table.data:
-            extra[key] = tuple(text.lower() for text in table.strings(key))
-    if set(extra.get("true_values", ())) & set(extra.get("false_values", ())):
-        table.fail("false_values", "shares a spelling with true_values")
-    spellings = set(
-        extra.get("true_values", OutputSpec.true_values) + extra.get("false_values", OutputSpec.false_values)
-    )
-    if spellings & set(extra.get("blank_values", ())):
-        table.fail("blank_values", "shares a spelling with true_values or false_values")
-
-
-def _prediction_case_column(submission: Submission) -> tuple[str, str]:
-    """The prediction CSV's case column, and how messages name it."""
-    return submission.id_column, "the case column of the prediction CSV ([submission] id_column)"
-
-
-def _column_name(table: _Table, key: str, column: Any, case_column: str, case_named: str) -> str:
-    """A column of a CSV named at ``key``: a name, not ``case_column`` (``case_named`` in messages)."""
-    if not isinstance(column, str):
-        table.fail(key, f"must be a string, not {_type(column)} {column!r}")
-    if not column or column != column.strip():
-        table.fail(key, f"{column!r} is not a column name (none, or with surrounding spaces)")
-    if column == case_column:
-        table.fail(key, f"{column!r} is {case_named}")
-    return column
-
-
-def _class_columns(
-    table: _Table, key: str, classes: tuple[str, ...], case_column: str, case_named: str
-) -> tuple[tuple[str, str], ...]:
-    """A column per class, declared at ``key``: a probabilities output's ``columns`` in a prediction-file
-    phase (the CSV column of each probability) or a one-hot reference's ``reference_columns`` (the 0/1
-    column of each class); class -> column, each class not listed in the column of its own name (ISIC's
-    ``image,MEL,NV,...``)."""
-    named = table.get(key, dict, {})
-    unknown = next((name for name in named if name not in classes), None)
-    if unknown is not None:
-        table.fail(f"{key}.{unknown}", f"is not a class of this output ({', '.join(classes)})")
-    columns: dict[str, str] = {}
-    for name in classes:
-        where = f"{key}.{name}"
-        column = _column_name(table, where, named.get(name, name), case_column, case_named)
-        other = next((c for c, taken in columns.items() if taken == column), None)
-        if other is not None:
-            table.fail(where, f"{column!r} is the column of class {other!r} too")
-        columns[name] = column
-    return tuple(columns.items())
-
-
-def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str, MetricSpec]) -> MetricSpec:
-    """One ``[[metrics]]`` entry; ``earlier`` maps the aggregate paths of the metrics before it to them."""
+def _metric(table: Table, outputs: dict[str, OutputSpec], earlier: Mapping[str, MetricSpec]) -> MetricSpec:
+    """One ``[[metrics]]`` entry; ``earlier`` maps the aggregate paths of the metrics before it to them.
+    Its parameters are its record's (``metric_records``), read in a loop; the rest are cross-field checks."""
     metric = table.get("metric", str)
     known = (*SEGMENTATION_METRICS, *VALUE_METRICS, *DETECTION_METRICS, COMBINED)
     if metric not in known:
@@ -677,153 +253,145 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
     if not KEY.fullmatch(name):
         table.fail("name", f"{name!r} may hold letters, digits, '_' and '-' only (it becomes a metrics.json key)")
     bootstrap = table.get("bootstrap", bool, False)
-    params: dict[str, Any] = {}
-    slug, output = "", None
     if metric == COMBINED:
-        params["of"] = table.strings("of")
-        for path in params["of"]:
-            if path not in earlier:
-                shown = ", ".join(list(earlier)[:6])
-                table.fail("of", f"{path!r} is not a value of a metric declared before this one (e.g. {shown})")
-            if bootstrap and not earlier[path].bootstrap:
-                table.fail("bootstrap", f"a bootstrapped mean needs {path!r} bootstrapped too")
-        if len(params["of"]) < 2:
-            table.fail("of", "needs two or more aggregate paths")
+        params: dict[str, Any] = {"of": _combined(table, earlier, bootstrap)}
+        slug, labels, aggregates = "", (), ()
     else:
-        slug = table.get("output", str)
-        if slug not in outputs:
-            table.fail("output", f"{slug!r} is not a declared output (outputs: {', '.join(outputs)})")
-        output = outputs[slug]
-        allowed_kinds = ("segmentation",) if metric in SEGMENTATION_METRICS else VALUE_METRICS.get(metric, OBJECT_KINDS)
-        if output.kind not in allowed_kinds:
-            plain = tuple(kind for kind in allowed_kinds if kind != "probabilities") or allowed_kinds
-            also = f" ({metric} also scores a probabilities output)" if plain != allowed_kinds else ""
-            table.fail("output", f"{metric} scores a {' or '.join(plain)} output; {slug!r} is a {output.kind}{also}")
-        if output.missing in SURVIVAL_MISSING and metric != "c_index":
-            table.fail("output", f"{slug!r} has missing = {output.missing!r} (for c_index): {metric} cannot score it")
-        if metric == "c_index" and output.event is None:
-            table.fail("output", f"c_index needs the event column: declare event = 'file.csv:column' on {slug!r}")
-    labels: tuple[str, ...] = ()
-    aggregates: tuple[str, ...] = ()
-    per_class = metric in PER_CLASS_METRICS and output is not None and output.kind == "probabilities"
-    if per_class:
-        labels = output.classes
-        aggregates = table.strings("aggregates", list(PER_CLASS_FORMS))
-        if not aggregates or len(set(aggregates)) != len(aggregates) or not set(aggregates) <= set(PER_CLASS_FORMS):
-            table.fail("aggregates", f"needs one or both of {', '.join(PER_CLASS_FORMS)}, each once")
-    if metric in SEGMENTATION_METRICS:
-        label_names = [label for label, _ in output.labels]
-        labels = table.strings("labels", label_names)
-        for label in labels:
-            if label not in label_names:
-                table.fail("labels", f"{label!r} is not a label of {slug!r} ({', '.join(label_names)})")
-        aggregates = table.strings("aggregates", ["mean"])
-        for form in aggregates:
-            if form not in FORMS[metric]:
-                table.fail("aggregates", f"{form!r} is not one of {', '.join(FORMS[metric])} (for {metric})")
-        if not aggregates or len(set(aggregates)) != len(aggregates):
-            table.fail("aggregates", "needs one or more distinct forms")
-        if metric in SURFACE_METRICS and output.dimension != 3:
-            table.fail("metric", f"{metric} needs a 3D segmentation (output {slug!r} has dimension 2)")
-        if metric not in ("dice", "iou") and output.nonzero:
-            table.fail("metric", f"{metric} needs a label image; output {slug!r} is a {NONZERO!r} mask (dice, iou)")
-    both_empty_defaults = {"dice": 1.0, "iou": 1.0, "hd95": 0.0, "nsd": 1.0, "hausdorff": 0.0, "masd": 0.0}
-    if metric in both_empty_defaults:
-        params["both_empty"] = table.get("both_empty", (float, str), both_empty_defaults[metric])
-        if isinstance(params["both_empty"], str) and params["both_empty"] != "exclude":
-            table.fail("both_empty", f"must be a number or 'exclude', not {params['both_empty']!r}")
-        params["mean_over"] = table.get("mean_over", str, "all", MEAN_OVER)
-    if metric in ("dice", "iou"):
-        params["absent_everywhere"] = table.get("absent_everywhere", float, 1.0)
-        params["volume"] = table.get("volume", str, "voxels", ("voxels", "mm3"))
-    if metric in DISTANCE_METRICS:
-        params["one_empty"] = table.get("one_empty", (float, str), "diagonal")
-        if isinstance(params["one_empty"], str) and params["one_empty"] != "diagonal":
-            table.fail("one_empty", f"must be a number or 'diagonal', not {params['one_empty']!r}")
-    if metric in SURFACE_METRICS and "compute" in table.data:  # false: not computed (null; saves the surfaces)
-        params["compute"] = table.get("compute", bool)
-    if metric == "nsd":
-        params["tolerance_mm"] = table.get("tolerance_mm", float)
-        if params["tolerance_mm"] <= 0:
-            table.fail("tolerance_mm", "must be positive")
-        params["one_empty"] = table.get("one_empty", float, 0.0)
-    if metric == "lesion_f1":
-        params["iou_threshold"] = table.get("iou_threshold", float, 0.3)
-        if not 0 <= params["iou_threshold"] < 1:
-            table.fail("iou_threshold", "must be in [0, 1) (a match needs IoU strictly above it)")
-        params["matching"] = table.get("matching", str, "greedy", ("greedy", "hungarian"))
-        params["connectivity"] = table.get("connectivity", int, 26, (26,))
-        params["no_lesions"] = table.get("no_lesions", float, 1.0)
-    if metric == "volume_difference":
-        params["relative"] = table.get("relative", bool, False)
-        params["absolute"] = table.get("absolute", bool, True)
-        params["volume"] = table.get("volume", str, "voxels", ("voxels", "mm3"))
-        if params["relative"]:  # V(R) = 0 < V(P): the catalogue's empty_reference (no finite default)
-            params["empty_reference"] = _number_or(table, "empty_reference", "exclude", "exclude")
-    if metric == "panoptic_quality":
-        params["iou_threshold"] = table.get("iou_threshold", float, 0.5)
-        if not 0.5 <= params["iou_threshold"] < 1:
-            table.fail("iou_threshold", "must be in [0.5, 1) (a match needs IoU strictly above it, and is then unique)")
-        params["quality"] = table.get("quality", str, "pq", ("pq", "sq", "rq"))
-        params["no_instances"] = _number_or(table, "no_instances", 1.0, "exclude")
-    if metric in ("sensitivity", "specificity") and not per_class:
-        params["threshold"] = table.get("threshold", float)  # the decision: positive when output >= threshold
-    if metric in ("sensitivity_at_specificity", "specificity_at_sensitivity"):
-        params["target"] = table.get("target", float)
-        if not 0 <= params["target"] <= 1:
-            table.fail("target", "must be in [0, 1]")
-    if metric == "cohen_kappa":
-        params["weights"] = table.get("weights", str, "none", ("none", "linear", "quadratic"))
-        if params["weights"] != "none" and output.missing == "misclassification":
-            table.fail("weights", f"weighted kappa orders the classes: a missing answer ({slug!r} has missing = "
-                       "'misclassification') has no place there; use missing = 'error' or 'exclude'")  # fmt: skip
-    if metric == "c_index":
-        params["sign"] = table.get("sign", str, "risk", ("risk", "time"))  # the output: a risk or a predicted time
-        params["policy"] = output.missing if output.missing in SURVIVAL_MISSING else "non-concordant"
-    if metric in DETECTION_METRICS:
-        params["objects"] = output.kind  # points match by distance only
-        matches = ("distance",) if output.kind == "points" else tuple(measures.DETECTION_MATCHING)
-        params["match"] = table.get("match", str, matches[0], matches)
-        if params["match"] == "iou":
-            params["threshold"] = table.get("threshold", float, 0.5)
-            if not 0 <= params["threshold"] < 1:
-                table.fail("threshold", "must be in [0, 1) (a match needs IoU strictly above it)")
-        else:  # the distance of box centres, in the boxes' unit (pixels or mm)
-            params["threshold"] = table.get("threshold", float)
-            if params["threshold"] < 0:
-                table.fail("threshold", "must be a non-negative distance")
-        params["matching"] = table.get("matching", str, "greedy", ("greedy", "hungarian"))
-        if metric == "recall_at_precision":
-            params["precision"] = table.get("precision", float)
-            if not 0 <= params["precision"] <= 1:
-                table.fail("precision", "must be in [0, 1]")
-        if metric == "froc":
-            rates = table.get("fp_rates", list, [1, 2, 4, 8, 16, 32])
-            if not rates or not all(isinstance(r, (int, float)) and not isinstance(r, bool) and r >= 0 for r in rates):
-                table.fail("fp_rates", "must be a non-empty list of non-negative numbers (false positives per image)")
-            params["fp_rates"] = [float(r) for r in rates]
-            params["fp_images"] = table.get("fp_images", str, "all", ("all", "negative"))
-    value_edges = measures.declared_edges(metric) if metric in (*VALUE_METRICS, *DETECTION_METRICS) else ()
-    for edge in value_edges:  # the catalogue's edge-case parameters: a number, or "error"
-        if edge in measures.PREDICTION_EDGES:  # a participant's answer can cause it: a number, never "error"
-            params[edge] = table.get(edge, float, measures.PREDICTION_EDGES[edge])
-            continue
-        params[edge] = table.get(edge, (float, str), "error")
-        words = ("error", "exclude") if per_class else ("error",)  # exclude: a class left out of the macro mean
-        if isinstance(params[edge], str) and params[edge] not in words:
-            table.fail(edge, f"must be a number or {' or '.join(map(repr, words))}, not {params[edge]!r}")
-    if metric in ("ece", "top_label_calibration_error"):
-        params["bins"] = table.get("bins", int, 10)
-        if params["bins"] < 1:
-            table.fail("bins", "must be at least 1")
-    if metric in PROBABILITY_METRICS and output.kind == "number" and output.range != (0.0, 1.0):
-        table.fail("output", f"{metric} needs a probability: declare range = [0, 1] on output {slug!r}")
+        record = RECORD[metric]
+        output = _scored_output(table, record, outputs)
+        slug, per_class = output.slug, record.per_class and output.type.per_class
+        labels, aggregates = _classes_and_forms(table, output) if per_class else ((), ())
+        if record.segmentation:
+            labels, aggregates = _labels_and_forms(table, record, output)
+        params = _parameters(table, record, output, per_class)
+        _checked_parameters(table, record, output, params)
     group = table.get("group", str, None)
     if group is not None and not KEY.fullmatch(group):
         table.fail("group", f"{group!r} may hold letters, digits, '_' and '-' only (it becomes a metrics.json key)")
+    segmentation = metric in SEGMENTATION_METRICS
+    keys = _key_templates(table, name, labels, aggregates, segmentation)
+    case_key = table.get("case_key", str, "{name}_{label}") if segmentation else "{name}_{label}"
+    count_key = _case_keys(table, metric, name, labels, case_key)
+    table.done()
+    return MetricSpec(name, metric, slug, labels, aggregates, bootstrap, tuple(params.items()), group, keys, case_key,
+                      count_key)  # fmt: skip
+
+
+def _combined(table: Table, earlier: Mapping[str, MetricSpec], bootstrap: bool) -> tuple[str, ...]:
+    """A ``mean``'s ``of``: two or more aggregate paths of metrics declared before it."""
+    of = table.strings("of")
+    for path in of:
+        if path not in earlier:
+            shown = ", ".join(list(earlier)[:6])
+            table.fail("of", f"{path!r} is not a value of a metric declared before this one (e.g. {shown})")
+        if bootstrap and not earlier[path].bootstrap:
+            table.fail("bootstrap", f"a bootstrapped mean needs {path!r} bootstrapped too")
+    if len(of) < 2:
+        table.fail("of", "needs two or more aggregate paths")
+    return of
+
+
+def _scored_output(table: Table, record: MetricRecord, outputs: dict[str, OutputSpec]) -> OutputSpec:
+    """The declared output a metric scores: of a kind the record scores, with the policies it can take."""
+    slug, metric = table.get("output", str), record.name
+    if slug not in outputs:
+        table.fail("output", f"{slug!r} is not a declared output (outputs: {', '.join(outputs)})")
+    output = outputs[slug]
+    if output.kind not in record.kinds:
+        plain = tuple(kind for kind in record.kinds if not KINDS[kind].per_class) or record.kinds
+        also = f" ({metric} also scores a probabilities output)" if plain != record.kinds else ""
+        table.fail("output", f"{metric} scores a {' or '.join(plain)} output; {slug!r} is a {output.kind}{also}")
+    if output.missing in SURVIVAL_MISSING and metric != "c_index":
+        table.fail("output", f"{slug!r} has missing = {output.missing!r} (for c_index): {metric} cannot score it")
+    if metric == "c_index" and output.event is None:
+        table.fail("output", f"c_index needs the event column: declare event = 'file.csv:column' on {slug!r}")
+    return output
+
+
+def _classes_and_forms(table: Table, output: OutputSpec) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A per-class metric of a probabilities output: its classes and forms (per_class, macro)."""
+    aggregates = table.strings("aggregates", list(PER_CLASS_FORMS))
+    if not aggregates or len(set(aggregates)) != len(aggregates) or not set(aggregates) <= set(PER_CLASS_FORMS):
+        table.fail("aggregates", f"needs one or both of {', '.join(PER_CLASS_FORMS)}, each once")
+    return output.classes, aggregates
+
+
+def _labels_and_forms(
+    table: Table, record: MetricRecord, output: OutputSpec
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A segmentation metric's labels (of its output) and aggregate forms (of its record)."""
+    metric, label_names = record.name, [label for label, _ in output.labels]
+    labels = table.strings("labels", label_names)
+    for label in labels:
+        if label not in label_names:
+            table.fail("labels", f"{label!r} is not a label of {output.slug!r} ({', '.join(label_names)})")
+    aggregates = table.strings("aggregates", list(record.forms[:1]))
+    for form in aggregates:
+        if form not in record.forms:
+            table.fail("aggregates", f"{form!r} is not one of {', '.join(record.forms)} (for {metric})")
+    if not aggregates or len(set(aggregates)) != len(aggregates):
+        table.fail("aggregates", "needs one or more distinct forms")
+    if record.three_d and output.dimension != 3:
+        table.fail("metric", f"{metric} needs a 3D segmentation (output {output.slug!r} has dimension 2)")
+    if record.label_image and output.nonzero:
+        on_masks = ", ".join(r.name for r in RECORDS if r.segmentation and not r.label_image)
+        table.fail("metric", f"{metric} needs a label image; output {output.slug!r} is a {NONZERO!r} mask ({on_masks})")
+    return labels, aggregates
+
+
+# the parameters a metric takes from its output rather than from the declaration
+DERIVED = {
+    "objects": lambda output: output.kind,  # points match by distance only
+    "policy": lambda output: output.missing if output.missing in SURVIVAL_MISSING else "non-concordant",
+}
+
+
+def _parameters(table: Table, record: MetricRecord, output: OutputSpec, per_class: bool) -> dict[str, Any]:
+    """The record's parameters then edge values, each checked as its ``Param`` says, defaults filled in
+    (in the record's order: settings echo them so)."""
+    params: dict[str, Any] = {}
+    for param in (*record.params, *(edge.param(per_class) for edge in record.edges)):
+        if param.when is not None and {**params, "per_class": per_class}.get(param.when[0]) != param.when[1]:
+            continue
+        if param.derived:
+            params[param.key] = DERIVED[param.key](output)
+        elif param.default != OMITTED or param.key in table.data:
+            params[param.key] = _parameter(table, param, output.kind)
+    return params
+
+
+def _parameter(table: Table, param: Param, kind: str) -> Any:
+    """One declared parameter: its type and choices, then its words or interval."""
+    default = param.default_for(kind)
+    value = table.get(param.key, param.kind, REQUIRED if default == OMITTED else default, param.choices_for(kind))
+    if isinstance(value, str) and param.words and value not in param.words:
+        table.fail(param.key, f"must be a number or {' or '.join(map(repr, param.words))}, not {value!r}")
+    if param.kind is list:
+        numbers = all(isinstance(item, (int, float)) and not isinstance(item, bool) for item in value)
+        if not value or not numbers or not all(param.interval is None or param.interval.holds(x) for x in value):
+            table.fail(param.key, param.interval.problem if param.interval else "must be a list of numbers")
+        return [float(item) for item in value]
+    if param.interval is not None and not isinstance(value, str) and not param.interval.holds(value):
+        table.fail(param.key, param.interval.problem)
+    return value
+
+
+def _checked_parameters(table: Table, record: MetricRecord, output: OutputSpec, params: Mapping[str, Any]) -> None:
+    """The checks that join a metric's parameters to its output."""
+    if record.name == "cohen_kappa" and params["weights"] != "none" and output.missing == "misclassification":
+        table.fail("weights", f"weighted kappa orders the classes: a missing answer ({output.slug!r} has missing = "
+                   "'misclassification') has no place there; use missing = 'error' or 'exclude'")  # fmt: skip
+    if record.probability and output.type.numeric and output.range != (0.0, 1.0):
+        table.fail("output", f"{record.name} needs a probability: declare range = [0, 1] on output {output.slug!r}")
+
+
+def _key_templates(
+    table: Table, name: str, labels: tuple[str, ...], aggregates: tuple[str, ...], segmentation: bool
+) -> tuple[tuple[str, str], ...]:
+    """``key``: one template for every form, or a table form -> template; each must give valid keys."""
     forms = aggregates or ("value",)
-    default: str | dict[str, str] = "{name}_{label}_{form}" if metric in SEGMENTATION_METRICS else "{name}"
-    if per_class:
+    default: str | dict[str, str] = "{name}_{label}_{form}" if segmentation else "{name}"
+    if aggregates and not segmentation:  # per class and macro
         default = {form: {"per_class": "{name}_{label}", "macro": "{name}_macro"}[form] for form in forms}
     raw_keys = table.get("key", (str, dict), default)
     templates = {form: raw_keys for form in forms} if isinstance(raw_keys, str) else raw_keys
@@ -837,32 +405,32 @@ def _metric(table: _Table, outputs: dict[str, OutputSpec], earlier: Mapping[str,
             table.fail("key", f"{template!r} may use only {{name}}, {{label}} and {{form}}")
         if not all(KEY.fullmatch(key) for key in rendered):
             table.fail("key", f"{template!r} gives a key with characters other than letters, digits, '_', '-'")
-    case_key = table.get("case_key", str, "{name}_{label}") if metric in SEGMENTATION_METRICS else "{name}_{label}"
+    return tuple((form, str(templates[form])) for form in forms)
+
+
+def _case_keys(table: Table, metric: str, name: str, labels: tuple[str, ...], case_key: str) -> str:
+    """Checks the per-case key template; returns lesion_f1's per-case count key template ("" otherwise)."""
     try:
         case_keys = {case_key.format(name=name, label=label) for label in labels}
     except (KeyError, IndexError, ValueError):
         table.fail("case_key", f"{case_key!r} may use only {{name}} and {{label}}")
     if case_key and (not all(KEY.fullmatch(key) for key in case_keys) or len(case_keys) != len(labels)):
         table.fail("case_key", f"{case_key!r} must give one key per label of letters, digits, '_', '-' (or '': none)")
-    count_key = ""
-    if metric == "lesion_f1":
-        count_key = table.get("case_count_key", str, f"{case_key}_{{count}}" if case_key else "")
-        try:
-            count_keys = {count_key.format(name=name, label=label, count=c) for label in labels for c in COUNT_FORMS}
-        except (KeyError, IndexError, ValueError):
-            table.fail("case_count_key", f"{count_key!r} may use only {{name}}, {{label}} and {{count}}")
-        if count_key and (not all(KEY.fullmatch(key) for key in count_keys) or len(count_keys) != 3 * len(labels)):
-            table.fail("case_count_key", f"{count_key!r} must give one key per label and count (tp, fp, fn) of "
-                       "letters, digits, '_', '-' (or '': none)")  # fmt: skip
-    table.done()
-    keys = tuple((form, str(templates[form])) for form in forms)
-    return MetricSpec(
-        name, metric, slug, labels, aggregates, bootstrap, tuple(params.items()), group, keys, case_key, count_key
-    )
+    if metric != "lesion_f1":
+        return ""
+    count_key = table.get("case_count_key", str, f"{case_key}_{{count}}" if case_key else "")
+    try:
+        count_keys = {count_key.format(name=name, label=label, count=c) for label in labels for c in COUNT_FORMS}
+    except (KeyError, IndexError, ValueError):
+        table.fail("case_count_key", f"{count_key!r} may use only {{name}}, {{label}} and {{count}}")
+    if count_key and (not all(KEY.fullmatch(key) for key in count_keys) or len(count_keys) != 3 * len(labels)):
+        table.fail("case_count_key", f"{count_key!r} must give one key per label and count (tp, fp, fn) of "
+                   "letters, digits, '_', '-' (or '': none)")  # fmt: skip
+    return count_key
 
 
-def _leaderboard(table: _Table, produced: list[str]) -> Leaderboard:
-    def path(sub: _Table, key: str) -> str:
+def _leaderboard(table: Table, produced: list[str]) -> Leaderboard:
+    def path(sub: Table, key: str) -> str:
         value = sub.get(key, str)
         if not value.startswith("aggregates.") or value.removeprefix("aggregates.") not in produced:
             examples = ", ".join(f"aggregates.{k}" for k in produced[:6])
@@ -908,7 +476,7 @@ def _constant(value: Any) -> bool:
 
 
 def _report(
-    table: _Table, outputs: Mapping[str, OutputSpec], metrics: list[MetricSpec], submission: Submission
+    table: Table, outputs: Mapping[str, OutputSpec], metrics: list[MetricSpec], submission: Submission
 ) -> Report:
     """The ``[report]`` table: what metrics.json holds beside the declared metrics."""
     missing = table.get("missing", bool, True)
@@ -930,18 +498,18 @@ def _report(
         if not KEY.fullmatch(key) or key in written:
             table.fail(f"counts.{key}", "must be a new aggregate key of letters, digits, '_' and '-'")
         if not isinstance(counted, str):
-            table.fail(f"counts.{key}", f"must be a string, not {_type(counted)}")
+            table.fail(f"counts.{key}", f"must be a string, not {type_of(counted)}")
         if counted != "cases" and counted not in means:
             shown = ", ".join(["cases", *means][:6])
             table.fail(f"counts.{key}", f"{counted!r} is not 'cases' or the path of a mean aggregate ({shown})")
     notes = table.get("notes", dict, {})
     for key, text in notes.items():
         if not isinstance(text, str):
-            table.fail(f"notes.{key}", f"must be a string, not {_type(text)}")
+            table.fail(f"notes.{key}", f"must be a string, not {type_of(text)}")
     constants = table.get("constants", dict, {})
     for key, value in constants.items():
         if not (_constant(value) or (isinstance(value, list) and all(_constant(item) for item in value))):
-            table.fail(f"constants.{key}", f"must be a number, a boolean or a list of those, not {_type(value)}")
+            table.fail(f"constants.{key}", f"must be a number, a boolean or a list of those, not {type_of(value)}")
         if key in notes:
             table.fail(f"constants.{key}", "is a note's key too")
     names = table.get("missing_names", dict, {})
@@ -960,7 +528,7 @@ def _report(
     if "absent_labels" in table.data:
         sub = table.sub("absent_labels")
         path, slug = sub.get("path", str), sub.get("output", str)
-        if outputs.get(slug) is None or outputs[slug].kind != "segmentation":
+        if outputs.get(slug) is None or not outputs[slug].type.image:
             sub.fail("output", f"{slug!r} is not a segmentation output")
         parts = path.split(".")
         if len(parts) > 2 or not all(KEY.fullmatch(part) for part in parts) or path in written:
@@ -986,7 +554,7 @@ def _report(
     return report
 
 
-def _submission(table: _Table, cases: _Table) -> Submission:
+def _submission(table: Table, cases: Table) -> Submission:
     """The ``[submission]`` table; a CSV's ``id_column`` defaults to the references' (``[cases]``)."""
     kind = table.get("kind", str, "jobs", SUBMISSION_KINDS)
     if kind == "jobs":
@@ -1013,7 +581,7 @@ def _overridden(data: Mapping[str, Any], targets: tuple[tuple[str, int, str], ..
     return changed
 
 
-def _target(table: _Table, data: Mapping[str, Any], text: str) -> tuple[str, int, str]:
+def _target(table: Table, data: Mapping[str, Any], text: str) -> tuple[str, int, str]:
     section, _, rest = text.partition(".")
     which, _, key = rest.rpartition(".")
     entries = data.get(section) if section in ("outputs", "metrics") else None
@@ -1025,7 +593,7 @@ def _target(table: _Table, data: Mapping[str, Any], text: str) -> tuple[str, int
     table.fail("sets", f"{text!r} names no declared value (outputs.<slug>.<key> or metrics.<name>.<key>)")
 
 
-def _options(top: _Table, data: Mapping[str, Any]) -> tuple[OptionSpec, ...]:
+def _options(top: Table, data: Mapping[str, Any]) -> tuple[OptionSpec, ...]:
     """The ``[[options]]``: each default and choice must give a valid declaration where it applies."""
     options: list[OptionSpec] = []
     for table in top.items("options"):
@@ -1088,7 +656,7 @@ def parse(text: str, file: str) -> Declaration:
 def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -> Declaration:
     """A validated declaration from parsed TOML ``data`` (``check_options=False``: the options are
     not checked again, as when checking what an option's value gives)."""
-    top = _Table(file, "", data)
+    top = Table(file, "", data)
     name = top.get("name", str)
     if not NAME.fullmatch(name):
         top.fail("name", f"{name!r} may hold lower-case letters, digits, '.', '_' and '-' only")
@@ -1132,7 +700,7 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -
     cases_table.done()
     outputs: dict[str, OutputSpec] = {}
     for table in top.items("outputs"):
-        output = _output(table, submission, cases.id_column)
+        output = parse_output(table, _prediction_case_column(submission), cases.id_column)
         if output.slug in outputs or output.slug in input_slugs:
             table.fail("slug", f"{output.slug!r} is declared twice")
         taken = {column: o.slug for o in outputs.values() for column in o.csv_columns}

@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 import SimpleITK as sitk
 
-from evaluation.declarative.schema import NONZERO, Declaration, MetricSpec, OutputSpec
+from evaluation.declarative.output_kinds import NONZERO, OutputSpec
+from evaluation.declarative.schema import Declaration, MetricSpec
 from evaluation.metrics.segmentation import CaseSegmentation, LabelRequest, summarise_label_maps
 from evaluation.platform.images import (
     read_input_image,

@@ -1,0 +1,304 @@
+"""One record per declarable metric: everything a declaration may say about it, as data.
+
+A ``MetricRecord`` names the catalogue entry (``evaluation.metrics.catalogue``) a declared metric
+calls, the output kinds it scores, its aggregate forms, its parameters with their defaults and
+constraints, its edge values, and how a bootstrap resamples it. The schema's checks
+(``schema._metric`` loops over ``params`` and ``edges``), the adapters (``measures``), the README's
+table of metrics and the editors' JSON Schema (``json_schema``) are all derived from these records.
+
+The models: panoptica's metric records (``panoptica/metrics/metrics.py``: ``_Metric("DSC", "Dice",
+False, ...)`` with edge cases as ``MetricZeroTPEdgeCaseHandling`` records) and scikit-learn's
+constraints as data (``sklearn/utils/_param_validation.py``: ``Interval(Real, 0, 1, closed="right")``,
+``StrOptions({...})``), here with the one-line ``file: key: problem`` messages of the schema.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from evaluation.declarative.output_kinds import Boxes, Points
+
+REQUIRED: Any = ...  # a parameter without a default: the declaration must give it
+OMITTED = "omitted"  # a parameter without a default that is left out of the settings unless declared
+MEAN_OVER = ("all", "present", "positives")
+VOLUMES = ("voxels", "mm3")
+MATCHINGS = ("greedy", "hungarian")
+PER_CLASS_FORMS = ("per_class", "macro")  # one value per class (one-vs-rest); their mean
+COUNT_FORMS = ("tp", "fp", "fn")  # lesion_f1's summed lesion counts: integers, never bootstrapped
+RESAMPLINGS = {  # how a bootstrap resamples a metric (README "[bootstrap]")
+    "cases": "the per-case values of the resampled cases",
+    "weights": "the catalogue's vectorised weights form",
+    "drawn": "the metric of each resample's drawn cases",
+    "images": "the metric of each resample's drawn images",
+}
+
+
+@dataclass(frozen=True)
+class Interval:
+    """The numbers a parameter accepts, as scikit-learn's ``Interval``: ``low`` / ``high`` (None:
+    unbounded), ``closed`` "both", "left", "right" or "neither"; ``text`` replaces the problem a
+    value outside gives ("must be in [0, 1)"), ``why`` follows it in parentheses."""
+
+    low: float | None
+    high: float | None
+    closed: str = "both"
+    text: str = ""
+    why: str = ""
+
+    def holds(self, value: float) -> bool:
+        above = self.low is None or (value >= self.low if self.closed in ("both", "left") else value > self.low)
+        below = self.high is None or (value <= self.high if self.closed in ("both", "right") else value < self.high)
+        return above and below
+
+    @property
+    def problem(self) -> str:
+        if self.text:
+            return self.text
+        return f"must be in {self.shown} ({self.why})" if self.why else f"must be in {self.shown}"
+
+    @property
+    def json(self) -> dict[str, float]:
+        """The interval as JSON Schema keywords."""
+        bounds: dict[str, float] = {}
+        if self.low is not None:
+            bounds["minimum" if self.closed in ("both", "left") else "exclusiveMinimum"] = self.low
+        if self.high is not None:
+            bounds["maximum" if self.closed in ("both", "right") else "exclusiveMaximum"] = self.high
+        return bounds
+
+    @property
+    def shown(self) -> str:
+        """The interval as the README shows it."""
+        left = "[" if self.closed in ("both", "left") else "("
+        right = "]" if self.closed in ("both", "right") else ")"
+        low = "-inf" if self.low is None else f"{self.low:g}"
+        high = "inf" if self.high is None else f"{self.high:g}"
+        return f"{left}{low}, {high}{right}"
+
+
+@dataclass(frozen=True)
+class Param:
+    """One declared key of a metric.
+
+    ``kind``: the TOML type (a tuple: any of them); ``default``: ``REQUIRED``, ``OMITTED`` or the
+    value; ``choices``: the values allowed (``choices_by_kind``: other choices for an output kind, the
+    first the default); ``words``: the strings a number-or-word key accepts ("a number or 'exclude'");
+    ``interval``: the numbers allowed (each item's, for a list); ``when``: (key, value) -- the key is
+    read only when the value read before it (or ``per_class``) is that; ``derived``: not declared but
+    set from the output (``schema.DERIVED``); ``edge``: the edge case this value is given for;
+    ``parameter``: the catalogue's parameter name where it differs; ``values``: declared value ->
+    the catalogue's; ``doc``: the README's words for it."""
+
+    key: str
+    kind: Any = float
+    default: Any = REQUIRED
+    choices: tuple[Any, ...] = ()
+    words: tuple[str, ...] = ()
+    interval: Interval | None = None
+    when: tuple[str, Any] | None = None
+    choices_by_kind: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    derived: bool = False
+    edge: str = ""
+    parameter: str = ""
+    values: tuple[tuple[str, Any], ...] = ()
+    doc: str = ""
+
+    def choices_for(self, kind: str) -> tuple[Any, ...]:
+        return dict(self.choices_by_kind).get(kind, self.choices)
+
+    def default_for(self, kind: str) -> Any:
+        return dict(self.choices_by_kind)[kind][0] if kind in dict(self.choices_by_kind) else self.default
+
+
+@dataclass(frozen=True)
+class Edge:
+    """An edge case of a value or detection metric that the catalogue defines (its ``parameter``,
+    None: the catalogue's NaN): declared as a number, or "error" (the run fails naming ``means``)
+    unless ``default`` is a number (a participant's answers can cause it: never an error); per
+    class on probabilities also "exclude" (the class leaves the macro mean)."""
+
+    key: str
+    parameter: str | None
+    means: str = ""
+    default: float | str = "error"
+
+    def param(self, per_class: bool) -> Param:
+        """The declared key, checked as any parameter."""
+        if not isinstance(self.default, str):
+            return Param(self.key, float, self.default, edge=self.means)
+        words = ("error", "exclude") if per_class else ("error",)
+        return Param(self.key, (float, str), self.default, words=words, edge=self.means)
+
+
+@dataclass(frozen=True)
+class MetricRecord:
+    """A declarable metric.
+
+    ``catalogue``: its catalogue entry (on probabilities: ``probability_catalogue`` when another);
+    ``kinds``: the output kinds it scores; ``forms``: a segmentation metric's aggregate forms (the
+    first the default); ``params`` then ``edges``: its keys in the order settings echo them;
+    ``substituted``: computed with NaN at its edge case, the declared value put there afterwards;
+    ``per_class``: per class and macro on probabilities (one-vs-rest); ``argmax``: on probabilities,
+    scored on each case's argmax class; ``three_d``: 3D masks only; ``label_image``: not on a
+    "nonzero" mask; ``binary_reference``: a number output's reference must be 0 / 1;
+    ``probability``: a number output must have range [0, 1]; ``resampling``: ``RESAMPLINGS``."""
+
+    name: str
+    catalogue: str
+    kinds: tuple[str, ...]
+    doc: str
+    forms: tuple[str, ...] = ()
+    params: tuple[Param, ...] = ()
+    edges: tuple[Edge, ...] = ()
+    substituted: bool = False
+    per_class: bool = False
+    argmax: bool = False
+    three_d: bool = False
+    label_image: bool = False
+    binary_reference: bool = False
+    probability: bool = False
+    resampling: str = "drawn"
+    probability_catalogue: str = ""
+
+    @property
+    def segmentation(self) -> bool:
+        return self.kinds == ("segmentation",)
+
+    @property
+    def detection(self) -> bool:
+        return self.resampling == "images"
+
+
+def _both_empty(default: float) -> Param:
+    return Param("both_empty", (float, str), default, words=("exclude",), edge="neither mask has the label")
+
+
+_MEAN_OVER = Param("mean_over", str, "all", MEAN_OVER, doc="the cases the mean form averages")
+_OVERLAP = (
+    Param("absent_everywhere", float, 1.0, edge="no reference and no prediction has the label (dataset form)"),
+    Param("volume", str, "voxels", VOLUMES),
+)
+_COMPUTE = Param("compute", bool, OMITTED, doc="false: not computed (null)")
+_ONE_EMPTY = Param("one_empty", (float, str), "diagonal", words=("diagonal",), edge="one mask lacks the label")
+_MATCH_IOU = "a match needs IoU strictly above it"
+
+
+def _distance(name: str, doc: str) -> MetricRecord:
+    return MetricRecord(
+        name, name, ("segmentation",), doc, ("mean",), (_both_empty(0.0), _MEAN_OVER, _ONE_EMPTY, _COMPUTE),
+        three_d=True, label_image=True, resampling="cases",
+    )  # fmt: skip
+
+
+_BINARY = ("number", "probabilities")
+_CLASSES = ("boolean", "choice", "probabilities")
+_THRESHOLD = Param("threshold", when=("per_class", False), doc="the decision: positive when output >= threshold")
+_TARGET = Param("target", interval=Interval(0, 1))
+_BINS = Param("bins", int, 10, interval=Interval(1, None, "left", "must be at least 1"), parameter="n_bins")
+_CONSTANT = Edge("constant", "constant", "constant values", 0.0)
+_DETECTION = (
+    Param("objects", str, derived=True),
+    Param("match", str, next(iter(Boxes.criteria)), tuple(Boxes.criteria),
+          choices_by_kind=(("points", tuple(Points.criteria)),)),
+    Param("threshold", float, 0.5, interval=Interval(0, 1, "left", why=_MATCH_IOU), when=("match", "iou")),
+    Param("threshold", float, interval=Interval(0, None, "left", "must be a non-negative distance"),
+          when=("match", "distance"), doc="in the objects' unit"),
+    Param("matching", str, "greedy", MATCHINGS),
+)  # fmt: skip
+_NO_REFERENCE = Edge("no_reference", "no_reference", "no reference object")
+
+RECORDS: tuple[MetricRecord, ...] = (
+    # segmentation: per case, then over cases
+    MetricRecord("dice", "dice", ("segmentation",), "Dice 2|R∩P| / (|R| + |P|)", ("mean", "dataset"),
+                 (_both_empty(1.0), _MEAN_OVER, *_OVERLAP), resampling="cases"),
+    MetricRecord("iou", "iou", ("segmentation",), "IoU |R∩P| / |R∪P| = D / (2 - D)", ("mean", "dataset"),
+                 (_both_empty(1.0), _MEAN_OVER, *_OVERLAP), resampling="cases"),
+    _distance("hd95", "95th percentile Hausdorff distance (mm)"),
+    MetricRecord("nsd", "nsd", ("segmentation",), "normalised surface Dice at tolerance_mm", ("mean",),
+                 (_both_empty(1.0), _MEAN_OVER, _COMPUTE,
+                  Param("tolerance_mm", interval=Interval(0, None, "neither", "must be positive")),
+                  Param("one_empty", float, 0.0, edge="one mask lacks the label")),
+                 three_d=True, label_image=True, resampling="cases"),
+    MetricRecord("lesion_f1", "lesion_f1", ("segmentation",), "F1 of 26-connected lesions matched by IoU",
+                 ("mean", "dataset", *COUNT_FORMS),
+                 (Param("iou_threshold", float, 0.3, interval=Interval(0, 1, "left", why=_MATCH_IOU)),
+                  Param("matching", str, "greedy", MATCHINGS), Param("connectivity", int, 26, (26,)),
+                  Param("no_lesions", float, 1.0, edge="neither mask has a lesion")),
+                 label_image=True, resampling="cases"),
+    _distance("hausdorff", "Hausdorff distance (maximum, mm)"),
+    _distance("masd", "mean average surface distance (mm)"),
+    MetricRecord("volume_difference", "volume_difference", ("segmentation",), "volume difference", ("mean",),
+                 (Param("relative", bool, False), Param("absolute", bool, True),
+                  Param("volume", str, "voxels", VOLUMES),
+                  Param("empty_reference", (float, str), "exclude", words=("exclude",), when=("relative", True),
+                        edge="an empty reference (relative)")),
+                 label_image=True, resampling="cases"),
+    MetricRecord("panoptic_quality", "panoptic_quality", ("segmentation",), "panoptic quality (or SQ, RQ)",
+                 ("mean",),
+                 (Param("iou_threshold", float, 0.5,
+                        interval=Interval(0.5, 1, "left", why=f"{_MATCH_IOU}, and is then unique")),
+                  Param("quality", str, "pq", ("pq", "sq", "rq")),
+                  Param("no_instances", (float, str), 1.0, words=("exclude",), edge="neither mask has an instance")),
+                 label_image=True, resampling="cases"),
+    # case-level values: the set of cases
+    MetricRecord("auroc", "auroc", _BINARY, "area under the ROC curve",
+                 edges=(Edge("single_class", "single_class", "a single class"),), per_class=True,
+                 binary_reference=True, resampling="weights"),
+    MetricRecord("average_precision", "average_precision", _BINARY, "average precision",
+                 edges=(Edge("no_positive", "no_positive", "no positive case"),), per_class=True,
+                 binary_reference=True, resampling="weights"),
+    MetricRecord("brier", "brier_score", _BINARY, "Brier score", binary_reference=True, probability=True,
+                 resampling="weights", probability_catalogue="multiclass_brier_score"),
+    MetricRecord("ece", "expected_calibration_error", _BINARY, "expected calibration error", params=(_BINS,),
+                 per_class=True, binary_reference=True, probability=True, resampling="weights"),
+    MetricRecord("top_label_calibration_error", "top_label_calibration_error", ("probabilities",),
+                 "ECE of the argmax class", params=(_BINS,)),
+    MetricRecord("mae", "mae", ("number",), "mean absolute error", resampling="weights"),
+    MetricRecord("rmse", "rmse", ("number",), "root mean squared error", resampling="weights"),
+    MetricRecord("balanced_accuracy", "balanced_accuracy", _CLASSES, "balanced accuracy", argmax=True,
+                 resampling="weights"),
+    MetricRecord("accuracy", "accuracy", _CLASSES, "accuracy", argmax=True, resampling="weights"),
+    MetricRecord("sensitivity", "sensitivity", _BINARY, "sensitivity (recall) at a threshold", params=(_THRESHOLD,),
+                 edges=(Edge("no_positive", "empty", "no positive case"),), substituted=True, per_class=True,
+                 binary_reference=True),
+    MetricRecord("specificity", "specificity", _BINARY, "specificity at a threshold", params=(_THRESHOLD,),
+                 edges=(Edge("no_negative", "empty", "no negative case"),), substituted=True, per_class=True,
+                 binary_reference=True),
+    MetricRecord("sensitivity_at_specificity", "sensitivity_at_specificity", ("number",),
+                 "the highest sensitivity at specificity >= target", params=(_TARGET,),
+                 edges=(Edge("single_class", "empty", "a single class"),), substituted=True, binary_reference=True),
+    MetricRecord("specificity_at_sensitivity", "specificity_at_sensitivity", ("number",),
+                 "the highest specificity at sensitivity >= target", params=(_TARGET,),
+                 edges=(Edge("single_class", "empty", "a single class"),), substituted=True, binary_reference=True),
+    MetricRecord("cohen_kappa", "cohen_kappa", _CLASSES, "Cohen's kappa",
+                 params=(Param("weights", str, "none", ("none", "linear", "quadratic"),
+                               values=(("none", None), ("linear", "linear"), ("quadratic", "quadratic"))),),
+                 edges=(Edge("perfect_chance", "perfect_chance", "one and the same class everywhere", 1.0),),
+                 substituted=True, argmax=True),
+    MetricRecord("pearson", "pearson", ("number",), "Pearson correlation", edges=(_CONSTANT,), substituted=True),
+    MetricRecord("spearman", "spearman", ("number",), "Spearman correlation", edges=(_CONSTANT,), substituted=True),
+    MetricRecord("c_index", "c_index", ("number",), "Harrell's concordance index",
+                 params=(Param("sign", str, "risk", ("risk", "time"), doc="the output: a risk or a predicted time"),
+                         Param("policy", str, derived=True)),
+                 edges=(Edge("no_comparable_pair", None,
+                             "no comparable pair (no event before another case's time)"),),
+                 substituted=True, resampling="weights"),
+    # detection: the set of images
+    MetricRecord("detection_average_precision", "detection_average_precision", ("boxes", "points"),
+                 "all-point interpolated AP (PASCAL VOC)", params=_DETECTION, edges=(_NO_REFERENCE,),
+                 resampling="images"),
+    MetricRecord("recall_at_precision", "recall_at_precision", ("boxes", "points"),
+                 "the highest recall at precision >= precision",
+                 params=(*_DETECTION, Param("precision", interval=Interval(0, 1))), edges=(_NO_REFERENCE,),
+                 resampling="images"),
+    MetricRecord("froc", "froc", ("boxes", "points"), "mean recall at fp_rates false positives per image",
+                 params=(*_DETECTION,
+                         Param("fp_rates", list, [1, 2, 4, 8, 16, 32],
+                               interval=Interval(0, None, "left", "must be a non-empty list of non-negative numbers "
+                                                 "(false positives per image)")),
+                         Param("fp_images", str, "all", ("all", "negative"))),
+                 edges=(_NO_REFERENCE,), resampling="images"),
+)  # fmt: skip
+
+RECORD: dict[str, MetricRecord] = {record.name: record for record in RECORDS}

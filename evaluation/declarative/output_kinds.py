@@ -1,0 +1,716 @@
+"""The ``[[outputs]]`` of a declaration: one class per output kind, each owning what is its own --
+its keys (parsed from the TOML and, as JSON Schema, for editors), its missing policies and the value
+an absent answer gets, how a prediction CSV and a reference CSV spell it, and how a participant's answer
+is checked. A new kind is one more class here, registered in ``KINDS``; the engine asks the classes
+(``OutputSpec.type``), never tests a kind's name.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from evaluation.declarative.tables import KEY, SLUG, Table, type_of
+from evaluation.errors import ConfigurationError, SubmissionError
+from evaluation.platform.detections import parse_detections, parse_points
+from evaluation.platform.images import GEOMETRY_POLICIES, GEOMETRY_TOLERANCE
+from evaluation.platform.matching import IMAGE_NAME_SUFFIXES
+from evaluation.platform.prediction_file import shown
+from evaluation.platform.sockets import finite_number
+
+RESERVED_KINDS = ("list",)  # in the format, not yet in the engine
+CSV_COLUMN = "csv-column"  # the issue's name for a prediction CSV's column: a [submission] kind = "csv" phase
+NO_CLASS_POLICIES = ("error", "skip")  # a one-hot row without a class at 1 (``reference_none``), or a class name
+MISSING_POLICIES = ("error", "empty-mask", "worst-value", "misclassification", "exclude", "empty", "non-concordant",
+                    "tie")  # fmt: skip
+SURVIVAL_MISSING = ("non-concordant", "tie")  # c_index's policies for a missing risk (survival.MISSING_POLICIES)
+NONZERO = "nonzero"  # a label value: any non-zero pixel of a 2D mask (PNG, RGB) is this label
+SUM_RULES = ("one", "any")  # a probabilities answer: its values sum to 1 (within sum_tolerance), or any sum
+MISCLASSIFIED = "<missing>"  # a class no reference holds: a missing answer is always wrong
+CsvCase = tuple[str, str]  # a prediction CSV's case column, and how messages name it
+
+_STRINGS = {"type": "array", "items": {"type": "string"}}
+_SPELLINGS = {"true_values": _STRINGS, "false_values": _STRINGS}
+_CLASSES = {**_STRINGS, "minItems": 2, "uniqueItems": True}
+_ONE_HOT = {"reference_columns": {"type": "object", "additionalProperties": {"type": "string"}},
+            "reference_none": {"type": "string"}, **_SPELLINGS}  # fmt: skip
+_COLUMN = {"column": {"type": "string", "minLength": 1}}
+
+
+@dataclass(frozen=True)
+class Reference:
+    """Where an output's reference lives: a path pattern with ``{case}`` (or ``{stem}``: the case
+    without its image suffix; a trailing ``.*``: any of ``suffixes``; ``<folder>/{case}.*`` lists the
+    cases: every file of the folder with one of ``suffixes``), a CSV column, or (a choice or
+    probabilities output, ``reference = "truth.csv"``) a one-hot CSV: ``columns`` (class, column), each
+    row's one class whose column is 1 (ISIC's ``image,MEL,NV,...``); a row with none is ``none``: an
+    error, "skip" (the case leaves the output) or the class of that name, which has no column."""
+
+    text: str
+    pattern: str | None = None
+    csv_file: str | None = None
+    column: str | None = None
+    suffixes: tuple[str, ...] = ()
+    columns: tuple[tuple[str, str], ...] = ()
+    none: str = "error"
+
+    @property
+    def one_hot(self) -> bool:
+        return self.csv_file is not None and self.column is None
+
+    @property
+    def read_columns(self) -> tuple[str, ...]:
+        """The CSV columns this reference reads (none for a path pattern)."""
+        return (self.column,) if self.column else tuple(column for _, column in self.columns)
+
+    @property
+    def per_case(self) -> bool:
+        """A pattern looked up case by case (it cannot list the cases)."""
+        return self.pattern is not None and (
+            "{stem}" in self.pattern or (self.pattern.endswith(".*") and not self.lists_suffixes)
+        )
+
+    @property
+    def lists_suffixes(self) -> bool:
+        """``<folder>/{case}.*``: the cases are the folder's files with one of ``suffixes``."""
+        return self.pattern is not None and self.pattern.endswith("{case}.*")
+
+
+@dataclass(frozen=True)
+class OutputSpec:
+    slug: str
+    kind: str
+    relative_path: str
+    platform_kind: str
+    reference: Reference
+    missing: str
+    labels: tuple[tuple[str, int | str], ...] = ()  # a value "nonzero": any non-zero pixel is the label
+    geometry: str = "error"
+    tolerance: float = GEOMETRY_TOLERANCE
+    grid: str = "reference grid"  # how messages name the grid a prediction must share ("CT grid")
+    dimension: int = 3
+    range: tuple[float, float] | None = None
+    classes: tuple[str, ...] = ()
+    true_values: tuple[str, ...] = ("1", "1.0", "true", "yes")  # boolean, one-hot: the reference's spellings
+    false_values: tuple[str, ...] = ("0", "0.0", "false", "no")  # (case-insensitive)
+    blank: str = "error"  # a blank CSV reference cell: "error", or "skip" (the case leaves this output)
+    blank_values: tuple[str, ...] = ("",)  # the spellings of a blank cell (case-insensitive)
+    noun: str = ""  # how messages name the output ("malignancy likelihood"); "" = "output '<slug>'"
+    unit: str = ""  # how messages follow a value of the output ("days")
+    event: Reference | None = None  # a number output scored by c_index: the event column (reference = time)
+    sum_rule: str = "one"  # probabilities: "one" (the values sum to 1 within sum_tolerance) or "any"
+    sum_tolerance: float = 1e-3
+    column: str = ""  # a prediction-file phase: the column of the participant's CSV holding this output
+    columns: tuple[tuple[str, str], ...] = ()  # ... or, for probabilities, (class, column) in the declared order
+
+    @property
+    def csv_columns(self) -> tuple[str, ...]:
+        """The participant's CSV columns this output reads (none outside a prediction-file phase)."""
+        return tuple(column for _, column in self.columns) or ((self.column,) if self.column else ())
+
+    @property
+    def type(self) -> OutputKind:
+        """The output's kind: what it parses, checks and reads."""
+        return KINDS[self.kind]
+
+    @property
+    def super_kind(self) -> str:
+        return "Image" if self.type.image else "Value"
+
+    @property
+    def nonzero(self) -> bool:
+        """A 2D mask where any non-zero pixel is its one label (``labels = { lesion = "nonzero" }``)."""
+        return any(value == NONZERO for _, value in self.labels)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """An ``[[outputs]]`` entry being parsed: its ``table``, its ``reference`` and ``missing`` policy
+    as read, the ``OutputSpec`` fields gathered (``extra``, filled in by its kind), the prediction
+    CSV's case column (``csv_case``; None: algorithm jobs) and the reference CSVs' (``id_column``)."""
+
+    table: Table
+    reference: Reference
+    missing: str
+    extra: dict[str, Any]
+    csv_case: CsvCase | None
+    id_column: str
+
+
+class OutputKind:
+    """An output kind. ``platform_kind``: the socket's kind on grand-challenge.org; ``missing``: the
+    policies an absent answer may get; ``image``: a label image, scored in a worker; ``objects``: a
+    JSON file of objects per image; ``value``: one value per case (a JSON value, or a CSV cell of a
+    reference or a prediction file); ``csv``: how a prediction CSV holds it ("column", "columns": one
+    per class, "": it cannot); ``one_hot``: its reference may be a one-hot CSV; ``numeric``: a number
+    (a range, a 0 / 1 reference for binary metrics); ``per_class``: a metric may score it class by
+    class; ``spelled``: settings echo its true / false spellings; ``scoring``: which of the engine's
+    aggregations scores it; ``keys``: its own ``[[outputs]]`` keys as JSON Schema (``required``: those
+    without a default)."""
+
+    name: ClassVar[str]
+    platform_kind: ClassVar[str]
+    missing: ClassVar[tuple[str, ...]]
+    image: ClassVar[bool] = False
+    objects: ClassVar[bool] = False
+    value: ClassVar[bool] = True
+    csv: ClassVar[str] = "column"
+    one_hot: ClassVar[bool] = False
+    numeric: ClassVar[bool] = False
+    per_class: ClassVar[bool] = False
+    spelled: ClassVar[bool] = False
+    scoring: ClassVar[str] = "values"
+    keys: ClassVar[dict[str, Any]] = {}
+    required: ClassVar[tuple[str, ...]] = ()
+
+    def default_path(self, slug: str) -> str:
+        """A job's file of this output (``relative_path``) unless declared."""
+        return f"{slug}.json"
+
+    def parse(self, entry: Entry) -> Reference:
+        """Its own keys into ``entry.extra`` (the ``OutputSpec`` fields); the reference completed where
+        they complete it (a one-hot reference's columns)."""
+        return entry.reference
+
+    def parse_after_reference(self, entry: Entry) -> None:
+        """Its keys read after the one-hot reference's (their messages come in that order)."""
+
+    def answer(self, output: OutputSpec, raw: Any, case: str, what: str, predicted_time: bool) -> Any:
+        """A submitted answer (as JSON) checked and parsed; ``what`` names it in messages."""
+        raise NotImplementedError(self.name)
+
+    def missing_value(self, output: OutputSpec, truth: Any, case: str) -> Any:
+        """The value an absent answer gets under the output's missing policy (not error, not exclude)."""
+        raise NotImplementedError(self.name)
+
+    def cell(self, output: OutputSpec, text: str, what: str, case: str) -> Any:
+        """A prediction CSV's (non-blank) cell as the JSON value a job would hold."""
+        return cell_number(text, what, case)
+
+    def reference_value(self, output: OutputSpec, text: str, binary: bool, case: str, where: str) -> Any:
+        """A reference CSV's cell as this kind's value; problems are the organizer's (never echo the value)."""
+        raise NotImplementedError(self.name)
+
+    def settings(self, output: OutputSpec) -> dict[str, Any]:
+        """Its own keys as metrics.json's settings echo them."""
+        return {}
+
+    def class_order(self, output: OutputSpec) -> tuple[str, ...]:
+        """Its classes in their declared order (weighted kappa orders them so)."""
+        return output.classes
+
+
+class Segmentation(OutputKind):
+    name, platform_kind = "segmentation", "Segmentation"
+    missing = ("error", "empty-mask", "exclude")
+    image, value, csv, scoring = True, False, "", "segmentation"
+    required = ("labels",)
+    keys: ClassVar[dict[str, Any]] = {
+        "labels": {"type": "object", "minProperties": 1,
+                   "additionalProperties": {"anyOf": [{"type": "integer", "minimum": 1}, {"const": NONZERO}]}},
+        "geometry": {"enum": list(GEOMETRY_POLICIES)},
+        "tolerance": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
+        "grid": {"type": "string"},
+        "dimension": {"enum": [2, 3]},
+    }  # fmt: skip
+
+    def default_path(self, slug: str) -> str:
+        return f"images/{slug}"
+
+    def parse(self, entry: Entry) -> Reference:
+        table, reference, extra = entry.table, entry.reference, entry.extra
+        labels = table.get("labels", dict)
+        for label, value in labels.items():
+            if not KEY.fullmatch(label):
+                table.fail(f"labels.{label}", "a label name may hold letters, digits, '_' and '-' only")
+            if value == NONZERO and len(labels) > 1:
+                table.fail(f"labels.{label}", f"a {NONZERO!r} label must be the output's only label")
+            if value != NONZERO and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                table.fail(f"labels.{label}", f"must be a positive integer voxel value or {NONZERO!r}, not {value!r}")
+        if not labels:
+            table.fail("labels", "needs at least one label")
+        if len(set(labels.values())) != len(labels):
+            table.fail("labels", "two labels share a voxel value")
+        extra["labels"] = tuple(labels.items())
+        extra["geometry"] = table.get("geometry", str, "error", GEOMETRY_POLICIES)
+        extra["tolerance"] = table.get("tolerance", float, GEOMETRY_TOLERANCE)
+        extra["grid"] = table.get("grid", str, OutputSpec.grid)
+        if not 0 <= extra["tolerance"] < 1:
+            table.fail("tolerance", "must be in [0, 1) (relative and absolute)")
+        extra["dimension"] = table.get("dimension", int, 3, (2, 3))
+        if NONZERO in labels.values() and extra["dimension"] != 2:
+            table.fail("dimension", f"a {NONZERO!r} mask is a 2D image: declare dimension = 2")
+        if NONZERO in labels.values() and extra["geometry"] != "error":
+            table.fail("geometry", f"a {NONZERO!r} mask has no physical grid to resample on: only 'error'")
+        return reference
+
+    def settings(self, output: OutputSpec) -> dict[str, Any]:
+        return {"geometry": output.geometry, "tolerance": output.tolerance, "labels": dict(output.labels)}
+
+
+class Number(OutputKind):
+    name, platform_kind = "number", "Float"
+    missing = ("error", "worst-value", "exclude", *SURVIVAL_MISSING)  # the last two: c_index's
+    numeric = True
+    keys: ClassVar[dict[str, Any]] = {
+        "range": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2},
+        "event": {"type": "string", "pattern": r"^.+\.csv:.+$"},
+        **_COLUMN,
+    }
+
+    def parse(self, entry: Entry) -> Reference:
+        table, reference, extra = entry.table, entry.reference, entry.extra
+        if reference.csv_file is not None and "event" in table.data:
+            event = table.get("event", str)
+            csv_file, _, column = event.partition(":")
+            if not csv_file.endswith(".csv") or not column:
+                table.fail("event", f"{event!r} is not 'file.csv:column' (the event indicator of each case, 1 = event)")
+            extra["event"] = Reference(event, csv_file=csv_file, column=column)
+        bounds = table.get("range", list, None)
+        if bounds is not None:
+            if len(bounds) != 2 or not all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in bounds):
+                table.fail("range", "must be [low, high], two numbers")
+            if not bounds[0] < bounds[1]:
+                table.fail("range", "low must be smaller than high")
+            extra["range"] = (float(bounds[0]), float(bounds[1]))
+        if entry.missing == "worst-value" and bounds is None:
+            table.fail("missing", "'worst-value' needs a range = [low, high] (the worst value is its end farthest "
+                       "from the reference)")  # fmt: skip
+        return reference
+
+    def answer(self, output: OutputSpec, raw: Any, case: str, what: str, predicted_time: bool) -> float:
+        number = finite_number(raw, what, case)
+        if number < 0 and predicted_time:
+            unit = f" {output.unit}" if output.unit else ""
+            raise SubmissionError(f"{what} is {number:g}{unit}; a predicted time cannot be negative.", case)
+        if output.range is not None and not output.range[0] <= number <= output.range[1]:
+            low, high = output.range
+            raise SubmissionError(f"{what} is {number:g}, outside [{low:g}, {high:g}].", case)
+        return number
+
+    def missing_value(self, output: OutputSpec, truth: Any, case: str) -> float:
+        if output.missing in SURVIVAL_MISSING:  # c_index's missing risk: a pair non-concordant or tied
+            return math.nan
+        low, high = output.range  # worst-value: the end of the range farthest from the reference
+        return low if abs(low - truth) >= abs(high - truth) else high
+
+    def reference_value(self, output: OutputSpec, text: str, binary: bool, case: str, where: str) -> float:
+        try:
+            number = float(text)
+        except ValueError:
+            number = math.nan
+        if not math.isfinite(number) or (binary and number not in (0.0, 1.0)):
+            wanted = "0 or 1 (the metrics of this output need a binary reference)" if binary else "a finite number"
+            raise ConfigurationError(f"{where}: the value of case {case} is not {wanted}.")
+        return number
+
+    def settings(self, output: OutputSpec) -> dict[str, Any]:
+        return {"range": list(output.range)} if output.range else {}
+
+
+class Boolean(OutputKind):
+    name, platform_kind = "boolean", "Bool"
+    missing = ("error", "misclassification", "exclude")
+    spelled = True
+    keys: ClassVar[dict[str, Any]] = {**_SPELLINGS, **_COLUMN}
+
+    def parse(self, entry: Entry) -> Reference:
+        _spellings(entry.table, entry.extra)
+        return entry.reference
+
+    def answer(self, output: OutputSpec, raw: Any, case: str, what: str, predicted_time: bool) -> bool:
+        if not isinstance(raw, bool):
+            raise SubmissionError(f"{what} is not a JSON boolean (true or false).", case)
+        return raw
+
+    def missing_value(self, output: OutputSpec, truth: Any, case: str) -> str:
+        return MISCLASSIFIED
+
+    def cell(self, output: OutputSpec, text: str, what: str, case: str) -> bool:
+        if text.lower() not in output.true_values + output.false_values:
+            spellings = f"{', '.join(output.true_values)} / {', '.join(output.false_values)}"
+            raise SubmissionError(f"{what} is {shown(text)}, not a boolean ({spellings}).", case)
+        return text.lower() in output.true_values
+
+    def reference_value(self, output: OutputSpec, text: str, binary: bool, case: str, where: str) -> bool:
+        if text.lower() not in output.true_values + output.false_values:
+            spellings = "/".join(output.true_values + output.false_values)
+            raise ConfigurationError(f"{where}: the value of case {case} is not a boolean ({spellings}).")
+        return text.lower() in output.true_values
+
+    def class_order(self, output: OutputSpec) -> tuple[str, ...]:
+        return ("False", "True")
+
+
+class Choice(OutputKind):
+    name, platform_kind = "choice", "String"
+    missing = ("error", "misclassification", "exclude")
+    one_hot = True
+    required = ("classes",)
+    keys: ClassVar[dict[str, Any]] = {"classes": _CLASSES, **_ONE_HOT, **_COLUMN}
+
+    def parse(self, entry: Entry) -> Reference:
+        table, reference, extra = entry.table, entry.reference, entry.extra
+        classes = table.strings("classes")
+        if len(classes) < 2 or len(set(classes)) != len(classes):
+            table.fail("classes", "needs at least two distinct classes")
+        self.checked_classes(table, classes)
+        extra["classes"] = classes
+        return _one_hot(table, reference, classes, entry.id_column, extra) if reference.one_hot else reference
+
+    def checked_classes(self, table: Table, classes: tuple[str, ...]) -> None:
+        """Further checks of the declared classes (a probabilities output's become metrics.json keys)."""
+
+    def answer(self, output: OutputSpec, raw: Any, case: str, what: str, predicted_time: bool) -> str:
+        if not isinstance(raw, str) or raw not in output.classes:
+            raise SubmissionError(f"{what} is not one of the strings {', '.join(output.classes)}.", case)
+        return raw
+
+    def missing_value(self, output: OutputSpec, truth: Any, case: str) -> str:
+        return MISCLASSIFIED
+
+    def cell(self, output: OutputSpec, text: str, what: str, case: str) -> str:
+        return text  # checked against the classes by answer
+
+    def reference_value(self, output: OutputSpec, text: str, binary: bool, case: str, where: str) -> str:
+        if text not in output.classes:
+            raise ConfigurationError(f"{where}: the value of case {case} is not one of the declared classes.")
+        return text
+
+
+class Probabilities(Choice):
+    name, platform_kind = "probabilities", "Anything"
+    missing = ("error", "worst-value", "uniform", "exclude")
+    csv, per_class, scoring = "columns", True, "probabilities"
+    keys: ClassVar[dict[str, Any]] = {
+        "classes": _CLASSES, **_ONE_HOT, "sum": {"enum": list(SUM_RULES)},
+        "sum_tolerance": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
+        "columns": {"type": "object", "additionalProperties": {"type": "string"}},
+    }  # fmt: skip
+
+    def checked_classes(self, table: Table, classes: tuple[str, ...]) -> None:
+        if not all(KEY.fullmatch(c) for c in classes):
+            bad = next(c for c in classes if not KEY.fullmatch(c))
+            table.fail("classes", f"{bad!r} may hold letters, digits, '_' and '-' only (it becomes a metrics.json key)")
+
+    def parse_after_reference(self, entry: Entry) -> None:
+        """``sum``, ``sum_tolerance`` and (a prediction CSV) ``columns``."""
+        table, extra = entry.table, entry.extra
+        extra["sum_rule"] = table.get("sum", str, "one", SUM_RULES)
+        extra["sum_tolerance"] = table.get("sum_tolerance", float, 1e-3)
+        if not 0 <= extra["sum_tolerance"] < 1:
+            table.fail("sum_tolerance", "must be in [0, 1)")
+        if extra["sum_rule"] == "any" and "sum_tolerance" in table.data:
+            table.fail("sum_tolerance", "applies to sum = 'one' only")
+        if entry.csv_case:
+            extra["columns"] = _class_columns(table, "columns", extra["classes"], *entry.csv_case)
+
+    def answer(self, output: OutputSpec, raw: Any, case: str, what: str, predicted_time: bool) -> dict[str, float]:
+        return probabilities(output, raw, case, what)
+
+    def missing_value(self, output: OutputSpec, truth: Any, case: str) -> dict[str, float]:
+        """Uniform, or all mass on the first declared class that is not the truth."""
+        if output.missing == "uniform":
+            return dict.fromkeys(output.classes, 1.0 / len(output.classes))
+        wrong = next(c for c in output.classes if c != truth)
+        return {c: float(c == wrong) for c in output.classes}
+
+    def settings(self, output: OutputSpec) -> dict[str, Any]:
+        return {"classes": list(output.classes), "sum": output.sum_rule,
+                **({"sum_tolerance": output.sum_tolerance} if output.sum_rule == "one" else {})}  # fmt: skip
+
+
+class Boxes(OutputKind):
+    name, platform_kind = "boxes", "Multiple 2D bounding boxes"
+    missing = ("error", "empty", "exclude")  # empty: an image without detections
+    objects, value, csv, scoring = True, False, "", "detection"
+    parser: ClassVar[Callable[..., Any]] = staticmethod(parse_detections)
+    # a detection metric's declared ``match`` -> the catalogue's criterion (the first: the default)
+    criteria: ClassVar[dict[str, str]] = {"iou": "iou", "distance": "centre_distance"}
+
+    def answer(self, output: OutputSpec, raw: Any, case: str, what: str, predicted_time: bool) -> Any:
+        return self.parser(raw, case)
+
+    def missing_value(self, output: OutputSpec, truth: Any, case: str) -> Any:
+        return self.parser([], case)  # an image without detections: its reference objects are false negatives
+
+
+class Points(Boxes):
+    name, platform_kind = "points", "Multiple points"
+    parser: ClassVar[Callable[..., Any]] = staticmethod(parse_points)
+    criteria: ClassVar[dict[str, str]] = {"distance": "distance"}  # points match by distance only
+
+
+KINDS: dict[str, OutputKind] = {kind.name: kind() for kind in (Segmentation, Number, Boolean, Choice, Probabilities,
+                                                                Boxes, Points)}  # fmt: skip
+OUTPUT_KINDS = tuple(KINDS)
+
+
+def parse_output(table: Table, csv_case: CsvCase | None, id_column: str) -> OutputSpec:
+    """One ``[[outputs]]`` entry: a socket of an algorithm job, or (``csv_case``: the prediction CSV's
+    case column and its name in messages) a column of the participant's prediction CSV, which only a
+    kind with ``csv`` can be. ``id_column``: the case column of the CSV references."""
+    slug = table.get("slug", str)
+    if not SLUG.fullmatch(slug):
+        table.fail("slug", f"{slug!r} is not a socket slug (lower-case letters, digits, '-')")
+    name = table.get("kind", str)
+    csv_kinds = ", ".join(k.name for k in KINDS.values() if k.csv == "column")
+    csv_classes = ", ".join(k.name for k in KINDS.values() if k.csv == "columns")
+    if name == CSV_COLUMN:
+        table.fail("kind", f"{name!r}: declare [submission] kind = 'csv' and give a {csv_kinds} output "
+                   f"its column = '<CSV column>' (a {csv_classes} output: a column per class)")  # fmt: skip
+    if name in RESERVED_KINDS:
+        hint = "; a list of class probabilities per case is kind = 'probabilities'" if name == "list" else ""
+        table.fail("kind", f"{name!r} is not supported by this version (supported: {', '.join(OUTPUT_KINDS)}){hint}")
+    if name not in KINDS:
+        table.fail("kind", f"{name!r} is not one of {', '.join(OUTPUT_KINDS + RESERVED_KINDS)}")
+    kind = KINDS[name]
+    if csv_case and not kind.csv:
+        table.fail("kind", f"a {name} output cannot be a column of a prediction CSV ([submission] kind = 'csv'): "
+                   f"only {csv_kinds} (and {csv_classes}, a column per class)")  # fmt: skip
+    column, relative_path, platform_kind = "", "", ""
+    if csv_case and kind.csv == "column":  # a column of the CSV, not a socket: no relative path, no platform kind
+        column = _column_name(table, "column", table.get("column", str, slug), *csv_case)
+    elif not csv_case:
+        relative_path = table.get("relative_path", str, kind.default_path(slug))
+        platform_kind = table.get("platform_kind", str, kind.platform_kind)
+    if csv_case and kind.csv == "columns" and "column" in table.data:  # a column per class, read with the classes
+        table.fail("column", f"a {name} output reads one column per class: declare columns = {{ <class> = "
+                   "'<CSV column>', ... } (default: each class's own name)")  # fmt: skip
+    reference = _reference(table, kind)
+    missing = table.get("missing", str, "error")
+    if missing not in MISSING_POLICIES and set(kind.missing) <= set(MISSING_POLICIES):  # (a kind's own: named below)
+        table.fail("missing", f"{missing!r} is not one of {', '.join(MISSING_POLICIES)}")
+    if missing not in kind.missing:
+        table.fail("missing", f"{missing!r} is not one of {', '.join(kind.missing)} (for a {name} output)")
+    extra: dict[str, Any] = {"noun": table.get("noun", str, ""), "unit": table.get("unit", str, ""), "column": column}
+    if reference.csv_file is not None:
+        extra["blank"] = table.get("blank", str, "error", ("error", "skip"))
+        if "blank_values" in table.data:
+            extra["blank_values"] = tuple(text.lower() for text in table.strings("blank_values"))
+    entry = Entry(table, reference, missing, extra, csv_case, id_column)
+    reference = kind.parse(entry)
+    for key in ("reference_columns", "reference_none"):
+        if key in table.data and not reference.one_hot:
+            table.fail(key, "applies to a one-hot reference only (a choice or probabilities output with reference = "
+                       "'file.csv')")  # fmt: skip
+    kind.parse_after_reference(entry)
+    table.done()
+    return OutputSpec(slug, name, relative_path, platform_kind, reference, missing, **extra)
+
+
+def _inside(table: Table, key: str, text: str, path: str) -> None:
+    """A ground-truth ``path`` declared at ``key`` must stay inside the ground truth."""
+    if Path(path).is_absolute() or ".." in Path(path).parts:
+        table.fail(key, f"{text!r} must be a relative path inside the ground truth")
+
+
+def _reference(table: Table, kind: OutputKind) -> Reference:
+    """The ``reference`` key (and ``reference_suffixes``) as the output's kind allows it."""
+    text = table.get("reference", str)
+    if ":" in text:
+        csv_file, _, column = text.partition(":")
+        if not csv_file.endswith(".csv") or not column:
+            table.fail("reference", f"{text!r} is neither a path pattern with {{case}} nor 'file.csv:column'")
+        if not kind.value:
+            table.fail(
+                "reference", f"a {kind.name} output needs a path pattern such as 'labels/{{case}}.mha' or '.json'"
+            )
+        _inside(table, "reference", text, csv_file)
+        return Reference(text, csv_file=csv_file, column=column)
+    if kind.one_hot and text.endswith(".csv") and "{" not in text:  # one-hot: columns come with the classes
+        _inside(table, "reference", text, text)
+        return Reference(text, csv_file=text)
+    if kind.objects and (text.count("{case}") != 1 or "{stem}" in text or not text.endswith(".json")):
+        table.fail("reference", f"{text!r} is not a path pattern with exactly one {{case}} ending in .json")
+    if (text.count("{case}") + text.count("{stem}") != 1 or not kind.image) and not kind.objects:
+        what = "a path pattern with exactly one {case} or {stem}" if kind.image else "'file.csv:column'"
+        if kind.one_hot:
+            what += " or a one-hot 'file.csv' (a 0/1 column per class)"
+        table.fail("reference", f"{text!r} is not {what}")
+    _inside(table, "reference", text, text)
+    if text.endswith(".*") and "{case}" in text and not text.endswith("{case}.*"):
+        table.fail("reference", f"{text!r}: a '.*' pattern with {{case}} must end in '{{case}}.*' (it lists the cases)")
+    if "*" in text.removesuffix(".*"):
+        table.fail("reference", f"{text!r} may hold '*' only as a trailing '.*' (any of reference_suffixes)")
+    suffixes: tuple[str, ...] = ()
+    if text.endswith(".*"):
+        suffixes = tuple(s.lower() for s in table.strings("reference_suffixes", list(IMAGE_NAME_SUFFIXES)))
+        if not suffixes or not all(s.startswith(".") and len(s) > 1 for s in suffixes):
+            table.fail("reference_suffixes", "must be a list of file suffixes such as '.png'")
+    return Reference(text, pattern=text, suffixes=suffixes)
+
+
+def _one_hot(
+    table: Table, reference: Reference, classes: tuple[str, ...], id_column: str, extra: dict[str, Any]
+) -> Reference:
+    """A one-hot reference's keys: ``reference_none`` (what a row without a class at 1 is: "error",
+    "skip" or a class, which then has no column), ``reference_columns`` (the other classes' columns)
+    and the cells' ``true_values`` / ``false_values`` (into ``extra``)."""
+    _spellings(table, extra)
+    none = table.get("reference_none", str, "error")
+    if none not in (*NO_CLASS_POLICIES, *classes):
+        table.fail("reference_none", f"{none!r} is not one of {', '.join(NO_CLASS_POLICIES)} or a class of this output "
+                   f"({', '.join(classes)})")  # fmt: skip
+    if none in NO_CLASS_POLICIES and none in classes:
+        table.fail("reference_none", f"{none!r} is both a policy and a class of this output: rename the class")
+    named = table.data.get("reference_columns")
+    if isinstance(named, dict) and none in named:
+        table.fail(f"reference_columns.{none}", "is the reference_none class, read from no column")
+    case_column = (id_column, "the case column of the reference CSVs ([cases] id_column)")
+    read = tuple(name for name in classes if name != none)
+    return dataclasses.replace(
+        reference, columns=_class_columns(table, "reference_columns", read, *case_column), none=none
+    )
+
+
+def _spellings(table: Table, extra: dict[str, Any]) -> None:
+    """``true_values`` / ``false_values``: how a boolean reference (or a one-hot reference's cells)
+    spells true and false; none shared, none a blank spelling."""
+    for key in ("true_values", "false_values"):
+        if key in table.data:
+            extra[key] = tuple(text.lower() for text in table.strings(key))
+    if set(extra.get("true_values", ())) & set(extra.get("false_values", ())):
+        table.fail("false_values", "shares a spelling with true_values")
+    spellings = set(
+        extra.get("true_values", OutputSpec.true_values) + extra.get("false_values", OutputSpec.false_values)
+    )
+    if spellings & set(extra.get("blank_values", ())):
+        table.fail("blank_values", "shares a spelling with true_values or false_values")
+
+
+def _column_name(table: Table, key: str, column: Any, case_column: str, case_named: str) -> str:
+    """A column of a CSV named at ``key``: a name, not ``case_column`` (``case_named`` in messages)."""
+    if not isinstance(column, str):
+        table.fail(key, f"must be a string, not {type_of(column)} {column!r}")
+    if not column or column != column.strip():
+        table.fail(key, f"{column!r} is not a column name (none, or with surrounding spaces)")
+    if column == case_column:
+        table.fail(key, f"{column!r} is {case_named}")
+    return column
+
+
+def _class_columns(
+    table: Table, key: str, classes: tuple[str, ...], case_column: str, case_named: str
+) -> tuple[tuple[str, str], ...]:
+    """A column per class, declared at ``key``: a probabilities output's ``columns`` in a prediction-file
+    phase (the CSV column of each probability) or a one-hot reference's ``reference_columns`` (the 0/1
+    column of each class); class -> column, each class not listed in the column of its own name (ISIC's
+    ``image,MEL,NV,...``)."""
+    named = table.get(key, dict, {})
+    unknown = next((name for name in named if name not in classes), None)
+    if unknown is not None:
+        table.fail(f"{key}.{unknown}", f"is not a class of this output ({', '.join(classes)})")
+    columns: dict[str, str] = {}
+    for name in classes:
+        where = f"{key}.{name}"
+        column = _column_name(table, where, named.get(name, name), case_column, case_named)
+        other = next((c for c, taken in columns.items() if taken == column), None)
+        if other is not None:
+            table.fail(where, f"{column!r} is the column of class {other!r} too")
+        columns[name] = column
+    return tuple(columns.items())
+
+
+def class_items(output: OutputSpec, raw: Any, case: str, what: str) -> list[tuple[str, Any]]:
+    """A probabilities answer's (class, value) pairs in the declared order: a JSON object with
+    exactly the declared classes, or a list of as many values in the declared order."""
+    classes = output.classes
+    if isinstance(raw, dict):
+        extra = next((k for k in raw if k not in classes), None)
+        if extra is not None:
+            raise SubmissionError(
+                f"{what} has a probability for {shown(extra)}, which is not a class ({', '.join(classes)}).", case
+            )
+        absent = next((c for c in classes if c not in raw), None)
+        if absent is not None:
+            raise SubmissionError(f"{what} has no probability for class {absent!r}.", case)
+        items = [(c, raw[c]) for c in classes]
+    elif isinstance(raw, list):
+        if len(raw) != len(classes):
+            raise SubmissionError(f"{what} is a list of {len(raw)} values; it needs {len(classes)}, one per class in "
+                                  f"the order {', '.join(classes)}.", case)  # fmt: skip
+        items = list(zip(classes, raw, strict=True))
+    else:
+        raise SubmissionError(f"{what} is neither a JSON object of class probabilities nor a list of numbers.", case)
+    return items
+
+
+def probabilities(
+    output: OutputSpec, raw: Any, case: str, what: str, subject: Callable[[str], str] | None = None
+) -> dict[str, float]:
+    """A probabilities answer checked (``class_items``): each value finite, in [0, 1]; summing to 1
+    within the tolerance when ``sum = "one"``. Returned as {class: probability} in the declared order.
+    ``subject(class)`` names one value in messages (default: "<what>, class 'mel',"; a prediction
+    CSV: its cell's line and column)."""
+    subject = subject or (lambda name: f"{what}, class {name!r},")
+    found = {}
+    for name, value in class_items(output, raw, case, what):
+        number = finite_number(value, subject(name), case)
+        if number < 0:
+            raise SubmissionError(f"{subject(name)} is {number:g}; a probability cannot be negative.", case)
+        if number > 1:
+            raise SubmissionError(f"{subject(name)} is {number:g}, outside [0, 1].", case)
+        found[name] = number
+    total = math.fsum(found.values())
+    if output.sum_rule == "one" and abs(total - 1.0) > output.sum_tolerance:
+        raise SubmissionError(f"{what} sums to {total:.10g}; the probabilities must sum to 1 (within "
+                              f"{output.sum_tolerance:g}).", case)  # fmt: skip
+    return found
+
+
+def cell_number(text: str, what: str, case: str) -> float:
+    """A prediction CSV's cell as a finite decimal number (``what`` names the cell in messages); not
+    Python's digit separators, which ``float`` reads ("0.2_5" would be 0.25)."""
+    try:
+        if "_" in text:
+            raise ValueError(text)
+        number = float(text)
+    except ValueError:
+        raise SubmissionError(f"{what} is {shown(text)}, not a number.", case) from None
+    if not math.isfinite(number):
+        raise SubmissionError(f"{what} is {shown(text)}, not a finite number.", case)
+    return number
+
+
+# every output's own keys beside its kind's (JSON Schema)
+COMMON_KEYS = {
+    "slug": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$"},
+    "reference": {"type": "string"},
+    "reference_suffixes": _STRINGS,
+    "noun": {"type": "string"},
+    "unit": {"type": "string"},
+    "relative_path": {"type": "string"},
+    "platform_kind": {"type": "string"},
+    "blank": {"enum": ["error", "skip"]},
+    "blank_values": _STRINGS,
+}
+
+
+def outputs_schema() -> dict[str, Any]:
+    """The JSON Schema of one ``[[outputs]]`` entry: its kind's keys and missing policies."""
+    return {
+        "type": "object",
+        "properties": {"kind": {"enum": list(KINDS)}},
+        "required": ["slug", "kind", "reference"],
+        "allOf": [
+            {
+                "if": {"properties": {"kind": {"const": name}}, "required": ["kind"]},
+                "then": {
+                    "properties": {
+                        "kind": {"const": name},
+                        **COMMON_KEYS,
+                        "missing": {"enum": list(kind.missing)},
+                        **kind.keys,
+                    },
+                    "required": list(kind.required),
+                    "additionalProperties": False,
+                },
+            }
+            for name, kind in KINDS.items()
+        ],
+    }
