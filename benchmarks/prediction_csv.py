@@ -7,7 +7,7 @@ in a fresh subprocess: wall time of the read (best of ``--repeat``) and the proc
 (interpreter and imports included). The point: what the default limit costs at worst (a file at the
 limit is read whole into Python strings before its rows are matched to the cases).
 
-Usage: .venv/bin/python benchmarks/prediction_csv.py [--mb 1 10] [--repeat 3]
+Usage: .venv/bin/python benchmarks/prediction_csv.py [--mb 1 10] [--repeat 3] [--full]
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+import sizes
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -57,9 +59,9 @@ def measure(side: str, path: Path, repeat: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mb", type=float, nargs="+", default=[1.0, 10.0])
-    parser.add_argument("--repeat", type=int, default=3)
-    arguments = parser.parse_args()
+    parser.add_argument("--mb", type=float, nargs="+")
+    parser.add_argument("--repeat", type=int)
+    arguments = sizes.parse(parser, dict(mb=[0.5], repeat=1), dict(mb=[1.0, 10.0], repeat=3))
     with tempfile.TemporaryDirectory() as scratch:
         for megabytes in arguments.mb:
             path = Path(scratch) / "predictions.csv"

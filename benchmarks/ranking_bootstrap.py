@@ -9,7 +9,7 @@ rank-then-aggregate (5 x 500), timed, against two references:
   first resamples' ranks must agree with the vectorised ones.
 
 Goals (issue 5): <= 15 s and <= 0.5 s.
-Usage: .venv/bin/python benchmarks/ranking_bootstrap.py [--resamples N] [--compat]
+Usage: .venv/bin/python benchmarks/ranking_bootstrap.py [--resamples N] [--compat] [--full]
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import sizes
 from scipy.stats import rankdata, wilcoxon
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -92,9 +93,9 @@ def bench(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--resamples", type=int)
     parser.add_argument("--compat", action="store_true", help="challengeR's handling of copies")
-    args = parser.parse_args()
+    args = sizes.parse(parser, dict(resamples=20), dict(resamples=1000))
     bench(
         "test-then-rank 20 x 500",
         table(20, 500),

@@ -4,7 +4,7 @@ every analysis (``--analyses all``, which imports SciPy for the Wilcoxon tests) 
 against the floor of starting Python with numpy, measured in the same run (best of ``--repeat``).
 Acceptance (issue 12): the default under 1 s.
 
-Usage: .venv/bin/python benchmarks/ranking_startup.py [--repeat 5]
+Usage: .venv/bin/python benchmarks/ranking_startup.py [--repeat 5] [--full]
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import sizes
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -32,8 +33,8 @@ def best_of(command: list[str], repeat: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args()
+    parser.add_argument("--repeat", type=int)
+    args = sizes.parse(parser, dict(repeat=1), dict(repeat=5))
     with tempfile.TemporaryDirectory() as folder:
         rng = np.random.default_rng(0)
         rows = ["algorithm,case,value"] + [f"{a},c{c},{rng.random():.3f}" for a in "ABCDE" for c in range(30)]
