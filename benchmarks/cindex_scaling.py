@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import sizes
+import harness
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -68,7 +68,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+")
     parser.add_argument("--repeat", type=int)
     parser.add_argument("--resamples", type=int, help="bootstrap resamples at n=20,000")
-    args = sizes.parse(
+    args = harness.parse(
         parser, dict(sizes=[2000], repeat=1, resamples=50), dict(sizes=[1000, 10000, 100000], repeat=3, resamples=1000)
     )
     mib = 1024**2

@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import sizes
+import harness
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "test"), str(REPO / "benchmarks")]
@@ -94,7 +94,7 @@ def main() -> None:
     parser.add_argument("--patients", type=int, help="patients per HECKTOR submission")
     parser.add_argument("--tasks", type=int)
     parser.add_argument("--shape", type=int, nargs=3, help="the HECKTOR CT grid")
-    arguments = sizes.parse(
+    arguments = harness.parse(
         parser,
         dict(submissions=2, patients=4, tasks=20, shape=(40, 128, 128)),
         dict(submissions=20, patients=4, tasks=200, shape=(300, 512, 512)),

@@ -15,8 +15,8 @@ import time
 from functools import partial
 from pathlib import Path
 
+import harness
 import numpy as np
-import sizes
 from sklearn.metrics import average_precision_score, roc_auc_score
 
 REPO = Path(__file__).resolve().parents[1]
@@ -42,7 +42,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cases", type=int, nargs="+")
     parser.add_argument("--resamples", type=int)
-    arguments = sizes.parse(parser, dict(cases=[12, 100], resamples=100), dict(cases=[12, 500], resamples=1000))
+    arguments = harness.parse(parser, dict(cases=[12, 100], resamples=100), dict(cases=[12, 500], resamples=1000))
     for n in arguments.cases:
         rng = np.random.default_rng(n)
         truth = (rng.random(n) < 0.4).astype(float)

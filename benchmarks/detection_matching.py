@@ -17,8 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+import harness
 import numpy as np
-import sizes
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -78,7 +78,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--images", type=int)
     parser.add_argument("--predictions", type=int)
-    arguments = sizes.parse(parser, dict(images=50, predictions=5000), dict(images=1000, predictions=100_000))
+    arguments = harness.parse(parser, dict(images=50, predictions=5000), dict(images=1000, predictions=100_000))
     images = synthetic(arguments.images, arguments.predictions)
     n_reference = sum(len(i.reference) for i in images)
 

@@ -16,18 +16,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+import harness
 import numpy as np
 import SimpleITK as sitk
-import sizes
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
@@ -94,19 +92,6 @@ def _peak_rss_gib(pid: int) -> float:
     return 0.0
 
 
-def _wait_for_session(session: int, grace: float = 5.0) -> None:
-    """Wait for every process of the run's session to end (a pool's forkserver ends when the run that
-    started it has exited and it reads end-of-file), so that none outlives the benchmark."""
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline:
-        try:
-            os.killpg(session, 0)
-        except ProcessLookupError:
-            return
-        time.sleep(0.02)
-    os.killpg(session, signal.SIGKILL)
-
-
 def run_and_watch(command: list[str]) -> tuple[subprocess.CompletedProcess, dict[int, float]]:
     """Run ``command``, polling the peak RSS (VmHWM) of it and of every descendant (the workers)."""
     peaks: dict[int, float] = {}
@@ -116,7 +101,7 @@ def run_and_watch(command: list[str]) -> tuple[subprocess.CompletedProcess, dict
             for pid in [process.pid, *_descendants(process.pid)]:
                 peaks[pid] = max(peaks.get(pid, 0.0), _peak_rss_gib(pid))
             time.sleep(0.2)
-        _wait_for_session(process.pid)
+        harness.wait_for_session(process.pid)
         out.seek(0)
         err.seek(0)
         return subprocess.CompletedProcess(command, process.returncode, out.read(), err.read()), peaks
@@ -153,7 +138,7 @@ def main() -> None:
     parser.add_argument("--shape", type=int, nargs=3)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--workdir", type=Path, default=None, help="where to write the data (default: a temp dir)")
-    args = sizes.parse(parser, dict(patients=4, shape=(40, 128, 128)), dict(patients=100, shape=(300, 512, 512)))
+    args = harness.parse(parser, dict(patients=4, shape=(40, 128, 128)), dict(patients=100, shape=(300, 512, 512)))
     root = Path(tempfile.mkdtemp(prefix="hecktor-full-", dir=args.workdir))
     try:
         start = time.perf_counter()

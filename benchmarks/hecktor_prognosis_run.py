@@ -25,8 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import harness
 import numpy as np
-import sizes
 from lifelines.utils import concordance_index
 
 REPO = Path(__file__).resolve().parents[1]
@@ -93,7 +93,7 @@ def main() -> None:
     parser.add_argument("--patients", type=int)
     parser.add_argument("--reference-resamples", type=int, help="lifelines bootstrap calls timed (scaled to 1,000)")
     parser.add_argument("--workdir", type=Path, default=None)
-    args = sizes.parse(
+    args = harness.parse(
         parser, dict(patients=500, reference_resamples=20), dict(patients=20_000, reference_resamples=50)
     )
     root = Path(tempfile.mkdtemp(prefix="hecktor-task2-", dir=args.workdir))

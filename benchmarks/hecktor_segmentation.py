@@ -22,8 +22,8 @@ import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
+import harness
 import numpy as np
-import sizes
 import surface_distance as deepmind
 from scipy import ndimage
 
@@ -137,7 +137,7 @@ def main() -> None:
     parser.add_argument("--spacing", type=float, nargs=3, default=(3.0, 0.98, 0.98))
     parser.add_argument("--repeats", type=int)
     parser.add_argument("--skip-full-volume", action="store_true")
-    args = sizes.parse(parser, dict(shape=(40, 128, 128), repeats=1), dict(shape=(200, 512, 512), repeats=3))
+    args = harness.parse(parser, dict(shape=(40, 128, 128), repeats=1), dict(shape=(200, 512, 512), repeats=3))
     spacing = tuple(args.spacing)
     reference, prediction = synthetic_case(tuple(args.shape), spacing)
     print(f"case {tuple(args.shape)} spacing {spacing}; GTVp {np.count_nonzero(reference == 1)} voxels, "

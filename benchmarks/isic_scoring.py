@@ -23,8 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import harness
 import numpy as np
-import sizes
 from isic_challenge_scoring import classification as reference_classification
 from isic_challenge_scoring.classification import ClassificationMetric, ClassificationScore
 
@@ -92,7 +92,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--images", type=int)
     parser.add_argument("--repeats", type=int, help="best of N timings of each")
-    arguments = sizes.parse(parser, dict(images=1000, repeats=1), dict(images=25_000, repeats=1))
+    arguments = harness.parse(parser, dict(images=1000, repeats=1), dict(images=25_000, repeats=1))
     with tempfile.TemporaryDirectory() as scratch:
         ground_truth, input_dir = write_case(Path(scratch), arguments.images)
         truth, predictions = ground_truth / "truth.csv", input_dir / "predictions.csv"

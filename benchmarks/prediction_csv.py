@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-import sizes
+import harness
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -62,7 +62,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, nargs="+")
     parser.add_argument("--repeat", type=int)
-    arguments = sizes.parse(parser, dict(mb=[0.5], repeat=1), dict(mb=[1.0, 10.0], repeat=3))
+    arguments = harness.parse(parser, dict(mb=[0.5], repeat=1), dict(mb=[1.0, 10.0], repeat=3))
     with tempfile.TemporaryDirectory() as scratch:
         for megabytes in arguments.mb:
             path = Path(scratch) / "predictions.csv"

@@ -19,8 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+import harness
 import numpy as np
-import sizes
 from scipy.stats import rankdata, wilcoxon
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -95,7 +95,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--resamples", type=int)
     parser.add_argument("--compat", action="store_true", help="challengeR's handling of copies")
-    args = sizes.parse(parser, dict(resamples=20), dict(resamples=1000))
+    args = harness.parse(parser, dict(resamples=20), dict(resamples=1000))
     bench(
         "test-then-rank 20 x 500",
         table(20, 500),

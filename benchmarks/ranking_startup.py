@@ -16,8 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import harness
 import numpy as np
-import sizes
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -34,7 +34,7 @@ def best_of(command: list[str], repeat: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int)
-    args = sizes.parse(parser, dict(repeat=1), dict(repeat=5))
+    args = harness.parse(parser, dict(repeat=1), dict(repeat=5))
     with tempfile.TemporaryDirectory() as folder:
         rng = np.random.default_rng(0)
         rows = ["algorithm,case,value"] + [f"{a},c{c},{rng.random():.3f}" for a in "ABCDE" for c in range(30)]

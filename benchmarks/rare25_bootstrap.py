@@ -13,8 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+import harness
 import numpy as np
-import sizes
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "test")]
@@ -70,7 +70,7 @@ def main() -> None:
     parser.add_argument("--frames", type=int)
     parser.add_argument("--patients", type=int)
     parser.add_argument("--iterations", type=int, help="bootstrap iterations (the official: 1000)")
-    arguments = sizes.parse(
+    arguments = harness.parse(
         parser, dict(frames=500, patients=40, iterations=20), dict(frames=5000, patients=200, iterations=1000)
     )
     ratios = [

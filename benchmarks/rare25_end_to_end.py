@@ -37,8 +37,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import harness
 import numpy as np
-import sizes
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "test")]
@@ -150,7 +150,7 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, help="bootstrap iterations (the official: 1000)")
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--official", type=Path, default=None, help="a checkout of TUE-VCA/Grand-Challenge-RARE25")
-    args = sizes.parse(parser, dict(repeat=1, iterations=20), dict(repeat=3, iterations=1000))
+    args = harness.parse(parser, dict(repeat=1, iterations=20), dict(repeat=3, iterations=1000))
     root = Path(tempfile.mkdtemp(prefix="rare25-e2e-", dir=args.workdir))
     try:
         ground_truth, input_dir, n_frames = make_data(root)

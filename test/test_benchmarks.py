@@ -8,22 +8,17 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+import harness  # noqa: E402
+
 BENCHMARKS = sorted(p for p in (REPO / "benchmarks").glob("*.py") if "__main__" in p.read_text())
 TIME_LIMIT = 120  # seconds per benchmark; each takes a few on a quiet 2-core machine
-
-
-def _alive(group: int) -> bool:
-    try:
-        os.killpg(group, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 @pytest.mark.parametrize("benchmark", BENCHMARKS, ids=[p.stem for p in BENCHMARKS])
@@ -38,12 +33,7 @@ def test_benchmark_runs_at_smoke_size(benchmark: Path) -> None:
         os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
         pytest.fail(f"{benchmark.name} ran over {TIME_LIMIT} s at its smoke size")
-    deadline = time.monotonic() + 1.0  # a process that exits by itself gets a moment to be reaped
-    while _alive(process.pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    left = _alive(process.pid)
-    if left:
-        os.killpg(process.pid, signal.SIGKILL)
+    left = harness.wait_for_session(process.pid, grace=1.0)  # a forkserver reading end-of-file: a moment
     assert process.returncode == 0, f"{benchmark.name} failed:\n{out[-2000:]}\n{err[-3000:]}"
     assert out.strip(), f"{benchmark.name} printed nothing"
     assert not left, f"{benchmark.name} left processes running after it exited"
