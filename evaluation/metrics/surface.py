@@ -38,10 +38,6 @@ from surface_distance.lookup_tables import create_table_neighbour_code_to_surfac
 
 from evaluation.metrics import checks
 
-# corner weights of the 2x2x2 neighbourhood code (the bit order of the package's area table)
-_CODE_WEIGHTS = ((0, 0, 0, 128), (0, 0, 1, 64), (0, 1, 0, 32), (0, 1, 1, 16),
-                 (1, 0, 0, 8), (1, 0, 1, 4), (1, 1, 0, 2), (1, 1, 1, 1))  # fmt: skip
-
 
 def bounding_box(*volumes: np.ndarray) -> tuple[slice, ...] | None:
     """The smallest box holding every nonzero voxel of all ``volumes`` (same shape), or ``None``.
@@ -93,15 +89,15 @@ def _codes(mask: np.ndarray) -> np.ndarray:
     """Neighbourhood code of every cube of 2x2x2 voxels, the grid extended by one on each axis.
 
     Cube ``i`` spans voxels ``i - 1`` and ``i`` on each axis (out-of-grid voxels are background).
+    The corner at offset (dz, dy, dx) has the bit ``2 ** (7 - 4 dz - 2 dy - dx)`` (the bit order of
+    the package's area table: (0, 0, 0) is 128, (1, 1, 1) is 1), built from pairs of corners along x,
+    then y, then z: three passes over the grid instead of one per corner.
     """
     grid = np.zeros(tuple(s + 2 for s in mask.shape), dtype=np.uint8)
     grid[tuple(slice(1, s + 1) for s in mask.shape)] = mask
-    shape = tuple(s + 1 for s in mask.shape)
-    code = np.zeros(shape, dtype=np.uint8)
-    for dz, dy, dx, weight in _CODE_WEIGHTS:
-        corner = grid[dz : dz + shape[0], dy : dy + shape[1], dx : dx + shape[2]]
-        code |= corner * np.uint8(weight)
-    return code
+    pairs = (grid[:, :, :-1] << 1) | grid[:, :, 1:]  # dx: 0..3
+    quads = (pairs[:, :-1] << 2) | pairs[:, 1:]  # dy, dx: 0..15
+    return (quads[:-1] << 4) | quads[1:]  # dz, dy, dx: 0..255
 
 
 @dataclass(frozen=True)
