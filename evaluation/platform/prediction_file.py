@@ -133,15 +133,15 @@ def read_prediction_table(path: Path, id_column: str, max_mb: float, word: str =
     problems = [stop] if stop else []
     if "" in index:
         row = ids.index("")
-        text = f"Line {lines[row]} of the prediction file {name} has no {word} in column '{id_column}'."
-        problems.append((lines[row], SubmissionError(text)))
+        message = f"Line {lines[row]} of the prediction file {name} has no {word} in column '{id_column}'."
+        problems.append((lines[row], SubmissionError(message)))
     seen: dict[str, int] = {}
     row = next((k for k, case in enumerate(ids) if case and seen.setdefault(case, k) != k), None) \
         if len(index) < len(ids) else None  # fmt: skip
     if row is not None:
         case, first = ids[row], lines[seen[ids[row]]]
-        text = f"Line {lines[row]} of the prediction file {name} repeats {word} {case} (first on line {first})."
-        problems.append((lines[row], SubmissionError(text, case)))
+        message = f"Line {lines[row]} of the prediction file {name} repeats {word} {case} (first on line {first})."
+        problems.append((lines[row], SubmissionError(message, case)))
     if problems:
         raise min(problems, key=lambda problem: problem[0])[1]
     return PredictionTable(name, columns, _Rows(columns, records, lines, index))
