@@ -42,7 +42,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cases", type=int, nargs="+")
     parser.add_argument("--resamples", type=int)
-    arguments = harness.parse(parser, dict(cases=[12, 100], resamples=100), dict(cases=[12, 500], resamples=1000))
+    arguments = harness.parse(parser, dict(cases=[12, 100], resamples=50), dict(cases=[12, 500], resamples=1000))
     for n in arguments.cases:
         rng = np.random.default_rng(n)
         truth = (rng.random(n) < 0.4).astype(float)

@@ -94,7 +94,7 @@ def main() -> None:
     parser.add_argument("--reference-resamples", type=int, help="lifelines bootstrap calls timed (scaled to 1,000)")
     parser.add_argument("--workdir", type=Path, default=None)
     args = harness.parse(
-        parser, dict(patients=500, reference_resamples=20), dict(patients=20_000, reference_resamples=50)
+        parser, dict(patients=200, reference_resamples=10), dict(patients=20_000, reference_resamples=50)
     )
     root = Path(tempfile.mkdtemp(prefix="hecktor-task2-", dir=args.workdir))
     try:
