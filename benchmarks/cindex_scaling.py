@@ -7,7 +7,7 @@ RSS (interpreter and imports included). Also one bootstrap: 1,000 weighted resam
 (HECKTOR's CI), ours only (lifelines has no weighted form; 1,000 calls would take minutes).
 Acceptance (issue 12): n = 100,000 no slower than lifelines and under 300 MiB; values equal to 1e-12.
 
-Usage: .venv/bin/python benchmarks/cindex_scaling.py [--sizes 1000 10000 100000] [--repeat 3]
+Usage: .venv/bin/python benchmarks/cindex_scaling.py [--sizes 1000 10000 100000] [--repeat 3] [--full]
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+
+import harness
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -63,9 +65,12 @@ def measure(side: str, n: int, repeat: int, resamples: int = 0) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
+    parser.add_argument("--sizes", type=int, nargs="+")
+    parser.add_argument("--repeat", type=int)
+    parser.add_argument("--resamples", type=int, help="bootstrap resamples at n=20,000")
+    args = harness.parse(
+        parser, dict(sizes=[2000], repeat=1, resamples=50), dict(sizes=[1000, 10000, 100000], repeat=3, resamples=1000)
+    )
     mib = 1024**2
     ok = True
     for n in args.sizes:
@@ -80,10 +85,10 @@ def main() -> None:
         if n == max(args.sizes) and n >= 100_000:
             met = ours["seconds"] <= reference["seconds"] and ours["traced"] < 300 * mib
             print(f"acceptance at n={n:,} (no slower than lifelines, under 300 MiB): {'met' if met else 'NOT met'}")
-    boot = measure("ours", 20_000, 1, resamples=1000)
-    print(f"bootstrap, 1,000 weighted resamples at n=20,000: {boot['seconds']:.2f} s, "
+    boot = measure("ours", 20_000, 1, resamples=args.resamples)
+    print(f"bootstrap, {args.resamples:,} weighted resamples at n=20,000: {boot['seconds']:.2f} s, "
           f"{boot['traced'] / mib:.0f} MiB traced in the call ({boot['rss'] / mib:.0f} MiB RSS, drawing the "
-          f"1000 x 20,000 weights included)")  # fmt: skip
+          f"{args.resamples} x 20,000 weights included)")  # fmt: skip
     if not ok:
         raise SystemExit(1)
 

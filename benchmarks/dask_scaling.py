@@ -3,12 +3,12 @@
 1. Per-task overhead: N trivial cases on the local process pool vs a Dask LocalCluster (same number
    of worker processes), seconds per case beyond the work itself.
 2. Batch speed-up: ``evaluation.batch`` over S submissions with 1 vs 2 Dask workers. By default each
-   is a HECKTOR 2026 submission of P synthetic patients at the CT grid size 300x512x512 (spacing
-   3.0 x 0.98 x 0.98 mm; benchmarks/hecktor_full_run.py's generator); ``--challenge rare25`` copies
+   is a HECKTOR 2026 submission of P synthetic patients at the CT grid size 300x512x512 with ``--full``
+   (spacing 3.0 x 0.98 x 0.98 mm; benchmarks/hecktor_full_run.py's generator); ``--challenge rare25`` copies
    the RARE25 demo instead.
 
 Usage: .venv/bin/python benchmarks/dask_scaling.py [--challenge hecktor2026] [--submissions 20]
-       [--patients 4] [--tasks 200]
+       [--patients 4] [--tasks 200] [--full]
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import harness
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "test"), str(REPO / "benchmarks")]
@@ -52,11 +54,11 @@ def per_task_overhead(n_tasks: int) -> None:
     )
 
 
-def batch_speedup(challenge: str, n_submissions: int, patients: int) -> None:
+def batch_speedup(challenge: str, n_submissions: int, patients: int, shape: tuple[int, int, int]) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         submissions = Path(scratch) / "submissions"
         if challenge == "hecktor2026":
-            ground_truth, source = make_data(Path(scratch) / "data", patients, (300, 512, 512))
+            ground_truth, source = make_data(Path(scratch) / "data", patients, shape)
         else:
             ground_truth, source = None, REPO / "test" / "input" / challenge
         for index in range(n_submissions):
@@ -88,12 +90,17 @@ def batch_speedup(challenge: str, n_submissions: int, patients: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--challenge", default="hecktor2026", choices=("hecktor2026", "rare25"))
-    parser.add_argument("--submissions", type=int, default=20)
-    parser.add_argument("--patients", type=int, default=4, help="patients per HECKTOR submission")
-    parser.add_argument("--tasks", type=int, default=200)
-    arguments = parser.parse_args()
+    parser.add_argument("--submissions", type=int)
+    parser.add_argument("--patients", type=int, help="patients per HECKTOR submission")
+    parser.add_argument("--tasks", type=int)
+    parser.add_argument("--shape", type=int, nargs=3, help="the HECKTOR CT grid")
+    arguments = harness.parse(
+        parser,
+        dict(submissions=2, patients=4, tasks=20, shape=(40, 128, 128)),
+        dict(submissions=20, patients=4, tasks=200, shape=(300, 512, 512)),
+    )
     per_task_overhead(arguments.tasks)
-    batch_speedup(arguments.challenge, arguments.submissions, arguments.patients)
+    batch_speedup(arguments.challenge, arguments.submissions, arguments.patients, tuple(arguments.shape))
 
 
 if __name__ == "__main__":

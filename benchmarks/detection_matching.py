@@ -5,7 +5,7 @@ boxes), ours (evaluation/metrics/detection.py: greedy one-to-one matching by des
 descending score, to the unmatched reference box of highest IoU), timed in the same run. Checks that
 both find the same true positives and prints the ratio.
 
-Usage: .venv/bin/python benchmarks/detection_matching.py [--images 1000] [--predictions 100000]
+Usage: .venv/bin/python benchmarks/detection_matching.py [--images 1000] [--predictions 100000] [--full]
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+import harness
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
@@ -75,9 +76,9 @@ def coco_true_positives(images: list[ImageDetections]) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--images", type=int, default=1000)
-    parser.add_argument("--predictions", type=int, default=100_000)
-    arguments = parser.parse_args()
+    parser.add_argument("--images", type=int)
+    parser.add_argument("--predictions", type=int)
+    arguments = harness.parse(parser, dict(images=50, predictions=5000), dict(images=1000, predictions=100_000))
     images = synthetic(arguments.images, arguments.predictions)
     n_reference = sum(len(i.reference) for i in images)
 

@@ -10,7 +10,7 @@ Checks that the three give the same numbers and prints time ratios and peak extr
 (tracemalloc: numpy allocations, i.e. every array of the computation). Goals (issue 7): at least
 2x faster than DeepMind, extra memory at most 0.5 GiB.
 
-Usage: .venv/bin/python benchmarks/hecktor_segmentation.py [--shape 200 512 512] [--spacing 3 0.98 0.98]
+Usage: .venv/bin/python benchmarks/hecktor_segmentation.py [--shape 200 512 512] [--spacing 3 0.98 0.98] [--full]
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
+import harness
 import numpy as np
 import surface_distance as deepmind
 from scipy import ndimage
@@ -52,15 +53,18 @@ def ellipsoid(shape, centre, radii_mm, spacing) -> tuple[tuple[slice, ...], np.n
 
 
 def synthetic_case(shape, spacing, seed: int = 7) -> tuple[np.ndarray, np.ndarray]:
-    """A GTVp of about 5 cm and four GTVn nodes; the prediction is shifted, one node missed, one added."""
+    """A GTVp of about 5 cm and four GTVn nodes; the prediction is shifted, one node missed, one added.
+    The nodes' in-plane offsets are given for a 512 x 512 plane and scaled to smaller ones (smoke size)."""
     rng = np.random.default_rng(seed)
+    plane = np.array([1.0, shape[1] / 512, shape[2] / 512])
     reference = np.zeros(shape, dtype=np.uint8)
     prediction = np.zeros(shape, dtype=np.uint8)
     centre = np.array(shape) // 2
     for labels, offset, scale in ((reference, (0, 0, 0), 1.0), (prediction, (1, 3, -2), 0.93)):
         box, inside = ellipsoid(shape, centre + offset, np.array([30.0, 25.0, 22.0]) * scale, spacing)
         labels[box][inside] = 1
-    nodes = [centre + np.array((int(rng.integers(-15, 15)), int(rng.integers(-80, 80)), 90 + 25 * k)) for k in range(4)]
+    offsets = [(int(rng.integers(-15, 15)), int(rng.integers(-80, 80)), 90 + 25 * k) for k in range(4)]
+    nodes = [centre + (np.array(offset) * plane).astype(int) for offset in offsets]
     for k, node in enumerate(nodes):
         radii = rng.uniform(6, 12, 3)
         box, inside = ellipsoid(shape, node, radii, spacing)
@@ -68,7 +72,7 @@ def synthetic_case(shape, spacing, seed: int = 7) -> tuple[np.ndarray, np.ndarra
         if k != 3:
             box, inside = ellipsoid(shape, node + np.array((0, 2, 1)), radii * 1.1, spacing)
             prediction[box][inside & (prediction[box] == 0)] = 2
-    box, inside = ellipsoid(shape, centre + np.array((10, -120, -120)), (8.0, 8.0, 8.0), spacing)
+    box, inside = ellipsoid(shape, centre + (np.array((10, -120, -120)) * plane).astype(int), (8.0, 8.0, 8.0), spacing)
     prediction[box][inside] = 2
     return reference, prediction
 
@@ -129,11 +133,11 @@ def measure(function: Callable, *args, repeats: int = 1) -> tuple[float, float, 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shape", type=int, nargs=3, default=(200, 512, 512))
+    parser.add_argument("--shape", type=int, nargs=3)
     parser.add_argument("--spacing", type=float, nargs=3, default=(3.0, 0.98, 0.98))
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int)
     parser.add_argument("--skip-full-volume", action="store_true")
-    args = parser.parse_args()
+    args = harness.parse(parser, dict(shape=(40, 128, 128), repeats=1), dict(shape=(200, 512, 512), repeats=3))
     spacing = tuple(args.spacing)
     reference, prediction = synthetic_case(tuple(args.shape), spacing)
     print(f"case {tuple(args.shape)} spacing {spacing}; GTVp {np.count_nonzero(reference == 1)} voxels, "

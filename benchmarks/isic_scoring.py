@@ -3,11 +3,12 @@
 Both read the same truth.csv and predictions.csv (synthetic, scripts/make_demo_isic.py's
 generator: weights, ties, ``.jpg`` suffixes, shuffled rows) and compute every metric for each
 target metric. Timed: the reference's ``ClassificationScore.from_file`` as shipped (it also
-simplifies a ROC curve per category for display), the same without those curves, and ours
-in-process (load the truth, check and read the CSV, score, build the document). Every number is
-compared; prints the ratios. Goal (issue 3): ours not slower than the reference.
+simplifies a ROC curve per category for display; the headline ratio), for information the same
+patched to skip those curves, and ours in-process (load the truth, check and read the CSV, score,
+build the document). Every number is compared; prints the ratios. Goal (issue 3): ours not slower
+than the reference as shipped.
 
-Usage: .venv/bin/python benchmarks/isic_scoring.py [--images N] [--repeats N]
+Usage: .venv/bin/python benchmarks/isic_scoring.py [--images N] [--repeats N] [--full]
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import harness
 import numpy as np
 from isic_challenge_scoring import classification as reference_classification
 from isic_challenge_scoring.classification import ClassificationMetric, ClassificationScore
@@ -88,9 +90,9 @@ def timed(function: Callable[[], dict[str, float]], repeats: int) -> tuple[float
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--images", type=int, default=25_000)
-    parser.add_argument("--repeats", type=int, default=1, help="best of N timings of each")
-    arguments = parser.parse_args()
+    parser.add_argument("--images", type=int)
+    parser.add_argument("--repeats", type=int, help="best of N timings of each")
+    arguments = harness.parse(parser, dict(images=1000, repeats=1), dict(images=25_000, repeats=1))
     with tempfile.TemporaryDirectory() as scratch:
         ground_truth, input_dir = write_case(Path(scratch), arguments.images)
         truth, predictions = ground_truth / "truth.csv", input_dir / "predictions.csv"
@@ -108,17 +110,17 @@ def main() -> None:
             our_seconds, got = timed(lambda t=target: ours(ground_truth, input_dir, t), arguments.repeats)
             worst = max(abs(got[key] - value) for key, value in expected.items())
             same = worst <= 1e-12 and len(got) == len(expected)
-            ratios.append(no_curves / our_seconds)
+            ratios.append(shipped / our_seconds)
             print(
-                f"target {target}: reference {shipped:.2f} s (without display ROC curves {no_curves:.2f} s) | "
-                f"ours {our_seconds:.2f} s | speed-up {shipped / our_seconds:.1f}x "
-                f"({no_curves / our_seconds:.1f}x without curves) | "
+                f"target {target}: reference as shipped {shipped:.2f} s | ours {our_seconds:.2f} s | "
+                f"speed-up {shipped / our_seconds:.1f}x (for information: {no_curves / our_seconds:.1f}x against the "
+                f"reference patched to skip its display ROC curves, {no_curves:.2f} s) | "
                 f"{len(expected)} numbers {'identical' if same else 'DIFFERENT'} (max |diff| {worst:.1e})"
             )
             if not same:
                 raise SystemExit(1)
     print(f"goal: not slower than the reference: {'met' if min(ratios) >= 1 else 'NOT met'} "
-          f"(lowest {min(ratios):.1f}x against the reference without display curves)")  # fmt: skip
+          f"(lowest {min(ratios):.1f}x against the reference as shipped, unpatched)")  # fmt: skip
 
 
 if __name__ == "__main__":

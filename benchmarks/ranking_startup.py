@@ -48,9 +48,10 @@ def best_of(command: list[str], repeat: int) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true", help="test-then-rank at 20 x 500 (default: smoke size)")
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, help="runs to take the best of (default 1 at smoke size, 5 with --full)")
     args = parser.parse_args()
     size = "full" if args.full else "smoke"
+    args.repeat = args.repeat or (5 if args.full else 1)
     n_algorithms, n_cases, scheme = SIZES[size]
     with tempfile.TemporaryDirectory() as folder:
         rng = np.random.default_rng(0)

@@ -3,7 +3,7 @@
 (1,086 frames, 40 patients) and on a larger synthetic set; checks the numbers agree and prints
 the speed-up. Goal (issue 2): at least 20x.
 
-Usage: .venv/bin/python benchmarks/rare25_bootstrap.py [--frames N] [--patients N]
+Usage: .venv/bin/python benchmarks/rare25_bootstrap.py [--frames N] [--patients N] [--full]
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import harness
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
@@ -36,26 +37,27 @@ def synthetic_data(frames: int, patients: int, seed: int = 0) -> tuple[np.ndarra
     return labels, scores, [f"P{p}" for p in patient]
 
 
-def ours(labels: np.ndarray, scores: np.ndarray, patients: list[str]) -> dict[str, float]:
+def ours(labels: np.ndarray, scores: np.ndarray, patients: list[str], iterations: int) -> dict[str, float]:
     challenge = Rare25()
-    settings = challenge.settings()
+    settings = {**challenge.settings(), "iterations": iterations}
     reference = {"stack": Stack(labels=labels, patients=tuple(patients))}
     metrics = challenge.aggregate({"stack": scores}, [], reference, settings)
     return {key: value for key, value in metrics.items() if isinstance(value, float)}
 
 
-def compare(name: str, labels: np.ndarray, scores: np.ndarray, patients: list[str]) -> float:
+def compare(name: str, labels: np.ndarray, scores: np.ndarray, patients: list[str], iterations: int) -> float:
     start = time.perf_counter()
-    reference = summary(*official_bootstrap(labels, scores, patients))
+    reference = summary(*official_bootstrap(labels, scores, patients, iterations=iterations))
     loop_seconds = time.perf_counter() - start
     start = time.perf_counter()
-    result = ours(labels, scores, patients)
+    result = ours(labels, scores, patients, iterations)
     our_seconds = time.perf_counter() - start
     worst = max(abs(result[key] - reference[key]) for key in reference)
     status = f"{'identical' if worst <= 1e-12 else 'DIFFERENT'} (max |diff| {worst:.1e})"
     ratio = loop_seconds / our_seconds
     print(
-        f"{name}: {labels.size} frames, {len(set(patients))} patients | official loop {loop_seconds:.2f} s | "
+        f"{name}: {labels.size} frames, {len(set(patients))} patients, {iterations} iterations | "
+        f"official loop {loop_seconds:.2f} s | "
         f"vectorised {our_seconds:.3f} s | speed-up {ratio:.0f}x | numbers {status}"
     )
     if worst > 1e-12:
@@ -65,12 +67,15 @@ def compare(name: str, labels: np.ndarray, scores: np.ndarray, patients: list[st
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--frames", type=int, default=5000)
-    parser.add_argument("--patients", type=int, default=200)
-    arguments = parser.parse_args()
+    parser.add_argument("--frames", type=int)
+    parser.add_argument("--patients", type=int)
+    parser.add_argument("--iterations", type=int, help="bootstrap iterations (the official: 1000)")
+    arguments = harness.parse(
+        parser, dict(frames=500, patients=40, iterations=20), dict(frames=5000, patients=200, iterations=1000)
+    )
     ratios = [
-        compare("demo", *demo_data()),
-        compare("synthetic", *synthetic_data(arguments.frames, arguments.patients)),
+        compare("demo", *demo_data(), arguments.iterations),
+        compare("synthetic", *synthetic_data(arguments.frames, arguments.patients), arguments.iterations),
     ]
     print(f"goal >= 20x: {'met' if min(ratios) >= 20 else 'NOT met'} (lowest {min(ratios):.0f}x)")
 

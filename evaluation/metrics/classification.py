@@ -30,19 +30,9 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from types import ModuleType
 
 import numpy as np
-from sklearn.exceptions import UndefinedMetricWarning
-from sklearn.metrics import (
-    accuracy_score,
-    auc,
-    average_precision_score,
-    balanced_accuracy_score,
-    brier_score_loss,
-    cohen_kappa_score,
-    roc_auc_score,
-    roc_curve,
-)
 
 from evaluation.metrics import checks
 from evaluation.metrics.bootstrap import case_weights, resample_means
@@ -53,9 +43,20 @@ CURVE_METRICS = ("auc", "auc_sens_80", "ap")
 CATEGORY_METRICS = (*CONFUSION_METRICS, *CURVE_METRICS)  # the reference's column order
 
 
+def _sklearn() -> ModuleType:
+    """``sklearn.metrics``, imported on first use: scikit-learn (with SciPy's stats and pandas) costs a
+    process seconds, and a segmentation worker, which imports this module through the catalogue,
+    never needs it (issue 20; test/metrics/test_imports.py)."""
+    import sklearn.metrics
+
+    return sklearn.metrics
+
+
 @contextmanager
 def _quiet() -> Iterator[None]:
     """scikit-learn warns on the degenerate inputs the definitions handle on purpose."""
+    from sklearn.exceptions import UndefinedMetricWarning
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         warnings.simplefilter("ignore", UserWarning)
@@ -86,7 +87,7 @@ def balanced_multiclass_accuracy(
     if not decided.any() or (sample_weight is not None and not np.any(sample_weight)):
         return float("nan")
     with _quiet():
-        accuracy = balanced_accuracy_score(truth, predicted, sample_weight=sample_weight)
+        accuracy = _sklearn().balanced_accuracy_score(truth, predicted, sample_weight=sample_weight)
     return float(accuracy)
 
 
@@ -150,10 +151,10 @@ def auc_above_sensitivity(
     row_weights = np.ones(truth.size) if weights is None else weights
     if not np.any(row_weights[truth]) or not np.any(row_weights[~truth]):
         return float("nan")
-    fpr, tpr, _ = roc_curve(truth, scores, sample_weight=weights, drop_intermediate=False)
+    fpr, tpr, _ = _sklearn().roc_curve(truth, scores, sample_weight=weights, drop_intermediate=False)
     first = int(np.searchsorted(tpr, sensitivity, side="left"))
     fpr_at = np.interp(sensitivity, tpr[first - 1 : first + 1], fpr[first - 1 : first + 1])
-    return float(auc(np.r_[fpr_at, fpr[first:]], np.r_[sensitivity, tpr[first:]]))
+    return float(_sklearn().auc(np.r_[fpr_at, fpr[first:]], np.r_[sensitivity, tpr[first:]]))
 
 
 def curve_metrics(truth: np.ndarray, scores: np.ndarray, weights: np.ndarray | None = None) -> dict[str, np.ndarray]:
@@ -250,7 +251,7 @@ def auroc(
         return np.where(defined, area / np.where(defined, tp[:, -1] * fp[:, -1], 1.0), float(single_class))
     if not rows[truth].any() or not rows[~truth].any():
         return float(single_class)
-    return float(roc_auc_score(truth, scores, sample_weight=sample_weight))
+    return float(_sklearn().roc_auc_score(truth, scores, sample_weight=sample_weight))
 
 
 def binary_average_precision(
@@ -280,7 +281,7 @@ def binary_average_precision(
         return np.where(positives > 0, value, float(no_positive))
     if not rows[truth].any():
         return float(no_positive)
-    return float(average_precision_score(truth, scores, sample_weight=sample_weight))
+    return float(_sklearn().average_precision_score(truth, scores, sample_weight=sample_weight))
 
 
 def _labels(name: str, values: np.ndarray) -> np.ndarray:
@@ -311,7 +312,7 @@ def accuracy(
     truth, predicted = _label_pairs(truth_labels, predicted_labels)
     if weights is not None:
         return resample_means(case_weights(weights, truth.size), (truth == predicted).astype(float))
-    return float(accuracy_score(truth, predicted))
+    return float(_sklearn().accuracy_score(truth, predicted))
 
 
 def balanced_accuracy(
@@ -335,7 +336,7 @@ def balanced_accuracy(
         recalls = np.divide(hits, support, out=np.zeros_like(hits), where=support > 0)
         return recalls.sum(axis=1) / (support > 0).sum(axis=1)
     with _quiet():  # "y_pred contains classes not in y_true": the documented case
-        return float(balanced_accuracy_score(truth, predicted))
+        return float(_sklearn().balanced_accuracy_score(truth, predicted))
 
 
 def _rates(truth: np.ndarray, predicted: np.ndarray, empty: float) -> tuple[float, float]:
@@ -445,7 +446,7 @@ def cohen_kappa(
     seen = np.unique(np.r_[truth, predicted])
     if seen.size == 1:  # both raters constant and equal: sklearn's 0/0
         return float(perfect_chance)
-    return float(cohen_kappa_score(truth, predicted, labels=classes, weights=weights))
+    return float(_sklearn().cohen_kappa_score(truth, predicted, labels=classes, weights=weights))
 
 
 def brier_score(truth: np.ndarray, probabilities: np.ndarray, weights: np.ndarray | None = None) -> float | np.ndarray:
@@ -457,7 +458,7 @@ def brier_score(truth: np.ndarray, probabilities: np.ndarray, weights: np.ndarra
     checks.probabilities("probabilities", probabilities)
     if weights is not None:
         return resample_means(case_weights(weights, truth.size), (probabilities - truth) ** 2)
-    return float(brier_score_loss(truth, probabilities, pos_label=True))
+    return float(_sklearn().brier_score_loss(truth, probabilities, pos_label=True))
 
 
 def expected_calibration_error(

@@ -7,7 +7,6 @@ Errors (MAE, RMSE) by their textbook definitions; correlations by SciPy (``scipy
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from evaluation.metrics import checks
 from evaluation.metrics.bootstrap import case_weights, resample_means
@@ -54,6 +53,8 @@ def pearson(truth: np.ndarray, prediction: np.ndarray, constant: float = 0.0) ->
     truth, prediction = _pairs(truth, prediction, minimum=2)
     if np.all(truth == truth[0]) or np.all(prediction == prediction[0]):
         return float(constant)
+    from scipy import stats  # on first use: a segmentation worker never loads scipy.stats
+
     return float(stats.pearsonr(truth, prediction).statistic)
 
 
@@ -67,4 +68,6 @@ def spearman(truth: np.ndarray, prediction: np.ndarray, constant: float = 0.0) -
     truth, prediction = _pairs(truth, prediction, minimum=2)
     if np.all(truth == truth[0]) or np.all(prediction == prediction[0]):
         return float(constant)
+    from scipy import stats
+
     return float(stats.spearmanr(truth, prediction).statistic)

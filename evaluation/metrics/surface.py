@@ -15,9 +15,10 @@ applicable segmentation of head and neck anatomy for radiotherapy", JMIR 2021):
   cumulative area fraction reaches 0.95); NSD at tolerance t is the surfel area within t of the other
   surface, over the total surfel area of both.
 
-Both masks are cropped to the union bounding box with a one-voxel zero pad on every side, which
-leaves every surfel and distance unchanged (outside the box the masks are empty) and keeps the work
-proportional to the objects, not to the 512x512x300 grid.
+Both masks are cropped to their union bounding box (the surfel grid extends one cube beyond it),
+which leaves every surfel and distance unchanged (outside the box the masks are empty) and keeps the
+work proportional to the objects, not to the 512x512x300 grid; a caller scoring several labels of
+one label map crops to the union of all first, and each label is cropped again to its own box.
 
 Empty masks (the package returns inf / NaN there; these are our documented values):
 both empty: HD95 0 mm and NSD 1 (perfect agreement, as Dice 1 for two empty masks);
@@ -36,10 +37,6 @@ from scipy.spatial import cKDTree
 from surface_distance.lookup_tables import create_table_neighbour_code_to_surface_area
 
 from evaluation.metrics import checks
-
-# corner weights of the 2x2x2 neighbourhood code (the bit order of the package's area table)
-_CODE_WEIGHTS = ((0, 0, 0, 128), (0, 0, 1, 64), (0, 1, 0, 32), (0, 1, 1, 16),
-                 (1, 0, 0, 8), (1, 0, 1, 4), (1, 1, 0, 2), (1, 1, 1, 1))  # fmt: skip
 
 
 def bounding_box(*volumes: np.ndarray) -> tuple[slice, ...] | None:
@@ -92,15 +89,15 @@ def _codes(mask: np.ndarray) -> np.ndarray:
     """Neighbourhood code of every cube of 2x2x2 voxels, the grid extended by one on each axis.
 
     Cube ``i`` spans voxels ``i - 1`` and ``i`` on each axis (out-of-grid voxels are background).
+    The corner at offset (dz, dy, dx) has the bit ``2 ** (7 - 4 dz - 2 dy - dx)`` (the bit order of
+    the package's area table: (0, 0, 0) is 128, (1, 1, 1) is 1), built from pairs of corners along x,
+    then y, then z: three passes over the grid instead of one per corner.
     """
     grid = np.zeros(tuple(s + 2 for s in mask.shape), dtype=np.uint8)
     grid[tuple(slice(1, s + 1) for s in mask.shape)] = mask
-    shape = tuple(s + 1 for s in mask.shape)
-    code = np.zeros(shape, dtype=np.uint8)
-    for dz, dy, dx, weight in _CODE_WEIGHTS:
-        corner = grid[dz : dz + shape[0], dy : dy + shape[1], dx : dx + shape[2]]
-        code |= corner * np.uint8(weight)
-    return code
+    pairs = (grid[:, :, :-1] << 1) | grid[:, :, 1:]  # dx: 0..3
+    quads = (pairs[:, :-1] << 2) | pairs[:, 1:]  # dy, dx: 0..15
+    return (quads[:-1] << 4) | quads[1:]  # dz, dy, dx: 0..255
 
 
 @dataclass(frozen=True)
@@ -172,15 +169,27 @@ def surface_distances(
     spacing: tuple[float, float, float],
     empty_distance: float = float("inf"),
 ) -> SurfaceDistances:
-    """Surfel distances between two boolean 3D masks of one shape (crop them first for speed)."""
+    """Surfel distances between two boolean 3D masks of one shape.
+
+    Work in proportion to the two surfaces, not to the grid: the masks are cropped to their own
+    union box first (the surfels' positions keep the uncropped grid's indices, so every coordinate,
+    distance and their order is what the uncropped computation gives, to the last bit), and a surfel
+    that both surfaces share is at distance 0 without a tree query (the query would return exactly
+    0.0); the others query a KD-tree of the other surface's surfels (:func:`_nearest`).
+    """
     spacing = tuple(float(s) for s in spacing)
-    ref_border, ref_areas = surfels(reference, spacing)
-    pred_border, pred_areas = surfels(prediction, spacing)
+    box = bounding_box(reference, prediction)
+    if box is None:
+        return SurfaceDistances(*(np.empty(0),) * 4, empty_distance)
+    low = np.array([axis.start for axis in box])
+    ref_border, ref_areas = surfels(reference[box], spacing)
+    pred_border, pred_areas = surfels(prediction[box], spacing)
     if ref_areas.size and pred_areas.size:
-        ref_points, pred_points = np.argwhere(ref_border), np.argwhere(pred_border)  # C order, as the areas
         step = np.asarray(spacing)
-        ref_to_pred = _nearest(ref_points, pred_points, step)
-        pred_to_ref = _nearest(pred_points, ref_points, step)
+        shared = ref_border & pred_border
+        ref_points, pred_points = np.argwhere(ref_border) + low, np.argwhere(pred_border) + low  # C order
+        ref_to_pred = _nearest_or_shared(ref_points, pred_points, step, shared[ref_border])
+        pred_to_ref = _nearest_or_shared(pred_points, ref_points, step, shared[pred_border])
     else:
         ref_to_pred = np.full(ref_areas.size, np.inf)
         pred_to_ref = np.full(pred_areas.size, np.inf)
@@ -188,6 +197,14 @@ def surface_distances(
     return SurfaceDistances(
         ref_to_pred[ref_order], ref_areas[ref_order], pred_to_ref[pred_order], pred_areas[pred_order], empty_distance
     )
+
+
+def _nearest_or_shared(points: np.ndarray, targets: np.ndarray, spacing: np.ndarray, shared: np.ndarray) -> np.ndarray:
+    """:func:`_nearest` of ``points``, 0.0 for those in ``targets`` too (``shared``) without a query."""
+    distances = np.zeros(points.shape[0])
+    if not shared.all():
+        distances[~shared] = _nearest(points[~shared], targets, spacing)
+    return distances
 
 
 def _cropped(

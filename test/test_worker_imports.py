@@ -1,0 +1,40 @@
+"""A segmentation worker imports only what its case needs (issue 20): the process pool's forkserver
+preloads the module of ``score_case`` (evaluation/runner.py ``_run_in_pool``), for every declared
+challenge and HECKTOR 2026 ``evaluation.declarative.engine``, and each case then runs
+``summarise_label_maps`` (evaluation/declarative/segmentation.py). Measured as the worker pays it, in
+a fresh interpreter under ``python -X importtime``: scikit-learn, pandas and scipy.stats (seconds of
+start-up in every pool process) must not load."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+FORBIDDEN = ("sklearn", "pandas", "scipy.stats")
+
+WORKER = """
+import numpy as np
+import evaluation.declarative.engine  # what the forkserver preloads
+import evaluation.challenges.hecktor  # HECKTOR 2026's challenge module (its score_case is the engine's)
+from evaluation.metrics.segmentation import LabelRequest, summarise_label_maps
+
+reference = np.zeros((6, 12, 12), np.uint8)
+reference[1:4, 2:6, 2:6], reference[2:5, 7:10, 7:10] = 1, 2
+prediction = np.roll(reference, 1, axis=2)
+every = LabelRequest(1, hd95=True, hausdorff=True, masd=True, nsd=(1.0,), lesions=(0.1,), hungarian=(0.1,),
+                     panoptic=(0.5,), volumes=((True, True, True),))
+summarise_label_maps(reference, prediction, (3.0, 1.0, 1.0), {"a": every, "b": LabelRequest(2, hd95=True)})
+"""
+
+
+def test_a_segmentation_worker_loads_no_classification_library() -> None:
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", WORKER], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    timings = [line.split("|") for line in done.stderr.splitlines() if line.startswith("import time:")]
+    loaded = {parts[-1].strip(): int(parts[1]) for parts in timings if len(parts) == 3 and parts[1].strip().isdigit()}
+    heavy = {name: f"{micros / 1e6:.2f} s" for name, micros in loaded.items() if name in FORBIDDEN}
+    assert not heavy, f"a segmentation worker imports {heavy} (cumulative import time)"
