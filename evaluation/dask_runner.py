@@ -14,11 +14,12 @@ import queue
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from evaluation.contract import CaseTask
 from evaluation.errors import ConfigurationError, EvaluationError
-from evaluation.runner import CaseTask
 
 
 @cache
@@ -32,6 +33,32 @@ def client_for(address: str) -> Any:
         return Client(address, timeout="20s", set_as_default=False)
     except OSError as error:
         raise ConfigurationError(f"Cannot reach the Dask scheduler at {address} ({error}).") from None
+
+
+@dataclass(frozen=True)
+class DaskCluster:
+    """The cases on the Dask cluster at ``scheduler`` (an address or a ``distributed.Client``): the
+    executor ``pipeline.evaluate`` is handed instead of ``runner.LocalPool``."""
+
+    scheduler: str | Any
+    case_timeout: float = 1800.0
+
+    def client(self) -> Any:
+        return client_for(self.scheduler) if isinstance(self.scheduler, str) else self.scheduler
+
+    def map(
+        self,
+        score_case: Callable[[CaseTask, Mapping[str, Any]], Any],
+        tasks: Sequence[CaseTask],
+        settings: Mapping[str, Any],
+        log: Callable[[str], None] = print,
+        in_process: bool = False,
+    ) -> dict[str, Any]:
+        """Every case on the cluster, the cheap ones (``in_process``) included."""
+        return run_cases_on_dask(score_case, tasks, settings, self.client(), self.case_timeout, log)
+
+    def slots(self) -> int:
+        return max(1, sum(self.client().nthreads().values()))
 
 
 def run_cases_on_dask(

@@ -19,9 +19,11 @@ import runner_cases
 from conftest import DEMO_INPUT, REPO
 
 from evaluation.batch import main as batch_main
+from evaluation.contract import CaseTask
+from evaluation.dask_runner import DaskCluster
 from evaluation.errors import EvaluationError
 from evaluation.pipeline import evaluate
-from evaluation.runner import CaseTask, run_cases
+from evaluation.runner import LocalPool
 
 distributed = pytest.importorskip("distributed")
 
@@ -39,15 +41,15 @@ def cluster():
 
 def test_rare25_same_bytes_on_dask_and_local_pool(tmp_path, cluster):
     _, client = cluster
-    evaluate("rare25", DEMO_INPUT / "rare25", tmp_path / "local", workers=2)
-    evaluate("rare25", DEMO_INPUT / "rare25", tmp_path / "dask", scheduler=client)
+    evaluate("rare25", DEMO_INPUT / "rare25", tmp_path / "local", executor=LocalPool(2))
+    evaluate("rare25", DEMO_INPUT / "rare25", tmp_path / "dask", executor=DaskCluster(client))
     assert (tmp_path / "local/metrics.json").read_bytes() == (tmp_path / "dask/metrics.json").read_bytes()
 
 
 def test_hecktor_same_bytes_on_dask_and_local_pool(tmp_path, cluster):
     _, client = cluster
-    evaluate("hecktor2026", DEMO_INPUT / "hecktor2026", tmp_path / "local", workers=2)
-    evaluate("hecktor2026", DEMO_INPUT / "hecktor2026", tmp_path / "dask", scheduler=client)
+    evaluate("hecktor2026", DEMO_INPUT / "hecktor2026", tmp_path / "local", executor=LocalPool(2))
+    evaluate("hecktor2026", DEMO_INPUT / "hecktor2026", tmp_path / "dask", executor=DaskCluster(client))
     assert (tmp_path / "local/metrics.json").read_bytes() == (tmp_path / "dask/metrics.json").read_bytes()
 
 
@@ -62,7 +64,7 @@ def test_failing_case_still_fails_the_run_naming_it(cluster):
     _, client = cluster
     tasks = [CaseTask("case-1", 1), CaseTask("case-0", 0)]
     with pytest.raises(EvaluationError, match=r"^Case case-0: the likelihoods are not a list\.$"):
-        run_cases(runner_cases.reject_payload_zero, tasks, {}, 1, 60, print, client)
+        DaskCluster(client, 60).map(runner_cases.reject_payload_zero, tasks, {}, print)
 
 
 def test_killed_worker_does_not_change_the_result(cluster):
@@ -76,7 +78,7 @@ def test_killed_worker_does_not_change_the_result(cluster):
 
     killer = threading.Thread(target=kill_one_worker)
     killer.start()
-    results = run_cases(runner_cases.slow_square, tasks, {"sleep": 0.3}, 1, 120, print, client)
+    results = DaskCluster(client, 120).map(runner_cases.slow_square, tasks, {"sleep": 0.3}, print)
     killer.join()
     assert results == {f"case-{i}": i * i for i in range(12)}
     client.wait_for_workers(2, timeout=60)
