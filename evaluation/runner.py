@@ -129,10 +129,10 @@ def _worker_signals() -> None:
 
 
 class Progress:
-    """Prints 'k/n cases done, t s elapsed' at most about once a second, and at the end."""
+    """Prints 'k/n cases done[ where], t s elapsed' at most about once a second, and at the end."""
 
-    def __init__(self, total: int, log: Callable[[str], None]) -> None:
-        self.total, self.log = total, log
+    def __init__(self, total: int, log: Callable[[str], None], where: str = "") -> None:
+        self.total, self.log, self.where = total, log, where
         self.start = self.last = time.monotonic()
         self.done = 0
 
@@ -141,7 +141,7 @@ class Progress:
         now = time.monotonic()
         if self.done == self.total or now - self.last >= 1.0:
             self.last = now
-            self.log(f"{self.done}/{self.total} cases done ({case} last), {now - self.start:.1f} s elapsed")
+            self.log(f"{self.done}/{self.total} cases done{self.where} ({case} last), {now - self.start:.1f} s elapsed")
 
 
 def run_cases(

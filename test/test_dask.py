@@ -67,6 +67,33 @@ def test_failing_case_still_fails_the_run_naming_it(cluster):
         DaskCluster(client, 60).map(runner_cases.reject_payload_zero, tasks, {}, print)
 
 
+def test_cheap_cases_travel_in_chunks_in_task_order_with_one_progress_line_a_second(cluster):
+    _, client = cluster
+    tasks = [CaseTask(f"case-{i}", i) for i in range(40)]
+    lines: list[str] = []
+    results = DaskCluster(client, 60).map(runner_cases.square, tasks, {}, lines.append, in_process=True)
+    assert list(results.items()) == [(f"case-{i}", i * i) for i in range(40)]
+    assert len(lines) < 5 and lines[-1].startswith("40/40 cases done on Dask")
+
+
+def test_a_case_that_crashes_in_a_chunk_is_named_with_its_traceback_logged(cluster):
+    _, client = cluster
+    tasks = [CaseTask(f"case-{i}", i) for i in (3, 1, 0, 2)]
+    logged: list[str] = []
+    with pytest.raises(EvaluationError, match=r"^internal error \(ZeroDivisionError\) while evaluating case case-0\.$"):
+        DaskCluster(client, 60).map(runner_cases.crash_on_payload_zero, tasks, {}, logged.append, in_process=True)
+    assert any("Traceback" in line and "ZeroDivisionError" in line for line in logged)
+
+
+def test_every_worker_imports_the_scoring_module_once_when_it_joins(cluster):
+    _, client = cluster
+    DaskCluster(client, 60).map(runner_cases.square, [CaseTask("case-1", 1)], {}, print)
+    assert "evaluation-import-runner_cases" in client.run_on_scheduler(
+        lambda dask_scheduler: dask_scheduler.worker_plugins
+    )
+    assert set(client.run(lambda: "runner_cases" in sys.modules).values()) == {True}
+
+
 def test_killed_worker_does_not_change_the_result(cluster):
     _, client = cluster
     tasks = [CaseTask(f"case-{i}", i) for i in range(12)]
