@@ -32,7 +32,6 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
 from distributed import LocalCluster  # noqa: E402
-from hecktor_full_run import _descendants, make_data  # noqa: E402
 
 SMOKE = {"patients": 4, "shape": (60, 192, 192), "workers": (1,), "repeats": 1}
 FULL = {"patients": 20, "shape": (300, 512, 512), "workers": (1, 2), "repeats": 3}
@@ -50,8 +49,9 @@ def evaluate(input_dir: Path, ground_truth: Path, output: Path, executor: list[s
     return seconds
 
 
-def compare(workers: int, input_dir: Path, ground_truth: Path, scratch: Path, repeats: int) -> float:
-    """Median Dask / local pool wall time at ``workers`` processes each; prints both and the bytes check."""
+def compare(workers: int, input_dir: Path, ground_truth: Path, scratch: Path, repeats: int) -> tuple[float, float]:
+    """Median wall times (local pool, Dask) at ``workers`` processes each; prints them, their ratio and
+    the bytes check."""
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         times: dict[str, list[float]] = {"local": [], "dask": []}
         executors = {"local": ["--workers", str(workers)], "dask": ["--scheduler", cluster.scheduler_address]}
@@ -65,7 +65,7 @@ def compare(workers: int, input_dir: Path, ground_truth: Path, scratch: Path, re
     shown = {name: ", ".join(f"{t:.1f}" for t in values) for name, values in times.items()}
     print(f"{workers} worker(s): local pool {local:.1f} s (runs: {shown['local']}), Dask by address {dask:.1f} s "
           f"(runs: {shown['dask']}); Dask/local {dask / local:.2f}x; identical metrics.json: {same}")  # fmt: skip
-    return dask / local
+    return local, dask
 
 
 def main() -> None:
@@ -76,6 +76,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, nargs="+")
     parser.add_argument("--repeats", type=int)
     arguments = parser.parse_args()
+    # here, not at the top: the cluster's spawned workers import this file, and must start cold
+    from hecktor_full_run import _descendants, make_data
+
     size = {**(FULL if arguments.full else SMOKE)}
     size.update({key: value for key, value in vars(arguments).items() if key in size and value is not None})
     with tempfile.TemporaryDirectory() as folder:
@@ -83,8 +86,13 @@ def main() -> None:
         ground_truth, input_dir = make_data(scratch / "data", size["patients"], tuple(size["shape"]))
         shape = "x".join(map(str, size["shape"]))
         print(f"HECKTOR 2026, {size['patients']} patients at {shape}, median of {size['repeats']} alternating run(s):")
-        for workers in size["workers"]:
-            compare(workers, input_dir, ground_truth, scratch, size["repeats"])
+        times = {
+            workers: compare(workers, input_dir, ground_truth, scratch, size["repeats"]) for workers in size["workers"]
+        }
+        if len(times) > 1:
+            fewest, most = min(times), max(times)
+            local, dask = (times[fewest][i] / times[most][i] for i in (0, 1))
+            print(f"speed-up from {fewest} to {most} workers: local pool {local:.2f}x, Dask {dask:.2f}x")
     # The cluster's spawned workers started multiprocessing's resource tracker, which would otherwise
     # wait for this process's exit; its (private) stop is the only way to end it before.
     getattr(resource_tracker._resource_tracker, "_stop", lambda: None)()
