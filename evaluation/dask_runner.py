@@ -26,14 +26,13 @@ from typing import Any
 
 from evaluation.contract import CaseTask
 from evaluation.errors import ConfigurationError, EvaluationError
-from evaluation.runner import Progress
+from evaluation.runner import Progress, ScoreCase
 
 try:
     from distributed import WorkerPlugin
 except ImportError:  # pragma: no cover - the image does not ship Dask; client_for says so
     WorkerPlugin = object  # type: ignore[assignment,misc]
 
-ScoreCase = Callable[[CaseTask, Mapping[str, Any]], Any]
 CHUNKS_PER_THREAD = 4  # cheap cases: enough chunks to balance the workers, few enough to amortise a task
 
 
