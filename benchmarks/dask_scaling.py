@@ -1,106 +1,105 @@
-"""Scale-out figures for issue 6, measured in one run on this machine.
+"""Dask by scheduler address against the local process pool, measured in one run (issue 20, item 3).
 
-1. Per-task overhead: N trivial cases on the local process pool vs a Dask LocalCluster (same number
-   of worker processes), seconds per case beyond the work itself.
-2. Batch speed-up: ``evaluation.batch`` over S submissions with 1 vs 2 Dask workers. By default each
-   is a HECKTOR 2026 submission of P synthetic patients at the CT grid size 300x512x512 with ``--full``
-   (spacing 3.0 x 0.98 x 0.98 mm; benchmarks/hecktor_full_run.py's generator); ``--challenge rare25`` copies
-   the RARE25 demo instead.
+One HECKTOR 2026 evaluation of P synthetic patients (benchmarks/hecktor_full_run.py's generator;
+``rfs_output=risk``, as its RFS draws may be negative days) runs as organizers run it, the command
+line in a fresh process each time: ``python -m evaluation --workers N`` against ``--scheduler ADDRESS``
+on a ``distributed.LocalCluster`` of N single-threaded worker processes that this script starts and
+reaches by its address. The two alternate (local, Dask, local, Dask, ...) so that both see the same
+machine load; the figure is the ratio of the median wall times at equal N, with the metrics.json
+bytes compared. The cluster is started before the clock, as an organizer's cluster runs before a
+batch; its first evaluation pays the workers' imports, the later ones do not (the local pool pays
+its pool start in every run). On exit the cluster and every process this script started are gone
+(checked and printed).
 
-Usage: .venv/bin/python benchmarks/dask_scaling.py [--challenge hecktor2026] [--submissions 20]
-       [--patients 4] [--tasks 200] [--full]
+Usage: .venv/bin/python benchmarks/dask_scaling.py            # smoke: 4 patients at 60x192x192, seconds
+       .venv/bin/python benchmarks/dask_scaling.py --full     # 20 patients at 300x512x512, N = 1 and 2
+       [--patients P] [--shape Z Y X] [--workers 1 2] [--repeats R]
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
-import shutil
+import os
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from multiprocessing import resource_tracker
 from pathlib import Path
 
-import harness
-
 REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO), str(REPO / "test"), str(REPO / "benchmarks")]
+sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
-import runner_cases  # noqa: E402
-from distributed import Client, LocalCluster  # noqa: E402
-from hecktor_full_run import make_data  # noqa: E402
+from distributed import LocalCluster  # noqa: E402
 
-from evaluation.batch import run_batch  # noqa: E402
-from evaluation.runner import CaseTask, run_cases  # noqa: E402
+SMOKE = {"patients": 4, "shape": (60, 192, 192), "workers": (1,), "repeats": 1}
+FULL = {"patients": 20, "shape": (300, 512, 512), "workers": (1, 2), "repeats": 3}
 
 
-def quiet(*_: object) -> None:
-    """Progress lines are not part of the measurement."""
-
-
-def per_task_overhead(n_tasks: int) -> None:
-    tasks = [CaseTask(f"case-{i}", i) for i in range(n_tasks)]
+def evaluate(input_dir: Path, ground_truth: Path, output: Path, executor: list[str]) -> float:
+    """Wall time of one ``python -m evaluation`` run (a fresh process, as on the command line)."""
+    command = [sys.executable, "-m", "evaluation", "--challenge", "hecktor2026", "--input", str(input_dir), "--output",
+               str(output), "--ground-truth", str(ground_truth), "--set", "rfs_output=risk", *executor]  # fmt: skip
     start = time.perf_counter()
-    run_cases(runner_cases.square, tasks, {}, 2, 600, quiet)
-    local = time.perf_counter() - start
-    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster, Client(cluster) as client:
-        start = time.perf_counter()
-        run_cases(runner_cases.square, tasks, {}, 2, 600, quiet, client)
-        dask = time.perf_counter() - start
-    print(
-        f"per-task overhead, {n_tasks} trivial cases on 2 processes: local pool {1000 * local / n_tasks:.2f} ms/case "
-        f"(incl. pool start), Dask {1000 * dask / n_tasks:.2f} ms/case; ratio Dask/local {dask / local:.2f}"
-    )
+    run = subprocess.run(command, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if run.returncode != 0:
+        raise SystemExit(f"{' '.join(executor)} failed: {run.stderr.strip().splitlines()[-1]}")
+    return seconds
 
 
-def batch_speedup(challenge: str, n_submissions: int, patients: int, shape: tuple[int, int, int]) -> None:
-    with tempfile.TemporaryDirectory() as scratch:
-        submissions = Path(scratch) / "submissions"
-        if challenge == "hecktor2026":
-            ground_truth, source = make_data(Path(scratch) / "data", patients, shape)
-        else:
-            ground_truth, source = None, REPO / "test" / "input" / challenge
-        for index in range(n_submissions):
-            shutil.copytree(source, submissions / f"team-{index:02d}")
-        timings = {}
-        for workers in (1, 2):
-            output = Path(scratch) / f"out-{workers}"
-            with (
-                LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None) as cluster,
-                Client(cluster) as client,
-                contextlib.redirect_stdout(io.StringIO()),
-            ):
-                start = time.perf_counter()
-                outcome = run_batch(challenge, submissions, output, ground_truth, scheduler=client, log=quiet)
-                timings[workers] = time.perf_counter() - start
-            assert set(outcome.values()) == {"done"}, outcome
-        same = all(
-            (Path(scratch) / "out-1" / s.name / "metrics.json").read_bytes()
-            == (Path(scratch) / "out-2" / s.name / "metrics.json").read_bytes()
-            for s in submissions.iterdir()
-        )
-        print(
-            f"batch of {n_submissions} {challenge} submissions ({patients} patients each if HECKTOR): "
-            f"1 Dask worker {timings[1]:.1f} s, "
-            f"2 workers {timings[2]:.1f} s, speed-up {timings[1] / timings[2]:.2f}x; identical metrics: {same}"
-        )
+def compare(workers: int, input_dir: Path, ground_truth: Path, scratch: Path, repeats: int) -> tuple[float, float]:
+    """Median wall times (local pool, Dask) at ``workers`` processes each; prints them, their ratio and
+    the bytes check."""
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        times: dict[str, list[float]] = {"local": [], "dask": []}
+        executors = {"local": ["--workers", str(workers)], "dask": ["--scheduler", cluster.scheduler_address]}
+        for _ in range(repeats):
+            for name, executor in executors.items():
+                times[name].append(evaluate(input_dir, ground_truth, scratch / f"{name}-{workers}", executor))
+    local, dask = (statistics.median(times[name]) for name in ("local", "dask"))
+    same = (scratch / f"local-{workers}/metrics.json").read_bytes() == (
+        scratch / f"dask-{workers}/metrics.json"
+    ).read_bytes()
+    shown = {name: ", ".join(f"{t:.1f}" for t in values) for name, values in times.items()}
+    print(f"{workers} worker(s): local pool {local:.1f} s (runs: {shown['local']}), Dask by address {dask:.1f} s "
+          f"(runs: {shown['dask']}); Dask/local {dask / local:.2f}x; identical metrics.json: {same}")  # fmt: skip
+    return local, dask
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--challenge", default="hecktor2026", choices=("hecktor2026", "rare25"))
-    parser.add_argument("--submissions", type=int)
-    parser.add_argument("--patients", type=int, help="patients per HECKTOR submission")
-    parser.add_argument("--tasks", type=int)
-    parser.add_argument("--shape", type=int, nargs=3, help="the HECKTOR CT grid")
-    arguments = harness.parse(
-        parser,
-        dict(submissions=2, patients=4, tasks=20, shape=(40, 128, 128)),
-        dict(submissions=20, patients=4, tasks=200, shape=(300, 512, 512)),
-    )
-    per_task_overhead(arguments.tasks)
-    batch_speedup(arguments.challenge, arguments.submissions, arguments.patients, tuple(arguments.shape))
+    parser.add_argument("--full", action="store_true", help=f"the issue's size: {FULL}")
+    parser.add_argument("--patients", type=int)
+    parser.add_argument("--shape", type=int, nargs=3)
+    parser.add_argument("--workers", type=int, nargs="+")
+    parser.add_argument("--repeats", type=int)
+    arguments = parser.parse_args()
+    # here, not at the top: the cluster's spawned workers import this file, and must start cold
+    from hecktor_full_run import _descendants, make_data
+
+    size = {**(FULL if arguments.full else SMOKE)}
+    size.update({key: value for key, value in vars(arguments).items() if key in size and value is not None})
+    with tempfile.TemporaryDirectory() as folder:
+        scratch = Path(folder)
+        ground_truth, input_dir = make_data(scratch / "data", size["patients"], tuple(size["shape"]))
+        shape = "x".join(map(str, size["shape"]))
+        print(f"HECKTOR 2026, {size['patients']} patients at {shape}, median of {size['repeats']} alternating run(s):")
+        times = {
+            workers: compare(workers, input_dir, ground_truth, scratch, size["repeats"]) for workers in size["workers"]
+        }
+        if len(times) > 1:
+            fewest, most = min(times), max(times)
+            local, dask = (times[fewest][i] / times[most][i] for i in (0, 1))
+            print(f"speed-up from {fewest} to {most} workers: local pool {local:.2f}x, Dask {dask:.2f}x")
+    # The cluster's spawned workers started multiprocessing's resource tracker, which would otherwise
+    # wait for this process's exit; its (private) stop is the only way to end it before.
+    getattr(resource_tracker._resource_tracker, "_stop", lambda: None)()
+    left = _descendants(os.getpid())
+    print(f"processes left behind: {len(left)}")
+    if left:
+        raise SystemExit(f"processes outlived the benchmark: {left}")
 
 
 if __name__ == "__main__":

@@ -31,8 +31,8 @@ from isic_challenge_scoring.classification import ClassificationMetric, Classifi
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from evaluation.challenges import get  # noqa: E402
 from evaluation.platform.metrics_json import json_safe  # noqa: E402
+from evaluation.registry import get  # noqa: E402
 
 
 def _demo_generator() -> Any:

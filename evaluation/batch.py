@@ -24,6 +24,7 @@ from evaluation.cli import (
     DEFAULT_CASE_TIMEOUT,
     case_timeout,
     default_workers,
+    executor_for,
     parse_overrides,
     parse_workers,
     stop_on_signals,
@@ -53,13 +54,7 @@ def run_batch(
     log: Callable[[str], None] = print,
 ) -> dict[str, str]:
     """Evaluate every submission not yet done; returns ``{submission: "done" | "skipped" | message}``."""
-    client = None
-    if isinstance(scheduler, str):
-        from evaluation.dask_runner import client_for
-
-        client = client_for(scheduler)
-    elif scheduler is not None:
-        client = scheduler
+    executor = executor_for(workers, case_timeout, scheduler)
     lock = threading.Lock()
 
     def one(folder: Path) -> tuple[str, str]:
@@ -74,7 +69,7 @@ def run_batch(
         target.mkdir(parents=True, exist_ok=True)
         (target / ERROR_FILE).unlink(missing_ok=True)
         try:
-            evaluate(challenge, folder, target, ground_truth, overrides, workers, case_timeout, prefixed, client)
+            evaluate(challenge, folder, target, ground_truth, overrides, executor, prefixed)
         except EvaluationError as error:
             (target / ERROR_FILE).write_text(f"{error}\n", encoding="utf-8")
             prefixed(f"FAILED: {error}")
@@ -82,10 +77,10 @@ def run_batch(
         return folder.name, "done"
 
     folders = submissions_in(submissions)
-    if client is None:  # one submission at a time, in this thread (a stop signal unwinds it directly)
+    if scheduler is None:  # one submission at a time, in this thread (a stop signal unwinds it directly)
         outcome = dict(map(one, folders))
     else:
-        pool = ThreadPoolExecutor(max_workers=max(1, sum(client.nthreads().values())))
+        pool = ThreadPoolExecutor(max_workers=executor.slots())
         try:
             outcome = dict(pool.map(one, folders))
         finally:  # on a stop signal, do not wait for the submissions in flight

@@ -25,11 +25,11 @@ import traceback
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from evaluation.challenges import get
-from evaluation.challenges.base import Checked
 from evaluation.cli import _fail, parse_overrides
+from evaluation.contract import Checked
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
 from evaluation.make_input import build_input
+from evaluation.registry import get
 
 NEEDS_TRUTH = "which cases the test set holds (a case without a job, a job for an unknown case)"
 

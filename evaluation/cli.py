@@ -24,7 +24,7 @@ from typing import Any
 from evaluation.errors import ConfigurationError, EvaluationError, Stopped
 from evaluation.pipeline import METRICS_FILE, evaluate
 from evaluation.platform.metrics_json import CASE_RESULTS
-from evaluation.runner import out_of_memory
+from evaluation.runner import Executor, LocalPool, out_of_memory
 
 DEFAULT_CASE_TIMEOUT = 1800.0
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
@@ -66,6 +66,16 @@ def case_timeout(text: str | None) -> float:
     return seconds
 
 
+def executor_for(workers: int, timeout: float, scheduler: str | Any | None = None) -> Executor:
+    """Where the cases run: the Dask cluster at ``scheduler`` (an address or a ``distributed.Client``)
+    when one is given, else the local pool of ``workers`` processes."""
+    if scheduler is None:
+        return LocalPool(workers, timeout)
+    from evaluation.dask_runner import DaskCluster
+
+    return DaskCluster(scheduler, timeout)
+
+
 @contextmanager
 def stop_on_signals() -> Iterator[None]:
     """SIGTERM and SIGINT raise :class:`Stopped` in the main thread while this is active (a second
@@ -89,7 +99,7 @@ def stop_on_signals() -> Iterator[None]:
 
 def options_help() -> str:
     """Every option of every challenge with its default, for ``--help`` (imports every challenge)."""
-    from evaluation.challenges import get, names
+    from evaluation.registry import get, names
 
     lines = ["challenge options (--set NAME=VALUE):"]
     for name in names():
@@ -207,7 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(arguments: argparse.Namespace) -> int:
     if arguments.list:
-        from evaluation.challenges import names
+        from evaluation.registry import names
 
         print("\n".join(names()))
         return 0
@@ -226,9 +236,7 @@ def _run(arguments: argparse.Namespace) -> int:
             arguments.output,
             ground_truth=arguments.ground_truth,
             overrides=parse_overrides(arguments.set),
-            workers=workers,
-            case_timeout=case_timeout(arguments.case_timeout),
-            scheduler=arguments.scheduler,
+            executor=executor_for(workers, case_timeout(arguments.case_timeout), arguments.scheduler),
             case_results=arguments.case_results,
         )
     except EvaluationError as error:

@@ -26,13 +26,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from evaluation.challenges import get
-from evaluation.challenges.base import Challenge
+from evaluation.contract import Challenge
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
 from evaluation.platform.files import read_bytes, regular_size
 from evaluation.platform.layout import JobSpec, write_input
 from evaluation.platform.predictions import Socket
 from evaluation.platform.sockets import IMAGE_SUFFIXES, parse_json_bytes
+from evaluation.registry import get
 
 
 def _case_outputs(challenge: Challenge, case_dir: Path) -> dict[Socket, Any]:

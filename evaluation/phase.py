@@ -22,10 +22,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from evaluation.challenges import get, names
 from evaluation.cli import parse_overrides
 from evaluation.errors import EvaluationError
 from evaluation.platform.metrics_json import CASE_SECTION, ranked_value_problem
+from evaluation.registry import get, names
 
 # A checkout's bundled demo of each challenge (not in the image: --limits is an organizer tool).
 CHECKOUT = Path(__file__).resolve().parents[1]

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from evaluation import __version__
-from evaluation.challenges import get
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.platform.ground_truth import resolve_ground_truth
 from evaluation.platform.metrics_json import CASE_RESULTS_FILE, write_metrics
-from evaluation.runner import out_of_memory, run_cases
+from evaluation.registry import get
+from evaluation.runner import Executor, LocalPool, out_of_memory
 
 METRICS_FILE = "metrics.json"
 
@@ -62,14 +62,12 @@ def evaluate(
     output_dir: Path,
     ground_truth: Path | None = None,
     overrides: Mapping[str, str] | None = None,
-    workers: int = 1,
-    case_timeout: float = 1800.0,
+    executor: Executor | None = None,
     log: Callable[[str], None] = print,
-    scheduler: str | Any | None = None,
     case_results: str = "public",
 ) -> dict[str, Any]:
     """Evaluate the submission in ``input_dir`` and write ``output_dir/metrics.json``; the cases run
-    on a local pool of ``workers`` processes, or on the Dask cluster at ``scheduler``. With
+    on ``executor``, the caller's choice (default: a local pool of one process, ``runner.LocalPool``). With
     ``case_results="private"`` the per-case values go to ``case-results.json`` for the organizer
     instead of the public metrics.json (``evaluation.platform.metrics_json.write_metrics``)."""
     start = time.monotonic()
@@ -86,10 +84,8 @@ def evaluate(
         prepared = challenge.prepare(input_dir, reference, settings)
     if prepared.missing:
         log(f"{len(prepared.missing)} reference case(s) without a prediction: {', '.join(prepared.missing)}")
-    in_process = challenge.cases_in_process
-    results = run_cases(
-        challenge.score_case, prepared.tasks, settings, workers, case_timeout, log, scheduler, in_process
-    )
+    executor = executor or LocalPool()
+    results = executor.map(challenge.score_case, prepared.tasks, settings, log, challenge.cases_in_process)
     with _memory_named(f"while aggregating the results of all {len(results)} cases"):
         metrics = challenge.aggregate(results, prepared.missing, reference, settings)
     write_metrics(output_dir / METRICS_FILE, metrics, challenge.phase_for(settings).leaderboard_paths, case_results)

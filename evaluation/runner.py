@@ -10,7 +10,9 @@ that dies (out of memory, a crash in a native library) or an unexpected exceptio
 one participant-safe sentence naming the case; the pool's processes are killed, never waited for.
 Progress (cases done / total, elapsed) goes to stdout.
 
-This module imports no challenge: ``CaseTask`` (the unit of per-case work) lives here.
+``LocalPool`` is this executor as an object; ``dask_runner.DaskCluster`` is the other one. The caller
+(the command line, the batch) chooses and hands it to ``pipeline.evaluate``: this module imports
+neither Dask nor any challenge.
 """
 
 from __future__ import annotations
@@ -23,24 +25,58 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import BrokenExecutor
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
+from evaluation.contract import CaseTask
 from evaluation.errors import EvaluationError, Stopped
 from evaluation.platform import files
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
+ScoreCase = Callable[[CaseTask, Mapping[str, Any]], Any]
+
+
+class Executor(Protocol):
+    """Where the cases of one evaluation run: ``LocalPool`` or ``dask_runner.DaskCluster``."""
+
+    def map(
+        self,
+        score_case: ScoreCase,
+        tasks: Sequence[CaseTask],
+        settings: Mapping[str, Any],
+        log: Callable[[str], None],
+        in_process: bool,
+    ) -> dict[str, Any]:
+        """``{case: score_case(task, settings)}`` in task order; ``in_process``: the challenge's cases are
+        cheap (``Challenge.cases_in_process``)."""
+        ...
+
+    def slots(self) -> int:
+        """How many cases can run at once."""
+        ...
+
 
 @dataclass(frozen=True)
-class CaseTask:
-    """One unit of per-case work, possibly sent to a worker process (everything in it must pickle)."""
+class LocalPool:
+    """This machine: ``run_cases`` with at most ``workers`` processes, ``case_timeout`` seconds a case."""
 
-    case: str
-    payload: Any = None
+    workers: int = 1
+    case_timeout: float = 1800.0
 
+    def map(
+        self,
+        score_case: ScoreCase,
+        tasks: Sequence[CaseTask],
+        settings: Mapping[str, Any],
+        log: Callable[[str], None] = print,
+        in_process: bool = False,
+    ) -> dict[str, Any]:
+        return run_cases(score_case, tasks, settings, self.workers, self.case_timeout, log, in_process)
 
-ScoreCase = Callable[[CaseTask, Mapping[str, Any]], Any]
+    def slots(self) -> int:
+        return self.workers
+
 
 _LIVE_POOLS: set[ProcessPoolExecutor] = set()  # so that a stop signal can kill every pool (kill_pools)
 
@@ -93,10 +129,10 @@ def _worker_signals() -> None:
 
 
 class Progress:
-    """Prints 'k/n cases done, t s elapsed' at most about once a second, and at the end."""
+    """Prints 'k/n cases done[ where], t s elapsed' at most about once a second, and at the end."""
 
-    def __init__(self, total: int, log: Callable[[str], None]) -> None:
-        self.total, self.log = total, log
+    def __init__(self, total: int, log: Callable[[str], None], where: str = "") -> None:
+        self.total, self.log, self.where = total, log, where
         self.start = self.last = time.monotonic()
         self.done = 0
 
@@ -105,7 +141,7 @@ class Progress:
         now = time.monotonic()
         if self.done == self.total or now - self.last >= 1.0:
             self.last = now
-            self.log(f"{self.done}/{self.total} cases done ({case} last), {now - self.start:.1f} s elapsed")
+            self.log(f"{self.done}/{self.total} cases done{self.where} ({case} last), {now - self.start:.1f} s elapsed")
 
 
 def run_cases(
@@ -115,18 +151,13 @@ def run_cases(
     workers: int,
     case_timeout: float,
     log: Callable[[str], None] = print,
-    scheduler: str | Any | None = None,
     in_process: bool = False,
 ) -> dict[str, Any]:
     """``{case: score_case(task, settings)}`` in task order: computed in this process when
     ``in_process`` (cheap cases only; timed by SIGALRM where ``_sigalrm_free``), else on a local pool of at most
-    ``workers`` processes, or on the Dask cluster at ``scheduler`` (an address or a Client)."""
+    ``workers`` processes."""
     if not tasks:
         return {}
-    if scheduler is not None:
-        from evaluation.dask_runner import run_cases_on_dask
-
-        return run_cases_on_dask(score_case, tasks, settings, scheduler, case_timeout, log)
     if in_process:
         return _run_in_main_process(score_case, tasks, settings, case_timeout, log)
     return _run_in_pool(score_case, tasks, settings, workers, case_timeout, log)

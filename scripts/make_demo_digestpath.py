@@ -19,9 +19,9 @@ from PIL import Image
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from evaluation.challenges import get  # noqa: E402
 from evaluation.challenges.digestpath import DETECTION_INPUT, DETECTIONS, to_platform_boxes  # noqa: E402
 from evaluation.platform.layout import JobSpec, write_input  # noqa: E402
+from evaluation.registry import get  # noqa: E402
 
 TASK2 = get("digestpath2019-task2").phase  # the declared challenge's sockets
 (TISSUE_INPUT,), (TISSUE_MASK, MALIGNANCY) = TASK2.inputs, TASK2.outputs

@@ -18,8 +18,9 @@ import SimpleITK as sitk
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from evaluation.challenges import get, hecktor  # noqa: E402
+from evaluation.challenges import hecktor  # noqa: E402
 from evaluation.platform.layout import JobSpec, write_input  # noqa: E402
+from evaluation.registry import get  # noqa: E402
 
 (HPV,) = get("hecktor2025-task3").phase.outputs  # the declared task 3's socket
 (SEGMENTATION_2025,) = get("hecktor2025-task1").phase.outputs  # the declared task 1's socket

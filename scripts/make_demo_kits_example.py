@@ -21,8 +21,8 @@ import SimpleITK as sitk
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from evaluation.challenges import get  # noqa: E402
 from evaluation.platform.layout import JobSpec, write_input  # noqa: E402
+from evaluation.registry import get  # noqa: E402
 
 NAME = "kits-example"
 SEED = 2019

@@ -15,7 +15,7 @@ import sys
 
 import runner_cases
 
-from evaluation.challenges import get
+from evaluation.registry import get
 
 if __name__ == "__main__":
     split = sys.argv.index("--")

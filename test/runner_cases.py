@@ -8,8 +8,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from evaluation.contract import CaseTask
 from evaluation.errors import SubmissionError
-from evaluation.runner import CaseTask
 
 
 def square(task: CaseTask, settings: Mapping[str, Any]) -> int:

@@ -20,11 +20,11 @@ from PIL import Image
 from test_hostile import CASES, LIMIT_MIB, Built, digestpath2, hecktor, rare25, text
 from test_make_input import plain_outputs
 
-from evaluation.challenges import get, names
 from evaluation.challenges.hecktor import RFS, SEGMENTATION_2026, T_STAGE
 from evaluation.challenges.rare25 import OUTPUT as LIKELIHOODS
 from evaluation.check import main
 from evaluation.platform import files
+from evaluation.registry import get, names
 
 (SEGMENTATION_2025,) = get("hecktor2025-task1").phase.outputs  # the declared challenge's socket
 TISSUE_MASK, MALIGNANCY = get("digestpath2019-task2").phase.outputs  # the declared challenge's sockets

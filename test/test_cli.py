@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from conftest import DEMO_INPUT
 
-from evaluation.challenges import get, names
 from evaluation.cli import main
+from evaluation.registry import get, names
 
 
 def test_list(capsys):

@@ -19,9 +19,11 @@ import runner_cases
 from conftest import DEMO_INPUT, REPO
 
 from evaluation.batch import main as batch_main
+from evaluation.contract import CaseTask
+from evaluation.dask_runner import DaskCluster
 from evaluation.errors import EvaluationError
 from evaluation.pipeline import evaluate
-from evaluation.runner import CaseTask, run_cases
+from evaluation.runner import LocalPool
 
 distributed = pytest.importorskip("distributed")
 
@@ -41,15 +43,15 @@ def cluster():
 
 def test_rare25_same_bytes_on_dask_and_local_pool(tmp_path, cluster):
     _, client = cluster
-    evaluate("rare25", DEMO_INPUT / "rare25", tmp_path / "local", workers=2)
-    evaluate("rare25", DEMO_INPUT / "rare25", tmp_path / "dask", scheduler=client)
+    evaluate("rare25", DEMO_INPUT / "rare25", tmp_path / "local", executor=LocalPool(2))
+    evaluate("rare25", DEMO_INPUT / "rare25", tmp_path / "dask", executor=DaskCluster(client))
     assert (tmp_path / "local/metrics.json").read_bytes() == (tmp_path / "dask/metrics.json").read_bytes()
 
 
 def test_hecktor_same_bytes_on_dask_and_local_pool(tmp_path, cluster):
     _, client = cluster
-    evaluate("hecktor2026", DEMO_INPUT / "hecktor2026", tmp_path / "local", workers=2)
-    evaluate("hecktor2026", DEMO_INPUT / "hecktor2026", tmp_path / "dask", scheduler=client)
+    evaluate("hecktor2026", DEMO_INPUT / "hecktor2026", tmp_path / "local", executor=LocalPool(2))
+    evaluate("hecktor2026", DEMO_INPUT / "hecktor2026", tmp_path / "dask", executor=DaskCluster(client))
     assert (tmp_path / "local/metrics.json").read_bytes() == (tmp_path / "dask/metrics.json").read_bytes()
 
 
@@ -64,7 +66,34 @@ def test_failing_case_still_fails_the_run_naming_it(cluster):
     _, client = cluster
     tasks = [CaseTask("case-1", 1), CaseTask("case-0", 0)]
     with pytest.raises(EvaluationError, match=r"^Case case-0: the likelihoods are not a list\.$"):
-        run_cases(runner_cases.reject_payload_zero, tasks, {}, 1, 60, print, client)
+        DaskCluster(client, 60).map(runner_cases.reject_payload_zero, tasks, {}, print)
+
+
+def test_cheap_cases_travel_in_chunks_in_task_order_with_one_progress_line_a_second(cluster):
+    _, client = cluster
+    tasks = [CaseTask(f"case-{i}", i) for i in range(40)]
+    lines: list[str] = []
+    results = DaskCluster(client, 60).map(runner_cases.square, tasks, {}, lines.append, in_process=True)
+    assert list(results.items()) == [(f"case-{i}", i * i) for i in range(40)]
+    assert len(lines) < 5 and lines[-1].startswith("40/40 cases done on Dask")
+
+
+def test_a_case_that_crashes_in_a_chunk_is_named_with_its_traceback_logged(cluster):
+    _, client = cluster
+    tasks = [CaseTask(f"case-{i}", i) for i in (3, 1, 0, 2)]
+    logged: list[str] = []
+    with pytest.raises(EvaluationError, match=r"^internal error \(ZeroDivisionError\) while evaluating case case-0\.$"):
+        DaskCluster(client, 60).map(runner_cases.crash_on_payload_zero, tasks, {}, logged.append, in_process=True)
+    assert any("Traceback" in line and "ZeroDivisionError" in line for line in logged)
+
+
+def test_every_worker_imports_the_scoring_module_once_when_it_joins(cluster):
+    _, client = cluster
+    DaskCluster(client, 60).map(runner_cases.square, [CaseTask("case-1", 1)], {}, print)
+    assert "evaluation-import-runner_cases" in client.run_on_scheduler(
+        lambda dask_scheduler: dask_scheduler.worker_plugins
+    )
+    assert set(client.run(lambda: "runner_cases" in sys.modules).values()) == {True}
 
 
 def test_killed_worker_does_not_change_the_result(cluster):
@@ -78,7 +107,7 @@ def test_killed_worker_does_not_change_the_result(cluster):
 
     killer = threading.Thread(target=kill_one_worker)
     killer.start()
-    results = run_cases(runner_cases.slow_square, tasks, {"sleep": 0.3}, 1, 120, print, client)
+    results = DaskCluster(client, 120).map(runner_cases.slow_square, tasks, {"sleep": 0.3}, print)
     killer.join()
     assert results == {f"case-{i}": i * i for i in range(12)}
     client.wait_for_workers(2, timeout=60)

@@ -27,13 +27,13 @@ import tifffile
 from conftest import REPO, tiff_header
 from PIL import Image
 
-from evaluation.challenges import get
 from evaluation.challenges.digestpath import DETECTION_INPUT, DETECTIONS
 from evaluation.challenges.hecktor import CT, N_STAGE, PET, RFS, SEGMENTATION_2026, T_STAGE
 from evaluation.challenges.rare25 import INPUT as STACK
 from evaluation.challenges.rare25 import OUTPUT as LIKELIHOODS
 from evaluation.platform import files
 from evaluation.platform.layout import JobSpec, write_input
+from evaluation.registry import get
 
 LIMIT_MIB = 1024  # the data limit the in-process runs pretend is in force (deterministic messages)
 HUGE = 20 * 2**30  # a 20 GiB sparse file: the size is real, the disk is not used

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from conftest import DEMO_INPUT
 
-from evaluation.challenges import get, names
-from evaluation.challenges.base import Challenge, Phase
+from evaluation.contract import Challenge, Phase
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.make_input import build_input, main
 from evaluation.platform.predictions import Socket, load_jobs
+from evaluation.registry import get, names
 
 JOB_CHALLENGES = [n for n in names() if not get(n).phase.prediction_file and (DEMO_INPUT / n).is_dir()]
 

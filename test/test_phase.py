@@ -12,8 +12,8 @@ import pytest
 from conftest import REPO
 
 from evaluation import phase
-from evaluation.challenges import get, names
 from evaluation.phase import main
+from evaluation.registry import get, names
 
 FIELDS = {
     "score_title", "score_jsonpath", "score_error_jsonpath", "score_default_sort", "score_decimal_places",

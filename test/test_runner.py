@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 import runner_cases
 
+from evaluation.contract import CaseTask
 from evaluation.errors import EvaluationError
-from evaluation.runner import CaseTask, run_cases
+from evaluation.runner import run_cases
 
 
 def _tasks(payloads):
@@ -82,7 +83,8 @@ def test_a_stalled_in_process_case_is_stopped_by_its_deadline():
     script = (
         "import signal, runner_cases\n"
         "from evaluation.errors import EvaluationError\n"
-        "from evaluation.runner import CaseTask, run_cases\n"
+        "from evaluation.contract import CaseTask\n"
+        "from evaluation.runner import run_cases\n"
         "tasks = [CaseTask(f'case-{p}', p) for p in (1, 0, 2)]\n"
         "try:\n"
         "    run_cases(runner_cases.stall_on_payload_zero, tasks, {}, workers=1, case_timeout=1, log=print,\n"

@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 from conftest import DEMO_INPUT, REPO
 
-from evaluation.challenges import names
+from evaluation.registry import names
 
 # every scenario runs in the module fixture: a container start each (tens of seconds on vfs)
 pytestmark = [pytest.mark.docker, pytest.mark.slow, pytest.mark.timeout(2400)]

@@ -1,19 +1,19 @@
 """The declared challenges of ``evaluation/declarations/*.toml``, one registry entry per file (adding
 such a challenge = one TOML file and its ground truth). A file that fails validation is left out and
-its one-line reason remembered, like a challenge module that fails to import."""
+its one-line reason kept in ``REFUSED``, which the registry reports like a challenge module that
+fails to import."""
 
 from __future__ import annotations
 
-from evaluation.challenges import DECLARATIONS
+from evaluation.contract import DECLARATIONS
 from evaluation.declarative.engine import DeclaredChallenge, challenge_class
 from evaluation.declarative.schema import load
 from evaluation.errors import ConfigurationError
 
 
-def _register() -> list[type[DeclaredChallenge]]:
-    from evaluation.challenges import _BROKEN  # the registry's record of what could not be loaded
-
-    found = []
+def _register() -> tuple[list[type[DeclaredChallenge]], dict[str, str]]:
+    """The classes of the valid declarations, and ``{"declarations/<file>": reason}`` for the others."""
+    found, refused = [], {}
     for path in sorted(DECLARATIONS.glob("*.toml")):
         try:
             declaration = load(path)
@@ -21,8 +21,8 @@ def _register() -> list[type[DeclaredChallenge]]:
                 raise ConfigurationError(f"{path.name}: name: '{declaration.name}' must equal the file name's stem")
             found.append(challenge_class(declaration))
         except ConfigurationError as error:
-            _BROKEN[f"declarations/{path.name}"] = str(error)
-    return found
+            refused[f"declarations/{path.name}"] = str(error)
+    return found, refused
 
 
-PACKAGED = _register()
+PACKAGED, REFUSED = _register()

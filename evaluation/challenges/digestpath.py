@@ -14,13 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from evaluation.challenges.base import Challenge, Checked, Option, Phase, Prepared
+from evaluation.contract import CaseTask, Challenge, Checked, Option, Phase, Prepared
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics.detection import FROC_FP_RATES, MATCHING_METHODS, ImageDetections, match_image, summarise
 from evaluation.platform.detections import parse_detections
 from evaluation.platform.predictions import Job, Socket
 from evaluation.platform.sockets import read_json_output
-from evaluation.runner import CaseTask
 
 DETECTION_INPUT = Socket("histopathology-image", "images/histopathology", "Image", "Image")
 DETECTIONS = Socket(

@@ -29,8 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from evaluation.challenges import DECLARATIONS
-from evaluation.challenges.base import CaseTask, Challenge, Checked, Option, Phase, Prepared, input_image
+from evaluation.contract import DECLARATIONS, CaseTask, Challenge, Checked, Option, Phase, Prepared, input_image
 from evaluation.declarative.engine import DeclaredChallenge
 from evaluation.declarative.reference import DeclaredReference
 from evaluation.declarative.schema import Declaration, parse_data

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from evaluation.challenges.base import Challenge, Checked, Option, Phase, Prepared
+from evaluation.contract import CaseTask, Challenge, Checked, Option, Phase, Prepared
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics.classification import (
     CATEGORY_METRICS,
@@ -37,7 +37,6 @@ from evaluation.metrics.classification import (
 )
 from evaluation.platform.files import open_text, read_bytes, regular_size
 from evaluation.platform.prediction_file import find_prediction_file
-from evaluation.runner import CaseTask
 
 TRUTH_FILE = "truth.csv"
 # The reference zeroes both weights of this image whatever truth.csv says (load_csv.parse_truth_csv).

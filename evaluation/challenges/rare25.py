@@ -29,14 +29,13 @@ from typing import Any
 
 import numpy as np
 
-from evaluation.challenges.base import Challenge, Checked, Option, Phase, Prepared, input_image
+from evaluation.contract import CaseTask, Challenge, Checked, Option, Phase, Prepared, input_image
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics.bootstrap import row_counts
 from evaluation.metrics.precision_recall import PPV_METHODS, CurveMetrics, curve_metrics, grouped_curve_metrics
 from evaluation.platform.files import MAX_JSON_BYTES, read_bytes
 from evaluation.platform.predictions import Job, Socket
 from evaluation.platform.sockets import finite_number, output_file, parse_json_bytes
-from evaluation.runner import CaseTask
 
 INPUT = Socket(
     "stacked-barretts-esophagus-endoscopy-images",

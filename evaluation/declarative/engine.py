@@ -24,7 +24,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
-from evaluation.challenges.base import CaseTask, Challenge, Checked, Option, Phase, Prepared, input_image
+from evaluation.contract import CaseTask, Challenge, Checked, Option, Phase, Prepared, input_image
 from evaluation.declarative.aggregate import aggregate_metrics
 from evaluation.declarative.answers import (
     add_value,

@@ -12,9 +12,9 @@ import pytest
 import SimpleITK as sitk
 from PIL import Image
 
-from evaluation.challenges import get
 from evaluation.challenges.digestpath import DETECTION_INPUT, DETECTIONS, to_platform_boxes
 from evaluation.platform.layout import JobSpec, write_input
+from evaluation.registry import get
 
 TASK2 = get("digestpath2019-task2").phase  # the declared challenge's sockets
 (TISSUE_INPUT,), (TISSUE_MASK, MALIGNANCY) = TASK2.inputs, TASK2.outputs

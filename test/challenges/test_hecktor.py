@@ -16,7 +16,6 @@ from conftest import DEMO_INPUT, GROUND_TRUTH
 from lifelines.utils import concordance_index as lifelines_c_index
 from sklearn.metrics import balanced_accuracy_score
 
-from evaluation.challenges import get
 from evaluation.challenges.hecktor import (
     CT,
     N_STAGE,
@@ -28,6 +27,7 @@ from evaluation.challenges.hecktor import (
 )
 from evaluation.metrics.classification import balanced_accuracy
 from evaluation.platform.layout import JobSpec, write_input
+from evaluation.registry import get
 
 (HPV,) = get("hecktor2025-task3").phase.outputs  # the declared challenge's socket
 (SEGMENTATION_2025,) = get("hecktor2025-task1").phase.outputs  # the declared challenge's socket

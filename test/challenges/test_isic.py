@@ -18,10 +18,10 @@ from isic_challenge_scoring import metrics as reference_metrics
 from isic_challenge_scoring.classification import ClassificationMetric, ClassificationScore
 from isic_challenge_scoring.types import ScoreError
 
-from evaluation.challenges import get
 from evaluation.errors import ConfigurationError
 from evaluation.metrics.classification import CATEGORY_METRICS
 from evaluation.platform.metrics_json import json_safe, ranked_value_problem
+from evaluation.registry import get
 
 CATEGORIES = ["MEL", "NV", "BCC", "AK", "BKL", "DF", "VASC", "SCC", "UNK"]
 TARGETS = [metric.value for metric in ClassificationMetric]

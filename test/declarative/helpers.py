@@ -18,8 +18,8 @@ from isic_challenge_scoring.classification import ClassificationMetric, Classifi
 from scipy import ndimage
 from scipy.optimize import linear_sum_assignment
 
-from evaluation.challenges import get
 from evaluation.platform.layout import JobSpec, write_input
+from evaluation.registry import get
 
 
 def leaning_probabilities(

@@ -17,10 +17,10 @@ import surface_distance
 from conftest import REPO
 from declarative.helpers import box_iou, harrell, iou_matrix, platform_boxes
 
-from evaluation.challenges import get
 from evaluation.declarative.schema import parse
 from evaluation.errors import ConfigurationError
 from evaluation.platform.layout import JobSpec, write_input
+from evaluation.registry import get
 
 SPACING = (2.0, 1.0, 0.75)  # (z, y, x) mm
 SHAPE = (5, 5, 20)

@@ -17,11 +17,11 @@ from declarative.helpers import A1, tiny_case, tiny_data, tiny_text, volume
 from scipy import ndimage
 from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
-from evaluation.challenges import get, names
 from evaluation.declarative.schema import parse
 from evaluation.errors import ConfigurationError
 from evaluation.phase import main as phase_main
 from evaluation.platform.layout import JobSpec, write_input
+from evaluation.registry import get, names
 
 NAME = "kits-example"
 DECLARATION = REPO / "evaluation" / "declarations" / f"{NAME}.toml"
@@ -599,19 +599,22 @@ def test_ece_bins_at_their_edges():
 
 
 def test_a_broken_packaged_declaration_is_named_not_raised(tmp_path, monkeypatch):
-    from evaluation import challenges
+    from evaluation import registry
     from evaluation.challenges import declared
 
     (tmp_path / "broken.toml").write_text(_mutated('missing = "worst-value"', 'missing = "zero"'))
     (tmp_path / "renamed.toml").write_text(DECLARATION.read_text(encoding="utf-8"))
     monkeypatch.setattr(declared, "DECLARATIONS", tmp_path)
-    monkeypatch.setattr(challenges, "_BROKEN", {})
-    assert declared._register() == []
-    assert challenges._BROKEN == {
+    found, refused = declared._register()
+    assert found == []
+    assert refused == {
         "declarations/broken.toml": "broken.toml: outputs[1].missing: 'zero' is not one of error, empty-mask, "
         "worst-value, misclassification, exclude, empty, non-concordant, tie",
         "declarations/renamed.toml": "renamed.toml: name: 'kits-example' must equal the file name's stem",
     }
+    monkeypatch.setattr(declared, "REFUSED", refused)
+    monkeypatch.setattr(registry, "_BROKEN", {})
+    registry._load("declared")  # the registry records what the module refused
     with pytest.raises(ConfigurationError, match=r"Module declarations/broken.toml could not be loaded \(broken.toml"):
         get("broken")
 

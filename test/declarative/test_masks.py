@@ -15,11 +15,11 @@ from conftest import REPO
 from PIL import Image
 from sklearn.metrics import roc_auc_score
 
-from evaluation.challenges import get
 from evaluation.declarative.schema import parse
 from evaluation.errors import ConfigurationError
 from evaluation.platform.images import read_nonzero_mask
 from evaluation.platform.layout import JobSpec, write_input
+from evaluation.registry import get
 
 NAME = "digestpath2019-task2"
 DECLARATION = REPO / "evaluation" / "declarations" / f"{NAME}.toml"

@@ -210,7 +210,7 @@ def test_bad_option_values_are_named(old, new, message):
 def test_the_hecktor_task1_declaration_in_force():
     """The packaged declaration's options reach the values they set (the byte-identical metrics.json
     is test_expected's; the options' numbers are test_hecktor's)."""
-    from evaluation.challenges import get
+    from evaluation.registry import get
 
     challenge = get("hecktor2025-task1")
     assert [o.name for o in challenge.options] == [

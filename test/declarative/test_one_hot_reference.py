@@ -17,11 +17,11 @@ from declarative.helpers import isic_score, leaning_probabilities
 from isic_challenge_scoring import classification as isic_classification
 from sklearn.metrics import accuracy_score, balanced_accuracy_score, roc_auc_score
 
-from evaluation.challenges import get
 from evaluation.declarative.answers import MISCLASSIFIED
 from evaluation.declarative.schema import parse
 from evaluation.errors import ConfigurationError
 from evaluation.platform.layout import JobSpec, write_input
+from evaluation.registry import get
 
 CLASSES = ("MEL", "NV", "BCC", "AK", "BKL", "DF", "VASC", "SCC")  # ISIC 2019 without UNK
 N = 24

@@ -22,10 +22,10 @@ from sklearn.metrics import (
     roc_auc_score,
 )
 
-from evaluation.challenges import get
 from evaluation.declarative.schema import parse
 from evaluation.errors import ConfigurationError
 from evaluation.platform.layout import JobSpec, write_input
+from evaluation.registry import get
 
 CLASSES = ("mel", "nev", "bkl", "df")
 N = 16

@@ -1,9 +1,14 @@
-"""What a challenge declares: its phase (sockets, leaderboard settings), options with defaults,
-how it loads its reference, turns the input into per-case tasks, scores a case and aggregates.
+"""The challenge contract: what a challenge declares (its phase: sockets, leaderboard settings;
+options with defaults), how it loads its reference, turns the input into per-case tasks
+(``CaseTask``), scores a case and aggregates.
 
-The runner calls ``prepare`` once (reading predictions.json and matching jobs to cases), maps
-``score_case`` over the tasks (in worker processes, or in the main process when the challenge
-declares its cases cheap: ``cases_in_process``), then calls ``aggregate`` once.
+Below both kinds of challenge (the modules of ``evaluation/challenges/`` and the declarative engine
+of ``evaluation/declarative/``) and the runner; above only ``platform/`` and ``errors``. The
+registry (``evaluation.registry``) sits above all of them.
+
+The pipeline calls ``prepare`` once (reading predictions.json and matching jobs to cases), its
+executor maps ``score_case`` over the tasks (in worker processes, or in the main process when the
+challenge declares its cases cheap: ``cases_in_process``), then it calls ``aggregate`` once.
 """
 
 from __future__ import annotations
@@ -18,7 +23,16 @@ from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.platform.matching import Matched, jobs_for_every_case, match_jobs, reference_name
 from evaluation.platform.predictions import Job, Socket, load_jobs
 from evaluation.platform.sockets import image_output_file, read_json_output
-from evaluation.runner import CaseTask
+
+DECLARATIONS = Path(__file__).resolve().parent / "declarations"  # the packaged <name>.toml challenges
+
+
+@dataclass(frozen=True)
+class CaseTask:
+    """One unit of per-case work, possibly sent to a worker process (everything in it must pickle)."""
+
+    case: str
+    payload: Any = None
 
 
 @dataclass(frozen=True)
@@ -136,7 +150,7 @@ def input_image(images: Path | None, job: Job, slug: str) -> Path | None:
 
 
 class Challenge(ABC):
-    """Base of every challenge module in ``evaluation/challenges/``."""
+    """Base of every challenge: the modules of ``evaluation/challenges/`` and the declared ones."""
 
     name: ClassVar[str]
     title: ClassVar[str]

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from evaluation.challenges.base import Challenge, Phase
+from evaluation.contract import Challenge, Phase
 from evaluation.errors import SubmissionError
 from evaluation.platform.predictions import Socket
 
