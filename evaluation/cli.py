@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluation.errors import ConfigurationError, EvaluationError, Stopped
-from evaluation.pipeline import METRICS_FILE, evaluate
+from evaluation.pipeline import METRICS_FILE, clear_stale, evaluate
 from evaluation.platform.metrics_json import CASE_RESULTS
 from evaluation.runner import out_of_memory
 
@@ -87,6 +87,19 @@ def stop_on_signals() -> Iterator[None]:
             signal.signal(number, handler)
 
 
+def program(module: str) -> str:
+    """The name a command's usage shows: the console script it was started as (``gc-demo``), else
+    ``python -m <module>``."""
+    name = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
+    return name if name.startswith("gc-") else f"python -m {module}"
+
+
+def plain(docstring: str) -> str:
+    """A module docstring as a command's --help description: without its first paragraph (the
+    usage line), reST literals as plain text."""
+    return docstring.split("\n\n", 1)[-1].replace("``", "").strip()
+
+
 def options_help() -> str:
     """Every option of every challenge with its default, for ``--help`` (imports every challenge)."""
     from evaluation.challenges import get, names
@@ -119,7 +132,7 @@ class HelpWithOptions(argparse.Action):
 
 def parser() -> argparse.ArgumentParser:
     result = argparse.ArgumentParser(
-        prog="python -m evaluation",
+        prog=program("evaluation"),
         description="Evaluate a grand-challenge.org submission and write metrics.json.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         add_help=False,
@@ -211,6 +224,7 @@ def _run(arguments: argparse.Namespace) -> int:
 
         print("\n".join(names()))
         return 0
+    clear_stale(arguments.output)  # first: a run that fails below must not leave an old result
     try:
         if not arguments.challenge:
             raise ConfigurationError("No challenge given: use --challenge or set EVALUATION_CHALLENGE.")

@@ -1,7 +1,8 @@
-"""``python -m evaluation.compare EXPECTED.json ACTUAL.json [--tol 1e-9]``: regression diff of two
-metrics.json files. Every numeric leaf is compared within the tolerance (absolute), every other leaf
-exactly; missing and extra keys are listed. Exit 0 when they agree, else 1 with one line per
-differing dotted path (``path: expected X, actual Y``).
+"""``python -m evaluation.compare EXPECTED.json ACTUAL.json [--tol 1e-9]`` (``gc-compare``)
+
+A regression diff of two metrics.json files. Every numeric leaf is compared within the tolerance
+(absolute), every other leaf exactly; missing and extra keys are listed. Exit 0 when they agree,
+else 1 with one line per differing dotted path (``path: expected X, actual Y``).
 """
 
 from __future__ import annotations
@@ -63,12 +64,21 @@ def _load(path: Path) -> Any:
         raise SystemExit(f"Cannot read {path}: {error}") from None
 
 
+def parser() -> argparse.ArgumentParser:
+    from evaluation.cli import plain, program
+
+    result = argparse.ArgumentParser(
+        prog=program("evaluation.compare"), description=plain(__doc__),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )  # fmt: skip
+    result.add_argument("expected", type=Path, help="the metrics.json the result should equal")
+    result.add_argument("actual", type=Path, help="the metrics.json to check")
+    result.add_argument("--tol", type=_tolerance, default=1e-9, help="absolute tolerance for numbers (default: 1e-9)")
+    return result
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evaluation.compare", description=__doc__.splitlines()[0])
-    parser.add_argument("expected", type=Path)
-    parser.add_argument("actual", type=Path)
-    parser.add_argument("--tol", type=_tolerance, default=1e-9, help="absolute tolerance for numbers (default 1e-9)")
-    arguments = parser.parse_args(argv)
+    arguments = parser().parse_args(argv)
     found = list(differences(_load(arguments.expected), _load(arguments.actual), arguments.tol))
     for line in found:
         print(line)

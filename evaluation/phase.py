@@ -19,11 +19,14 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
+from argparse import RawDescriptionHelpFormatter
 from collections.abc import Sequence
 from pathlib import Path
 
 from evaluation.challenges import get, names
-from evaluation.cli import parse_overrides
+from evaluation.cli import _fail, parse_overrides, plain, program
+from evaluation.declarative import bounds
 from evaluation.errors import EvaluationError
 from evaluation.platform.metrics_json import CASE_SECTION, ranked_value_problem
 
@@ -118,24 +121,38 @@ def print_limits(arguments: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evaluation.phase", description=__doc__.splitlines()[2])
-    parser.add_argument("--challenge", default=os.environ.get("EVALUATION_CHALLENGE"), required=False)
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a challenge option")
-    parser.add_argument("--check", type=Path, metavar="METRICS.json", help="verify the leaderboard paths")
-    parser.add_argument("--limits", action="store_true", help="measure the demo; print the memory and time limits")
-    parser.add_argument("--cases", type=int, default=100, help="cases in the phase, for --limits (default: 100)")
-    parser.add_argument("--workers", type=int, default=2, help="worker processes, for --limits (default: 2, the "
+def parser() -> argparse.ArgumentParser:
+    result = argparse.ArgumentParser(
+        prog=program("evaluation.phase"), description=plain(__doc__), formatter_class=RawDescriptionHelpFormatter
+    )
+    result.add_argument(
+        "--challenge",
+        default=os.environ.get("EVALUATION_CHALLENGE"),
+        help="challenge name or path/to/declaration.toml; 'all' with --limits (default: $EVALUATION_CHALLENGE)",
+    )
+    result.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="a challenge option (repeatable)"
+    )
+    result.add_argument("--check", type=Path, metavar="METRICS.json", help="verify the leaderboard paths")
+    result.add_argument("--limits", action="store_true", help="measure the demo; print the memory and time limits")
+    result.add_argument("--cases", type=int, default=100, help="cases in the phase, for --limits (default: 100)")
+    result.add_argument("--workers", type=int, default=2, help="worker processes, for --limits (default: 2, the "
                         "CPUs of the platform's smallest instance)")  # fmt: skip
-    parser.add_argument("--safety", type=float, default=2.0, help="safety factor, for --limits (default: 2)")
-    arguments = parser.parse_args(argv)
+    result.add_argument("--safety", type=float, default=2.0, help="safety factor, for --limits (default: 2)")
+    return result
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = parser().parse_args(argv)
     try:
         if not arguments.challenge:
             raise EvaluationError("No challenge given: use --challenge or set EVALUATION_CHALLENGE.")
         if arguments.limits:
             return print_limits(arguments)
         challenge = get(arguments.challenge)
-        phase = challenge.phase_for(challenge.settings(parse_overrides(arguments.set)))
+        settings = challenge.settings(parse_overrides(arguments.set))
+        bounds.check_options(settings)
+        phase = challenge.phase_for(settings)
         if arguments.check is None:
             print(json.dumps({"challenge": challenge.name, **phase.settings_json()}, indent=2))
             return 0
@@ -159,8 +176,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         return 0
     except EvaluationError as error:
-        print(str(error), file=sys.stderr)
-        return 1
+        return _fail(str(error))
+    except Exception as error:  # a defect: the traceback is for the admins, stdout only
+        traceback.print_exc(file=sys.stdout)
+        return _fail(f"The phase tool failed with an internal error ({type(error).__name__}); the traceback is on "
+                     "stdout.")  # fmt: skip
 
 
 if __name__ == "__main__":

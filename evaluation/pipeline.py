@@ -9,18 +9,29 @@ import os
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
 from evaluation import __version__
 from evaluation.challenges import get
+from evaluation.declarative import bounds
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.platform.ground_truth import resolve_ground_truth
 from evaluation.platform.metrics_json import CASE_RESULTS_FILE, write_metrics
 from evaluation.runner import out_of_memory, run_cases
 
 METRICS_FILE = "metrics.json"
+
+
+def clear_stale(output_dir: Path) -> None:
+    """Remove the metrics.json (and case-results.json) an earlier run left in ``output_dir``, before
+    anything else can fail: a run that stops on its options or its declaration must not leave an old
+    result beside its error. Only those two files; a folder that cannot hold them is reported by
+    :func:`check_output_folder`."""
+    for stale in (METRICS_FILE, CASE_RESULTS_FILE):
+        with suppress(OSError):  # absent, a folder of that name, no permission: check_output_folder's part
+            (output_dir / stale).unlink(missing_ok=True)
 
 
 def check_output_folder(output_dir: Path) -> None:
@@ -52,8 +63,8 @@ def _memory_named(doing: str) -> Iterator[None]:
     """A ``MemoryError`` in the main process becomes a sentence saying what ran out and the limit."""
     try:
         yield
-    except MemoryError:
-        raise out_of_memory(None, f"in the main process {doing}") from None
+    except MemoryError as error:  # the case, when the reading of one case's file failed (platform/sockets.py)
+        raise out_of_memory(getattr(error, "case", None), f"in the main process {doing}") from None
 
 
 def evaluate(
@@ -73,8 +84,10 @@ def evaluate(
     ``case_results="private"`` the per-case values go to ``case-results.json`` for the organizer
     instead of the public metrics.json (``evaluation.platform.metrics_json.write_metrics``)."""
     start = time.monotonic()
+    clear_stale(output_dir)
     challenge = get(challenge_name)
     settings = challenge.settings(overrides)
+    bounds.check_options(settings)
     check_output_folder(output_dir)  # before any work: an unwritable folder would waste the whole run
     if not input_dir.is_dir():
         raise SubmissionError(f"The input folder {input_dir} does not exist.")

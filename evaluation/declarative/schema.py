@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
-from evaluation.declarative import measures
+from evaluation.declarative import bounds, measures
 from evaluation.errors import ConfigurationError
 from evaluation.platform.images import GEOMETRY_POLICIES, GEOMETRY_TOLERANCE
 from evaluation.platform.matching import IMAGE_NAME_SUFFIXES
@@ -1079,7 +1079,7 @@ def with_options(declaration: Declaration, values: Mapping[str, Any]) -> Declara
 def parse(text: str, file: str) -> Declaration:
     """A validated declaration from TOML ``text``; ``file`` names it in error messages."""
     try:
-        data = tomllib.loads(text)
+        data = bounds.loads(text, file)  # size, nesting, lengths, integers, key bounds
     except tomllib.TOMLDecodeError as error:
         raise ConfigurationError(f"{file}: not valid TOML ({error}).") from None
     return parse_data(data, file)
@@ -1184,6 +1184,7 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -
 
 def load(path: Path) -> Declaration:
     """The validated declaration in ``path``."""
+    bounds.check_size(path)
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:

@@ -143,6 +143,18 @@ def parse_jobs(document: Any) -> list[Job]:
     return jobs
 
 
+def json_problem(error: ValueError) -> str:
+    """Where and why a JSON text is broken, for a message: ``line 3, column 7: Expecting ','
+    delimiter``, or the byte that is not UTF-8."""
+    if isinstance(error, json.JSONDecodeError):
+        return f"line {error.lineno}, column {error.colno}: {error.msg}"
+    if isinstance(error, UnicodeDecodeError):
+        return f"byte {error.start} is not UTF-8"
+    if "integer string conversion" in str(error):
+        return "a number has too many digits"
+    return error.__class__.__name__
+
+
 def load_jobs(input_dir: Path) -> list[Job]:
     """Read and parse ``input_dir/predictions.json`` (a link leaving the input folder, a FIFO or a
     file above ``MAX_PREDICTIONS_BYTES`` is refused before it is read: files.py)."""
@@ -159,5 +171,5 @@ def load_jobs(input_dir: Path) -> list[Job]:
     except RecursionError:
         raise SubmissionError("predictions.json is not valid JSON (nested too deeply).") from None
     except (ValueError, UnicodeDecodeError) as error:
-        raise SubmissionError(f"predictions.json is not valid JSON ({error.__class__.__name__}).") from None
+        raise SubmissionError(f"predictions.json is not valid JSON ({json_problem(error)}).") from None
     return parse_jobs(document)
