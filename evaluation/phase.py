@@ -29,6 +29,7 @@ from evaluation.cli import _fail, parse_overrides, plain, program
 from evaluation.declarative import bounds
 from evaluation.errors import EvaluationError
 from evaluation.platform.metrics_json import CASE_SECTION, ranked_value_problem
+from evaluation.platform.predictions import json_problem
 
 # A checkout's bundled demo of each challenge (not in the image: --limits is an organizer tool).
 CHECKOUT = Path(__file__).resolve().parents[1]
@@ -158,8 +159,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         try:
             document = json.loads(arguments.check.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            raise EvaluationError(f"{arguments.check} is not a readable JSON file ({error}).") from None
+        except OSError as error:
+            raise EvaluationError(f"{arguments.check} cannot be read ({error.strerror}).") from None
+        except RecursionError:
+            raise EvaluationError(f"{arguments.check} is not valid JSON (nested too deeply).") from None
+        except ValueError as error:
+            raise EvaluationError(f"{arguments.check} is not valid JSON ({json_problem(error)}).") from None
         problems = [problem for path in phase.leaderboard_paths if (problem := ranked_value_problem(document, path))]
         if problems:
             raise EvaluationError(
