@@ -186,6 +186,12 @@ def parser() -> argparse.ArgumentParser:
         "sets display_all_metrics off); private: aggregates only in metrics.json, per-case values in "
         "case-results.json for the organizer (default: $EVALUATION_CASE_RESULTS, else public)",
     )
+    result.add_argument(
+        "--provenance",
+        action="store_true",
+        help="also write OUTPUT/provenance.json: the hashes of the predictions, ground truth and declaration, the "
+        "versions and the seed, for python -m evaluation.compare --replay (metrics.json is unchanged)",
+    )
     result.add_argument("--list", action="store_true", help="print the challenge names and exit")
     return result
 
@@ -244,6 +250,7 @@ def _run(arguments: argparse.Namespace) -> int:
             case_timeout=case_timeout(arguments.case_timeout),
             scheduler=arguments.scheduler,
             case_results=arguments.case_results,
+            provenance=arguments.provenance,
         )
     except EvaluationError as error:
         return _fail(str(error))

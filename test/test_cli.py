@@ -200,7 +200,7 @@ RUN_BY = {
     "python -m evaluation.demo": ("test/test_demo.py",),
     "gc-demo": ("test/test_demo.py",),
     "./demo.sh": ("test/test_demo.py",),
-    "python -m evaluation": ("test/test_cli.py", "test/conftest.py", "test/test_dask.py"),
+    "python -m evaluation": ("test/test_cli.py", "test/conftest.py", "test/test_dask.py", "test/test_compare.py"),
     "gc-evaluate": ("test/test_cli.py",),
 }
 ELSEWHERE = (
