@@ -90,7 +90,7 @@ def check_data(data: Mapping[str, Any], file: str) -> None:
                     stack.append((item, child, child, depth + 1))
             else:
                 stack.extend((item, f"{path}[{i}]", keyed, depth + 1) for i, item in enumerate(value))
-        elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INTEGER:
+        elif isinstance(value, int) and not isinstance(value, bool) and not -MAX_INTEGER - 1 <= value <= MAX_INTEGER:
             _fail(file, path, f"{_short(value)} is beyond TOML's 64-bit integers")
         elif isinstance(value, float) and not math.isfinite(value):
             _fail(file, path, f"must be a finite number, not {value}")
