@@ -16,7 +16,6 @@ import os
 import sys
 import threading
 import traceback
-from argparse import RawDescriptionHelpFormatter
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -30,9 +29,8 @@ from evaluation.cli import (
     default_workers,
     parse_overrides,
     parse_workers,
-    plain,
-    program,
     stop_on_signals,
+    tool_parser,
 )
 from evaluation.declarative import bounds
 from evaluation.errors import EvaluationError, Stopped
@@ -115,14 +113,7 @@ def write_long_table(output: Path, log: Callable[[str], None] = print) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    result = argparse.ArgumentParser(
-        prog=program("evaluation.batch"), description=plain(__doc__), formatter_class=RawDescriptionHelpFormatter
-    )
-    result.add_argument(
-        "--challenge",
-        default=os.environ.get("EVALUATION_CHALLENGE"),
-        help="challenge name or path/to/declaration.toml (default: $EVALUATION_CHALLENGE)",
-    )
+    result = tool_parser("evaluation.batch", __doc__)
     result.add_argument("--submissions", type=Path, required=True, help="DIR/<submission>/ = an /input folder")
     result.add_argument("--output", type=Path, required=True, help="OUTPUT/<submission>/metrics.json or error.txt")
     result.add_argument(

@@ -100,6 +100,22 @@ def plain(docstring: str) -> str:
     return docstring.split("\n\n", 1)[-1].replace("``", "").strip()
 
 
+def tool_parser(module: str, docstring: str, challenge: str | None = "") -> argparse.ArgumentParser:
+    """An organizer tool's parser: the usage named as the command was started, the module docstring
+    as the description and, unless ``challenge`` is None, the ``--challenge`` option (its help
+    followed by ``challenge``)."""
+    result = argparse.ArgumentParser(
+        prog=program(module), description=plain(docstring), formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    if challenge is not None:
+        result.add_argument(
+            "--challenge",
+            default=os.environ.get("EVALUATION_CHALLENGE"),
+            help=f"challenge name or path/to/declaration.toml{challenge} (default: $EVALUATION_CHALLENGE)",
+        )
+    return result
+
+
 def options_help() -> str:
     """Every option of every challenge with its default, for ``--help`` (imports every challenge)."""
     from evaluation.challenges import get, names

@@ -70,12 +70,9 @@ def _load(path: Path) -> Any:
 
 
 def parser() -> argparse.ArgumentParser:
-    from evaluation.cli import plain, program
+    from evaluation.cli import tool_parser
 
-    result = argparse.ArgumentParser(
-        prog=program("evaluation.compare"), description=plain(__doc__),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )  # fmt: skip
+    result = tool_parser("evaluation.compare", __doc__, None)
     result.add_argument("expected", type=Path, nargs="?", help="the metrics.json the result should equal")
     result.add_argument("actual", type=Path, nargs="?", help="the metrics.json to check")
     result.add_argument(

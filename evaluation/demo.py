@@ -35,11 +35,7 @@ NOTES = {
 
 
 def parser() -> argparse.ArgumentParser:
-    result = argparse.ArgumentParser(
-        prog=cli.program("evaluation.demo"),
-        description=cli.plain(__doc__),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    result = cli.tool_parser("evaluation.demo", __doc__, None)
     result.add_argument(
         "--challenge",
         default=os.environ.get("EVALUATION_CHALLENGE") or "rare25",

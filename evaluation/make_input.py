@@ -23,14 +23,13 @@ import os
 import shutil
 import sys
 import traceback
-from argparse import RawDescriptionHelpFormatter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from evaluation.challenges import get
 from evaluation.challenges.base import Challenge
-from evaluation.cli import _fail, plain, program
+from evaluation.cli import _fail, tool_parser
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
 from evaluation.platform.files import read_bytes, regular_size
 from evaluation.platform.layout import JobSpec, write_input
@@ -87,14 +86,7 @@ def build_input(challenge: Challenge, outputs_dir: Path, output_dir: Path, seed:
 
 
 def parser() -> argparse.ArgumentParser:
-    result = argparse.ArgumentParser(
-        prog=program("evaluation.make_input"), description=plain(__doc__), formatter_class=RawDescriptionHelpFormatter
-    )
-    result.add_argument(
-        "--challenge",
-        default=os.environ.get("EVALUATION_CHALLENGE"),
-        help="challenge name or path/to/declaration.toml (default: $EVALUATION_CHALLENGE)",
-    )
+    result = tool_parser("evaluation.make_input", __doc__)
     result.add_argument("--outputs", type=Path, required=True, help="DIR/<case>/ = what the algorithm wrote")
     result.add_argument("--output", type=Path, required=True, help="where to write the /input layout (replaced)")
     result.add_argument("--seed", type=int, default=0, help="seed of the job and image UUIDs (default: 0)")

@@ -20,12 +20,11 @@ import sys
 import tempfile
 import time
 import traceback
-from argparse import RawDescriptionHelpFormatter
 from collections.abc import Sequence
 from pathlib import Path
 
 from evaluation.challenges import get, names
-from evaluation.cli import _fail, parse_overrides, plain, program
+from evaluation.cli import _fail, parse_overrides, tool_parser
 from evaluation.declarative import bounds
 from evaluation.errors import EvaluationError
 from evaluation.platform.metrics_json import CASE_SECTION, ranked_value_problem
@@ -123,14 +122,7 @@ def print_limits(arguments: argparse.Namespace) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    result = argparse.ArgumentParser(
-        prog=program("evaluation.phase"), description=plain(__doc__), formatter_class=RawDescriptionHelpFormatter
-    )
-    result.add_argument(
-        "--challenge",
-        default=os.environ.get("EVALUATION_CHALLENGE"),
-        help="challenge name or path/to/declaration.toml; 'all' with --limits (default: $EVALUATION_CHALLENGE)",
-    )
+    result = tool_parser("evaluation.phase", __doc__, "; 'all' with --limits")
     result.add_argument(
         "--set", action="append", default=[], metavar="KEY=VALUE", help="a challenge option (repeatable)"
     )
