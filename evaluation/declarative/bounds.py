@@ -30,9 +30,10 @@ MAX_DECIMAL_PLACES = 15  # a float64 holds 15 significant decimal digits exactly
 MAX_MB = 100_000.0  # 100 GB: far beyond any prediction file, and finite (1e308 MB overflows the byte count)
 
 
-# dotted key of the declaration -> (lowest, highest, what the bound protects); checked after parsing
-KEYS: dict[str, tuple[float, float, str]] = {
-    "bootstrap.resamples": (1, MAX_RESAMPLES, "the resample indices are held in memory at once"),
+# dotted key of the declaration -> (lowest, highest, what the bound protects); checked after parsing.
+# No lowest: the schema's own check (``resamples``: at least 1) says it.
+KEYS: dict[str, tuple[float | None, float, str]] = {
+    "bootstrap.resamples": (None, MAX_RESAMPLES, "the resample indices are held in memory at once"),
     "bootstrap.seed": (0, MAX_SEED, "numpy's seeds"),
     "leaderboard.decimal_places": (0, MAX_DECIMAL_PLACES, "a float64 holds 15 decimal digits"),
     "submission.max_mb": (0, MAX_MB, "100 GB"),
@@ -112,12 +113,15 @@ def check_options(settings: Mapping[str, Any]) -> None:
                 raise ConfigurationError(f"Option {name} {problem}.")
 
 
-def _outside(value: Any, bound: tuple[float, float, str]) -> str:
+def _outside(value: Any, bound: tuple[float | None, float, str]) -> str:
     """Why ``value`` is outside ``bound`` ("" when inside; a value of the wrong type is the schema's)."""
     low, high, why = bound
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or low <= value <= high:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         return ""
-    return f"must be between {_short(low)} and {_short(high)} ({why}), not {_short(value)}"
+    if (low is None or low <= value) and value <= high:
+        return ""
+    allowed = f"at most {_short(high)}" if low is None else f"between {_short(low)} and {_short(high)}"
+    return f"must be {allowed} ({why}), not {_short(value)}"
 
 
 def _short(value: int | float) -> str:
