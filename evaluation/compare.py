@@ -63,10 +63,16 @@ def _tolerance(text: str) -> float:
 
 
 def _load(path: Path) -> Any:
+    from evaluation.platform.predictions import json_problem
+
     try:
         return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise SystemExit(f"Cannot read {path}: {error}") from None
+    except OSError as error:
+        raise SystemExit(f"Cannot read {path}: {error.strerror}.") from None
+    except RecursionError:
+        raise SystemExit(f"Cannot read {path}: not valid JSON (nested too deeply).") from None
+    except ValueError as error:
+        raise SystemExit(f"Cannot read {path}: not valid JSON ({json_problem(error)}).") from None
 
 
 def parser() -> argparse.ArgumentParser:
@@ -107,7 +113,15 @@ def replay(record_path: Path, tolerance: float = 1e-9) -> int:
     from evaluation.provenance import file_sha256, tree_sha256
 
     document = _load(record_path)
-    command, hashes = document["command"], document["sha256"]
+    command, hashes = (document.get("command"), document.get("sha256")) if isinstance(document, dict) else ({}, {})
+    needed = {"challenge", "input", "ground_truth", "set", "case_results"}
+    if (
+        not isinstance(command, dict)
+        or not isinstance(hashes, dict)
+        or not needed <= set(command)
+        or (not {"predictions", "ground_truth", "metrics.json"} <= set(hashes))
+    ):
+        raise SystemExit(f"{record_path} is not a provenance record of python -m evaluation --provenance.")
     changed = [f"the {what} ({path}) changed since the record" for what, path, digest in (
         ("predictions", Path(command["input"]), hashes["predictions"]),
         ("ground truth", Path(command["ground_truth"]), hashes["ground_truth"]))

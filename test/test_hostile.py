@@ -1095,6 +1095,8 @@ class Fault:
             common += ["--submissions", str(root / "submissions"), "--output", str(root / "batch")]
         elif self.tool == "evaluation.make_input":
             common += ["--outputs", str(root / "outputs"), "--output", str(root / "made")]
+        elif self.tool == "evaluation.compare":
+            common = []
         return [*common, *self.extra]
 
 
@@ -1218,6 +1220,14 @@ def _organizer_faults() -> dict[str, Fault]:
     faults["phase: --check of JSON nested 100,000 deep"] = Fault(
         "evaluation.phase", ("deep.json is not valid JSON (nested too deeply)",), extra=("--check", "deep.json")
     )
+    for name, extra, words in (
+        ("broken JSON", ("broken.json", "deep.json"), "Cannot read broken.json: not valid JSON (line 2, column 7"),
+        ("JSON nested 100,000 deep", ("deep.json", "broken.json"), "Cannot read deep.json: not valid JSON (nested"),
+        ("--replay of a missing record", ("--replay", "nope.json"), "Cannot read nope.json: No such file"),
+        ("--replay of a file that is no record", ("--replay", "broken.json"), "broken.json: not valid JSON"),
+        ("--replay of JSON that is no record", ("--replay", "list.json"), "list.json is not a provenance record"),
+    ):
+        faults[f"compare: {name}"] = Fault("evaluation.compare", (words,), extra=extra)
     faults["make_input: unknown challenge"] = Fault("evaluation.make_input", ("Unknown challenge 'nope'",),
                                                     challenge="nope")  # fmt: skip
     return faults
@@ -1235,6 +1245,7 @@ def _run_fault(root: Path, fault: Fault) -> subprocess.CompletedProcess:
     (root / "outputs" / "case_00000").mkdir(parents=True)
     (root / "broken.json").write_text('{"Score": 1,\n "x": }')
     (root / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    (root / "list.json").write_text("[1, 2]")
     if fault.raw is not None:
         (root / DECLARATION).write_bytes(fault.raw)
     elif fault.declaration is not None:
@@ -1278,7 +1289,13 @@ def test_organizer_fault(organizer_runs, name):
 def test_at_least_sixty_organizer_faults_across_the_tools():
     tools = {fault.tool for fault in ORGANIZER.values()}
     assert len(ORGANIZER) >= 60
-    assert tools == {"evaluation", "evaluation.batch", "evaluation.phase", "evaluation.make_input"}
+    assert tools == {
+        "evaluation",
+        "evaluation.batch",
+        "evaluation.phase",
+        "evaluation.make_input",
+        "evaluation.compare",
+    }
 
 
 def test_a_memory_failure_while_reading_a_case_names_the_case(monkeypatch, evaluate_cli):
