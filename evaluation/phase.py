@@ -112,8 +112,12 @@ def measure_limits(name: str, cases: int, workers: int, safety: float) -> dict:
 
 
 def print_limits(arguments: argparse.Namespace) -> int:
-    if arguments.cases < 1 or arguments.workers < 1 or not 1 <= arguments.safety < math.inf:  # NaN, inf: refused
-        raise EvaluationError("--cases and --workers must be at least 1 and --safety at least 1.")
+    # NaN, inf refused; the upper bounds keep the products finite (math.ceil of inf: a traceback)
+    if not (1 <= arguments.cases <= 10**9 and 1 <= arguments.workers <= 10**4 and 1 <= arguments.safety <= 100):
+        raise EvaluationError(
+            "--cases and --workers must be at least 1 (at most 1000000000 and 10000) and --safety at least 1 "
+            "(at most 100)."
+        )
     selected = names() if arguments.challenge == "all" else [get(arguments.challenge).name]
     selected = [name for name in selected if (DEMO_INPUT / name).is_dir()] if arguments.challenge == "all" else selected
     results = [measure_limits(name, arguments.cases, arguments.workers, arguments.safety) for name in selected]
