@@ -24,7 +24,9 @@ from evaluation import cli, compare
 from evaluation.challenges import get
 from evaluation.platform.ground_truth import bundled
 
-# What a newcomer may misread in a demo's metrics.json, beside the leaderboard's own titles.
+# Numbers of a demo's metrics.json, not on the leaderboard, that a newcomer compares with it ...
+BESIDE = {"rare25": ("PPV@90RECALL Full Dataset",)}
+# ... and what they may misread, beside the leaderboard's own titles.
 NOTES = {
     "rare25": (
         "Score is the PPV at 90% recall at a 1:100 prevalence of neoplasia (the median over the official "
@@ -53,14 +55,20 @@ def summary(challenge_name: str, metrics: Mapping[str, Any]) -> list[str]:
     columns = [{"title": phase.score_title, "path": phase.score_jsonpath, "order": phase.score_default_sort},
                *phase.extra_results_columns]  # fmt: skip
     lines = ["The leaderboard's numbers:"]
-    for column in columns:
+
+    def shown(path: str) -> str:
         value: Any = metrics
-        for part in column["path"].split("."):
+        for part in path.split("."):
             value = value.get(part) if isinstance(value, dict) else None
-        shown = f"{value:.{phase.score_decimal_places}f}" if isinstance(value, (int, float)) else json.dumps(value)
+        return f"{value:.{phase.score_decimal_places}f}" if isinstance(value, (int, float)) else json.dumps(value)
+
+    for column in columns:
         better = "higher is better" if column["order"] == "desc" else "lower is better"
         ranked = "; shown, not ranked" if column.get("exclude_from_ranking") else ""
-        lines.append(f"  {shown}  {column['title']} ({column['path']}; {better}{ranked})")
+        lines.append(f"  {shown(column['path'])}  {column['title']} ({column['path']}; {better}{ranked})")
+    lines += [
+        f"  {shown(path)}  {path} (in metrics.json, not on the leaderboard)" for path in BESIDE.get(challenge_name, ())
+    ]
     if challenge_name in NOTES:
         lines.append(f"Note: {NOTES[challenge_name]}")
     return lines

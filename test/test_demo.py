@@ -27,6 +27,8 @@ def test_demo_evaluates_and_agrees_with_the_expected_metrics(tmp_path, capsys):
         "higher is better)",
         f"  {expected['AUROC']:.4f}  AUROC (AUROC; higher is better; shown, not ranked)",
         f"  {expected['AUPRC']:.4f}  AUPRC (AUPRC; higher is better; shown, not ranked)",
+        f"  {expected['PPV@90RECALL Full Dataset']:.4f}  PPV@90RECALL Full Dataset (in metrics.json, not on the "
+        "leaderboard)",
         f"Note: {NOTES['rare25']}",
     ]
 
