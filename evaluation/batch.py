@@ -81,10 +81,18 @@ def run_batch(
         try:
             evaluate(challenge, folder, target, ground_truth, overrides, workers, case_timeout, prefixed, client)
         except EvaluationError as error:
-            (target / ERROR_FILE).write_text(f"{error}\n", encoding="utf-8")
-            prefixed(f"FAILED: {error}")
-            return folder.name, str(error)
-        return folder.name, "done"
+            message = str(error)
+        except Exception as error:  # a defect: this submission fails, the batch goes on; the traceback on stdout
+            with lock:
+                traceback.print_exc(file=sys.stdout)
+            message = (
+                f"The evaluation failed with an internal error ({type(error).__name__}); the traceback is on stdout."
+            )
+        else:
+            return folder.name, "done"
+        (target / ERROR_FILE).write_text(f"{message}\n", encoding="utf-8")
+        prefixed(f"FAILED: {message}")
+        return folder.name, message
 
     folders = submissions_in(submissions)
     if client is None:  # one submission at a time, in this thread (a stop signal unwinds it directly)
