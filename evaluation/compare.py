@@ -63,16 +63,13 @@ def _tolerance(text: str) -> float:
 
 
 def _load(path: Path) -> Any:
-    from evaluation.platform.predictions import json_problem
+    from evaluation.errors import EvaluationError
+    from evaluation.platform.predictions import read_json_file
 
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise SystemExit(f"Cannot read {path}: {error.strerror}.") from None
-    except RecursionError:
-        raise SystemExit(f"Cannot read {path}: not valid JSON (nested too deeply).") from None
-    except ValueError as error:
-        raise SystemExit(f"Cannot read {path}: not valid JSON ({json_problem(error)}).") from None
+        return read_json_file(path)
+    except EvaluationError as error:
+        raise SystemExit(str(error)) from None
 
 
 def parser() -> argparse.ArgumentParser:

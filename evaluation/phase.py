@@ -28,7 +28,7 @@ from evaluation.cli import _fail, parse_overrides, tool_parser
 from evaluation.declarative import bounds
 from evaluation.errors import EvaluationError
 from evaluation.platform.metrics_json import CASE_SECTION, ranked_value_problem
-from evaluation.platform.predictions import json_problem
+from evaluation.platform.predictions import read_json_file
 
 # A checkout's bundled demo of each challenge (not in the image: --limits is an organizer tool).
 CHECKOUT = Path(__file__).resolve().parents[1]
@@ -153,14 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if arguments.check is None:
             print(json.dumps({"challenge": challenge.name, **phase.settings_json()}, indent=2))
             return 0
-        try:
-            document = json.loads(arguments.check.read_text(encoding="utf-8"))
-        except OSError as error:
-            raise EvaluationError(f"{arguments.check} cannot be read ({error.strerror}).") from None
-        except RecursionError:
-            raise EvaluationError(f"{arguments.check} is not valid JSON (nested too deeply).") from None
-        except ValueError as error:
-            raise EvaluationError(f"{arguments.check} is not valid JSON ({json_problem(error)}).") from None
+        document = read_json_file(arguments.check)
         problems = [problem for path in phase.leaderboard_paths if (problem := ranked_value_problem(document, path))]
         if problems:
             raise EvaluationError(

@@ -1221,10 +1221,14 @@ def _organizer_faults() -> dict[str, Fault]:
         "evaluation.phase", ("deep.json is not valid JSON (nested too deeply)",), extra=("--check", "deep.json")
     )
     for name, extra, words in (
-        ("broken JSON", ("broken.json", "deep.json"), "Cannot read broken.json: not valid JSON (line 2, column 7"),
-        ("JSON nested 100,000 deep", ("deep.json", "broken.json"), "Cannot read deep.json: not valid JSON (nested"),
-        ("--replay of a missing record", ("--replay", "nope.json"), "Cannot read nope.json: No such file"),
-        ("--replay of a file that is no record", ("--replay", "broken.json"), "broken.json: not valid JSON"),
+        ("broken JSON", ("broken.json", "deep.json"), "broken.json is not valid JSON (line 2, column 7"),
+        ("JSON nested 100,000 deep", ("deep.json", "broken.json"), "deep.json is not valid JSON (nested too deeply)"),
+        (
+            "--replay of a missing record",
+            ("--replay", "nope.json"),
+            "nope.json cannot be read (No such file or directory)",
+        ),
+        ("--replay of a file that is no record", ("--replay", "broken.json"), "broken.json is not valid JSON (line 2"),
         ("--replay of JSON that is no record", ("--replay", "list.json"), "list.json is not a provenance record"),
     ):
         faults[f"compare: {name}"] = Fault("evaluation.compare", (words,), extra=extra)

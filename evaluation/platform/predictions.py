@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evaluation.errors import SubmissionError
+from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.platform.files import MAX_PREDICTIONS_BYTES, contained, read_bytes
 
 PREDICTIONS_FILE = "predictions.json"
@@ -153,6 +153,19 @@ def json_problem(error: ValueError) -> str:
     if "integer string conversion" in str(error):
         return "a number has too many digits"
     return error.__class__.__name__
+
+
+def read_json_file(path: Path) -> Any:
+    """A JSON file an organizer names (a metrics.json, a provenance record), parsed; else a
+    ``ConfigurationError`` of one line saying why (unreadable, where the JSON breaks, too deep)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigurationError(f"{path} cannot be read ({error.strerror}).") from None
+    except RecursionError:
+        raise ConfigurationError(f"{path} is not valid JSON (nested too deeply).") from None
+    except ValueError as error:
+        raise ConfigurationError(f"{path} is not valid JSON ({json_problem(error)}).") from None
 
 
 def load_jobs(input_dir: Path) -> list[Job]:
