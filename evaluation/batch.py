@@ -15,6 +15,7 @@ import argparse
 import os
 import sys
 import threading
+import traceback
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -22,15 +23,19 @@ from typing import Any
 
 from evaluation.cli import (
     DEFAULT_CASE_TIMEOUT,
+    _fail,
     case_timeout,
     default_workers,
     executor_for,
     parse_overrides,
     parse_workers,
     stop_on_signals,
+    tool_parser,
 )
+from evaluation.declarative import bounds
 from evaluation.errors import EvaluationError, Stopped
 from evaluation.pipeline import METRICS_FILE, evaluate
+from evaluation.registry import get
 from evaluation.runner import kill_pools
 
 ERROR_FILE = "error.txt"
@@ -71,10 +76,18 @@ def run_batch(
         try:
             evaluate(challenge, folder, target, ground_truth, overrides, executor, prefixed)
         except EvaluationError as error:
-            (target / ERROR_FILE).write_text(f"{error}\n", encoding="utf-8")
-            prefixed(f"FAILED: {error}")
-            return folder.name, str(error)
-        return folder.name, "done"
+            message = str(error)
+        except Exception as error:  # a defect: this submission fails, the batch goes on; the traceback on stdout
+            with lock:
+                traceback.print_exc(file=sys.stdout)
+            message = (
+                f"The evaluation failed with an internal error ({type(error).__name__}); the traceback is on stdout."
+            )
+        else:
+            return folder.name, "done"
+        (target / ERROR_FILE).write_text(f"{message}\n", encoding="utf-8")
+        prefixed(f"FAILED: {message}")
+        return folder.name, message
 
     folders = submissions_in(submissions)
     if scheduler is None:  # one submission at a time, in this thread (a stop signal unwinds it directly)
@@ -102,17 +115,35 @@ def write_long_table(output: Path, log: Callable[[str], None] = print) -> None:
     log(f"Wrote {len(table)} per-case values to {output / LONG_TABLE}")
 
 
+def parser() -> argparse.ArgumentParser:
+    result = tool_parser("evaluation.batch", __doc__)
+    result.add_argument("--submissions", type=Path, required=True, help="DIR/<submission>/ = an /input folder")
+    result.add_argument("--output", type=Path, required=True, help="OUTPUT/<submission>/metrics.json or error.txt")
+    result.add_argument(
+        "--ground-truth", type=Path, default=None, help="ground-truth folder (default: the bundled one, as "
+        "python -m evaluation's)"
+    )  # fmt: skip
+    result.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="a challenge option (repeatable)"
+    )
+    result.add_argument(
+        "--workers", default=None, metavar="N", help="local pool size (default: $EVALUATION_WORKERS, else the "
+        "usable CPUs)"
+    )  # fmt: skip
+    result.add_argument(
+        "--case-timeout", default=None, metavar="SECONDS", help="seconds one pool-run case may take (default: "
+        f"$EVALUATION_CASE_TIMEOUT, else {DEFAULT_CASE_TIMEOUT:g})"
+    )  # fmt: skip
+    result.add_argument(
+        "--scheduler", default=os.environ.get("EVALUATION_SCHEDULER") or None, metavar="ADDRESS",
+        help="run on this Dask scheduler, several submissions at once (default: $EVALUATION_SCHEDULER, else the "
+        "local pool)"
+    )  # fmt: skip
+    return result
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evaluation.batch", description=__doc__.split("\n\n")[1])
-    parser.add_argument("--challenge", default=os.environ.get("EVALUATION_CHALLENGE"), required=False)
-    parser.add_argument("--submissions", type=Path, required=True, help="DIR/<submission>/ = an /input folder")
-    parser.add_argument("--output", type=Path, required=True, help="OUTPUT/<submission>/metrics.json")
-    parser.add_argument("--ground-truth", type=Path, default=None)
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
-    parser.add_argument("--workers", default=None, metavar="N", help="local pool size (default: usable CPUs)")
-    parser.add_argument("--case-timeout", default=None, metavar="SECONDS", help="as python -m evaluation's")
-    parser.add_argument("--scheduler", default=os.environ.get("EVALUATION_SCHEDULER") or None, metavar="ADDRESS")
-    arguments = parser.parse_args(argv)
+    arguments = parser().parse_args(argv)
     with stop_on_signals():
         try:
             return _run(arguments)
@@ -129,6 +160,11 @@ def _run(arguments: argparse.Namespace) -> int:
             raise EvaluationError("No challenge given: use --challenge or set EVALUATION_CHALLENGE.")
         if not arguments.submissions.is_dir():
             raise EvaluationError(f"The submissions folder {arguments.submissions} does not exist.")
+        # everything that could fail every submission alike, before a file is written: one line, not N error.txt
+        overrides = parse_overrides(arguments.set)
+        workers = parse_workers(arguments.workers) if arguments.workers is not None else default_workers()
+        timeout = case_timeout(arguments.case_timeout)
+        bounds.check_options(get(arguments.challenge).settings(overrides))
         try:  # here, not per submission: a file or an unwritable place there would fail every one with a traceback
             arguments.output.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -140,14 +176,16 @@ def _run(arguments: argparse.Namespace) -> int:
             arguments.submissions,
             arguments.output,
             arguments.ground_truth,
-            parse_overrides(arguments.set),
-            parse_workers(arguments.workers) if arguments.workers is not None else default_workers(),
-            case_timeout(arguments.case_timeout),
+            overrides,
+            workers,
+            timeout,
             arguments.scheduler,
         )
     except EvaluationError as error:
-        print(str(error), file=sys.stderr)
-        return 1
+        return _fail(str(error))
+    except Exception as error:  # a defect: the traceback is for the admins, stdout only
+        traceback.print_exc(file=sys.stdout)
+        return _fail(f"The batch failed with an internal error ({type(error).__name__}); the traceback is on stdout.")
     failed = {name: message for name, message in outcome.items() if message not in ("done", "skipped")}
     counts = {state: list(outcome.values()).count(state) for state in ("done", "skipped")}
     print(f"{counts['done']} evaluated, {counts['skipped']} skipped (already done), {len(failed)} failed")

@@ -25,7 +25,7 @@ import traceback
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from evaluation.cli import _fail, parse_overrides
+from evaluation.cli import _fail, parse_overrides, program
 from evaluation.contract import Checked
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
 from evaluation.make_input import build_input
@@ -63,7 +63,7 @@ def check(
 
 def parser() -> argparse.ArgumentParser:
     result = argparse.ArgumentParser(
-        prog="python -m evaluation.check",
+        prog=program("evaluation.check"),
         description="Check your algorithm's outputs before you submit them: every rule of the evaluation that "
         "needs no ground truth, with the evaluation's own messages. Exit 0: the evaluation would accept them (as far "
         "as can be known without the ground truth; stdout says what was not checked). Exit 1: the last stderr line "
@@ -78,7 +78,9 @@ def parser() -> argparse.ArgumentParser:
     source.add_argument("--input", type=Path, help="the platform's /input layout (or your CSV, or its folder)")
     source.add_argument("--outputs", type=Path, help="DIR/<case>/ = what your algorithm wrote to /output")
     result.add_argument("--images", type=Path, help="the input images (by file name): lengths and geometry checked")
-    result.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a challenge option")
+    result.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="a challenge option (repeatable)"
+    )
     return result
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluation.errors import ConfigurationError, EvaluationError, Stopped
-from evaluation.pipeline import METRICS_FILE, evaluate
+from evaluation.pipeline import METRICS_FILE, clear_stale, evaluate
 from evaluation.platform.metrics_json import CASE_RESULTS
 from evaluation.runner import Executor, LocalPool, out_of_memory
 
@@ -97,6 +97,35 @@ def stop_on_signals() -> Iterator[None]:
             signal.signal(number, handler)
 
 
+def program(module: str) -> str:
+    """The name a command's usage shows: the console script it was started as (``gc-demo``), else
+    ``python -m <module>``."""
+    name = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
+    return name if name.startswith("gc-") else f"python -m {module}"
+
+
+def plain(docstring: str) -> str:
+    """A module docstring as a command's --help description: without its first paragraph (the
+    usage line), reST literals as plain text."""
+    return docstring.split("\n\n", 1)[-1].replace("``", "").strip()
+
+
+def tool_parser(module: str, docstring: str, challenge: str | None = "") -> argparse.ArgumentParser:
+    """An organizer tool's parser: the usage named as the command was started, the module docstring
+    as the description and, unless ``challenge`` is None, the ``--challenge`` option (its help
+    followed by ``challenge``)."""
+    result = argparse.ArgumentParser(
+        prog=program(module), description=plain(docstring), formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    if challenge is not None:
+        result.add_argument(
+            "--challenge",
+            default=os.environ.get("EVALUATION_CHALLENGE"),
+            help=f"challenge name or path/to/declaration.toml{challenge} (default: $EVALUATION_CHALLENGE)",
+        )
+    return result
+
+
 def options_help() -> str:
     """Every option of every challenge with its default, for ``--help`` (imports every challenge)."""
     from evaluation.registry import get, names
@@ -129,7 +158,7 @@ class HelpWithOptions(argparse.Action):
 
 def parser() -> argparse.ArgumentParser:
     result = argparse.ArgumentParser(
-        prog="python -m evaluation",
+        prog=program("evaluation"),
         description="Evaluate a grand-challenge.org submission and write metrics.json.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         add_help=False,
@@ -183,6 +212,12 @@ def parser() -> argparse.ArgumentParser:
         "sets display_all_metrics off); private: aggregates only in metrics.json, per-case values in "
         "case-results.json for the organizer (default: $EVALUATION_CASE_RESULTS, else public)",
     )
+    result.add_argument(
+        "--provenance",
+        action="store_true",
+        help="also write OUTPUT/provenance.json: the hashes of the predictions, ground truth and declaration, the "
+        "versions and the seed, for python -m evaluation.compare --replay (metrics.json is unchanged)",
+    )
     result.add_argument("--list", action="store_true", help="print the challenge names and exit")
     return result
 
@@ -221,6 +256,7 @@ def _run(arguments: argparse.Namespace) -> int:
 
         print("\n".join(names()))
         return 0
+    clear_stale(arguments.output)  # first: a run that fails below must not leave an old result
     try:
         if not arguments.challenge:
             raise ConfigurationError("No challenge given: use --challenge or set EVALUATION_CHALLENGE.")
@@ -238,6 +274,7 @@ def _run(arguments: argparse.Namespace) -> int:
             overrides=parse_overrides(arguments.set),
             executor=executor_for(workers, case_timeout(arguments.case_timeout), arguments.scheduler),
             case_results=arguments.case_results,
+            provenance=arguments.provenance,
         )
     except EvaluationError as error:
         return _fail(str(error))

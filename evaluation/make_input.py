@@ -22,10 +22,12 @@ import argparse
 import os
 import shutil
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from evaluation.cli import _fail, tool_parser
 from evaluation.contract import Challenge
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
 from evaluation.platform.files import read_bytes, regular_size
@@ -83,25 +85,26 @@ def build_input(challenge: Challenge, outputs_dir: Path, output_dir: Path, seed:
     return write_input(output_dir, jobs, seed)
 
 
+def parser() -> argparse.ArgumentParser:
+    result = tool_parser("evaluation.make_input", __doc__)
+    result.add_argument("--outputs", type=Path, required=True, help="DIR/<case>/ = what the algorithm wrote")
+    result.add_argument("--output", type=Path, required=True, help="where to write the /input layout (replaced)")
+    result.add_argument("--seed", type=int, default=0, help="seed of the job and image UUIDs (default: 0)")
+    return result
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m evaluation.make_input",
-        description=__doc__.split("\n\n")[1],
-        epilog=__doc__.split("\n\n")[2],
-    )
-    parser.add_argument("--challenge", default=os.environ.get("EVALUATION_CHALLENGE"))
-    parser.add_argument("--outputs", type=Path, required=True, help="DIR/<case>/ = what the algorithm wrote")
-    parser.add_argument("--output", type=Path, required=True, help="where to write the /input layout")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the job and image UUIDs (default 0)")
-    arguments = parser.parse_args(argv)
+    arguments = parser().parse_args(argv)
     try:
         if not arguments.challenge:
             raise ConfigurationError("No challenge given: use --challenge or set EVALUATION_CHALLENGE.")
         challenge = get(arguments.challenge)
         pks = build_input(challenge, arguments.outputs, arguments.output, arguments.seed)
     except EvaluationError as error:
-        print(str(error), file=sys.stderr)
-        return 1
+        return _fail(str(error))
+    except Exception as error:  # a defect: the traceback is for the admins, stdout only
+        traceback.print_exc(file=sys.stdout)
+        return _fail(f"make_input failed with an internal error ({type(error).__name__}); the traceback is on stdout.")
     what = "rows of a prediction file" if challenge.phase.prediction_file else "jobs"
     print(f"Wrote {len(pks)} {what} to {arguments.output}")
     return 0

@@ -19,12 +19,15 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
-from evaluation.cli import parse_overrides
+from evaluation.cli import _fail, parse_overrides, tool_parser
+from evaluation.declarative import bounds
 from evaluation.errors import EvaluationError
 from evaluation.platform.metrics_json import CASE_SECTION, ranked_value_problem
+from evaluation.platform.predictions import read_json_file
 from evaluation.registry import get, names
 
 # A checkout's bundled demo of each challenge (not in the image: --limits is an organizer tool).
@@ -109,8 +112,12 @@ def measure_limits(name: str, cases: int, workers: int, safety: float) -> dict:
 
 
 def print_limits(arguments: argparse.Namespace) -> int:
-    if arguments.cases < 1 or arguments.workers < 1 or not 1 <= arguments.safety < math.inf:  # NaN, inf: refused
-        raise EvaluationError("--cases and --workers must be at least 1 and --safety at least 1.")
+    # NaN, inf refused; the upper bounds keep the products finite (math.ceil of inf: a traceback)
+    if not (1 <= arguments.cases <= 10**9 and 1 <= arguments.workers <= 10**4 and 1 <= arguments.safety <= 100):
+        raise EvaluationError(
+            "--cases and --workers must be at least 1 (at most 1000000000 and 10000) and --safety at least 1 "
+            "(at most 100)."
+        )
     selected = names() if arguments.challenge == "all" else [get(arguments.challenge).name]
     selected = [name for name in selected if (DEMO_INPUT / name).is_dir()] if arguments.challenge == "all" else selected
     results = [measure_limits(name, arguments.cases, arguments.workers, arguments.safety) for name in selected]
@@ -118,31 +125,35 @@ def print_limits(arguments: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evaluation.phase", description=__doc__.splitlines()[2])
-    parser.add_argument("--challenge", default=os.environ.get("EVALUATION_CHALLENGE"), required=False)
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a challenge option")
-    parser.add_argument("--check", type=Path, metavar="METRICS.json", help="verify the leaderboard paths")
-    parser.add_argument("--limits", action="store_true", help="measure the demo; print the memory and time limits")
-    parser.add_argument("--cases", type=int, default=100, help="cases in the phase, for --limits (default: 100)")
-    parser.add_argument("--workers", type=int, default=2, help="worker processes, for --limits (default: 2, the "
+def parser() -> argparse.ArgumentParser:
+    result = tool_parser("evaluation.phase", __doc__, "; 'all' with --limits")
+    result.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="a challenge option (repeatable)"
+    )
+    result.add_argument("--check", type=Path, metavar="METRICS.json", help="verify the leaderboard paths")
+    result.add_argument("--limits", action="store_true", help="measure the demo; print the memory and time limits")
+    result.add_argument("--cases", type=int, default=100, help="cases in the phase, for --limits (default: 100)")
+    result.add_argument("--workers", type=int, default=2, help="worker processes, for --limits (default: 2, the "
                         "CPUs of the platform's smallest instance)")  # fmt: skip
-    parser.add_argument("--safety", type=float, default=2.0, help="safety factor, for --limits (default: 2)")
-    arguments = parser.parse_args(argv)
+    result.add_argument("--safety", type=float, default=2.0, help="safety factor, for --limits (default: 2)")
+    return result
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = parser().parse_args(argv)
     try:
         if not arguments.challenge:
             raise EvaluationError("No challenge given: use --challenge or set EVALUATION_CHALLENGE.")
         if arguments.limits:
             return print_limits(arguments)
         challenge = get(arguments.challenge)
-        phase = challenge.phase_for(challenge.settings(parse_overrides(arguments.set)))
+        settings = challenge.settings(parse_overrides(arguments.set))
+        bounds.check_options(settings)
+        phase = challenge.phase_for(settings)
         if arguments.check is None:
             print(json.dumps({"challenge": challenge.name, **phase.settings_json()}, indent=2))
             return 0
-        try:
-            document = json.loads(arguments.check.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            raise EvaluationError(f"{arguments.check} is not a readable JSON file ({error}).") from None
+        document = read_json_file(arguments.check)
         problems = [problem for path in phase.leaderboard_paths if (problem := ranked_value_problem(document, path))]
         if problems:
             raise EvaluationError(
@@ -159,8 +170,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         return 0
     except EvaluationError as error:
-        print(str(error), file=sys.stderr)
-        return 1
+        return _fail(str(error))
+    except Exception as error:  # a defect: the traceback is for the admins, stdout only
+        traceback.print_exc(file=sys.stdout)
+        return _fail(f"The phase tool failed with an internal error ({type(error).__name__}); the traceback is on "
+                     "stdout.")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -9,18 +9,31 @@ import os
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
 from evaluation import __version__
+from evaluation.contract import DECLARATIONS
+from evaluation.declarative import bounds
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.platform.ground_truth import resolve_ground_truth
 from evaluation.platform.metrics_json import CASE_RESULTS_FILE, write_metrics
+from evaluation.provenance import RECORD_FILE, record, write_record
 from evaluation.registry import get
 from evaluation.runner import Executor, LocalPool, out_of_memory
 
 METRICS_FILE = "metrics.json"
+
+
+def clear_stale(output_dir: Path) -> None:
+    """Remove the metrics.json (case-results.json, provenance.json) an earlier run left in ``output_dir``, before
+    anything else can fail: a run that stops on its options or its declaration must not leave an old
+    result beside its error. Only those files; a folder that cannot hold them is reported by
+    :func:`check_output_folder`."""
+    for stale in (METRICS_FILE, CASE_RESULTS_FILE, RECORD_FILE):
+        with suppress(OSError):  # absent, a folder of that name, no permission: check_output_folder's part
+            (output_dir / stale).unlink(missing_ok=True)
 
 
 def check_output_folder(output_dir: Path) -> None:
@@ -52,8 +65,8 @@ def _memory_named(doing: str) -> Iterator[None]:
     """A ``MemoryError`` in the main process becomes a sentence saying what ran out and the limit."""
     try:
         yield
-    except MemoryError:
-        raise out_of_memory(None, f"in the main process {doing}") from None
+    except MemoryError as error:  # the case, when the reading of one case's file failed (platform/sockets.py)
+        raise out_of_memory(getattr(error, "case", None), f"in the main process {doing}") from None
 
 
 def evaluate(
@@ -65,14 +78,18 @@ def evaluate(
     executor: Executor | None = None,
     log: Callable[[str], None] = print,
     case_results: str = "public",
+    provenance: bool = False,
 ) -> dict[str, Any]:
     """Evaluate the submission in ``input_dir`` and write ``output_dir/metrics.json``; the cases run
     on ``executor``, the caller's choice (default: a local pool of one process, ``runner.LocalPool``). With
     ``case_results="private"`` the per-case values go to ``case-results.json`` for the organizer
-    instead of the public metrics.json (``evaluation.platform.metrics_json.write_metrics``)."""
+    instead of the public metrics.json (``evaluation.platform.metrics_json.write_metrics``). With
+    ``provenance`` a reproducibility record goes beside it (``evaluation.provenance``)."""
     start = time.monotonic()
+    clear_stale(output_dir)
     challenge = get(challenge_name)
     settings = challenge.settings(overrides)
+    bounds.check_options(settings)
     check_output_folder(output_dir)  # before any work: an unwritable folder would waste the whole run
     if not input_dir.is_dir():
         raise SubmissionError(f"The input folder {input_dir} does not exist.")
@@ -90,4 +107,11 @@ def evaluate(
         metrics = challenge.aggregate(results, prepared.missing, reference, settings)
     write_metrics(output_dir / METRICS_FILE, metrics, challenge.phase_for(settings).leaderboard_paths, case_results)
     log(f"Wrote {output_dir / METRICS_FILE} in {time.monotonic() - start:.1f} s")
+    if provenance:
+        declaration = (
+            Path(challenge_name) if challenge_name.endswith(".toml") else DECLARATIONS / f"{challenge.name}.toml"
+        )
+        document = record(challenge_name, input_dir, output_dir, gt_dir, overrides or {}, settings, case_results,
+                          declaration if declaration.is_file() else None)  # fmt: skip
+        log(f"Wrote the reproducibility record {write_record(output_dir, document)}")
     return metrics

@@ -83,9 +83,16 @@ _LIVE_POOLS: set[ProcessPoolExecutor] = set()  # so that a stop signal can kill 
 
 def out_of_memory(case: str | None, doing: str) -> EvaluationError:
     """The error for a ``MemoryError``: which case (when there is one), what was being done, and the
-    limit in force as the platform sets it (the phase's memory as RLIMIT_DATA on each process)."""
-    limit = files.data_limit()
-    described = "no limit set" if limit is None else f"limit {limit // 2**20} MiB per process"
+    limit in force as the platform sets it (the phase's memory as RLIMIT_DATA on each process), or an
+    address-space limit (RLIMIT_AS, ``ulimit -v``) when that is the lower one."""
+    import resource  # (here: this module's imports are being moved; a MemoryError is rare)
+
+    data = files.data_limit()
+    space, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if space != resource.RLIM_INFINITY and (data is None or space < data):
+        described = f"limit {space // 2**20} MiB of address space per process (RLIMIT_AS, ulimit -v)"
+    else:
+        described = "no limit set" if data is None else f"limit {data // 2**20} MiB per process"
     text = f"the evaluation ran out of memory ({described}) {doing}."
     return EvaluationError(text if case else text[0].upper() + text[1:], case)
 

@@ -31,3 +31,27 @@ def test_an_output_folder_that_cannot_be_created_is_one_line(tmp_path, capsys):
         capsys.readouterr().err.splitlines()[-1]
         == f"The output folder {tmp_path / 'out'} cannot be created (File exists)."
     )
+
+
+def test_a_defect_in_one_submission_fails_that_one_and_the_batch_goes_on(tmp_path, capsys, monkeypatch):
+    """An unexpected exception (a defect) is that submission's error.txt, not the end of the batch."""
+    from evaluation import batch
+
+    for name in ("team-a", "team-b"):
+        shutil.copytree(DEMO_INPUT / "rare25", tmp_path / "in" / name)
+    real = batch.evaluate
+
+    def evaluate(challenge, folder, *args, **kwargs):
+        if folder.name == "team-a":
+            raise KeyError("a defect")
+        return real(challenge, folder, *args, **kwargs)
+
+    monkeypatch.setattr(batch, "evaluate", evaluate)
+    args = ["--challenge", "rare25", "--submissions", str(tmp_path / "in"), "--output", str(tmp_path / "out")]
+    assert main([*args, "--workers", "1"]) == 1
+    captured = capsys.readouterr()
+    assert "Traceback" in captured.out and captured.err.splitlines()[-1] == "1 submission(s) failed: team-a"
+    assert (tmp_path / "out/team-a/error.txt").read_text() == (
+        "The evaluation failed with an internal error (KeyError); the traceback is on stdout.\n"
+    )
+    assert (tmp_path / "out/team-b/metrics.json").is_file()

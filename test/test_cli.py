@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import argparse
+import importlib
 import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from conftest import DEMO_INPUT
+from conftest import DEMO_INPUT, REPO
 
-from evaluation.cli import main
+from evaluation.cli import main, program
 from evaluation.registry import get, names
 
 
@@ -138,3 +143,103 @@ def test_a_stale_metrics_file_is_removed_before_the_run(tmp_path, capsys):
     assert main(["--challenge", "rare25", "--input", str(tmp_path / "missing"), "--output", str(tmp_path)]) == 1
     assert not (tmp_path / "metrics.json").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # the write check leaves nothing behind
+
+
+# ----------------------------------------------------------------- every console command's --help
+
+COMMANDS = ("evaluation", "evaluation.demo", "evaluation.phase", "evaluation.make_input", "evaluation.compare",
+            "evaluation.batch", "evaluation.check")  # fmt: skip
+
+
+@pytest.mark.parametrize("module", COMMANDS)
+def test_every_commands_help_is_plain_text_with_every_default(module):
+    """Issue 21: the usage names the command, the description is whole sentences without reST
+    literals, every option has a help text and says its default."""
+    made = importlib.import_module(module if module != "evaluation" else "evaluation.cli").parser()
+    text = made.format_help()
+    assert made.prog == f"python -m {module}"
+    assert "`" not in text
+    assert made.description.rstrip().endswith("."), made.description
+    for action in made._actions:
+        if isinstance(action, argparse._HelpAction) or action.dest == argparse.SUPPRESS:
+            continue
+        assert action.help, (module, action.option_strings or action.dest)
+        shown = action.option_strings and action.default not in (None, False, [], argparse.SUPPRESS)
+        assert not shown or "default" in action.help, (module, action.option_strings, action.help)
+
+
+def test_the_usage_names_the_console_script_it_was_started_as(monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["/somewhere/bin/gc-demo", "--help"])
+    assert program("evaluation.demo") == "gc-demo"
+    monkeypatch.setattr(sys, "argv", [str(REPO / "evaluation" / "demo.py"), "--help"])
+    assert program("evaluation.demo") == "python -m evaluation.demo"
+
+
+def test_the_challenge_option_of_the_evaluation_has_a_help_text(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert re.search(r"--challenge CHALLENGE\s+challenge name", capsys.readouterr().out)
+
+
+# ------------------------------------------------------------------ the README's commands are run
+
+# How a README command starts -> the test files that run it (each of its flags must appear in one).
+# The Docker scripts run in test/test_docker*.py and test/test_sagemaker_shim.py, the ranking tool in
+# test/ranking/, the wheel's install in scripts/wheel-check.sh, dask's own commands in test/test_dask.py.
+RUN_BY = {
+    "python -m evaluation.phase": ("test/test_phase.py", "test/test_hostile.py"),
+    "gc-phase": ("test/test_phase.py",),
+    "python -m evaluation.make_input": ("test/test_make_input.py",),
+    "gc-make-input": ("test/test_make_input.py",),
+    "python -m evaluation.compare": ("test/test_compare.py",),
+    "gc-compare": ("test/test_compare.py",),
+    "python -m evaluation.batch": ("test/test_batch.py", "test/test_dask.py"),
+    "gc-batch": ("test/test_batch.py",),
+    "python -m evaluation.check": ("test/test_check.py", "test/test_cli.py"),
+    "gc-check": ("test/test_check.py",),
+    "python -m evaluation.demo": ("test/test_demo.py",),
+    "gc-demo": ("test/test_demo.py",),
+    "./demo.sh": ("test/test_demo.py",),
+    "python -m evaluation": ("test/test_cli.py", "test/conftest.py", "test/test_dask.py", "test/test_compare.py"),
+    "gc-evaluate": ("test/test_cli.py",),
+}
+ELSEWHERE = (
+    "./build.sh", "./test-run.sh", "./export.sh", "./test.sh", "bash scripts/", "pip ", "dask ",
+    "gc-challenge-evaluation",
+    "python -m evaluation.ranking", "gc-rank", "gc-absolute", "gc-mean-of-ranks", "gc-median-of-ranks",
+)  # fmt: skip
+
+
+def readme_commands() -> list[str]:
+    """Every command the README shows: the lines of its bash blocks and its inline commands."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    lines = [line.split("  #")[0].strip() for block in re.findall(r"```bash\n(.*?)```", readme, re.DOTALL)
+             for line in block.replace("\\\n", " ").splitlines()]  # fmt: skip
+    inline = re.findall(r"`((?:python -m evaluation|gc-|\./)[^`]*)`", readme.replace("\n   ", " "))
+    return [c for c in lines + inline if c and not c.startswith("#")]
+
+
+def test_every_readme_command_is_run_by_a_test():
+    commands = readme_commands()
+    assert len(commands) > 30
+    for command in commands:
+        if command.startswith(ELSEWHERE):
+            continue
+        start = max((s for s in RUN_BY if command == s or command.startswith(f"{s} ")), key=len, default=None)
+        assert start is not None, f"no test runs the README command {command!r}"
+        tests = "".join((REPO / path).read_text(encoding="utf-8") for path in RUN_BY[start])
+        for flag in re.findall(r"(?<![\w-])--[a-z][a-z-]*", command):
+            assert f'"{flag}"' in tests or f"'{flag}'" in tests or f" {flag} " in tests, (command, flag)
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["python -m evaluation --list", "python -m evaluation --help", "python -m evaluation.phase --challenge rare25",
+     "python -m evaluation.check --help", "python -m evaluation.phase --challenge kits-example"],
+)  # fmt: skip
+def test_the_readmes_quick_commands_run_as_written(command):
+    assert command in readme_commands() or command.endswith("kits-example")
+    run = subprocess.run([sys.executable, *command.split()[1:]], cwd=REPO, capture_output=True, text=True,
+                         timeout=300)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip()

@@ -64,3 +64,37 @@ def test_a_tolerance_that_is_not_a_number_keeps_argparse_words(tmp_path, capsys)
         main([*_files(tmp_path, EXPECTED), "--tol", "x"])
     assert stopped.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1].endswith("argument --tol: invalid float value: 'x'")
+
+
+def test_a_provenance_record_replays_to_the_same_bytes(tmp_path, capsys):
+    """Issue 21 item 4: ``--provenance`` writes the record beside an unchanged metrics.json;
+    ``--replay`` re-runs it and says whether the bytes match."""
+    from conftest import DEMO_INPUT, REPO
+
+    from evaluation import cli
+    from evaluation.provenance import file_sha256, tree_sha256
+
+    output = tmp_path / "out"
+    assert cli.main(["--challenge", "rare25", "--input", str(DEMO_INPUT / "rare25"), "--output", str(output),
+                     "--provenance", "--set", "iterations=1000"]) == 0  # fmt: skip
+    assert (output / "metrics.json").read_bytes() == (REPO / "test/expected/rare25/metrics.json").read_bytes()
+    record = json.loads((output / "provenance.json").read_text())
+    assert record["sha256"] == {
+        "predictions": tree_sha256(DEMO_INPUT / "rare25"),
+        "ground_truth": tree_sha256(REPO / "ground-truth/rare25"),
+        "declaration": None,
+        "metrics.json": file_sha256(output / "metrics.json"),
+    }
+    assert record["seed"] == 0 and record["command"]["set"] == {"iterations": "1000"}
+    assert {"numpy", "scipy", "scikit-learn"} <= set(record["libraries"])
+    capsys.readouterr()
+    assert main(["--replay", str(output / "provenance.json")]) == 0
+    assert "wrote the same metrics.json bytes" in capsys.readouterr().out
+
+    record["sha256"]["metrics.json"] = "0" * 64  # as if the recorded run had written other bytes
+    record["sha256"]["predictions"] = "1" * 64
+    (output / "provenance.json").write_text(json.dumps(record))
+    assert main(["--replay", str(output / "provenance.json")]) == 1
+    captured = capsys.readouterr()
+    assert "Warning: the predictions" in captured.out and "changed since the record" in captured.out
+    assert captured.err.splitlines()[-1].endswith("wrote different metrics.json bytes (0 difference(s) beyond 1e-09).")

@@ -11,12 +11,14 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import resource
 import shutil
 import subprocess
 import sys
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +33,7 @@ from evaluation.challenges.digestpath import DETECTION_INPUT, DETECTIONS
 from evaluation.challenges.hecktor import CT, N_STAGE, PET, RFS, SEGMENTATION_2026, T_STAGE
 from evaluation.challenges.rare25 import INPUT as STACK
 from evaluation.challenges.rare25 import OUTPUT as LIKELIHOODS
-from evaluation.platform import files
+from evaluation.platform import files, sockets
 from evaluation.platform.layout import JobSpec, write_input
 from evaluation.registry import get
 
@@ -1042,3 +1044,302 @@ def test_the_real_rlimit_bounds_a_tiff_bomb(tmp_path):
     tiff_mask(legit, 0, LESION_TIFF)
     completed = _run_under_rlimit("digestpath2019-task2", legit, tmp_path / "legit-out", 512 * 2**20)
     assert completed.returncode == 0, completed.stderr[-2000:]
+
+
+# ------------------------------------------------------------------- the organizer's side (issue 21)
+# Faults of the organizer's own files and settings: declarations, environment, batch, phase, make_input.
+# Each runs as its own process (the real exit code, the real last stderr line) beside a stale
+# metrics.json of an earlier run and a file of the organizer's own, and must end in one line naming
+# the file (or option) and the key, a non-zero exit, no metrics.json, no new file, no traceback.
+
+KITS = (REPO / "evaluation/declarations/kits-example.toml").read_text(encoding="utf-8")
+KITS_INPUT, KITS_TRUTH = REPO / "test/input/kits-example", REPO / "ground-truth/kits-example"
+DECLARATION = "k.toml"
+ORGANIZER_FILE = "organizer-notes.txt"  # in the output folder: never removed
+
+
+def kits(*changes: tuple[str, str]) -> str:
+    """The packaged kits-example declaration with each (regular expression, replacement) applied once."""
+    text = KITS
+    for pattern, replacement in changes:
+        found = re.search(pattern, text, flags=re.MULTILINE)
+        assert found is not None, pattern
+        text = text[: found.start()] + replacement + text[found.end() :]
+    return text
+
+
+def nested(depth: int, opening: str = "[", closing: str = "]") -> str:
+    return f"x = {opening * depth}{closing * depth}\n"
+
+
+@dataclass
+class Fault:
+    """One organizer fault: the command after ``python -m``, the declaration text it reads (``None``:
+    none), the environment it adds, and the words its last stderr line must hold."""
+
+    tool: str  # evaluation, evaluation.batch, evaluation.phase, evaluation.make_input
+    words: tuple[str, ...]
+    declaration: str | None = None
+    extra: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    challenge: str = ""  # without a declaration: a packaged challenge (default kits-example)
+    raw: bytes | None = None  # the declaration's bytes, when they are not UTF-8 text
+
+    def arguments(self, root: Path) -> list[str]:
+        challenge = str(root / DECLARATION) if self.declaration is not None or self.raw else self.challenge
+        challenge = challenge or "kits-example"
+        common = ["--challenge", challenge]
+        if self.tool == "evaluation":  # (the fault's own options last: they win)
+            common += ["--input", str(KITS_INPUT), "--ground-truth", str(KITS_TRUTH), "--output", str(root / "out")]
+        elif self.tool == "evaluation.batch":
+            common += ["--submissions", str(root / "submissions"), "--output", str(root / "batch")]
+        elif self.tool == "evaluation.make_input":
+            common += ["--outputs", str(root / "outputs"), "--output", str(root / "made")]
+        elif self.tool == "evaluation.compare":
+            common = []
+        return [*common, *self.extra]
+
+
+def declaration_faults(tool: str) -> dict[str, Fault]:
+    """The declaration faults every tool that reads a declaration must report alike."""
+    return {
+        "resamples 10**18": Fault(tool, ("k.toml: bootstrap.resamples:", "100000"),
+                                  kits((r"^resamples = 1000", "resamples = 1000000000000000000"))),
+        "seed 2**80": Fault(tool, ("k.toml: bootstrap.seed:", "64-bit"),
+                            kits((r"^seed = 0", f"seed = {2**80}"))),
+        "seed 2**40": Fault(tool, ("k.toml: bootstrap.seed:", "4294967295"), kits((r"^seed = 0", f"seed = {2**40}"))),
+        "decimal_places 10**15": Fault(tool, ("k.toml: leaderboard.decimal_places:", "15"),
+                                       kits((r"^decimal_places = 4", "decimal_places = 1000000000000000"))),
+        "nested 5,000 deep": Fault(tool, ("k.toml: x:", "nested more than 16 levels deep (line 1)"),
+                                   nested(5000) + KITS),
+        "a 25-million-element array": Fault(tool, ("k.toml: (top level):", "more than the 262144"),
+                                            "x = [" + "0," * 200_000 + "]\n" + KITS),
+    }  # fmt: skip
+
+
+def _organizer_faults() -> dict[str, Fault]:
+    faults: dict[str, Fault] = {}
+    evaluation = "evaluation"
+    declared = {  # python -m evaluation --challenge k.toml: the declaration's faults
+        "resamples 0": (("k.toml: bootstrap.resamples:",), kits((r"^resamples = 1000", "resamples = 0"))),
+        "resamples negative": (("k.toml: bootstrap.resamples:",), kits((r"^resamples = 1000", "resamples = -5"))),
+        "resamples a float": (("k.toml: bootstrap.resamples:",), kits((r"^resamples = 1000", "resamples = 1e3"))),
+        "seed negative": (("k.toml: bootstrap.seed:", "not -1"), kits((r"^seed = 0", "seed = -1"))),
+        "seed 2**64": (("k.toml: bootstrap.seed:", "64-bit"), kits((r"^seed = 0", f"seed = {2**64}"))),
+        "level nan": (("k.toml: bootstrap.level:", "finite"), kits((r"^level = 0.95", "level = nan"))),
+        "level 1.5": (("k.toml: bootstrap.level:",), kits((r"^level = 0.95", "level = 1.5"))),
+        "decimal_places negative": (("k.toml: leaderboard.decimal_places:",),
+                                    kits((r"^decimal_places = 4", "decimal_places = -1"))),
+        "decimal_places a float": (("k.toml: leaderboard.decimal_places:",),
+                                   kits((r"^decimal_places = 4", "decimal_places = 4.5"))),
+        "max_mb 1e308": (("k.toml: submission.max_mb:", "100000"),
+                         kits((r"^\[bootstrap\]", "[submission]\nmax_mb = 1e308\n\n[bootstrap]"))),
+        "max_mb inf": (("k.toml: submission.max_mb:", "finite"),
+                       kits((r"^\[bootstrap\]", "[submission]\nmax_mb = inf\n\n[bootstrap]"))),
+        "tolerance inf": (("k.toml: outputs[0].tolerance:", "finite"),
+                          kits((r"^tolerance = 1e-4", "tolerance = inf"))),
+        "range with nan": (("k.toml: outputs[1].range[1]:", "finite"),
+                           kits((r"^range = \[0, 1\]", "range = [0, nan]"))),
+        "label value 2**64": (("k.toml: outputs[0].labels.kidney:", "64-bit"),
+                              kits((r"kidney = 1,", f"kidney = {2**64},"))),
+        "nested 300 deep (parses)": (("k.toml: x:", "nested more than 16 levels deep"), nested(300) + KITS),
+        "inline tables nested 5,000 deep": (("k.toml: x", "nested more than 16 levels deep"),
+                                            nested(5000, "{a=", "}") .replace("{a=}", "{a=1}") + KITS),
+        "nested inside a table": (("k.toml: bootstrap.x:", "nested more than 16 levels deep"),
+                                  kits((r"^level = 0.95", "level = 0.95\n" + nested(3000).strip()))),
+        "an array of 20,000 labels": (("k.toml: outputs[0].strip:", "20000 entries"),
+                                      kits((r"^\[\[outputs\]\]", "[[outputs]]\nstrip = [" + '"a",' * 20_000 + "]"))),
+        "a megabyte of comments": (("k.toml: (top level):", "bytes"), "#" * 2**20 + "\n" + KITS),
+        "not valid TOML": (("k.toml: not valid TOML", "line"), kits((r"^seed = 0", "seed = = 0"))),
+        "not UTF-8": (("k.toml: cannot be read",), None),
+        "name missing": (("k.toml: name: is required",), kits((r"^name = .*$", ""))),
+        "name in capitals": (("k.toml: name:",), kits((r'^name = "kits-example"', 'name = "KiTS"'))),
+        "title a number": (("k.toml: title:",), kits((r"^title = .*$", "title = 3"))),
+        "unknown top-level key": (("k.toml: colour: unknown key",), 'colour = "red"\n' + KITS),
+        "misspelt output key": (("k.toml: outputs[0].reference:", "'refrence'"),
+                                kits((r"^reference = ", "refrence = "))),
+        "unknown output kind": (("k.toml: outputs[0].kind:",), kits((r'kind = "segmentation"', 'kind = "mesh"'))),
+        "reference outside the ground truth": (("k.toml: outputs[0].reference:",),
+                                               kits((r'"labels/\{case\}.mha"', '"../labels/{case}.mha"'))),
+        "unknown missing policy": (("k.toml: outputs[0].missing:",),
+                                   kits((r'missing = "empty-mask"', 'missing = "zero"'))),
+        "no labels": (("k.toml: outputs[0].labels",), kits((r"^labels = \{.*\}$", "labels = {}"))),
+        "dimension 4": (("k.toml: outputs[0].dimension:",), kits((r"^geometry = ", "dimension = 4\ngeometry = "))),
+        "unknown metric": (("k.toml: metrics[0].metric:",), kits((r'^metric = "dice"', 'metric = "dicey"'))),
+        "metric of an unknown output": (("k.toml: metrics[0].output:",),
+                                        kits((r'^output = "kidney-segmentation"', 'output = "liver"'))),
+        "leaderboard sort sideways": (("k.toml: leaderboard.sort:",), kits((r'^sort = "desc"', 'sort = "up"'))),
+        "leaderboard score not written": (("k.toml: leaderboard.score:",),
+                                          kits((r'^score = "aggregates.dice_tumour_mean"', 'score = "aggregates.x"'))),
+        "bootstrap a string": (("k.toml: bootstrap:", "must be a table"),
+                               'bootstrap = "yes"\n' + kits((r"^\[bootstrap\]\n(.*\n){3}", ""))),
+        "strip not strings": (("k.toml: cases.strip",), kits((r'^strip = \["_0000"\]', "strip = [1]"))),
+    }  # fmt: skip
+    for name, (words, text) in declared.items():
+        faults[f"declaration: {name}"] = Fault(evaluation, words, text, raw=None if text else b'name = "\xff"\n')
+    for tool, label in ((evaluation, "declaration"), ("evaluation.phase", "phase"), ("evaluation.batch", "batch"),
+                        ("evaluation.make_input", "make_input")):  # fmt: skip
+        for name, fault in declaration_faults(tool).items():
+            faults[f"{label}: {name}"] = fault
+    options = {  # the run's options and environment (python -m evaluation)
+        "EVALUATION_WORKERS garbage": (("EVALUATION_WORKERS",), (), (("EVALUATION_WORKERS", "many"),)),
+        "EVALUATION_WORKERS 0": (("EVALUATION_WORKERS",), (), (("EVALUATION_WORKERS", "0"),)),
+        "EVALUATION_CASE_TIMEOUT garbage": (("EVALUATION_CASE_TIMEOUT",), (), (("EVALUATION_CASE_TIMEOUT", "soon"),)),
+        "EVALUATION_CASE_TIMEOUT nan": (("EVALUATION_CASE_TIMEOUT",), (), (("EVALUATION_CASE_TIMEOUT", "nan"),)),
+        "EVALUATION_CASE_RESULTS garbage": (("EVALUATION_CASE_RESULTS",), (), (("EVALUATION_CASE_RESULTS", "all"),)),
+        "--case-timeout nan": (("--case-timeout",), ("--case-timeout", "nan"), ()),
+        "--case-timeout inf": (("--case-timeout",), ("--case-timeout", "inf"), ()),
+        "--case-timeout negative": (("--case-timeout",), ("--case-timeout", "-1"), ()),
+        "--set bootstrap_resamples=10**18": (("Option bootstrap_resamples", "100000"),
+                                             ("--set", "bootstrap_resamples=1000000000000000000"), ()),
+        "--set seed=2**80": (("Option seed",), ("--set", f"seed={2**80}"), ()),
+        "--set seed=-1": (("Option seed", "not -1"), ("--set", "seed=-1"), ()),
+        "--set unknown option": (("kits-example has no option 'colour'",), ("--set", "colour=red"), ()),
+        "--ground-truth missing": (("ground-truth folder",), ("--ground-truth", "/nonexistent/truth"), ()),
+    }  # fmt: skip
+    for name, (words, extra, env) in options.items():
+        faults[f"options: {name}"] = Fault(evaluation, words, extra=extra, env=env)
+    faults["options: rare25 --set iterations=10**18"] = Fault(
+        evaluation, ("Option iterations",), extra=("--set", "iterations=1000000000000000000"), challenge="rare25"
+    )
+    faults["batch: EVALUATION_WORKERS garbage"] = Fault(
+        "evaluation.batch", ("EVALUATION_WORKERS",), env=(("EVALUATION_WORKERS", "many"),)
+    )
+    faults["batch: --case-timeout nan"] = Fault(
+        "evaluation.batch", ("--case-timeout",), extra=("--case-timeout", "nan")
+    )
+    faults["batch: --set seed=2**80"] = Fault("evaluation.batch", ("Option seed",), extra=("--set", f"seed={2**80}"))
+    faults["batch: unknown challenge"] = Fault("evaluation.batch", ("Unknown challenge 'nope'",), challenge="nope")
+    faults["phase: --set bootstrap_resamples=10**18"] = Fault(
+        "evaluation.phase", ("Option bootstrap_resamples",), extra=("--set", "bootstrap_resamples=1000000000000000000")
+    )
+    faults["phase: --check of broken JSON"] = Fault(
+        "evaluation.phase", ("broken.json is not valid JSON (line 2, column 7: Expecting value)",),
+        extra=("--check", "broken.json"),
+    )  # fmt: skip
+    faults["phase: --check of JSON nested 100,000 deep"] = Fault(
+        "evaluation.phase", ("deep.json is not valid JSON (nested too deeply)",), extra=("--check", "deep.json")
+    )
+    for name, extra, words in (
+        ("broken JSON", ("broken.json", "deep.json"), "broken.json is not valid JSON (line 2, column 7"),
+        ("JSON nested 100,000 deep", ("deep.json", "broken.json"), "deep.json is not valid JSON (nested too deeply)"),
+        (
+            "--replay of a missing record",
+            ("--replay", "nope.json"),
+            "nope.json cannot be read (No such file or directory)",
+        ),
+        ("--replay of a file that is no record", ("--replay", "broken.json"), "broken.json is not valid JSON (line 2"),
+        ("--replay of JSON that is no record", ("--replay", "list.json"), "list.json is not a provenance record"),
+    ):
+        faults[f"compare: {name}"] = Fault("evaluation.compare", (words,), extra=extra)
+    faults["make_input: unknown challenge"] = Fault("evaluation.make_input", ("Unknown challenge 'nope'",),
+                                                    challenge="nope")  # fmt: skip
+    return faults
+
+
+ORGANIZER = _organizer_faults()
+
+
+def _run_fault(root: Path, fault: Fault) -> subprocess.CompletedProcess:
+    (root / "out").mkdir(parents=True)
+    if fault.tool == "evaluation":  # the result of an earlier run
+        (root / "out" / "metrics.json").write_text('{"stale": true}')
+    (root / "out" / ORGANIZER_FILE).write_text("mine")
+    (root / "submissions" / "a").mkdir(parents=True)
+    (root / "outputs" / "case_00000").mkdir(parents=True)
+    (root / "broken.json").write_text('{"Score": 1,\n "x": }')
+    (root / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    (root / "list.json").write_text("[1, 2]")
+    if fault.raw is not None:
+        (root / DECLARATION).write_bytes(fault.raw)
+    elif fault.declaration is not None:
+        (root / DECLARATION).write_text(fault.declaration, encoding="utf-8")
+    environment = {**os.environ, "PYTHONPATH": str(REPO), "EVALUATION_WORKERS": "1", **dict(fault.env)}
+    for name in ("EVALUATION_CASE_TIMEOUT", "EVALUATION_CASE_RESULTS", "EVALUATION_CHALLENGE"):
+        if name not in dict(fault.env):
+            environment.pop(name, None)
+    command = [sys.executable, "-m", fault.tool, *fault.arguments(root)]
+    return subprocess.run(command, cwd=root, env=environment, capture_output=True, text=True, timeout=240)
+
+
+@pytest.fixture(scope="module")
+def organizer_runs(request, tmp_path_factory) -> dict[str, tuple[Path, subprocess.CompletedProcess]]:
+    """The selected organizer faults, run in parallel (each a process of its own; most of its time
+    is imports)."""
+    selected = [item.callspec.params["name"] for item in request.session.items
+                if getattr(item, "originalname", "") == "test_organizer_fault"]  # fmt: skip
+    roots = {name: tmp_path_factory.mktemp("organizer") for name in selected}
+    with ThreadPoolExecutor(max_workers=max(2, min(6, os.cpu_count() or 1))) as pool:
+        runs = list(pool.map(_run_fault, roots.values(), (ORGANIZER[name] for name in selected)))
+    return {name: (roots[name], run) for name, run in zip(selected, runs, strict=True)}
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("name", ORGANIZER)
+def test_organizer_fault(organizer_runs, name):
+    root, run = organizer_runs[name]
+    fault = ORGANIZER[name]
+    lines = [line for line in run.stderr.splitlines() if line.strip()]
+    last = lines[-1] if lines else ""
+    assert run.returncode == 1, (run.returncode, run.stderr[-2000:])
+    assert all(word in last for word in fault.words), last
+    assert len(last) < 1024 and "Traceback" not in run.stdout + run.stderr, run.stdout[-2000:] + run.stderr[-2000:]
+    assert "internal error" not in last
+    assert not (root / "out" / "metrics.json").exists()  # the stale result of an earlier run is gone ...
+    assert (root / "out" / ORGANIZER_FILE).read_text() == "mine"  # ... and nothing else of the folder
+    assert not (root / "batch").exists() and not (root / "made").exists()
+
+
+def test_at_least_sixty_organizer_faults_across_the_tools():
+    tools = {fault.tool for fault in ORGANIZER.values()}
+    assert len(ORGANIZER) >= 60
+    assert tools == {
+        "evaluation",
+        "evaluation.batch",
+        "evaluation.phase",
+        "evaluation.make_input",
+        "evaluation.compare",
+    }
+
+
+def test_a_memory_failure_while_reading_a_case_names_the_case(monkeypatch, evaluate_cli):
+    """In the main process (a declared challenge reads every case's values there) a MemoryError names the case."""
+
+    class Exhausted:
+        @staticmethod
+        def loads(*args, **kwargs):
+            raise MemoryError
+
+    monkeypatch.setattr(sockets, "json", Exhausted)
+    run = evaluate_cli("kits-example", REPO / "test/input/kits-example")
+    assert run.exit_code == 1 and not run.wrote_metrics
+    assert re.fullmatch(
+        r"Case case_\d+: the evaluation ran out of memory \(limit 1024 MiB per process\) in the main process while "
+        r"reading the submission\.",
+        run.last_error_line,
+    ), run.last_error_line
+
+
+@pytest.mark.parametrize(
+    ("data", "space", "said"),
+    [
+        (None, 512, "limit 512 MiB of address space per process (RLIMIT_AS, ulimit -v)"),
+        (1024, 512, "limit 512 MiB of address space per process (RLIMIT_AS, ulimit -v)"),
+        (256, 512, "limit 256 MiB per process"),
+        (None, None, "no limit set"),
+    ],
+)
+def test_the_memory_message_names_the_lower_of_the_data_and_address_space_limits(monkeypatch, data, space, said):
+    import resource
+
+    from evaluation.runner import out_of_memory
+
+    real = resource.getrlimit
+    address_space = resource.RLIM_INFINITY if space is None else space * 2**20
+    monkeypatch.setattr(files, "data_limit", lambda: None if data is None else data * 2**20)
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (address_space,) * 2 if which == resource.RLIMIT_AS
+                        else real(which))  # fmt: skip
+    assert (
+        str(out_of_memory("c1", "while reading"))
+        == f"Case c1: the evaluation ran out of memory ({said}) while reading."
+    )

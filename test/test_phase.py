@@ -112,6 +112,8 @@ def test_limits_scale_with_the_cases_by_hand(monkeypatch):
         (["--safety", "0.5"], "--safety at least 1"),
         (["--safety", "nan"], "--safety at least 1"),
         (["--safety", "inf"], "--safety at least 1"),  # was measured, then math.ceil(inf): a traceback
+        (["--safety", "1e308"], "--safety at least 1 (at most 100)"),
+        (["--cases", "1" + "0" * 400], "--cases and --workers must be at least 1 (at most 1000000000 and 10000)"),
     ],
 )
 def test_limits_refuse_bad_arguments(capsys, arguments, message):

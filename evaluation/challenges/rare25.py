@@ -91,7 +91,8 @@ def read_likelihoods(path: Path, n_frames: int | None, stack: str) -> np.ndarray
     """The stack's likelihoods: a JSON list of finite numbers, exactly one per frame (any number of
     them when ``n_frames`` is ``None``: the pre-flight check without the input stack)."""
     what = f"The likelihoods of stack {stack}"
-    values = parse_json_bytes(read_bytes(path, what, stack, MAX_JSON_BYTES), what, stack)
+    data = read_bytes(path, what, stack, MAX_JSON_BYTES)
+    values = parse_json_bytes(data, what, stack, constants=True)  # a NaN is named by its frame below
     if not isinstance(values, list):
         raise SubmissionError(f"The likelihoods of stack {stack} are not a JSON list of numbers.", stack)
     if n_frames is not None and len(values) != n_frames:

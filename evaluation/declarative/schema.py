@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evaluation.declarative import measures
+from evaluation.declarative import bounds, measures
 from evaluation.declarative.metric_records import (
     COUNT_FORMS,
     OMITTED,
@@ -647,7 +647,7 @@ def with_options(declaration: Declaration, values: Mapping[str, Any]) -> Declara
 def parse(text: str, file: str) -> Declaration:
     """A validated declaration from TOML ``text``; ``file`` names it in error messages."""
     try:
-        data = tomllib.loads(text)
+        data = bounds.loads(text, file)  # size, nesting, lengths, integers, key bounds
     except tomllib.TOMLDecodeError as error:
         raise ConfigurationError(f"{file}: not valid TOML ({error}).") from None
     return parse_data(data, file)
@@ -752,6 +752,7 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -
 
 def load(path: Path) -> Declaration:
     """The validated declaration in ``path``."""
+    bounds.check_size(path)
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:

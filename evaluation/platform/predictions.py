@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evaluation.errors import SubmissionError
+from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.platform.files import MAX_PREDICTIONS_BYTES, contained, read_bytes
 
 PREDICTIONS_FILE = "predictions.json"
@@ -143,6 +143,31 @@ def parse_jobs(document: Any) -> list[Job]:
     return jobs
 
 
+def json_problem(error: ValueError) -> str:
+    """Where and why a JSON text is broken, for a message: ``line 3, column 7: Expecting ','
+    delimiter``, or the byte that is not UTF-8."""
+    if isinstance(error, json.JSONDecodeError):
+        return f"line {error.lineno}, column {error.colno}: {error.msg}"
+    if isinstance(error, UnicodeDecodeError):
+        return f"byte {error.start} is not UTF-8"
+    if "integer string conversion" in str(error):
+        return "a number has too many digits"
+    return error.__class__.__name__
+
+
+def read_json_file(path: Path) -> Any:
+    """A JSON file an organizer names (a metrics.json, a provenance record), parsed; else a
+    ``ConfigurationError`` of one line saying why (unreadable, where the JSON breaks, too deep)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigurationError(f"{path} cannot be read ({error.strerror}).") from None
+    except RecursionError:
+        raise ConfigurationError(f"{path} is not valid JSON (nested too deeply).") from None
+    except ValueError as error:
+        raise ConfigurationError(f"{path} is not valid JSON ({json_problem(error)}).") from None
+
+
 def load_jobs(input_dir: Path) -> list[Job]:
     """Read and parse ``input_dir/predictions.json`` (a link leaving the input folder, a FIFO or a
     file above ``MAX_PREDICTIONS_BYTES`` is refused before it is read: files.py)."""
@@ -159,5 +184,5 @@ def load_jobs(input_dir: Path) -> list[Job]:
     except RecursionError:
         raise SubmissionError("predictions.json is not valid JSON (nested too deeply).") from None
     except (ValueError, UnicodeDecodeError) as error:
-        raise SubmissionError(f"predictions.json is not valid JSON ({error.__class__.__name__}).") from None
+        raise SubmissionError(f"predictions.json is not valid JSON ({json_problem(error)}).") from None
     return parse_jobs(document)

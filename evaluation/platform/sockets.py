@@ -18,7 +18,7 @@ from typing import Any
 
 from evaluation.errors import SubmissionError
 from evaluation.platform.files import MAX_JSON_BYTES, check_image_file, contained, read_bytes, regular_size
-from evaluation.platform.predictions import Job
+from evaluation.platform.predictions import Job, json_problem
 
 IMAGE_SUFFIXES = (".mha", ".tif", ".tiff", ".nii.gz", ".nii", ".png")
 inside = contained  # the name the challenges use for a file of the input folder itself
@@ -67,17 +67,20 @@ def _reject_constants(token: str) -> float:
     raise _NonFiniteLiteral(token)
 
 
-def parse_json_bytes(data: bytes, what: str, case: str | None = None) -> Any:
-    """Strict JSON: NaN and Infinity literals are refused (they are not JSON numbers)."""
+def parse_json_bytes(data: bytes, what: str, case: str | None = None, constants: bool = False) -> Any:
+    """Strict JSON: NaN and Infinity literals are refused (they are not JSON numbers); with
+    ``constants`` they are read as floats, for a caller that names the very value (a list's frame)."""
     try:
-        return json.loads(data, parse_constant=_reject_constants)
+        return json.loads(data, parse_constant=None if constants else _reject_constants)
     except _NonFiniteLiteral as literal:
         raise SubmissionError(f"{what} contains {literal}, which is not a finite number.", case) from None
     except RecursionError:
         raise SubmissionError(f"{what} is not valid JSON (nested too deeply).", case) from None
     except (ValueError, UnicodeDecodeError) as error:
-        detail = " (a number has too many digits)" if "integer string conversion" in str(error) else ""
-        raise SubmissionError(f"{what} is not valid JSON{detail}.", case) from None
+        raise SubmissionError(f"{what} is not valid JSON ({json_problem(error)}).", case) from None
+    except MemoryError as error:  # read in the main process: the pipeline's message names this case
+        error.case = case  # type: ignore[attr-defined]
+        raise
 
 
 def read_json_output(input_dir: Path, job: Job, slug: str, case: str | None = None) -> Any | None:

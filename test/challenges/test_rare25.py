@@ -164,8 +164,8 @@ def _corrupt(input_dir: Path, stack_index: int, text: str) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("[0.5, NaN, 0.1, 0.2]", "contains NaN"),
-        ("[0.5, Infinity, 0.1, 0.2]", "contains Infinity"),
+        ("[0.5, NaN, 0.1, 0.2]", "Likelihood 1 of stack s1.tiff is not a finite number"),
+        ("[0.5, 0.1, 0.2, -Infinity]", "Likelihood 3 of stack s1.tiff is not a finite number"),
         ("[0.5, 1e999, 0.1, 0.2]", "Likelihood 1 of stack s1.tiff is not a finite number"),
         ('[0.5, "0.3", 0.1, 0.2]', "Likelihood 1 of stack s1.tiff is not a number"),
         ("[0.5, true, 0.1, 0.2]", "Likelihood 1 of stack s1.tiff is not a number"),
