@@ -95,10 +95,10 @@ def read_likelihoods(path: Path, n_frames: int | None, stack: str) -> np.ndarray
     values = parse_json_bytes(data, what, stack, constants=True)  # a NaN is named by its frame below
     if not isinstance(values, list):
         raise SubmissionError(f"The likelihoods of stack {stack} are not a JSON list of numbers.", stack)
+    for position, value in enumerate(values):  # a value that is no number is named before a wrong count
+        finite_number(value, f"Likelihood {position} of stack {stack}", stack)
     if n_frames is not None and len(values) != n_frames:
         raise SubmissionError(f"Stack {stack} has {n_frames} frames but {len(values)} likelihoods were given.", stack)
-    for position, value in enumerate(values):
-        finite_number(value, f"Likelihood {position} of stack {stack}", stack)
     return np.asarray(values, dtype=float)
 
 
