@@ -199,6 +199,8 @@ RUN_BY = {
     "gc-check": ("test/test_check.py",),
     "python -m evaluation.demo": ("test/test_demo.py",),
     "gc-demo": ("test/test_demo.py",),
+    "python -m evaluation.platform.invoke": ("test/platform/test_invoke.py",),
+    "python -m evaluation.declarative.derived": ("test/declarative/test_records.py",),
     "./demo.sh": ("test/test_demo.py",),
     "python -m evaluation": ("test/test_cli.py", "test/conftest.py", "test/test_dask.py", "test/test_compare.py"),
     "gc-evaluate": ("test/test_cli.py",),
@@ -206,6 +208,7 @@ RUN_BY = {
 ELSEWHERE = (
     "./build.sh", "./test-run.sh", "./export.sh", "./test.sh", "bash scripts/", "pip ", "dask ",
     "gc-challenge-evaluation",
+    "docker ", "EVALUATION_IMAGE=",  # the invoke image: test/test_sagemaker_shim.py builds and runs it
     "python -m evaluation.ranking", "gc-rank", "gc-absolute", "gc-mean-of-ranks", "gc-median-of-ranks",
 )  # fmt: skip
 
