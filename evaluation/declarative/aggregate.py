@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from evaluation.declarative import measures
+from evaluation.declarative.metric_records import RECORD
 from evaluation.declarative.output_kinds import MISCLASSIFIED, OutputSpec
 from evaluation.declarative.reference import DeclaredReference
 from evaluation.declarative.schema import (
@@ -60,6 +61,9 @@ def aggregate_metrics(
             values, resamples = _segmentation_metric(
                 declared, metric, cases, results, settings, per_case, counted, place, slots
             )
+        elif output.type.aggregation is not None:  # the kind's own, over the cases a worker scored
+            cases = [c for c in reference.cases if output.slug in results[c].segmentations]
+            values, resamples = output.type.aggregation(metric, RECORD[metric.metric].catalogue, output, cases, results, settings)
         else:  # the kind's aggregation over the cases with a value
             cases = [c for c in reference.cases if output.slug in results[c].values]
             aggregation = _AGGREGATIONS[output.type.scoring]
@@ -93,7 +97,7 @@ def aggregate_metrics(
     for output in declaration.outputs:  # (cases skipped for a blank reference have no entry)
         scored = [c for c in reference.cases if output.slug in results[c].submitted]
         lists[names.get(output.slug, output.slug)] = [c for c in scored if not results[c].submitted[output.slug]]
-        if output.type.image and report.label_presence:
+        if output.type.scoring == "segmentation" and report.label_presence:
             for case in (c for c in reference.cases if output.slug in results[c].segmentations):
                 for label, numbers in results[case].segmentations[output.slug].labels.items():
                     per_case[case][f"{label}_in_reference"] = numbers.reference > 0

@@ -106,6 +106,7 @@ class OutputSpec:
     sum_tolerance: float = 1e-3
     column: str = ""  # a prediction-file phase: the column of the participant's CSV holding this output
     columns: tuple[tuple[str, str], ...] = ()  # ... or, for probabilities, (class, column) in the declared order
+    options: tuple[tuple[str, Any], ...] = ()  # a kind's own declared keys that no other field holds
 
     @property
     def csv_columns(self) -> tuple[str, ...]:
@@ -150,7 +151,11 @@ class OutputKind:
     (a range, a 0 / 1 reference for binary metrics); ``per_class``: a metric may score it class by
     class; ``spelled``: settings echo its true / false spellings; ``scoring``: which of the engine's
     aggregations scores it; ``keys``: its own ``[[outputs]]`` keys as JSON Schema (``required``: those
-    without a default)."""
+    without a default). An image kind scored otherwise than a segmentation brings its own
+    ``worker_task`` (declaration, output, case, reference, shown, prediction -> a task with ``slug``,
+    ``noun`` and ``score(case)``, run in a worker), ``check_file`` (``check_job``'s check of a
+    submitted file) and ``aggregation`` (metric, catalogue entry, output, cases, results, settings ->
+    values and resamples, over the cases its worker scored)."""
 
     name: ClassVar[str]
     platform_kind: ClassVar[str]
@@ -166,6 +171,9 @@ class OutputKind:
     scoring: ClassVar[str] = "values"
     keys: ClassVar[dict[str, Any]] = {}
     required: ClassVar[tuple[str, ...]] = ()
+    worker_task: ClassVar[Callable[..., Any] | None] = None
+    check_file: ClassVar[Callable[..., Any] | None] = None
+    aggregation: ClassVar[Callable[..., Any] | None] = None
 
     def default_path(self, slug: str) -> str:
         """A job's file of this output (``relative_path``) unless declared."""
