@@ -63,7 +63,8 @@ def aggregate_metrics(
             )
         elif output.type.aggregation is not None:  # the kind's own, over the cases a worker scored
             cases = [c for c in reference.cases if output.slug in results[c].segmentations]
-            values, resamples = output.type.aggregation(metric, RECORD[metric.metric].catalogue, output, cases, results, settings)
+            entry = RECORD[metric.metric].catalogue
+            values, resamples = output.type.aggregation(metric, entry, output, cases, results, settings)
         else:  # the kind's aggregation over the cases with a value
             cases = [c for c in reference.cases if output.slug in results[c].values]
             aggregation = _AGGREGATIONS[output.type.scoring]
