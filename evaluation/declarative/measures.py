@@ -119,7 +119,8 @@ def lesion_f1_dataset(counts: np.ndarray, no_lesions: float, weights: np.ndarray
 
 # -------------------------------------------------------------------------- case-level outputs
 
-VALUE_METRICS = {r.name: r.catalogue for r in RECORDS if not r.segmentation and not r.detection}  # -> catalogue
+VALUE_METRICS = {r.name: r.catalogue for r in RECORDS if not r.segmentation and not r.detection and not r.heat_map}
+HEAT_MAP_METRICS = {r.name: r.catalogue for r in RECORDS if r.heat_map}  # each case's lesion entries (a worker's)
 DETECTION_METRICS = {r.name: r.catalogue for r in RECORDS if r.detection}  # the set of images at once
 # a declared key -> the catalogue's parameter, where they differ
 PARAMETERS = {p.key: p.parameter for r in RECORDS for p in r.params if p.parameter} | {"classes": "labels"}

@@ -31,6 +31,7 @@ RESAMPLINGS = {  # how a bootstrap resamples a metric (README "[bootstrap]")
     "weights": "the catalogue's vectorised weights form",
     "drawn": "the metric of each resample's drawn cases",
     "images": "the metric of each resample's drawn images",
+    "maps": "the metric of each resample's drawn cases' lesion entries",
 }
 
 
@@ -169,6 +170,10 @@ class MetricRecord:
     def detection(self) -> bool:
         return self.resampling == "images"
 
+    @property
+    def heat_map(self) -> bool:
+        return self.resampling == "maps"
+
 
 def _both_empty(default: float) -> Param:
     return Param("both_empty", (float, str), default, words=("exclude",), edge="neither mask has the label")
@@ -299,6 +304,16 @@ RECORDS: tuple[MetricRecord, ...] = (
                                                  "(false positives per image)")),
                          Param("fp_images", str, "all", ("all", "negative"))),
                  edges=(_NO_REFERENCE,), resampling="images"),
+    # detection maps: each case's lesion entries (matched in a worker), then the set of cases
+    MetricRecord("lesion_ap", "lesion_average_precision", ("heat_map",), "lesion-level average precision (PI-CAI)",
+                 edges=(Edge("no_lesion", "no_lesion", "no reference lesion", 0.0),), resampling="maps"),
+    MetricRecord("lesion_sensitivity_at_fp", "lesion_sensitivity_at_fp", ("heat_map",),
+                 "lesion sensitivity at fp_per_case false positives per case (PI-CAI)",
+                 params=(Param("fp_per_case", interval=Interval(0, None, "left", "must be a non-negative number of "
+                                                                 "false positives per case")),),
+                 edges=(Edge("no_lesion", "no_lesion", "no reference lesion"),), resampling="maps"),
+    MetricRecord("case_auroc", "case_auroc", ("heat_map",), "AUROC of the case scores (each map's maximum; PI-CAI)",
+                 edges=(Edge("single_class", "single_class", "a single class"),), resampling="maps"),
 )  # fmt: skip
 
 RECORD: dict[str, MetricRecord] = {record.name: record for record in RECORDS}

@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from evaluation.declarative import heat_maps
 from evaluation.declarative.tables import KEY, SLUG, Table, type_of
 from evaluation.errors import ConfigurationError, SubmissionError
+from evaluation.metrics.detection_maps import CASE_SCORES, DYNAMIC, MIN_OVERLAP, OVERLAPS
 from evaluation.platform.detections import parse_detections, parse_points
 from evaluation.platform.images import GEOMETRY_POLICIES, GEOMETRY_TOLERANCE
 from evaluation.platform.matching import IMAGE_NAME_SUFFIXES
@@ -453,8 +455,56 @@ class Points(Boxes):
     criteria: ClassVar[dict[str, str]] = {"distance": "distance"}  # points match by distance only
 
 
+class HeatMap(OutputKind):
+    """A float detection map / heat map per case (PI-CAI): its lesion candidates (the non-zero
+    26-connected components, or those extracted from a heat map at ``candidates``) matched to the
+    reference lesions in a worker (``heat_maps``), the case score its maximum."""
+
+    name, platform_kind = "heat_map", "Heat Map"
+    missing = ("error", "empty-mask", "exclude")  # empty-mask: an all-zero map (no candidate, case score 0)
+    image, value, csv, scoring = True, False, "", "heat_map"
+    worker_task = staticmethod(heat_maps.heat_map_task)
+    check_file = staticmethod(heat_maps.check_heat_map)
+    aggregation = staticmethod(heat_maps.heat_map_metric)
+    keys: ClassVar[dict[str, Any]] = {
+        "dimension": {"enum": [2, 3]},
+        "min_overlap": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+        "overlap": {"enum": list(OVERLAPS)},
+        "candidates": {"anyOf": [{"enum": ["given", *DYNAMIC]},
+                                 {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}]},
+        "case_score": {"enum": list(CASE_SCORES)},
+        "unmatched_overlapping": {"type": "boolean"},
+    }  # fmt: skip
+
+    def default_path(self, slug: str) -> str:
+        return f"images/{slug}"
+
+    def parse(self, entry: Entry) -> Reference:
+        table = entry.table
+        entry.extra["dimension"] = table.get("dimension", int, 3, (2, 3))
+        min_overlap = table.get("min_overlap", float, MIN_OVERLAP)
+        if not 0 < min_overlap <= 1:
+            table.fail("min_overlap", "must be in (0, 1] (the least IoU or Dice of a match)")
+        candidates = table.get("candidates", (str, float), "given")
+        if isinstance(candidates, str) and candidates not in ("given", *DYNAMIC):
+            table.fail("candidates", f"{candidates!r} is not one of given, {', '.join(DYNAMIC)} or a threshold")
+        if not isinstance(candidates, str) and not 0 < candidates < 1:
+            table.fail("candidates", "a threshold must be in (0, 1)")
+        entry.extra["options"] = (
+            ("min_overlap", min_overlap),
+            ("overlap", table.get("overlap", str, "iou", OVERLAPS)),
+            ("candidates", candidates),
+            ("case_score", table.get("case_score", str, "max", CASE_SCORES)),
+            ("unmatched_overlapping", table.get("unmatched_overlapping", bool, False)),
+        )
+        return entry.reference
+
+    def settings(self, output: OutputSpec) -> dict[str, Any]:
+        return {"dimension": output.dimension, **dict(output.options)}
+
+
 KINDS: dict[str, OutputKind] = {kind.name: kind() for kind in (Segmentation, Number, Boolean, Choice, Probabilities,
-                                                                Boxes, Points)}  # fmt: skip
+                                                                Boxes, Points, HeatMap)}  # fmt: skip
 OUTPUT_KINDS = tuple(KINDS)
 
 

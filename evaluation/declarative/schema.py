@@ -37,6 +37,7 @@ SUBMISSION_KINDS = ("jobs", "csv")  # algorithm jobs (predictions.json) or one p
 SEGMENTATION_METRICS = tuple(r.name for r in RECORDS if r.segmentation)
 VALUE_METRICS = measures.VALUE_METRICS  # the metrics of case-level values (number, boolean, choice, probabilities)
 DETECTION_METRICS = tuple(measures.DETECTION_METRICS)  # on a boxes or points output
+HEAT_MAP_METRICS = tuple(measures.HEAT_MAP_METRICS)  # on a heat_map output
 SETTINGS_LAYOUTS = ("full", "options")
 COMBINED = "mean"  # the mean of aggregates declared before (e.g. HECKTOR's segmentation score)
 BINARY_REFERENCE_METRICS = tuple(r.name for r in RECORDS if r.binary_reference)  # a number's reference: 0 / 1
@@ -246,7 +247,7 @@ def _metric(table: Table, outputs: dict[str, OutputSpec], earlier: Mapping[str, 
     """One ``[[metrics]]`` entry; ``earlier`` maps the aggregate paths of the metrics before it to them.
     Its parameters are its record's (``metric_records``), read in a loop; the rest are cross-field checks."""
     metric = table.get("metric", str)
-    known = (*SEGMENTATION_METRICS, *VALUE_METRICS, *DETECTION_METRICS, COMBINED)
+    known = (*SEGMENTATION_METRICS, *VALUE_METRICS, *DETECTION_METRICS, *HEAT_MAP_METRICS, COMBINED)
     if metric not in known:
         table.fail("metric", f"{metric!r} is not one of {', '.join(known)}")
     name = table.get("name", str, metric)
