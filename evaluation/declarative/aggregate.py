@@ -65,6 +65,9 @@ def aggregate_metrics(
             cases = [c for c in reference.cases if output.slug in results[c].segmentations]
             entry = RECORD[metric.metric].catalogue
             values, resamples = output.type.aggregation(metric, entry, output, cases, results, settings)
+        elif metric.metric in measures.DECISION_METRICS:  # counts per image at a decision (per-case keys)
+            cases = [c for c in reference.cases if output.slug in results[c].values]
+            values, resamples = _decision_metric(metric, output, cases, results, reference, settings, per_case)
         else:  # the kind's aggregation over the cases with a value
             cases = [c for c in reference.cases if output.slug in results[c].values]
             aggregation = _AGGREGATIONS[output.type.scoring]
@@ -324,6 +327,31 @@ def _detection_metric(
     boot = np.array([np.nan]) if weights is None else measures.detection_metric(metric.metric, images, params, weights)
     key = metric.key("", "value")
     return {key: value}, {key: boot}
+
+
+def _decision_metric(
+    metric: MetricSpec,
+    output: OutputSpec,
+    cases: list[str],
+    results: Mapping[str, CaseResult],
+    reference: DeclaredReference,
+    settings: Mapping[str, Any],
+    per_case: dict[str, dict[str, Any]],
+) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+    """Detection at a decision over the scored images: each image's TP, FP, FN (written per case as
+    ``<name>_tp``, ... with ``case_counts``), then precision, recall or F1 of their sums."""
+    key = metric.key("", "value")
+    if not cases:
+        return {key: math.nan}, {key: np.array([np.nan])}
+    images = [ImageDetections(reference.values[output.slug][c], *results[c].values[output.slug]) for c in cases]
+    params = dict(metric.params)
+    counts = measures.decision_counts(images, params)
+    if params["case_counts"]:
+        for case, row in zip(cases, counts, strict=True):
+            per_case[case].update({f"{metric.name}_{count}": int(n) for count, n in zip(COUNT_FORMS, row, strict=True)})
+    weights = _weights(len(cases), settings, metric)
+    boot = np.array([np.nan]) if weights is None else measures.decision_value(metric.metric, counts, params, weights)
+    return {key: float(measures.decision_value(metric.metric, counts, params))}, {key: boot}
 
 
 def _written(declaration: Declaration) -> list[tuple[MetricSpec, str, str]]:

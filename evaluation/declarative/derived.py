@@ -112,6 +112,8 @@ def _param_schema(param: Param) -> dict[str, Any]:
     if isinstance(param.kind, tuple):  # a number or a word
         return {"anyOf": [{"type": "number"}, {"enum": list(param.words)}]}
     schema = _type(param.kind)
+    if param.kind is list and param.items is str:
+        schema["items"] = {"type": "string", "minLength": 1}
     choices = list(dict.fromkeys([*param.choices, *(c for _, cs in param.choices_by_kind for c in cs)]))
     if choices:
         schema["enum"] = choices

@@ -18,7 +18,7 @@ from evaluation.declarative import heat_maps
 from evaluation.declarative.tables import KEY, SLUG, Table, type_of
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics.detection_maps import CASE_SCORES, DYNAMIC, MIN_OVERLAP, OVERLAPS
-from evaluation.platform.detections import parse_detections, parse_points
+from evaluation.platform.detections import parse_detections, parse_points, point_names
 from evaluation.platform.images import GEOMETRY_POLICIES, GEOMETRY_TOLERANCE
 from evaluation.platform.matching import IMAGE_NAME_SUFFIXES
 from evaluation.platform.prediction_file import shown
@@ -450,9 +450,34 @@ class Boxes(OutputKind):
 
 
 class Points(Boxes):
+    """Points; each keeps its ``name`` (a decision metric's ``classes`` filter them); ``missing_score``:
+    the score of a point without a ``probability`` ("error": refused), e.g. MIDOG's F1, which ignores
+    the scores."""
+
     name, platform_kind = "points", "Multiple points"
     parser: ClassVar[Callable[..., Any]] = staticmethod(parse_points)
     criteria: ClassVar[dict[str, str]] = {"distance": "distance"}  # points match by distance only
+    keys: ClassVar[dict[str, Any]] = {
+        "missing_score": {"anyOf": [{"const": "error"}, {"type": "number", "minimum": 0, "maximum": 1}]}
+    }
+
+    def parse(self, entry: Entry) -> Reference:
+        score = entry.table.get("missing_score", (float, str), "error")
+        if score != "error" and (isinstance(score, str) or not 0 <= score <= 1):
+            entry.table.fail("missing_score", f"must be 'error' or a score in [0, 1], not {score!r}")
+        if score != "error":
+            entry.extra["options"] = (("missing_score", score),)
+        return entry.reference
+
+    def answer(self, output: OutputSpec, raw: Any, case: str, what: str, predicted_time: bool) -> Any:
+        score = dict(output.options).get("missing_score")
+        if score is not None and isinstance(raw, dict) and isinstance(raw.get("points"), list):
+            raw = {**raw, "points": [{"probability": score, **p} if isinstance(p, dict) else p for p in raw["points"]]}
+        points, scores = self.parser(raw, case)
+        return points, scores, point_names(raw, case)
+
+    def settings(self, output: OutputSpec) -> dict[str, Any]:
+        return dict(output.options)
 
 
 class HeatMap(OutputKind):

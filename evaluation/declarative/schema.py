@@ -38,6 +38,7 @@ SEGMENTATION_METRICS = tuple(r.name for r in RECORDS if r.segmentation)
 VALUE_METRICS = measures.VALUE_METRICS  # the metrics of case-level values (number, boolean, choice, probabilities)
 DETECTION_METRICS = tuple(measures.DETECTION_METRICS)  # on a boxes or points output
 HEAT_MAP_METRICS = tuple(measures.HEAT_MAP_METRICS)  # on a heat_map output
+DECISION_METRICS = tuple(measures.DECISION_METRICS)  # on a boxes or points output, at a decision
 SETTINGS_LAYOUTS = ("full", "options")
 COMBINED = "mean"  # the mean of aggregates declared before (e.g. HECKTOR's segmentation score)
 BINARY_REFERENCE_METRICS = tuple(r.name for r in RECORDS if r.binary_reference)  # a number's reference: 0 / 1
@@ -247,7 +248,7 @@ def _metric(table: Table, outputs: dict[str, OutputSpec], earlier: Mapping[str, 
     """One ``[[metrics]]`` entry; ``earlier`` maps the aggregate paths of the metrics before it to them.
     Its parameters are its record's (``metric_records``), read in a loop; the rest are cross-field checks."""
     metric = table.get("metric", str)
-    known = (*SEGMENTATION_METRICS, *VALUE_METRICS, *DETECTION_METRICS, *HEAT_MAP_METRICS, COMBINED)
+    known = (*SEGMENTATION_METRICS, *VALUE_METRICS, *DETECTION_METRICS, *DECISION_METRICS, *HEAT_MAP_METRICS, COMBINED)
     if metric not in known:
         table.fail("metric", f"{metric!r} is not one of {', '.join(known)}")
     name = table.get("name", str, metric)
@@ -367,6 +368,10 @@ def _parameter(table: Table, param: Param, kind: str) -> Any:
     value = table.get(param.key, param.kind, REQUIRED if default == OMITTED else default, param.choices_for(kind))
     if isinstance(value, str) and param.words and value not in param.words:
         table.fail(param.key, f"must be a number or {' or '.join(map(repr, param.words))}, not {value!r}")
+    if param.kind is list and param.items is str:
+        if not value or not all(isinstance(item, str) and item for item in value):
+            table.fail(param.key, "must be a non-empty list of names")
+        return list(value)
     if param.kind is list:
         numbers = all(isinstance(item, (int, float)) and not isinstance(item, bool) for item in value)
         if not value or not numbers or not all(param.interval is None or param.interval.holds(x) for x in value):
@@ -379,6 +384,11 @@ def _parameter(table: Table, param: Param, kind: str) -> Any:
 
 def _checked_parameters(table: Table, record: MetricRecord, output: OutputSpec, params: Mapping[str, Any]) -> None:
     """The checks that join a metric's parameters to its output."""
+    if record.decision and params["matching"] == "reference" and params["match"] != "distance":
+        table.fail("matching", "'reference' (each reference object takes its nearest prediction) needs match = "
+                   "'distance'")  # fmt: skip
+    if record.decision and "classes" in params and output.kind != "points":
+        table.fail("classes", f"only points have a name ({output.slug!r} is a {output.kind} output)")
     if record.name == "cohen_kappa" and params["weights"] != "none" and output.missing == "misclassification":
         table.fail("weights", f"weighted kappa orders the classes: a missing answer ({output.slug!r} has missing = "
                    "'misclassification') has no place there; use missing = 'error' or 'exclude'")  # fmt: skip

@@ -175,6 +175,9 @@ _ENTRIES = (
     _entry("recall_at_precision", detection.recall_at_precision, "aggregate", ("images",), ("no_reference",)),
     _entry("froc", detection.froc_score, "aggregate", ("images",), ("no_reference",),
            "float: mean recall over fp_rates", "Bandos et al. 2009; LUNA16"),
+    _entry("detection_decision", partial(detection.precision_recall_f1, empty=0.0), "aggregate", ("tp", "fp", "fn"),
+           ("empty",), "(precision, recall, F1) of the counts summed over images (decision_counts per image)",
+           "MIDOG 2021 evaluation.py (DeepMicroscopy/MIDOG_evaluation_docker)"),
     # detection maps (PI-CAI), the set of cases' lesion entries (``detection_maps.case_lesions`` per case)
     _entry("lesion_average_precision", detection_maps.lesion_average_precision, "aggregate", ("cases",),
            ("no_lesion",), reference="picai_eval 1.4.13 metrics.Metrics.AP"),
