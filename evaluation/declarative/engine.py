@@ -338,6 +338,8 @@ class DeclaredChallenge(Challenge):
                          **({"aggregates": list(m.aggregates)} if m.aggregates and m.metric not in SEGMENTATION_METRICS
                             else {}), **dict(m.params),
                          **({"group": m.group} if m.group else {}),
+                         **({"groups": m.groups, "over_groups": m.over_groups, "undefined_group": m.undefined_group}
+                            if m.groups else {}),
                          "keys": dict(m.keys)}
                 for m in declaration.metrics
             },

@@ -31,6 +31,7 @@ from evaluation.declarative.metric_records import (
 from evaluation.declarative.output_kinds import KINDS, NONZERO, SURVIVAL_MISSING, OutputSpec, parse_output
 from evaluation.declarative.tables import KEY, NAME, SLUG, Table, type_of
 from evaluation.errors import ConfigurationError
+from evaluation.metrics.groups import GROUP_FORMS
 from evaluation.platform.matching import IMAGE_NAME_SUFFIXES
 
 SUBMISSION_KINDS = ("jobs", "csv")  # algorithm jobs (predictions.json) or one prediction CSV
@@ -120,6 +121,9 @@ class MetricSpec:
     keys: tuple[tuple[str, str], ...] = ()  # form -> key template with {name}, {label}, {form}
     case_key: str = "{name}_{label}"  # the per-case key template (segmentation metrics); "": none
     case_count_key: str = ""  # lesion_f1: the per-case TP / FP / FN key template ({count}); "": none
+    groups: str = ""  # "file.csv:column": the metric per group of cases, combined over the groups; "": none
+    over_groups: str = "mean"  # how the groups' values combine (metrics.groups.over_groups)
+    undefined_group: str | float = "error"  # a group where the metric is undefined: refused, left out or a number
 
     def param(self, key: str) -> Any:
         return dict(self.params)[key]
@@ -274,9 +278,31 @@ def _metric(table: Table, outputs: dict[str, OutputSpec], earlier: Mapping[str, 
     keys = _key_templates(table, name, labels, aggregates, segmentation)
     case_key = table.get("case_key", str, "{name}_{label}") if segmentation else "{name}_{label}"
     count_key = _case_keys(table, metric, name, labels, case_key)
+    grouping = _grouping(table, metric, aggregates, bootstrap)
     table.done()
     return MetricSpec(name, metric, slug, labels, aggregates, bootstrap, tuple(params.items()), group, keys, case_key,
-                      count_key)  # fmt: skip
+                      count_key, *grouping)  # fmt: skip
+
+
+def _grouping(table: Table, metric: str, aggregates: tuple[str, ...], bootstrap: bool) -> tuple[Any, ...]:
+    """``groups`` ("file.csv:column": the metric per group of cases, a reference column such as a
+    cohort), ``over_groups`` (``metrics.groups.GROUP_FORMS``) and ``undefined_group`` ("error",
+    "exclude" or a number); a value metric of one value only, not bootstrapped."""
+    if "groups" not in table.data:
+        return ()
+    text = table.get("groups", str)
+    csv_file, _, column = text.partition(":")
+    if not csv_file.endswith(".csv") or not column:
+        table.fail("groups", f"{text!r} is not 'file.csv:column' (the group of each case)")
+    if metric not in VALUE_METRICS or aggregates:
+        table.fail("groups", f"{metric} cannot be scored by group (a value metric of one value can)")
+    if bootstrap:
+        table.fail("bootstrap", "a metric by group is not bootstrapped")
+    over = table.get("over_groups", str, "mean", GROUP_FORMS)
+    undefined = table.get("undefined_group", (float, str), "error")
+    if isinstance(undefined, str) and undefined not in ("error", "exclude"):
+        table.fail("undefined_group", f"must be a number or 'error' or 'exclude', not {undefined!r}")
+    return text, over, undefined
 
 
 def _combined(table: Table, earlier: Mapping[str, MetricSpec], bootstrap: bool) -> tuple[str, ...]:
