@@ -14,16 +14,13 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "scripts"))
 
-from evaluation.challenges import get  # noqa: E402
-from evaluation.make_input import build_input  # noqa: E402
+from library_demo import write_demo  # noqa: E402
 
 NAME = "midog2021"
 OUTPUT = "mitotic-figures"
@@ -53,15 +50,7 @@ def generate(ground_truth: Path, outputs: Path, seed: int = 0) -> dict[str, tupl
 
 
 def main() -> None:
-    ground_truth = REPO / "ground-truth" / NAME
-    platform_input = REPO / "test" / "input" / NAME
-    for folder in (ground_truth, platform_input):
-        shutil.rmtree(folder, ignore_errors=True)
-    with tempfile.TemporaryDirectory() as work:
-        outputs = Path(work) / "outputs"
-        generate(ground_truth, outputs)
-        build_input(get(NAME), outputs, platform_input)
-    print(f"wrote {ground_truth} and {platform_input}")
+    write_demo(NAME, generate)
 
 
 if __name__ == "__main__":
