@@ -8,6 +8,7 @@ as the declaration's ``[report]`` table says.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from evaluation.declarative import measures
+from evaluation.declarative.metric_records import RECORD
 from evaluation.declarative.output_kinds import MISCLASSIFIED, OutputSpec
 from evaluation.declarative.reference import DeclaredReference
 from evaluation.declarative.schema import (
@@ -30,6 +32,7 @@ from evaluation.declarative.segmentation import CaseResult, volume_key
 from evaluation.errors import ConfigurationError
 from evaluation.metrics.bootstrap import percentile_interval, resample_weights
 from evaluation.metrics.detection import ImageDetections
+from evaluation.metrics.groups import over_groups
 
 
 def aggregate_metrics(
@@ -48,6 +51,7 @@ def aggregate_metrics(
     computed: dict[str, tuple[float, np.ndarray]] = {}  # aggregate path -> value, resamples
     counted: dict[str, int] = {}  # mean aggregate path -> the cases it averaged
     slots: dict[str, tuple[int, ...]] = {}  # per-case key -> its place label by label
+    by_group: list[tuple[MetricSpec, dict[str, float]]] = []  # each grouped metric's value per group
     for position, metric in enumerate(declaration.metrics):
         if metric.metric == COMBINED:  # the mean of earlier aggregates, resample by resample
             parts = [computed[path] for path in metric.param("of")]
@@ -60,6 +64,17 @@ def aggregate_metrics(
             values, resamples = _segmentation_metric(
                 declared, metric, cases, results, settings, per_case, counted, place, slots
             )
+        elif output.type.aggregation is not None:  # the kind's own, over the cases a worker scored
+            cases = [c for c in reference.cases if output.slug in results[c].segmentations]
+            entry = RECORD[metric.metric].catalogue
+            values, resamples = output.type.aggregation(metric, entry, output, cases, results, settings)
+        elif metric.groups:  # the metric per group of cases, combined over the groups
+            cases = [c for c in reference.cases if output.slug in results[c].values]
+            values, resamples, found = _grouped_metric(metric, output, cases, results, reference)
+            by_group.append((metric, found))
+        elif metric.metric in measures.DECISION_METRICS:  # counts per image at a decision (per-case keys)
+            cases = [c for c in reference.cases if output.slug in results[c].values]
+            values, resamples = _decision_metric(metric, output, cases, results, reference, settings, per_case)
         else:  # the kind's aggregation over the cases with a value
             cases = [c for c in reference.cases if output.slug in results[c].values]
             aggregation = _AGGREGATIONS[output.type.scoring]
@@ -73,6 +88,8 @@ def aggregate_metrics(
         if metric.bootstrap and form not in COUNT_FORMS:
             low, high = percentile_interval(resamples_of_key, level)
             target[f"{key}_ci_low"], target[f"{key}_ci_high"] = low, high
+    for metric, found in by_group:  # each group's value beside the combined one
+        (aggregates.setdefault(metric.group, {}) if metric.group else aggregates)[f"{metric.name}_by_group"] = found
     report = declaration.report
     if report.absent_labels is not None:
         path, slug = report.absent_labels
@@ -93,7 +110,7 @@ def aggregate_metrics(
     for output in declaration.outputs:  # (cases skipped for a blank reference have no entry)
         scored = [c for c in reference.cases if output.slug in results[c].submitted]
         lists[names.get(output.slug, output.slug)] = [c for c in scored if not results[c].submitted[output.slug]]
-        if output.type.image and report.label_presence:
+        if output.type.scoring == "segmentation" and report.label_presence:
             for case in (c for c in reference.cases if output.slug in results[c].segmentations):
                 for label, numbers in results[case].segmentations[output.slug].labels.items():
                     per_case[case][f"{label}_in_reference"] = numbers.reference > 0
@@ -319,6 +336,64 @@ def _detection_metric(
     boot = np.array([np.nan]) if weights is None else measures.detection_metric(metric.metric, images, params, weights)
     key = metric.key("", "value")
     return {key: value}, {key: boot}
+
+
+def _grouped_metric(
+    metric: MetricSpec,
+    output: OutputSpec,
+    cases: list[str],
+    results: Mapping[str, CaseResult],
+    reference: DeclaredReference,
+) -> tuple[dict[str, float], dict[str, np.ndarray], dict[str, float]]:
+    """A value metric per group of cases (the reference column ``groups``; sorted labels) and its
+    ``over_groups`` form (``metrics.groups.over_groups``); a group where it is undefined (NaN) is
+    refused, left out or counted as the declared ``undefined_group``."""
+    key = metric.key("", "value")
+    labels = np.array([reference.groups[metric.name][c] for c in cases], dtype=str)
+    found: dict[str, float] = {}
+    for label in np.unique(labels):
+        group = [c for c, own in zip(cases, labels, strict=True) if own == label]
+        found[str(label)] = _value_metric(dataclasses.replace(metric, groups="", params=_lenient(metric)), output,
+                                          group, results, reference, {})[0][key]  # fmt: skip
+    undefined = next((label for label, value in found.items() if math.isnan(value)), None)
+    if undefined is not None and metric.undefined_group == "error":
+        raise ConfigurationError(
+            f"The reference of output '{output.slug}' makes {metric.metric} undefined in group '{undefined}' "
+            f"({metric.groups}): declare undefined_group = 'exclude' or a number."
+        )
+    value = float(over_groups(np.array(list(found.values())), metric.over_groups, metric.undefined_group)) \
+        if found else math.nan  # fmt: skip
+    return {key: value}, {key: np.array([np.nan])}, found
+
+
+def _lenient(metric: MetricSpec) -> tuple[tuple[str, Any], ...]:
+    """The metric's parameters with its edge values "error" as NaN (the group policy decides)."""
+    return tuple((k, math.nan if k in measures.EDGE_CASES and v == "error" else v) for k, v in metric.params)
+
+
+def _decision_metric(
+    metric: MetricSpec,
+    output: OutputSpec,
+    cases: list[str],
+    results: Mapping[str, CaseResult],
+    reference: DeclaredReference,
+    settings: Mapping[str, Any],
+    per_case: dict[str, dict[str, Any]],
+) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+    """Detection at a decision over the scored images: each image's TP, FP, FN (written per case as
+    ``<name>_tp``, ... with ``case_counts``), then precision, recall or F1 of their sums."""
+    key = metric.key("", "value")
+    if not cases:
+        return {key: math.nan}, {key: np.array([np.nan])}
+    images = [ImageDetections(reference.values[output.slug][c], *results[c].values[output.slug]) for c in cases]
+    params = dict(metric.params)
+    counts = measures.decision_counts(images, params)
+    if params["case_counts"]:
+        for case, row in zip(cases, counts, strict=True):
+            per_case[case].update({f"{metric.name}_{count}": int(n) for count, n in zip(COUNT_FORMS, row, strict=True)})
+    weights = _weights(len(cases), settings, metric)
+    boot = np.array([np.nan]) if weights is None else measures.decision_value(metric.metric, counts, params, weights)
+    return {key: float(measures.decision_value(metric.metric, counts, params))}, {key: boot}
 
 
 def _written(declaration: Declaration) -> list[tuple[MetricSpec, str, str]]:

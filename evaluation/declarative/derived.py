@@ -22,6 +22,7 @@ from evaluation.declarative.metric_records import (
 )
 from evaluation.declarative.output_kinds import outputs_schema
 from evaluation.declarative.schema import COMBINED, KEY, NAME, SCORING_METHODS, SLUG, SORTS, SUBMISSION_KINDS
+from evaluation.metrics.groups import GROUP_FORMS
 
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
@@ -112,6 +113,8 @@ def _param_schema(param: Param) -> dict[str, Any]:
     if isinstance(param.kind, tuple):  # a number or a word
         return {"anyOf": [{"type": "number"}, {"enum": list(param.words)}]}
     schema = _type(param.kind)
+    if param.kind is list and param.items is str:
+        schema["items"] = {"type": "string", "minLength": 1}
     choices = list(dict.fromkeys([*param.choices, *(c for _, cs in param.choices_by_kind for c in cs)]))
     if choices:
         schema["enum"] = choices
@@ -130,6 +133,8 @@ def _metric_schema(record: MetricRecord) -> dict[str, Any]:
         properties["aggregates"] = {"type": "array", "items": {"enum": list(PER_CLASS_FORMS)}, "minItems": 1}
     if record.name == "lesion_f1":
         properties["case_count_key"] = {"type": "string"}
+    if not record.segmentation and not record.detection and not record.heat_map and not record.decision:
+        properties.update(_GROUPS)  # a value metric per group of cases
     required = ["metric", "output"]
     for param in (*record.params, *(edge.param(record.per_class) for edge in record.edges)):
         if param.derived:
@@ -145,6 +150,11 @@ def _metric_schema(record: MetricRecord) -> dict[str, Any]:
 
 
 _STRINGS = {"type": "array", "items": {"type": "string"}}
+_GROUPS = {
+    "groups": {"type": "string", "pattern": r"^.+\.csv:.+$"},
+    "over_groups": {"enum": list(GROUP_FORMS)},
+    "undefined_group": {"anyOf": [{"type": "number"}, {"enum": ["error", "exclude"]}]},
+}
 _COMMON_METRIC = {
     "name": {"type": "string", "pattern": f"^{KEY.pattern}$"},
     "output": {"type": "string"},

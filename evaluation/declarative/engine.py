@@ -42,7 +42,6 @@ from evaluation.declarative.segmentation import (
     CasePayload,
     CaseResult,
     check_segmentation,
-    score_segmentation,
     segmentation_task,
 )
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
@@ -142,7 +141,8 @@ class DeclaredChallenge(Challenge):
                     if path is not None or output.missing == "empty-mask":
                         file = reference.files[output.slug][case]
                         shown = file.relative_to(reference.root).as_posix()
-                        segmentations.append(segmentation_task(declaration, output, case, file, shown, path))
+                        make = output.type.worker_task or segmentation_task
+                        segmentations.append(make(declaration, output, case, file, shown, path))
                     submitted[output.slug] = path is not None
                     continue
                 raw = read_json_output(input_dir, job, output.slug, case) if job else None
@@ -269,7 +269,8 @@ class DeclaredChallenge(Challenge):
                     grid = input_image(images, job, declaration.cases.input)
                     if grid is None:
                         checked.unchecked.append("the segmentations' grid against the input image (give --images)")
-                    checked.later.append(partial(check_segmentation, declaration, output, found, grid, case, named))
+                    check = output.type.check_file or check_segmentation
+                    checked.later.append(partial(check, declaration, output, found, grid, case, named))
             elif (found := read_json_output(input_dir, job, output.slug, case)) is not None:
                 checked_value(output, found, case, named, declaration)
             if found is None and output.missing == "error":
@@ -286,7 +287,7 @@ class DeclaredChallenge(Challenge):
         numbers = {}
         for segmentation in task.payload.segmentations:
             try:
-                numbers[segmentation.slug] = score_segmentation(segmentation, task.case)
+                numbers[segmentation.slug] = segmentation.score(task.case)
             except EvaluationError:
                 raise
             except RuntimeError as error:  # SimpleITK failures on a submitted file
@@ -337,6 +338,8 @@ class DeclaredChallenge(Challenge):
                          **({"aggregates": list(m.aggregates)} if m.aggregates and m.metric not in SEGMENTATION_METRICS
                             else {}), **dict(m.params),
                          **({"group": m.group} if m.group else {}),
+                         **({"groups": m.groups, "over_groups": m.over_groups, "undefined_group": m.undefined_group}
+                            if m.groups else {}),
                          "keys": dict(m.keys)}
                 for m in declaration.metrics
             },

@@ -38,6 +38,7 @@ from evaluation.declarative.output_kinds import KINDS
 from evaluation.metrics import catalogue
 from evaluation.metrics.bootstrap import drawn_cases
 from evaluation.metrics.detection import ImageDetections
+from evaluation.metrics.detection import decision_counts as decision_counts_of
 from evaluation.metrics.lesions import f1_score
 from evaluation.metrics.overlap import aggregated_dice, dice_from_counts
 
@@ -119,7 +120,11 @@ def lesion_f1_dataset(counts: np.ndarray, no_lesions: float, weights: np.ndarray
 
 # -------------------------------------------------------------------------- case-level outputs
 
-VALUE_METRICS = {r.name: r.catalogue for r in RECORDS if not r.segmentation and not r.detection}  # -> catalogue
+VALUE_METRICS = {
+    r.name: r.catalogue for r in RECORDS if not r.segmentation and not r.detection and not r.heat_map and not r.decision
+}
+DECISION_METRICS = {r.name: r.catalogue for r in RECORDS if r.decision}  # counts per image at a decision
+HEAT_MAP_METRICS = {r.name: r.catalogue for r in RECORDS if r.heat_map}  # each case's lesion entries (a worker's)
 DETECTION_METRICS = {r.name: r.catalogue for r in RECORDS if r.detection}  # the set of images at once
 # a declared key -> the catalogue's parameter, where they differ
 PARAMETERS = {p.key: p.parameter for r in RECORDS for p in r.params if p.parameter} | {"classes": "labels"}
@@ -324,3 +329,36 @@ def _detection_resample(name: str, images: list[ImageDetections], keywords: Mapp
     if keywords.get("fp_images") == "negative" and all(len(image.reference) for image in images):
         return float("nan")
     return float(catalogue.compute(name, images, **keywords))
+
+
+# --------------------------------------------------------------------- detection at a decision
+
+DECISION_VALUES = ("detection_precision", "detection_recall", "detection_f1")  # the catalogue's triple, in order
+
+
+def decision_counts(images: list[ImageDetections], params: Mapping[str, Any]) -> np.ndarray:
+    """Each image's (TP, FP, FN) of the predictions the declared decision keeps (``score_threshold``,
+    ``classes``, ``keep_unnamed``), matched as declared (``detection.decision_counts``)."""
+    found = decision_counts_of(
+        images, KINDS[params["objects"]].criteria[params["match"]], params["threshold"], params["matching"],
+        params.get("score_threshold"), params.get("classes"), params["keep_unnamed"],
+    )  # fmt: skip
+    return np.stack(found, axis=1).reshape(len(images), 3)
+
+
+def decision_value(
+    metric: str, counts: np.ndarray, params: Mapping[str, Any], weights: np.ndarray | None = None
+) -> float | np.ndarray:
+    """Precision, recall or F1 of the counts summed over the images (the catalogue's
+    ``detection_decision`` with the declared ``epsilon`` and ``no_objects``); with ``weights`` one
+    value per resample, of its drawn images' counts."""
+    index = DECISION_VALUES.index(metric)
+
+    def value(rows: np.ndarray) -> float:
+        triple = catalogue.compute(DECISION_METRICS[metric], *rows.T, epsilon=params["epsilon"],
+                                   empty=params["no_objects"])  # fmt: skip
+        return float(triple[index])
+
+    if weights is None:
+        return value(counts)
+    return np.array([value(counts * row[:, None]) for row in np.asarray(weights, dtype=float)])

@@ -31,6 +31,8 @@ RESAMPLINGS = {  # how a bootstrap resamples a metric (README "[bootstrap]")
     "weights": "the catalogue's vectorised weights form",
     "drawn": "the metric of each resample's drawn cases",
     "images": "the metric of each resample's drawn images",
+    "maps": "the metric of each resample's drawn cases' lesion entries",
+    "decision": "the summed counts of each resample's drawn images",
 }
 
 
@@ -88,7 +90,7 @@ class Param:
     read only when the value read before it (or ``per_class``) is that; ``derived``: not declared but
     set from the output (``schema.DERIVED``); ``edge``: the edge case this value is given for;
     ``parameter``: the catalogue's parameter name where it differs; ``values``: declared value ->
-    the catalogue's; ``doc``: the README's words for it."""
+    the catalogue's; ``doc``: the README's words for it; ``items``: a list's items (float or str)."""
 
     key: str
     kind: Any = float
@@ -103,6 +105,7 @@ class Param:
     parameter: str = ""
     values: tuple[tuple[str, Any], ...] = ()
     doc: str = ""
+    items: type = float  # a list's items: numbers, or (str) names
 
     def choices_for(self, kind: str) -> tuple[Any, ...]:
         return dict(self.choices_by_kind).get(kind, self.choices)
@@ -169,6 +172,14 @@ class MetricRecord:
     def detection(self) -> bool:
         return self.resampling == "images"
 
+    @property
+    def decision(self) -> bool:
+        return self.resampling == "decision"
+
+    @property
+    def heat_map(self) -> bool:
+        return self.resampling == "maps"
+
 
 def _both_empty(default: float) -> Param:
     return Param("both_empty", (float, str), default, words=("exclude",), edge="neither mask has the label")
@@ -207,6 +218,20 @@ _DETECTION = (
     Param("matching", str, "greedy", MATCHINGS),
 )  # fmt: skip
 _NO_REFERENCE = Edge("no_reference", "no_reference", "no reference object")
+_DECISION = (
+    *_DETECTION[:4],
+    Param("matching", str, "greedy", (*MATCHINGS, "reference"),
+          doc="reference: each reference object in turn takes its nearest free prediction (evalutils)"),
+    Param("score_threshold", float, OMITTED, interval=Interval(0, 1),
+          doc="a prediction is kept when its score is above it (strict); not set: every prediction"),
+    Param("classes", list, OMITTED, items=str, doc="the point names kept (points only)"),
+    Param("keep_unnamed", bool, True, doc="with classes: a point without a name is kept"),
+    Param("epsilon", float, 0.0, interval=Interval(0, None, "left", "must be a non-negative number"),
+          doc="the formula's epsilon terms (MIDOG 2021: 1e-6)"),
+    Param("case_counts", bool, False, doc="true: each image's TP, FP, FN as <name>_tp, <name>_fp, <name>_fn"),
+)  # fmt: skip
+_NO_OBJECTS = Edge("no_objects", "empty", "a ratio whose denominator is 0 (no prediction kept, no reference object)",
+                   0.0)  # fmt: skip
 
 RECORDS: tuple[MetricRecord, ...] = (
     # segmentation: per case, then over cases
@@ -299,6 +324,22 @@ RECORDS: tuple[MetricRecord, ...] = (
                                                  "(false positives per image)")),
                          Param("fp_images", str, "all", ("all", "negative"))),
                  edges=(_NO_REFERENCE,), resampling="images"),
+    # detection at a decision: counts per image, then their sums
+    *(MetricRecord(name, "detection_decision", ("boxes", "points"), doc, params=_DECISION, edges=(_NO_OBJECTS,),
+                   resampling="decision")
+      for name, doc in (("detection_f1", "F1 (2TP + eps) / (2TP + FP + FN + eps) of the kept predictions"),
+                        ("detection_precision", "precision TP / (TP + FP + eps) of the kept predictions"),
+                        ("detection_recall", "recall TP / (TP + FN + eps) of the kept predictions"))),
+    # detection maps: each case's lesion entries (matched in a worker), then the set of cases
+    MetricRecord("lesion_ap", "lesion_average_precision", ("heat_map",), "lesion-level average precision (PI-CAI)",
+                 edges=(Edge("no_lesion", "no_lesion", "no reference lesion", 0.0),), resampling="maps"),
+    MetricRecord("lesion_sensitivity_at_fp", "lesion_sensitivity_at_fp", ("heat_map",),
+                 "lesion sensitivity at fp_per_case false positives per case (PI-CAI)",
+                 params=(Param("fp_per_case", interval=Interval(0, None, "left", "must be a non-negative number of "
+                                                                 "false positives per case")),),
+                 edges=(Edge("no_lesion", "no_lesion", "no reference lesion"),), resampling="maps"),
+    MetricRecord("case_auroc", "case_auroc", ("heat_map",), "AUROC of the case scores (each map's maximum; PI-CAI)",
+                 edges=(Edge("single_class", "single_class", "a single class"),), resampling="maps"),
 )  # fmt: skip
 
 RECORD: dict[str, MetricRecord] = {record.name: record for record in RECORDS}

@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from evaluation.declarative import heat_maps
 from evaluation.declarative.tables import KEY, SLUG, Table, type_of
 from evaluation.errors import ConfigurationError, SubmissionError
-from evaluation.platform.detections import parse_detections, parse_points
+from evaluation.metrics.detection_maps import CASE_SCORES, DYNAMIC, MIN_OVERLAP, OVERLAPS
+from evaluation.platform.detections import parse_detections, parse_points, point_names
 from evaluation.platform.images import GEOMETRY_POLICIES, GEOMETRY_TOLERANCE
 from evaluation.platform.matching import IMAGE_NAME_SUFFIXES
 from evaluation.platform.prediction_file import shown
@@ -106,6 +108,7 @@ class OutputSpec:
     sum_tolerance: float = 1e-3
     column: str = ""  # a prediction-file phase: the column of the participant's CSV holding this output
     columns: tuple[tuple[str, str], ...] = ()  # ... or, for probabilities, (class, column) in the declared order
+    options: tuple[tuple[str, Any], ...] = ()  # a kind's own declared keys that no other field holds
 
     @property
     def csv_columns(self) -> tuple[str, ...]:
@@ -150,7 +153,11 @@ class OutputKind:
     (a range, a 0 / 1 reference for binary metrics); ``per_class``: a metric may score it class by
     class; ``spelled``: settings echo its true / false spellings; ``scoring``: which of the engine's
     aggregations scores it; ``keys``: its own ``[[outputs]]`` keys as JSON Schema (``required``: those
-    without a default)."""
+    without a default). An image kind scored otherwise than a segmentation brings its own
+    ``worker_task`` (declaration, output, case, reference, shown, prediction -> a task with ``slug``,
+    ``noun`` and ``score(case)``, run in a worker), ``check_file`` (``check_job``'s check of a
+    submitted file) and ``aggregation`` (metric, catalogue entry, output, cases, results, settings ->
+    values and resamples, over the cases its worker scored)."""
 
     name: ClassVar[str]
     platform_kind: ClassVar[str]
@@ -166,6 +173,9 @@ class OutputKind:
     scoring: ClassVar[str] = "values"
     keys: ClassVar[dict[str, Any]] = {}
     required: ClassVar[tuple[str, ...]] = ()
+    worker_task: ClassVar[Callable[..., Any] | None] = None
+    check_file: ClassVar[Callable[..., Any] | None] = None
+    aggregation: ClassVar[Callable[..., Any] | None] = None
 
     def default_path(self, slug: str) -> str:
         """A job's file of this output (``relative_path``) unless declared."""
@@ -440,13 +450,86 @@ class Boxes(OutputKind):
 
 
 class Points(Boxes):
+    """Points; each keeps its ``name`` (a decision metric's ``classes`` filter them); ``missing_score``:
+    the score of a point without a ``probability`` ("error": refused), e.g. MIDOG's F1, which ignores
+    the scores."""
+
     name, platform_kind = "points", "Multiple points"
     parser: ClassVar[Callable[..., Any]] = staticmethod(parse_points)
     criteria: ClassVar[dict[str, str]] = {"distance": "distance"}  # points match by distance only
+    keys: ClassVar[dict[str, Any]] = {
+        "missing_score": {"anyOf": [{"const": "error"}, {"type": "number", "minimum": 0, "maximum": 1}]}
+    }
+
+    def parse(self, entry: Entry) -> Reference:
+        score = entry.table.get("missing_score", (float, str), "error")
+        if score != "error" and (isinstance(score, str) or not 0 <= score <= 1):
+            entry.table.fail("missing_score", f"must be 'error' or a score in [0, 1], not {score!r}")
+        if score != "error":
+            entry.extra["options"] = (("missing_score", score),)
+        return entry.reference
+
+    def answer(self, output: OutputSpec, raw: Any, case: str, what: str, predicted_time: bool) -> Any:
+        score = dict(output.options).get("missing_score")
+        if score is not None and isinstance(raw, dict) and isinstance(raw.get("points"), list):
+            raw = {**raw, "points": [{"probability": score, **p} if isinstance(p, dict) else p for p in raw["points"]]}
+        points, scores = self.parser(raw, case)
+        return points, scores, point_names(raw, case)
+
+    def settings(self, output: OutputSpec) -> dict[str, Any]:
+        return dict(output.options)
+
+
+class HeatMap(OutputKind):
+    """A float detection map / heat map per case (PI-CAI): its lesion candidates (the non-zero
+    26-connected components, or those extracted from a heat map at ``candidates``) matched to the
+    reference lesions in a worker (``heat_maps``), the case score its maximum."""
+
+    name, platform_kind = "heat_map", "Heat Map"
+    missing = ("error", "empty-mask", "exclude")  # empty-mask: an all-zero map (no candidate, case score 0)
+    image, value, csv, scoring = True, False, "", "heat_map"
+    worker_task = staticmethod(heat_maps.heat_map_task)
+    check_file = staticmethod(heat_maps.check_heat_map)
+    aggregation = staticmethod(heat_maps.heat_map_metric)
+    keys: ClassVar[dict[str, Any]] = {
+        "dimension": {"enum": [2, 3]},
+        "min_overlap": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+        "overlap": {"enum": list(OVERLAPS)},
+        "candidates": {"anyOf": [{"enum": ["given", *DYNAMIC]},
+                                 {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}]},
+        "case_score": {"enum": list(CASE_SCORES)},
+        "unmatched_overlapping": {"type": "boolean"},
+    }  # fmt: skip
+
+    def default_path(self, slug: str) -> str:
+        return f"images/{slug}"
+
+    def parse(self, entry: Entry) -> Reference:
+        table = entry.table
+        entry.extra["dimension"] = table.get("dimension", int, 3, (2, 3))
+        min_overlap = table.get("min_overlap", float, MIN_OVERLAP)
+        if not 0 < min_overlap <= 1:
+            table.fail("min_overlap", "must be in (0, 1] (the least IoU or Dice of a match)")
+        candidates = table.get("candidates", (str, float), "given")
+        if isinstance(candidates, str) and candidates not in ("given", *DYNAMIC):
+            table.fail("candidates", f"{candidates!r} is not one of given, {', '.join(DYNAMIC)} or a threshold")
+        if not isinstance(candidates, str) and not 0 < candidates < 1:
+            table.fail("candidates", "a threshold must be in (0, 1)")
+        entry.extra["options"] = (
+            ("min_overlap", min_overlap),
+            ("overlap", table.get("overlap", str, "iou", OVERLAPS)),
+            ("candidates", candidates),
+            ("case_score", table.get("case_score", str, "max", CASE_SCORES)),
+            ("unmatched_overlapping", table.get("unmatched_overlapping", bool, False)),
+        )
+        return entry.reference
+
+    def settings(self, output: OutputSpec) -> dict[str, Any]:
+        return {"dimension": output.dimension, **dict(output.options)}
 
 
 KINDS: dict[str, OutputKind] = {kind.name: kind() for kind in (Segmentation, Number, Boolean, Choice, Probabilities,
-                                                                Boxes, Points)}  # fmt: skip
+                                                                Boxes, Points, HeatMap)}  # fmt: skip
 OUTPUT_KINDS = tuple(KINDS)
 
 

@@ -35,6 +35,7 @@ class DeclaredReference:
     values: Mapping[str, Mapping[str, Any]]
     root: Path  # the ground-truth folder
     events: Mapping[str, Mapping[str, bool]] = field(default_factory=dict)  # c_index: output -> case -> event
+    groups: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # a grouped metric -> case -> group
 
 
 def strip_marker(name: str, markers: Sequence[str]) -> str:
@@ -267,7 +268,18 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
     for output in declaration.outputs:
         if output.type.objects:
             values[output.slug] = {c: _reference_objects(files[output.slug][c], c, output) for c in cases}
-    return DeclaredReference(cases, files, values, ground_truth, events)
+    groups = {m.name: _groups(ground_truth, declaration, m.groups, cases) for m in declaration.metrics if m.groups}
+    return DeclaredReference(cases, files, values, ground_truth, events, groups)
+
+
+def _groups(ground_truth: Path, declaration: Declaration, text: str, cases: Sequence[str]) -> dict[str, str]:
+    """The group of every case from the ``groups`` column ("file.csv:column"); none may be blank."""
+    csv_file, _, column = text.partition(":")
+    texts = _csv_column(ground_truth, csv_file, column, declaration, False)
+    missing = next((case for case in cases if not texts.get(case)), None)
+    if missing is not None:
+        raise ConfigurationError(f"{text}: case {missing} has no group.")
+    return {case: texts[case] for case in cases}
 
 
 def _reference_objects(path: Path, case: str, output: OutputSpec) -> np.ndarray:

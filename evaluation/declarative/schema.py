@@ -31,12 +31,15 @@ from evaluation.declarative.metric_records import (
 from evaluation.declarative.output_kinds import KINDS, NONZERO, SURVIVAL_MISSING, OutputSpec, parse_output
 from evaluation.declarative.tables import KEY, NAME, SLUG, Table, type_of
 from evaluation.errors import ConfigurationError
+from evaluation.metrics.groups import GROUP_FORMS
 from evaluation.platform.matching import IMAGE_NAME_SUFFIXES
 
 SUBMISSION_KINDS = ("jobs", "csv")  # algorithm jobs (predictions.json) or one prediction CSV
 SEGMENTATION_METRICS = tuple(r.name for r in RECORDS if r.segmentation)
 VALUE_METRICS = measures.VALUE_METRICS  # the metrics of case-level values (number, boolean, choice, probabilities)
 DETECTION_METRICS = tuple(measures.DETECTION_METRICS)  # on a boxes or points output
+HEAT_MAP_METRICS = tuple(measures.HEAT_MAP_METRICS)  # on a heat_map output
+DECISION_METRICS = tuple(measures.DECISION_METRICS)  # on a boxes or points output, at a decision
 SETTINGS_LAYOUTS = ("full", "options")
 COMBINED = "mean"  # the mean of aggregates declared before (e.g. HECKTOR's segmentation score)
 BINARY_REFERENCE_METRICS = tuple(r.name for r in RECORDS if r.binary_reference)  # a number's reference: 0 / 1
@@ -118,6 +121,9 @@ class MetricSpec:
     keys: tuple[tuple[str, str], ...] = ()  # form -> key template with {name}, {label}, {form}
     case_key: str = "{name}_{label}"  # the per-case key template (segmentation metrics); "": none
     case_count_key: str = ""  # lesion_f1: the per-case TP / FP / FN key template ({count}); "": none
+    groups: str = ""  # "file.csv:column": the metric per group of cases, combined over the groups; "": none
+    over_groups: str = "mean"  # how the groups' values combine (metrics.groups.over_groups)
+    undefined_group: str | float = "error"  # a group where the metric is undefined: refused, left out or a number
 
     def param(self, key: str) -> Any:
         return dict(self.params)[key]
@@ -246,7 +252,7 @@ def _metric(table: Table, outputs: dict[str, OutputSpec], earlier: Mapping[str, 
     """One ``[[metrics]]`` entry; ``earlier`` maps the aggregate paths of the metrics before it to them.
     Its parameters are its record's (``metric_records``), read in a loop; the rest are cross-field checks."""
     metric = table.get("metric", str)
-    known = (*SEGMENTATION_METRICS, *VALUE_METRICS, *DETECTION_METRICS, COMBINED)
+    known = (*SEGMENTATION_METRICS, *VALUE_METRICS, *DETECTION_METRICS, *DECISION_METRICS, *HEAT_MAP_METRICS, COMBINED)
     if metric not in known:
         table.fail("metric", f"{metric!r} is not one of {', '.join(known)}")
     name = table.get("name", str, metric)
@@ -272,9 +278,31 @@ def _metric(table: Table, outputs: dict[str, OutputSpec], earlier: Mapping[str, 
     keys = _key_templates(table, name, labels, aggregates, segmentation)
     case_key = table.get("case_key", str, "{name}_{label}") if segmentation else "{name}_{label}"
     count_key = _case_keys(table, metric, name, labels, case_key)
+    grouping = _grouping(table, metric, aggregates, bootstrap)
     table.done()
     return MetricSpec(name, metric, slug, labels, aggregates, bootstrap, tuple(params.items()), group, keys, case_key,
-                      count_key)  # fmt: skip
+                      count_key, *grouping)  # fmt: skip
+
+
+def _grouping(table: Table, metric: str, aggregates: tuple[str, ...], bootstrap: bool) -> tuple[Any, ...]:
+    """``groups`` ("file.csv:column": the metric per group of cases, a reference column such as a
+    cohort), ``over_groups`` (``metrics.groups.GROUP_FORMS``) and ``undefined_group`` ("error",
+    "exclude" or a number); a value metric of one value only, not bootstrapped."""
+    if "groups" not in table.data:
+        return ()
+    text = table.get("groups", str)
+    csv_file, _, column = text.partition(":")
+    if not csv_file.endswith(".csv") or not column:
+        table.fail("groups", f"{text!r} is not 'file.csv:column' (the group of each case)")
+    if metric not in VALUE_METRICS or aggregates:
+        table.fail("groups", f"{metric} cannot be scored by group (a value metric of one value can)")
+    if bootstrap:
+        table.fail("bootstrap", "a metric by group is not bootstrapped")
+    over = table.get("over_groups", str, "mean", GROUP_FORMS)
+    undefined = table.get("undefined_group", (float, str), "error")
+    if isinstance(undefined, str) and undefined not in ("error", "exclude"):
+        table.fail("undefined_group", f"must be a number or 'error' or 'exclude', not {undefined!r}")
+    return text, over, undefined
 
 
 def _combined(table: Table, earlier: Mapping[str, MetricSpec], bootstrap: bool) -> tuple[str, ...]:
@@ -366,6 +394,10 @@ def _parameter(table: Table, param: Param, kind: str) -> Any:
     value = table.get(param.key, param.kind, REQUIRED if default == OMITTED else default, param.choices_for(kind))
     if isinstance(value, str) and param.words and value not in param.words:
         table.fail(param.key, f"must be a number or {' or '.join(map(repr, param.words))}, not {value!r}")
+    if param.kind is list and param.items is str:
+        if not value or not all(isinstance(item, str) and item for item in value):
+            table.fail(param.key, "must be a non-empty list of names")
+        return list(value)
     if param.kind is list:
         numbers = all(isinstance(item, (int, float)) and not isinstance(item, bool) for item in value)
         if not value or not numbers or not all(param.interval is None or param.interval.holds(x) for x in value):
@@ -378,6 +410,11 @@ def _parameter(table: Table, param: Param, kind: str) -> Any:
 
 def _checked_parameters(table: Table, record: MetricRecord, output: OutputSpec, params: Mapping[str, Any]) -> None:
     """The checks that join a metric's parameters to its output."""
+    if record.decision and params["matching"] == "reference" and params["match"] != "distance":
+        table.fail("matching", "'reference' (each reference object takes its nearest prediction) needs match = "
+                   "'distance'")  # fmt: skip
+    if record.decision and "classes" in params and output.kind != "points":
+        table.fail("classes", f"only points have a name ({output.slug!r} is a {output.kind} output)")
     if record.name == "cohen_kappa" and params["weights"] != "none" and output.missing == "misclassification":
         table.fail("weights", f"weighted kappa orders the classes: a missing answer ({output.slug!r} has missing = "
                    "'misclassification') has no place there; use missing = 'error' or 'exclude'")  # fmt: skip

@@ -49,6 +49,9 @@ class SegmentationTask:
     grid: str = "reference grid"  # how messages name the grid the prediction must share
     hint: str = ""  # ends the message of a prediction of another size (how to ask for resampling)
 
+    def score(self, case: str) -> CaseSegmentation:
+        return score_segmentation(self, case)
+
 
 @dataclass(frozen=True)
 class CasePayload:

@@ -45,7 +45,16 @@ from typing import Any
 
 import numpy as np
 
-from evaluation.metrics import classification, detection, lesions, overlap, regression, surface, survival
+from evaluation.metrics import (
+    classification,
+    detection,
+    detection_maps,
+    lesions,
+    overlap,
+    regression,
+    surface,
+    survival,
+)
 
 KINDS = ("per-case", "aggregate")
 
@@ -166,6 +175,16 @@ _ENTRIES = (
     _entry("recall_at_precision", detection.recall_at_precision, "aggregate", ("images",), ("no_reference",)),
     _entry("froc", detection.froc_score, "aggregate", ("images",), ("no_reference",),
            "float: mean recall over fp_rates", "Bandos et al. 2009; LUNA16"),
+    _entry("detection_decision", partial(detection.precision_recall_f1, empty=0.0), "aggregate", ("tp", "fp", "fn"),
+           ("empty",), "(precision, recall, F1) of the counts summed over images (decision_counts per image)",
+           "MIDOG 2021 evaluation.py (DeepMicroscopy/MIDOG_evaluation_docker)"),
+    # detection maps (PI-CAI), the set of cases' lesion entries (``detection_maps.case_lesions`` per case)
+    _entry("lesion_average_precision", detection_maps.lesion_average_precision, "aggregate", ("cases",),
+           ("no_lesion",), reference="picai_eval 1.4.13 metrics.Metrics.AP"),
+    _entry("lesion_sensitivity_at_fp", partial(detection_maps.lesion_sensitivity_at_fp, no_lesion=0.0), "aggregate",
+           ("cases",), ("no_lesion",), reference="picai_eval 1.4.13 metrics.Metrics.lesion_TPR_at_FPR"),
+    _entry("case_auroc", partial(detection_maps.case_auroc, single_class=0.5), "aggregate", ("cases",),
+           ("single_class",), reference="picai_eval 1.4.13 metrics.Metrics.auroc (case score: the map's maximum)"),
     # regression and survival, the set of cases
     _entry("mae", regression.mean_absolute_error, "aggregate", ("truth", "prediction")),
     _entry("rmse", regression.root_mean_squared_error, "aggregate", ("truth", "prediction")),

@@ -94,3 +94,15 @@ def parse_points(document: Any, case: str, scored: bool = True) -> tuple[np.ndar
     if outside.size:
         raise SubmissionError(f"Point {outside[0]} of image {case} has a score outside [0, 1].", case)
     return np.array(coordinates, dtype=float).reshape(len(rows), 3), scores
+
+
+def point_names(document: Any, case: str) -> list[str | None]:
+    """Each point's ``name`` in a "Multiple points" JSON that ``parse_points`` accepted (None: a point
+    without one; a plain array has none); a name that is not a string is an error naming the image."""
+    if not isinstance(document, dict):
+        return [None] * len(document)
+    names = [point.get("name") for point in document["points"]]
+    bad = next((i for i, name in enumerate(names) if name is not None and not isinstance(name, str)), None)
+    if bad is not None:
+        raise SubmissionError(f"The name of point {bad} of image {case} is not a string.", case)
+    return names

@@ -949,18 +949,34 @@ def test_every_catalogue_metric_is_declarable_and_documented():
     or count form of one, or as the multi-class form on a probabilities output); every declarable
     metric has a row in the README's reference table."""
     from evaluation.declarative import measures
-    from evaluation.declarative.schema import COMBINED, DETECTION_METRICS, SEGMENTATION_METRICS, VALUE_METRICS
+    from evaluation.declarative.schema import (
+        COMBINED,
+        DECISION_METRICS,
+        DETECTION_METRICS,
+        HEAT_MAP_METRICS,
+        SEGMENTATION_METRICS,
+        VALUE_METRICS,
+    )
     from evaluation.metrics import catalogue
 
     reached = (
-        set(SEGMENTATION_METRICS) | set(measures.VALUE_METRICS.values()) | set(measures.DETECTION_METRICS.values())
+        (set(SEGMENTATION_METRICS) | set(measures.VALUE_METRICS.values()) | set(measures.DETECTION_METRICS.values()))
+        | set(measures.HEAT_MAP_METRICS.values())
+        | set(measures.DECISION_METRICS.values())
     )
     forms = {"dice_per_label", "iou_per_label", "aggregated_dice", "lesion_counts", "lesion_f1_from_counts",
              "multiclass_brier_score"}  # fmt: skip
     assert set(catalogue.names()) - reached - forms == set()
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     table = readme[readme.index("### Reference") :]
-    for name in (*SEGMENTATION_METRICS, *VALUE_METRICS, *DETECTION_METRICS, COMBINED):
+    for name in (
+        *SEGMENTATION_METRICS,
+        *VALUE_METRICS,
+        *DETECTION_METRICS,
+        *DECISION_METRICS,
+        *HEAT_MAP_METRICS,
+        COMBINED,
+    ):
         assert f"`{name}`" in table, name
 
 

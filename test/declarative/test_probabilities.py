@@ -443,7 +443,8 @@ def test_key_templates_and_forms(tmp_path, evaluate_cli):
             'kind = "probabilities"',
             'kind = "list"',
             r"outputs\[0\]\.kind: 'list' is not supported by this version \(supported: segmentation, number, boolean, "
-            r"choice, probabilities, boxes, points\); a list of class probabilities per case is kind = 'probabilities'",
+            r"choice, probabilities, boxes, points, heat_map\); a list of class probabilities per case is kind = "
+            r"'probabilities'",
         ),
         ('classes = ["mel", "nev", "bkl", "df"]\n', "", r"outputs\[0\]\.classes: is required"),
         ('"df"]', '"d f"]', r"outputs\[0\]\.classes: 'd f' may hold letters, digits"),

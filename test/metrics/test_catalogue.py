@@ -10,6 +10,7 @@ import pytest
 
 from evaluation.metrics import catalogue
 from evaluation.metrics.detection import ImageDetections
+from evaluation.metrics.detection_maps import CaseLesions
 
 
 def test_entries_match_their_functions():
@@ -83,6 +84,11 @@ def edge_inputs(name: str) -> list[tuple]:
         return [(np.zeros(2), np.zeros(2))]
     if metric.inputs == ("tp", "fp", "fn"):
         return [(0, 0, 0)]
+    if metric.inputs == ("cases",):  # detection maps: no lesion anywhere, lesions in every case
+        return [
+            ([CaseLesions(np.zeros(1, bool), np.array([0.5]), 0.5)],),
+            ([CaseLesions(np.ones(1, bool), np.array([0.5]), 0.5)],),
+        ]
     return []  # c_index: survival.py defines its own values
 
 

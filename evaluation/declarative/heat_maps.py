@@ -1,0 +1,139 @@
+"""The detection maps of a declared challenge (PI-CAI style), for the ``heat_map`` output kind.
+
+A worker reads one case's map and reference lesion mask and matches the map's lesion candidates to
+the reference lesions (``metrics.detection_maps.case_lesions``: PI-CAI's ``evaluate_case``), keeping
+only each case's lesion entries and its case score; over the cases, the declared metric is pure
+arithmetic on those entries (``lesion_average_precision``, ``lesion_sensitivity_at_fp``,
+``case_auroc``, ``picai_score``). This module imports neither the schema nor the output kinds (they
+import it): a declaration, an output and a metric are passed in.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import SimpleITK as sitk
+
+from evaluation.errors import ConfigurationError, SubmissionError
+from evaluation.metrics import catalogue
+from evaluation.metrics.bootstrap import drawn_cases, resample_weights
+from evaluation.metrics.detection_maps import CaseLesions, case_lesions
+from evaluation.platform.images import read_label_image
+
+
+@dataclass(frozen=True)
+class HeatMapTask:
+    """One heat-map output of one case, as a worker needs it: ``matching`` holds the keywords of
+    ``case_lesions`` (the output's declared keys)."""
+
+    slug: str
+    reference: Path
+    prediction: Path | None  # None: the "empty-map" policy of a missing output
+    dimension: int
+    matching: tuple[tuple[str, Any], ...]
+    named: str = ""
+    noun: str = ""
+    shown: str = ""
+
+    def score(self, case: str) -> CaseLesions:
+        """The case's lesion entries and case score; a map of another size, a negative or non-finite
+        value is the participant's error."""
+        fix = f"; replace {self.shown} in the phase's ground truth" if self.shown else ""
+        image = read_label_image(self.reference, case, "reference", "lesion mask", self.dimension, fix)
+        reference = sitk.GetArrayFromImage(image)
+        if reference.size and reference.min() < 0:
+            raise ConfigurationError(f"The reference lesion mask of {case} has a negative label{fix}.", case)
+        if self.prediction is None:
+            prediction = np.zeros(reference.shape)
+        else:
+            prediction = read_heat_map(self.prediction, case, self.named or case, self.noun or f"'{self.slug}' map")
+            if prediction.shape != reference.shape:
+                raise SubmissionError(
+                    f"The {self.noun or f'{self.slug!r} map'} of {self.named or case} has size "
+                    f"{_size(prediction)}; the reference has {_size(reference)}.",
+                    case,
+                )
+        try:
+            return case_lesions(prediction, reference, **dict(self.matching))
+        except ValueError as error:  # e.g. a heat map where a detection map is expected (candidates = "given")
+            what = self.noun or f"{self.slug!r} map"
+            raise SubmissionError(f"The {what} of {self.named or case} cannot be scored: {error}.", case) from None
+
+
+def _size(array: np.ndarray) -> str:
+    return " x ".join(str(n) for n in array.shape[::-1])
+
+
+def read_heat_map(path: Path, case: str, named: str, what: str, dimension: int | None = None) -> np.ndarray:
+    """A submitted map: one channel, finite, non-negative values (as an array z, y, x)."""
+    try:
+        image = sitk.ReadImage(str(path))
+    except RuntimeError:
+        raise SubmissionError(f"The {what} of {named} could not be read as an image file.", case) from None
+    if image.GetNumberOfComponentsPerPixel() != 1 or (dimension is not None and image.GetDimension() != dimension):
+        raise SubmissionError(f"The {what} of {named} is not a single-channel {dimension or ''}D image.", case)
+    array = sitk.GetArrayFromImage(image).astype(np.float64)
+    if not np.isfinite(array).all():
+        raise SubmissionError(f"The {what} of {named} holds a non-finite value.", case)
+    if (array < 0).any():
+        raise SubmissionError(f"The {what} of {named} holds a negative value ({array.min():g}).", case)
+    return array
+
+
+def heat_map_task(
+    declaration: Any, output: Any, case: str, reference: Path, shown: str, prediction: Path | None
+) -> HeatMapTask:
+    """What a worker needs to score ``output`` (a ``schema.Declaration``'s ``OutputSpec``) of one case."""
+    return HeatMapTask(
+        slug=output.slug, reference=reference, prediction=prediction, dimension=output.dimension,
+        matching=output.options, named=declaration.cases.named(case), noun=output.noun, shown=shown,
+    )  # fmt: skip
+
+
+def check_heat_map(declaration: Any, output: Any, path: Path, grid: Path | None, case: str, named: str) -> None:
+    """``check_job``'s check of a submitted map: readable, one channel, finite, non-negative, and of
+    the input image's size when at hand."""
+    what = output.noun or f"'{output.slug}' map"
+    array = read_heat_map(path, case, named, what, output.dimension)
+    if grid is not None:
+        size = sitk.ReadImage(str(grid)).GetSize()
+        if tuple(array.shape[::-1]) != tuple(size):
+            raise SubmissionError(
+                f"The {what} of {named} has size {_size(array)}; the input image has {' x '.join(map(str, size))}.",
+                case,
+            )
+
+
+def heat_map_metric(
+    metric: Any,
+    name: str,
+    output: Any,
+    cases: list[str],
+    results: Mapping[str, Any],
+    settings: Mapping[str, Any],
+) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+    """A declared metric (a ``schema.MetricSpec``) of a heat-map output over the scored cases: its
+    catalogue entry ``name`` on the cases' lesion entries; an edge value declared "error" refuses a reference
+    where the metric is undefined; a bootstrap recomputes it on each resample's drawn cases."""
+    entries = [results[c].segmentations[output.slug] for c in cases]
+    params = dict(metric.params)
+    errors = [key for key, value in params.items() if value == "error"]
+    keywords = {key: math.nan if key in errors else value for key, value in params.items()}
+    key = metric.key("", "value")
+    value = float(catalogue.compute(name, entries, **keywords)) if entries else math.nan
+    if entries and math.isnan(value) and errors:
+        raise ConfigurationError(
+            f"The reference of output '{output.slug}' makes {metric.metric} undefined over the scored cases "
+            f"(declare {errors[0]} = <number> to give it a value)."
+        )
+    boot = np.array([np.nan])
+    if metric.bootstrap and entries:
+        weights = resample_weights(len(entries), settings["bootstrap_resamples"], settings["seed"])
+        boot = np.array([catalogue.compute(name, [entries[i] for i in drawn], **keywords)
+                         for drawn in drawn_cases(weights)], dtype=float)  # fmt: skip
+    return {key: value}, {key: boot}
