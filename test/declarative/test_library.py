@@ -1,0 +1,69 @@
+"""The library of public challenges declared in evaluation/declarations/: each declaration, run as a
+participant's submission is (``python -m evaluation.make_input``, then ``python -m evaluation`` in a
+subprocess) on the synthetic cases of ``test/metrics/synthetic_segmentations.py``, gives the numbers
+the challenge's OFFICIAL evaluation code computed on the same cases, to 1e-9.
+
+Goldens: ``test/metrics/golden/<challenge>.json`` (the official repository, its commit and the
+environment recorded in each file): KiTS23, github neheller/kits23 at
+c1088353084c17b8882a11db71429e7c022b7785, ``kits23/evaluation/metrics.py`` ``compute_metrics_for_case``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+from declarative.helpers import TOL, evaluate
+
+GOLDEN = REPO / "test" / "metrics" / "golden"
+DECLARATIONS = REPO / "evaluation" / "declarations"
+_spec = importlib.util.spec_from_file_location("make_demo_library", REPO / "scripts" / "make_demo_library.py")
+library = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(library)
+
+
+def _kits23() -> dict[str, dict[str, float]]:
+    """KiTS23's Dice and surface Dice per case and HEC region, under the declaration's keys."""
+    cases = json.loads((GOLDEN / "kits23.json").read_text())["cases"]
+    return {
+        case: {f"{ours}_{region}": row[theirs] for region, row in regions.items() for ours, theirs in
+               (("dice", "Dice"), ("sd", "SD"))}
+        for case, regions in cases.items()
+    }  # fmt: skip
+
+
+EXPECTED = {"kits23": _kits23}
+
+
+def _compare(actual: dict, expected: dict[str, dict[str, float | None]]) -> None:
+    assert sorted(actual) == sorted(expected)
+    for case, values in expected.items():
+        for key, value in values.items():
+            got = actual[case][key]
+            if value is None:  # the official NaN
+                assert got is None, f"{case} {key}: {got} != null"
+            else:
+                assert got is not None and abs(got - value) <= TOL, f"{case} {key}: {got} != {value}"
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_library_challenge_reproduces_the_official_numbers(tmp_path: Path, name: str):
+    ground_truth, outputs = tmp_path / "ground-truth", tmp_path / "outputs"
+    library.write_case_data(name, ground_truth, outputs)
+    run, metrics = evaluate(DECLARATIONS / f"{name}.toml", outputs, ground_truth, tmp_path)
+    assert run.returncode == 0, run.stderr
+    _compare(metrics["case"], EXPECTED[name]())
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_library_demo_holds_the_official_numbers(name: str):
+    """The bundled demo is the golden cases: its expected metrics.json holds the official numbers."""
+    metrics = json.loads((REPO / "test" / "expected" / name / "metrics.json").read_text())
+    _compare(metrics["case"], EXPECTED[name]())
+
+
+def test_every_library_challenge_is_tested():
+    assert sorted(EXPECTED) == sorted(library.LIBRARY)
