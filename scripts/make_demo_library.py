@@ -42,6 +42,8 @@ def _as_pet_masks(reference: np.ndarray, prediction: np.ndarray, spacing: tuple[
 # name: (the segmentation output's slug, how a synthetic case becomes that challenge's data)
 LIBRARY: dict[str, tuple[str, Callable[..., Pair]]] = {
     "kits23": ("kidney-segmentation", _as_labels),
+    "autopet4": ("lesion-segmentation", _as_pet_masks),
+    "brats2023-gli": ("tumour-segmentation", _as_labels),
 }
 
 

@@ -20,7 +20,13 @@ import SimpleITK as sitk
 
 from evaluation.declarative.output_kinds import OutputSpec, region_of
 from evaluation.declarative.schema import Declaration, MetricSpec
-from evaluation.metrics.segmentation import CaseSegmentation, LabelRequest, summarise_label_maps
+from evaluation.metrics.segmentation import (
+    CaseSegmentation,
+    LabelRequest,
+    LesionVolumeForm,
+    LesionWiseForm,
+    summarise_label_maps,
+)
 from evaluation.platform.images import (
     read_input_image,
     read_label_pair,
@@ -130,6 +136,8 @@ def _request(metrics: Sequence[MetricSpec], label: str, value: int | str | tuple
         hungarian=thresholds("lesion_f1", "hungarian"),
         panoptic=thresholds("panoptic_quality"),
         volumes=tuple(volume_key(m) for m in mine if m.metric == "volume_difference"),
+        lesion_volumes=tuple(dict.fromkeys(lesion_volume_key(m) for m in mine if m.metric in LESION_VOLUMES)),
+        lesion_wise=tuple(dict.fromkeys(lesion_wise_key(m) for m in mine if m.metric in LESION_WISE)),
     )
 
 
@@ -151,6 +159,26 @@ def segmentation_task(
 def volume_key(metric: MetricSpec) -> tuple[bool, bool, bool]:
     """How a worker keys one declared volume difference: (relative, absolute, in mm³)."""
     return metric.param("relative"), metric.param("absolute"), metric.param("volume") == "mm3"
+
+
+LESION_VOLUMES = {  # autoPET's volumes: declared metric -> what ``summarise_label_maps`` measures
+    "false_positive_volume": "false_positive",
+    "false_negative_volume": "false_negative",
+    "reference_volume": "reference",
+}
+LESION_WISE = ("lesion_wise_dice", "lesion_wise_hd95")
+
+
+def lesion_volume_key(metric: MetricSpec) -> LesionVolumeForm:
+    """How a worker keys one declared autoPET volume (the reference volume has no connectivity: 18)."""
+    params = dict(metric.params)
+    return LESION_VOLUMES[metric.metric], params.get("connectivity", 18), params["unit"], params["precision"]
+
+
+def lesion_wise_key(metric: MetricSpec) -> LesionWiseForm:
+    """How a worker keys one declared BraTS 2023 lesion-wise evaluation (Dice and HD95 share it)."""
+    return (metric.param("dilation"), float(metric.param("minimum_volume")), metric.param("volume_unit"),
+            metric.param("connectivity"), float(metric.param("penalty")))  # fmt: skip
 
 
 def check_segmentation(

@@ -5,7 +5,11 @@ the challenge's OFFICIAL evaluation code computed on the same cases, to 1e-9.
 
 Goldens: ``test/metrics/golden/<challenge>.json`` (the official repository, its commit and the
 environment recorded in each file): KiTS23, github neheller/kits23 at
-c1088353084c17b8882a11db71429e7c022b7785, ``kits23/evaluation/metrics.py`` ``compute_metrics_for_case``.
+c1088353084c17b8882a11db71429e7c022b7785, ``kits23/evaluation/metrics.py`` ``compute_metrics_for_case``;
+autoPET IV, github lab-midas/autoPETCTIV at 80af68d9a190bccc27ce0b93d64934d7b42aaa00,
+``evaluation_metrics/evaluation_metrics.py`` ``compute_metrics`` (NaN as null); BraTS 2023 glioma, github
+rachitsaluja/BraTS-2023-Metrics at 43c905242b2eecf421d4ab2da7af8ece9777d322, ``metrics.py``
+``get_LesionWiseResults(..., "BraTS-GLI")``.
 """
 
 from __future__ import annotations
@@ -35,7 +39,31 @@ def _kits23() -> dict[str, dict[str, float]]:
     }  # fmt: skip
 
 
-EXPECTED = {"kits23": _kits23}
+def _autopet4() -> dict[str, dict[str, float | None]]:
+    """autoPET IV's Dice, false-positive and false-negative volume per case (their names are the keys)."""
+    cases = json.loads((GOLDEN / "autopet.json").read_text())["cases"]
+    return {case: editions["autoPET-IV"] for case, editions in cases.items()}
+
+
+BRATS_KEYS = {  # the official row's column -> the declaration's per-case key
+    "Num_TP": "lesion_wise_dice_{}_tp", "Num_FP": "lesion_wise_dice_{}_fp", "Num_FN": "lesion_wise_dice_{}_fn",
+    "LesionWise_Score_Dice": "lesion_wise_dice_{}", "LesionWise_Score_HD95": "lesion_wise_hd95_{}",
+    "Legacy_Dice": "legacy_dice_{}", "Legacy_HD95": "legacy_hd95_{}", "Sensitivity": "voxel_sensitivity_{}",
+    "Specificity": "voxel_specificity_{}", "GT_Complete_Volume": "gt_complete_volume_{}",
+}  # fmt: skip
+
+
+def _brats2023_gli() -> dict[str, dict[str, float]]:
+    """BraTS-GLI's official row per case and region (WT, TC, ET), every column."""
+    cases = json.loads((GOLDEN / "brats2023.json").read_text())["cases"]
+    return {
+        case: {BRATS_KEYS[column].format(region): value for region, row in challenges["BraTS-GLI"].items()
+               for column, value in row.items()}
+        for case, challenges in cases.items()
+    }  # fmt: skip
+
+
+EXPECTED = {"kits23": _kits23, "autopet4": _autopet4, "brats2023-gli": _brats2023_gli}
 
 
 def _compare(actual: dict, expected: dict[str, dict[str, float | None]]) -> None:
@@ -67,3 +95,4 @@ def test_library_demo_holds_the_official_numbers(name: str):
 
 def test_every_library_challenge_is_tested():
     assert sorted(EXPECTED) == sorted(library.LIBRARY)
+    assert sum(len(values) for values in _brats2023_gli().values()) == 300  # every official number
