@@ -44,6 +44,7 @@ LIBRARY: dict[str, tuple[str, Callable[..., Pair]]] = {
     "kits23": ("kidney-segmentation", _as_labels),
     "autopet4": ("lesion-segmentation", _as_pet_masks),
     "brats2023-gli": ("tumour-segmentation", _as_labels),
+    "brats2023-met": ("tumour-segmentation", _as_labels),
 }
 
 

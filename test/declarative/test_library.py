@@ -9,13 +9,14 @@ c1088353084c17b8882a11db71429e7c022b7785, ``kits23/evaluation/metrics.py`` ``com
 autoPET IV, github lab-midas/autoPETCTIV at 80af68d9a190bccc27ce0b93d64934d7b42aaa00,
 ``evaluation_metrics/evaluation_metrics.py`` ``compute_metrics`` (NaN as null); BraTS 2023 glioma, github
 rachitsaluja/BraTS-2023-Metrics at 43c905242b2eecf421d4ab2da7af8ece9777d322, ``metrics.py``
-``get_LesionWiseResults(..., "BraTS-GLI")``.
+``get_LesionWiseResults(..., "BraTS-GLI")`` and ``"BraTS-MET"``.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -53,17 +54,22 @@ BRATS_KEYS = {  # the official row's column -> the declaration's per-case key
 }  # fmt: skip
 
 
-def _brats2023_gli() -> dict[str, dict[str, float]]:
-    """BraTS-GLI's official row per case and region (WT, TC, ET), every column."""
+def _brats2023(challenge: str) -> dict[str, dict[str, float]]:
+    """The official row of ``challenge`` (BraTS-GLI, BraTS-MET) per case and region (WT, TC, ET), every column."""
     cases = json.loads((GOLDEN / "brats2023.json").read_text())["cases"]
     return {
-        case: {BRATS_KEYS[column].format(region): value for region, row in challenges["BraTS-GLI"].items()
+        case: {BRATS_KEYS[column].format(region): value for region, row in challenges[challenge].items()
                for column, value in row.items()}
         for case, challenges in cases.items()
     }  # fmt: skip
 
 
-EXPECTED = {"kits23": _kits23, "autopet4": _autopet4, "brats2023-gli": _brats2023_gli}
+EXPECTED = {
+    "kits23": _kits23,
+    "autopet4": _autopet4,
+    "brats2023-gli": partial(_brats2023, "BraTS-GLI"),
+    "brats2023-met": partial(_brats2023, "BraTS-MET"),
+}
 
 
 def _compare(actual: dict, expected: dict[str, dict[str, float | None]]) -> None:
@@ -95,4 +101,4 @@ def test_library_demo_holds_the_official_numbers(name: str):
 
 def test_every_library_challenge_is_tested():
     assert sorted(EXPECTED) == sorted(library.LIBRARY)
-    assert sum(len(values) for values in _brats2023_gli().values()) == 300  # every official number
+    assert sum(len(values) for values in _brats2023("BraTS-MET").values()) == 300  # every official number
