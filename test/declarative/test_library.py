@@ -99,6 +99,15 @@ def test_library_demo_holds_the_official_numbers(name: str):
     _compare(metrics["case"], EXPECTED[name]())
 
 
+def test_kits23_averages_dice_and_surface_dice_over_the_hecs():
+    """KiTS23's average Dice and surface Dice: the mean over the HECs and the cases of the official values."""
+    metrics = json.loads((REPO / "test" / "expected" / "kits23" / "metrics.json").read_text())
+    cases = json.loads((GOLDEN / "kits23.json").read_text())["cases"]
+    for ours, theirs in (("dice_average", "Dice"), ("sd_average", "SD")):
+        values = [row[theirs] for regions in cases.values() for row in regions.values()]
+        assert abs(metrics["aggregates"][ours] - sum(values) / len(values)) <= TOL
+
+
 def test_every_library_challenge_is_tested():
     assert sorted(EXPECTED) == sorted(library.LIBRARY)
     assert sum(len(values) for values in _brats2023("BraTS-MET").values()) == 300  # every official number
