@@ -22,8 +22,7 @@ def test_null_is_an_edge_value():
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
-        (ONE_EMPTY, "one_empty = nan", 'metrics[2].one_empty: must be a finite number, not nan (write "null" for no '
-         "value)"),
+        (ONE_EMPTY, "one_empty = nan", "metrics[2].one_empty: must be a finite number, not nan"),
         (ONE_EMPTY, "one_empty = inf", "metrics[2].one_empty: must be a finite number, not inf"),
         ("both_empty = 1.0 ", "both_empty = nan ", "metrics[0].both_empty: must be a finite number"),
         ("tolerance_mm = 2.0", "tolerance_mm = inf", "metrics[1].tolerance_mm: must be a finite number, not inf"),
