@@ -15,8 +15,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from evaluation.registry import get  # noqa: E402
 from evaluation.make_input import build_input  # noqa: E402
+from evaluation.registry import get  # noqa: E402
 
 
 def write_demo(name: str, generate: Callable[[Path, Path], Any]) -> None:

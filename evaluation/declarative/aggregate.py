@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from evaluation.declarative import measures
-from evaluation.declarative.metric_records import RECORD
+from evaluation.declarative.metric_records import COUNTED, PUBLIC_SEGMENTATION, RECORD
 from evaluation.declarative.output_kinds import MISCLASSIFIED, OutputSpec
 from evaluation.declarative.reference import DeclaredReference
 from evaluation.declarative.schema import (
@@ -28,7 +28,13 @@ from evaluation.declarative.schema import (
     MetricSpec,
     metric_keys,
 )
-from evaluation.declarative.segmentation import CaseResult, volume_key
+from evaluation.declarative.segmentation import (
+    LESION_VOLUMES,
+    CaseResult,
+    lesion_volume_key,
+    lesion_wise_key,
+    volume_key,
+)
 from evaluation.errors import ConfigurationError
 from evaluation.metrics.bootstrap import percentile_interval, resample_weights
 from evaluation.metrics.detection import ImageDetections
@@ -163,8 +169,12 @@ def _segmentation_metric(
             per = np.where([n.empty for n in numbers], value, math.nan)
         elif metric.metric == "dice":
             per = measures.dice_values(inter, ref, pred, metric.param("both_empty"))
+            if "empty_reference" in dict(metric.params):  # autoPET III / IV: no value
+                per = measures.edge_at(per, (ref == 0) & (pred > 0), metric.param("empty_reference"))
         elif metric.metric == "iou":
             per = measures.iou_values(inter, ref, pred, metric.param("both_empty"))
+        elif metric.metric in PUBLIC_METRICS:
+            per, counts = _public_segmentation(metric, rows, numbers, inter, ref, pred)
         elif metric.metric in SURFACE_METRICS:  # one distance per case (nsd: at its tolerance)
             if metric.metric == "nsd":
                 raw = np.array([dict(r.nsd)[metric.param("tolerance_mm")] for r in rows], dtype=float)
@@ -184,7 +194,7 @@ def _segmentation_metric(
             counts = np.array([[c.tp, c.fp, c.fn] for c in found], dtype=float).reshape(-1, 3)
             per = measures.lesion_f1_values(*counts.T, metric.param("no_lesions"))
         keys = [metric.per_case_key(label)] if metric.case_key else []
-        if metric.metric == "lesion_f1" and metric.case_count_key:
+        if metric.metric in COUNTED and metric.case_count_key:
             keys += [metric.count_key(label, count) for count in COUNT_FORMS]
         for entry, key in enumerate(keys):
             slots[key] = (place[0], label_names.index(label), place[1], entry)
@@ -222,6 +232,30 @@ def _segmentation_metric(
             boot = _form(*arguments, weights) if weights is not None else np.array([np.nan])
             resamples[key] = np.asarray(boot, dtype=float)
     return values, resamples
+
+
+PUBLIC_METRICS = tuple(r.name for r in PUBLIC_SEGMENTATION)
+
+
+def _public_segmentation(
+    metric: MetricSpec, rows: list[Any], numbers: list[Any], inter: np.ndarray, ref: np.ndarray, pred: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-case values (and lesion counts, cases x 3) of a metric of a public challenge's segmentation
+    (``metric_records.PUBLIC_SEGMENTATION``), from the numbers the workers measured."""
+    counts = np.zeros((len(rows), 3))
+    params = dict(metric.params)
+    if metric.metric in LESION_VOLUMES:
+        raw = np.array([dict(r.lesion_volumes)[lesion_volume_key(metric)] for r in rows], dtype=float)
+        return measures.edge_at(raw, np.isnan(raw), params.get("empty_reference", math.nan)), counts
+    if metric.metric == "voxel_sensitivity":
+        return measures.voxel_sensitivity_values(inter, ref, pred, params["both_empty"], params["one_empty"]), counts
+    if metric.metric == "voxel_specificity":
+        sizes = np.array([n.size for n in numbers], dtype=float)
+        return measures.voxel_specificity_values(inter, ref, pred, sizes, params["full_reference"]), counts
+    scores = [dict(r.lesion_wise)[lesion_wise_key(metric)] for r in rows]
+    counts = np.array([[s.tp, s.fp, s.fn] for s in scores], dtype=float).reshape(-1, 3)
+    which = "dice" if metric.metric == "lesion_wise_dice" else "hd95"
+    return np.array([getattr(s, which) for s in scores], dtype=float), counts
 
 
 def _value_metric(

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluation.declarative.metric_records import (
+    COUNTED,
     OMITTED,
     PER_CLASS_FORMS,
     RECORDS,
@@ -131,7 +132,7 @@ def _metric_schema(record: MetricRecord) -> dict[str, Any]:
         properties["case_key"] = {"type": "string"}
     if record.per_class:
         properties["aggregates"] = {"type": "array", "items": {"enum": list(PER_CLASS_FORMS)}, "minItems": 1}
-    if record.name == "lesion_f1":
+    if record.name in COUNTED:
         properties["case_count_key"] = {"type": "string"}
     if not record.segmentation and not record.detection and not record.heat_map and not record.decision:
         properties.update(_GROUPS)  # a value metric per group of cases

@@ -89,6 +89,33 @@ def panoptic_values(raw: np.ndarray, no_instances: float | str) -> np.ndarray:
     return _edge(raw, np.isnan(raw), no_instances)
 
 
+def edge_at(values: np.ndarray, where: np.ndarray, value: float | str) -> np.ndarray:
+    """``values`` with a declared edge value at ``where`` (a number, or "null": no value, left out of
+    means; autoPET's Dice and false-negative volume of an empty reference)."""
+    return _edge(values, where, value)
+
+
+def voxel_sensitivity_values(
+    inter: np.ndarray, ref: np.ndarray, pred: np.ndarray, both_empty: float | str, one_empty: float | str
+) -> np.ndarray:
+    """Per-case ``overlap.voxel_sensitivity`` |R∩P| / |R| from voxel counts (BraTS 2023); ``both_empty``
+    and ``one_empty`` (an empty reference, a prediction) as declared ("null", "exclude": no value)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = inter / ref
+    return _edge(_edge(values, (ref == 0) & (pred > 0), one_empty), (ref == 0) & (pred == 0), both_empty)
+
+
+def voxel_specificity_values(
+    inter: np.ndarray, ref: np.ndarray, pred: np.ndarray, size: np.ndarray, full_reference: float | str
+) -> np.ndarray:
+    """Per-case ``overlap.voxel_specificity`` |¬R∩¬P| / |¬R| from voxel counts and the maps' ``size``
+    (BraTS 2023); ``full_reference`` where the reference covers every voxel."""
+    negatives = size - ref
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = (negatives - pred + inter) / negatives
+    return _edge(values, negatives == 0, full_reference)
+
+
 # --------------------------------------------------------------------- segmentation, over cases
 
 

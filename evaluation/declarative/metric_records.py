@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaluation.declarative.output_kinds import Boxes, Points
+from evaluation.metrics.volumes import PRECISIONS, VOLUME_UNITS
 
 REQUIRED: Any = ...  # a parameter without a default: the declaration must give it
 OMITTED = "omitted"  # a parameter without a default that is left out of the settings unless declared
@@ -26,6 +27,7 @@ VOLUMES = ("voxels", "mm3")
 MATCHINGS = ("greedy", "hungarian")
 PER_CLASS_FORMS = ("per_class", "macro")  # one value per class (one-vs-rest); their mean
 COUNT_FORMS = ("tp", "fp", "fn")  # lesion_f1's summed lesion counts: integers, never bootstrapped
+NULL = "null"  # an edge value: the case has no value (null in metrics.json); means average the defined values
 RESAMPLINGS = {  # how a bootstrap resamples a metric (README "[bootstrap]")
     "cases": "the per-case values of the resampled cases",
     "weights": "the catalogue's vectorised weights form",
@@ -191,7 +193,7 @@ _OVERLAP = (
     Param("volume", str, "voxels", VOLUMES),
 )
 _COMPUTE = Param("compute", bool, OMITTED, doc="false: not computed (null)")
-_ONE_EMPTY = Param("one_empty", (float, str), "diagonal", words=("diagonal",), edge="one mask lacks the label")
+_ONE_EMPTY = Param("one_empty", (float, str), "diagonal", words=("diagonal", NULL), edge="one mask lacks the label")
 _MATCH_IOU = "a match needs IoU strictly above it"
 
 
@@ -236,7 +238,10 @@ _NO_OBJECTS = Edge("no_objects", "empty", "a ratio whose denominator is 0 (no pr
 RECORDS: tuple[MetricRecord, ...] = (
     # segmentation: per case, then over cases
     MetricRecord("dice", "dice", ("segmentation",), "Dice 2|R∩P| / (|R| + |P|)", ("mean", "dataset"),
-                 (_both_empty(1.0), _MEAN_OVER, *_OVERLAP), resampling="cases"),
+                 (_both_empty(1.0), _MEAN_OVER, *_OVERLAP,
+                  Param("empty_reference", (float, str), OMITTED, words=(NULL,),
+                        edge="an empty reference, a non-empty prediction (0 unless declared)")),
+                 resampling="cases"),
     MetricRecord("iou", "iou", ("segmentation",), "IoU |R∩P| / |R∪P| = D / (2 - D)", ("mean", "dataset"),
                  (_both_empty(1.0), _MEAN_OVER, *_OVERLAP), resampling="cases"),
     _distance("hd95", "95th percentile Hausdorff distance (mm)"),
@@ -341,5 +346,50 @@ RECORDS: tuple[MetricRecord, ...] = (
     MetricRecord("case_auroc", "case_auroc", ("heat_map",), "AUROC of the case scores (each map's maximum; PI-CAI)",
                  edges=(Edge("single_class", "single_class", "a single class"),), resampling="maps"),
 )  # fmt: skip
+
+# segmentation metrics of public challenges (README "Segmentation metrics of public challenges")
+_CONNECTIVITY = Param("connectivity", int, 18, (6, 18, 26), doc="lesions: the masks' connected components")
+_PRECISION = Param("precision", str, "float64", PRECISIONS, doc="'nifti': the voxel volume in float32, as autoPET")
+_UNIT = Param("unit", str, "ml", VOLUME_UNITS)
+
+
+def _lesion_wise(name: str, doc: str) -> MetricRecord:
+    return MetricRecord(
+        name, "lesion_wise", ("segmentation",), doc, ("mean", *COUNT_FORMS),
+        (Param("dilation", int, 3, interval=Interval(0, None, "left", "must be a non-negative number of voxels")),
+         Param("minimum_volume", float, 50.0, interval=Interval(0, None, "left", "must be non-negative"),
+               doc="reference lesions of at most this volume are left out"),
+         Param("volume_unit", str, "mm3", VOLUME_UNITS), Param("connectivity", int, 26, (6, 18, 26)),
+         Param("penalty", float, 374.0, interval=Interval(0, None, "left", "must be a non-negative distance"),
+               doc="HD95 of an unmatched lesion, mm")),
+        three_d=True, label_image=True, resampling="cases",
+    )  # fmt: skip
+
+
+PUBLIC_SEGMENTATION: tuple[MetricRecord, ...] = (
+    MetricRecord("false_positive_volume", "false_positive_volume", ("segmentation",),
+                 "volume of the predicted lesions overlapping no reference voxel (autoPET)", ("mean",),
+                 (_CONNECTIVITY, _UNIT, _PRECISION), label_image=True, resampling="cases"),
+    MetricRecord("false_negative_volume", "false_negative_volume", ("segmentation",),
+                 "volume of the reference lesions overlapping no predicted voxel (autoPET)", ("mean",),
+                 (_CONNECTIVITY, _UNIT, _PRECISION,
+                  Param("empty_reference", (float, str), NULL, words=(NULL,), edge="an empty reference")),
+                 label_image=True, resampling="cases"),
+    MetricRecord("reference_volume", "mask_volume", ("segmentation",), "volume of the reference mask", ("mean",),
+                 (_UNIT, _PRECISION), label_image=True, resampling="cases"),
+    MetricRecord("voxel_sensitivity", "voxel_sensitivity", ("segmentation",), "voxel-wise sensitivity |R∩P| / |R|",
+                 ("mean",), (Param("both_empty", (float, str), 1.0, words=(NULL,), edge="neither mask has the label"),
+                             Param("one_empty", (float, str), 0.0, words=(NULL,),
+                                   edge="an empty reference, a non-empty prediction")),
+                 label_image=True, resampling="cases"),
+    MetricRecord("voxel_specificity", "voxel_specificity", ("segmentation",), "voxel-wise specificity |¬R∩¬P| / |¬R|",
+                 ("mean",), (Param("full_reference", (float, str), 0.0, words=(NULL,),
+                                   edge="the reference covers every voxel"),),
+                 label_image=True, resampling="cases"),
+    _lesion_wise("lesion_wise_dice", "lesion-wise Dice (BraTS 2023): per lesion, unmatched lesions 0"),
+    _lesion_wise("lesion_wise_hd95", "lesion-wise HD95 (BraTS 2023): per lesion, unmatched lesions penalty"),
+)  # fmt: skip
+RECORDS += PUBLIC_SEGMENTATION
+COUNTED = tuple(r.name for r in RECORDS if r.segmentation and "tp" in r.forms)  # per-case TP / FP / FN keys
 
 RECORD: dict[str, MetricRecord] = {record.name: record for record in RECORDS}

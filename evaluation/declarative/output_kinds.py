@@ -90,7 +90,7 @@ class OutputSpec:
     platform_kind: str
     reference: Reference
     missing: str
-    labels: tuple[tuple[str, int | str], ...] = ()  # a value "nonzero": any non-zero pixel is the label
+    labels: tuple[tuple[str, int | str | tuple[int, ...]], ...] = ()  # "nonzero": any non-zero pixel; a tuple: a region
     geometry: str = "error"
     tolerance: float = GEOMETRY_TOLERANCE
     grid: str = "reference grid"  # how messages name the grid a prediction must share ("CT grid")
@@ -128,6 +128,11 @@ class OutputSpec:
     def nonzero(self) -> bool:
         """A 2D mask where any non-zero pixel is its one label (``labels = { lesion = "nonzero" }``)."""
         return any(value == NONZERO for _, value in self.labels)
+
+    @property
+    def voxel_values(self) -> tuple[int, ...]:
+        """The voxel values its label images may hold besides 0: every value of every label or region."""
+        return tuple(sorted({v for _, value in self.labels for v in region_of(value)}))
 
 
 @dataclass(frozen=True)
@@ -221,7 +226,10 @@ class Segmentation(OutputKind):
     required = ("labels",)
     keys: ClassVar[dict[str, Any]] = {
         "labels": {"type": "object", "minProperties": 1,
-                   "additionalProperties": {"anyOf": [{"type": "integer", "minimum": 1}, {"const": NONZERO}]}},
+                   "additionalProperties": {"anyOf": [
+                       {"type": "integer", "minimum": 1}, {"const": NONZERO},
+                       {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1,
+                        "uniqueItems": True}]}},
         "geometry": {"enum": list(GEOMETRY_POLICIES)},
         "tolerance": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
         "grid": {"type": "string"},
@@ -233,18 +241,24 @@ class Segmentation(OutputKind):
 
     def parse(self, entry: Entry) -> Reference:
         table, reference, extra = entry.table, entry.reference, entry.extra
-        labels = table.get("labels", dict)
+        labels = dict(table.get("labels", dict))
         for label, value in labels.items():
             if not KEY.fullmatch(label):
                 table.fail(f"labels.{label}", "a label name may hold letters, digits, '_' and '-' only")
             if value == NONZERO and len(labels) > 1:
                 table.fail(f"labels.{label}", f"a {NONZERO!r} label must be the output's only label")
-            if value != NONZERO and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                table.fail(f"labels.{label}", f"must be a positive integer voxel value or {NONZERO!r}, not {value!r}")
+            if isinstance(value, list):
+                labels[label] = _region(table, label, value)
+            elif value != NONZERO and not _voxel_value(value):
+                table.fail(
+                    f"labels.{label}",
+                    f"must be a positive integer voxel value or {NONZERO!r}, not {value!r} (or a region: a list of "
+                    "voxel values)",
+                )
         if not labels:
             table.fail("labels", "needs at least one label")
-        if len(set(labels.values())) != len(labels):
-            table.fail("labels", "two labels share a voxel value")
+        if len({frozenset(region_of(value)) for value in labels.values()}) != len(labels):
+            table.fail("labels", "two labels share a voxel value (or, as regions, the same voxel values)")
         extra["labels"] = tuple(labels.items())
         extra["geometry"] = table.get("geometry", str, "error", GEOMETRY_POLICIES)
         extra["tolerance"] = table.get("tolerance", float, GEOMETRY_TOLERANCE)
@@ -260,6 +274,27 @@ class Segmentation(OutputKind):
 
     def settings(self, output: OutputSpec) -> dict[str, Any]:
         return {"geometry": output.geometry, "tolerance": output.tolerance, "labels": dict(output.labels)}
+
+
+def _voxel_value(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def _region(table: Table, label: str, values: list[Any]) -> tuple[int, ...]:
+    """A label declared as a list of voxel values: a region scored as one mask (their union)."""
+    if not values:
+        table.fail(f"labels.{label}", "a region needs at least one voxel value")
+    bad = next((v for v in values if not _voxel_value(v)), None)
+    if bad is not None:
+        table.fail(f"labels.{label}", f"a region's voxel values must be positive integers, not {bad!r}")
+    if len(set(values)) != len(values):
+        table.fail(f"labels.{label}", f"a region lists a voxel value twice: {values}")
+    return tuple(values)
+
+
+def region_of(value: int | str | tuple[int, ...]) -> tuple[int, ...]:
+    """The voxel values a declared label stands for (a "nonzero" mask's label: 1)."""
+    return value if isinstance(value, tuple) else (1 if value == NONZERO else int(value),)
 
 
 class Number(OutputKind):

@@ -11,6 +11,7 @@ output)``. The README section "A new challenge without Python" documents every k
 from __future__ import annotations
 
 import copy
+import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,6 +21,8 @@ from typing import Any
 from evaluation.declarative import bounds, measures
 from evaluation.declarative.metric_records import (
     COUNT_FORMS,
+    COUNTED,
+    NULL,
     OMITTED,
     PER_CLASS_FORMS,
     RECORD,
@@ -398,6 +401,9 @@ def _parameter(table: Table, param: Param, kind: str) -> Any:
         if not value or not all(isinstance(item, str) and item for item in value):
             table.fail(param.key, "must be a non-empty list of names")
         return list(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        null = ' (write "null" for no value)' if NULL in param.words else ""
+        table.fail(param.key, f"must be a finite number, not {value}{null}")
     if param.kind is list:
         numbers = all(isinstance(item, (int, float)) and not isinstance(item, bool) for item in value)
         if not value or not numbers or not all(param.interval is None or param.interval.holds(x) for x in value):
@@ -453,7 +459,7 @@ def _case_keys(table: Table, metric: str, name: str, labels: tuple[str, ...], ca
         table.fail("case_key", f"{case_key!r} may use only {{name}} and {{label}}")
     if case_key and (not all(KEY.fullmatch(key) for key in case_keys) or len(case_keys) != len(labels)):
         table.fail("case_key", f"{case_key!r} must give one key per label of letters, digits, '_', '-' (or '': none)")
-    if metric != "lesion_f1":
+    if metric not in COUNTED:
         return ""
     count_key = table.get("case_count_key", str, f"{case_key}_{{count}}" if case_key else "")
     try:

@@ -18,9 +18,15 @@ from typing import Any
 import numpy as np
 import SimpleITK as sitk
 
-from evaluation.declarative.output_kinds import NONZERO, OutputSpec
+from evaluation.declarative.output_kinds import OutputSpec, region_of
 from evaluation.declarative.schema import Declaration, MetricSpec
-from evaluation.metrics.segmentation import CaseSegmentation, LabelRequest, summarise_label_maps
+from evaluation.metrics.segmentation import (
+    CaseSegmentation,
+    LabelRequest,
+    LesionVolumeForm,
+    LesionWiseForm,
+    summarise_label_maps,
+)
 from evaluation.platform.images import (
     read_input_image,
     read_label_pair,
@@ -37,7 +43,8 @@ class SegmentationTask:
     slug: str
     reference: Path
     prediction: Path | None  # None: the empty-mask policy of a missing output
-    labels: tuple[tuple[str, int], ...]
+    labels: tuple[tuple[str, int | str | tuple[int, ...]], ...]
+    voxel_values: tuple[int, ...]  # every value its label images may hold besides 0
     geometry: str
     tolerance: float
     dimension: int
@@ -75,7 +82,7 @@ def submitted_labels(
 ) -> tuple[sitk.Image, np.ndarray]:
     """The submitted label image of ``output`` as ``platform.images.read_submitted_labels`` reads it."""
     return read_submitted_labels(
-        path, grid, case, [value for _, value in output.labels], what=output.noun or f"'{output.slug}' segmentation",
+        path, grid, case, output.voxel_values, what=output.noun or f"'{output.slug}' segmentation",
         dimension=output.dimension, policy=output.geometry, tolerance=output.tolerance, grid_name=output.grid,
         hint=hint,
     )  # fmt: skip
@@ -95,7 +102,7 @@ def score_segmentation(task: SegmentationTask, case: str) -> CaseSegmentation:
         same_size(prediction, reference, case, named, what)
         return summarise_label_maps(reference, prediction, (1.0, 1.0), dict(task.requests))
     pair = read_label_pair(
-        task.reference, task.prediction, case, [value for _, value in task.labels], what=what,
+        task.reference, task.prediction, case, task.voxel_values, what=what,
         dimension=task.dimension, policy=task.geometry, tolerance=task.tolerance, grid_name=task.grid,
         hint=task.hint, fix=f"; replace {task.shown} in the phase's ground truth" if task.shown else "",
     )  # fmt: skip
@@ -114,7 +121,7 @@ def _resample_hint(declaration: Declaration, output: OutputSpec) -> str:
     return ""
 
 
-def _request(metrics: Sequence[MetricSpec], label: str, value: int | str) -> LabelRequest:
+def _request(metrics: Sequence[MetricSpec], label: str, value: int | str | tuple[int, ...]) -> LabelRequest:
     """What the ``metrics`` (of one output) need of ``label`` beyond its voxel counts."""
     mine = [m for m in metrics if label in m.labels]
 
@@ -123,7 +130,7 @@ def _request(metrics: Sequence[MetricSpec], label: str, value: int | str) -> Lab
                      if m.metric == metric and (matching is None or m.param("matching") == matching))  # fmt: skip
 
     return LabelRequest(
-        value=1 if value == NONZERO else int(value),
+        value=value if isinstance(value, tuple) else region_of(value)[0],
         hd95=any(m.metric == "hd95" for m in mine),
         hausdorff=any(m.metric == "hausdorff" for m in mine),
         masd=any(m.metric == "masd" for m in mine),
@@ -132,6 +139,8 @@ def _request(metrics: Sequence[MetricSpec], label: str, value: int | str) -> Lab
         hungarian=thresholds("lesion_f1", "hungarian"),
         panoptic=thresholds("panoptic_quality"),
         volumes=tuple(volume_key(m) for m in mine if m.metric == "volume_difference"),
+        lesion_volumes=tuple(dict.fromkeys(lesion_volume_key(m) for m in mine if m.metric in LESION_VOLUMES)),
+        lesion_wise=tuple(dict.fromkeys(lesion_wise_key(m) for m in mine if m.metric in LESION_WISE)),
     )
 
 
@@ -142,6 +151,7 @@ def segmentation_task(
     metrics = [m for m in declaration.metrics if m.output == output.slug and dict(m.params).get("compute", True)]
     return SegmentationTask(
         slug=output.slug, reference=reference, prediction=prediction, labels=output.labels,
+        voxel_values=output.voxel_values,
         geometry=output.geometry, tolerance=output.tolerance, dimension=output.dimension,
         nonzero=output.nonzero, named=declaration.cases.named(case), noun=output.noun, shown=shown,
         grid=output.grid, hint=_resample_hint(declaration, output) if output.geometry == "error" else "",
@@ -152,6 +162,26 @@ def segmentation_task(
 def volume_key(metric: MetricSpec) -> tuple[bool, bool, bool]:
     """How a worker keys one declared volume difference: (relative, absolute, in mm³)."""
     return metric.param("relative"), metric.param("absolute"), metric.param("volume") == "mm3"
+
+
+LESION_VOLUMES = {  # autoPET's volumes: declared metric -> what ``summarise_label_maps`` measures
+    "false_positive_volume": "false_positive",
+    "false_negative_volume": "false_negative",
+    "reference_volume": "reference",
+}
+LESION_WISE = ("lesion_wise_dice", "lesion_wise_hd95")
+
+
+def lesion_volume_key(metric: MetricSpec) -> LesionVolumeForm:
+    """How a worker keys one declared autoPET volume (the reference volume has no connectivity: 18)."""
+    params = dict(metric.params)
+    return LESION_VOLUMES[metric.metric], params.get("connectivity", 18), params["unit"], params["precision"]
+
+
+def lesion_wise_key(metric: MetricSpec) -> LesionWiseForm:
+    """How a worker keys one declared BraTS 2023 lesion-wise evaluation (Dice and HD95 share it)."""
+    return (metric.param("dilation"), float(metric.param("minimum_volume")), metric.param("volume_unit"),
+            metric.param("connectivity"), float(metric.param("penalty")))  # fmt: skip
 
 
 def check_segmentation(

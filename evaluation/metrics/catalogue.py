@@ -49,11 +49,13 @@ from evaluation.metrics import (
     classification,
     detection,
     detection_maps,
+    lesion_wise,
     lesions,
     overlap,
     regression,
     surface,
     survival,
+    volumes,
 )
 
 KINDS = ("per-case", "aggregate")
@@ -194,6 +196,19 @@ _ENTRIES = (
            reference="scipy.stats.spearmanr"),
     _entry("c_index", survival.concordance_index, "aggregate", ("time", "event", "risk"), ("policy",),
            "float (NaN when no pair is comparable)", "Harrell et al. 1982; lifelines concordance_index"),
+    # segmentation of public challenges, one case
+    _entry("false_positive_volume", volumes.false_positive_volume, "per-case", _SURFACE, (),
+           "float, ml (unit)", "autoPET val_script.py false_pos_pix"),
+    _entry("false_negative_volume", partial(volumes.false_negative_volume, empty_reference=0.0), "per-case",
+           _SURFACE, ("empty_reference",), "float, ml (unit)", "autoPET val_script.py false_neg_pix (autoPET I: 0.0 "
+           "for an empty reference; III and IV NaN)"),
+    _entry("mask_volume", volumes.mask_volume, "per-case", ("mask", "spacing"), (), "float, ml (unit)"),
+    _entry("voxel_sensitivity", overlap.voxel_sensitivity, "per-case", _MASKS, ("both_empty", "one_empty"),
+           reference="BraTS 2023 metrics.py get_sensitivity_and_specificity"),
+    _entry("voxel_specificity", overlap.voxel_specificity, "per-case", _MASKS, ("empty",),
+           reference="BraTS 2023 metrics.py get_sensitivity_and_specificity"),
+    _entry("lesion_wise", lesion_wise.lesion_wise_scores, "per-case", _SURFACE, ("empty_dice", "empty_hd95"),
+           "LesionWiseScores(dice, hd95, tp, fp, fn, ...)", "BraTS 2023 metrics.py get_LesionWiseScores"),
 )  # fmt: skip
 
 CATALOGUE: dict[str, Metric] = {entry.name: entry for entry in _ENTRIES}

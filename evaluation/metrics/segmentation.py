@@ -21,12 +21,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from evaluation.metrics import checks
+from evaluation.metrics.lesion_wise import LesionWiseScores, lesion_wise_scores
 from evaluation.metrics.lesions import LesionCounts, PanopticQuality, lesion_pairs, panoptic_from_matches
 from evaluation.metrics.overlap import volume_difference
 from evaluation.metrics.regions import region_mask
 from evaluation.metrics.surface import bounding_box, crop_padded, image_diagonal, surface_distances
+from evaluation.metrics.volumes import false_negative_volume, false_positive_volume, mask_volume
 
 VolumeForm = tuple[bool, bool, bool]  # (relative, absolute, in the spacing's volume unit rather than voxels)
+# autoPET's volumes: (what: "false_positive", "false_negative" or "reference", connectivity, unit, precision)
+LesionVolumeForm = tuple[str, int, str, str]
+# BraTS 2023's lesion-wise scores: (dilation, minimum_volume, volume_unit, connectivity, penalty)
+LesionWiseForm = tuple[int, float, str, int, float]
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,8 @@ class LabelRequest:
     hungarian: tuple[float, ...] = ()
     panoptic: tuple[float, ...] = ()
     volumes: tuple[VolumeForm, ...] = ()
+    lesion_volumes: tuple[LesionVolumeForm, ...] = ()
+    lesion_wise: tuple[LesionWiseForm, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -61,16 +69,20 @@ class LabelNumbers:
     volumes: tuple[tuple[VolumeForm, float], ...] = ()  # NaN: empty reference, relative form
     hungarian: tuple[tuple[float, LesionCounts], ...] = ()
     panoptic: tuple[tuple[float, PanopticQuality], ...] = ()  # NaN qualities: no instance in either map
+    lesion_volumes: tuple[tuple[LesionVolumeForm, float], ...] = ()  # NaN: false negatives of an empty reference
+    lesion_wise: tuple[tuple[LesionWiseForm, LesionWiseScores], ...] = ()
 
 
 @dataclass(frozen=True)
 class CaseSegmentation:
     """One case's numbers: the voxel volume (product of the spacing), each label's numbers, and
-    whether neither map holds any label (``empty``)."""
+    whether neither map holds any label (``empty``), and the maps' number of voxels (``size``: the
+    negatives of a voxel-wise specificity)."""
 
     voxel_volume: float
     labels: Mapping[Hashable, LabelNumbers]
     empty: bool = False
+    size: int = 0
 
 
 def summarise_label_maps(
@@ -97,6 +109,7 @@ def summarise_label_maps(
     spacing = tuple(float(s) for s in checks.spacing(spacing, np.ndim(reference)))
     voxel_volume = float(np.prod(spacing))
     box = bounding_box(reference, prediction)
+    size = int(np.size(reference))
     diagonal = image_diagonal(reference.shape, spacing)
     if box is not None:
         reference, prediction = crop_padded(reference, box), crop_padded(prediction, box)
@@ -131,9 +144,16 @@ def summarise_label_maps(
             for t in request.panoptic
         )  # fmt: skip
         numbers["volumes"] = tuple((form, _volume_difference(r, p, voxel_volume, form)) for form in request.volumes)
+        numbers["lesion_volumes"] = tuple(
+            (form, _lesion_volume(r, p, spacing, form)) for form in request.lesion_volumes
+        )
+        numbers["lesion_wise"] = tuple(
+            (form, lesion_wise_scores(r, p, spacing, form[0], form[1], form[2], form[3], penalty=form[4]))
+            for form in request.lesion_wise
+        )
         counts = (int(np.count_nonzero(r)), int(np.count_nonzero(p)), int(np.count_nonzero(r & p)))
         labels[key] = LabelNumbers(*counts, **numbers)  # type: ignore[arg-type]
-    return CaseSegmentation(voxel_volume, labels, box is None)
+    return CaseSegmentation(voxel_volume, labels, box is None, size)
 
 
 def _volume_difference(reference: np.ndarray, prediction: np.ndarray, voxel_volume: float, form: VolumeForm) -> float:
@@ -143,3 +163,15 @@ def _volume_difference(reference: np.ndarray, prediction: np.ndarray, voxel_volu
     return volume_difference(
         reference, prediction, voxel_volume if in_volume else 1.0, relative, absolute, empty_reference=math.nan
     )
+
+
+def _lesion_volume(
+    reference: np.ndarray, prediction: np.ndarray, spacing: Sequence[float], form: LesionVolumeForm
+) -> float:
+    """One of autoPET's volumes (:mod:`evaluation.metrics.volumes`) in one ``LesionVolumeForm`` (NaN: the
+    false-negative volume of an empty reference)."""
+    what, connectivity, unit, precision = form
+    if what == "reference":
+        return mask_volume(reference, spacing, unit, precision)
+    volume = false_positive_volume if what == "false_positive" else false_negative_volume
+    return volume(reference, prediction, spacing, connectivity, unit, precision)

@@ -949,6 +949,7 @@ def test_every_catalogue_metric_is_declarable_and_documented():
     or count form of one, or as the multi-class form on a probabilities output); every declarable
     metric has a row in the README's reference table."""
     from evaluation.declarative import measures
+    from evaluation.declarative.metric_records import RECORDS
     from evaluation.declarative.schema import (
         COMBINED,
         DECISION_METRICS,
@@ -963,6 +964,7 @@ def test_every_catalogue_metric_is_declarable_and_documented():
         (set(SEGMENTATION_METRICS) | set(measures.VALUE_METRICS.values()) | set(measures.DETECTION_METRICS.values()))
         | set(measures.HEAT_MAP_METRICS.values())
         | set(measures.DECISION_METRICS.values())
+        | {r.catalogue for r in RECORDS}  # (lesion_wise_dice and lesion_wise_hd95 reach lesion_wise)
     )
     forms = {"dice_per_label", "iou_per_label", "aggregated_dice", "lesion_counts", "lesion_f1_from_counts",
              "multiclass_brier_score"}  # fmt: skip

@@ -80,6 +80,8 @@ def edge_inputs(name: str) -> list[tuple]:
             ([ImageDetections(np.empty((0, 4)), np.empty((0, 4)), np.empty(0))],),
             ([ImageDetections(np.array([[0.0, 0, 1, 1]]), np.empty((0, 4)), np.empty(0))],),
         ]
+    if metric.inputs == ("mask", "spacing"):
+        return [(empty, spacing), (some, spacing)]
     if metric.inputs == ("intersections", "totals"):
         return [(np.zeros(2), np.zeros(2))]
     if metric.inputs == ("tp", "fp", "fn"):
@@ -100,5 +102,6 @@ def test_no_silent_nan_on_edge_cases(name):
     assert edge_inputs(name) or name == "c_index", name
     for inputs in edge_inputs(name):
         value = catalogue.compute(name, *inputs, **parameters)
-        values = np.atleast_1d(np.asarray([v for v in vars(value).values()] if hasattr(value, "__dict__") else value))
+        fields = vars(value).values() if hasattr(value, "__dict__") else (value,)  # (per-lesion arrays too)
+        values = np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in fields])
         assert not any(math.isnan(float(v)) for v in values), (name, inputs)
