@@ -126,6 +126,53 @@ key = "{name}_{form}"
 score = "aggregates.dice_sc_mean"
 """
 
+BRATS2023 = """
+name = "outsider-brats2023"
+title = "BraTS 2023-like: lesion-wise Dice and HD95 of the tumour regions"
+[[inputs]]
+slug = "brain-mri"
+[[outputs]]
+slug = "tumour-segmentation"
+kind = "segmentation"
+reference = "labels/{case}.mha"
+labels = { WT = [1, 2, 3], TC = [1, 3], ET = 3 }
+[[metrics]]
+metric = "lesion_wise_dice"
+output = "tumour-segmentation"
+dilation = DILATION
+minimum_volume = MINIMUM_VOLUME
+[[metrics]]
+metric = "lesion_wise_hd95"
+output = "tumour-segmentation"
+dilation = DILATION
+minimum_volume = MINIMUM_VOLUME
+case_count_key = ""
+[[metrics]]
+name = "legacy_dice"
+metric = "dice"
+output = "tumour-segmentation"
+both_empty = 1.0
+[[metrics]]
+name = "legacy_hd95"
+metric = "hd95"
+output = "tumour-segmentation"
+both_empty = 0.0
+one_empty = 374.0
+[[metrics]]
+metric = "voxel_sensitivity"
+output = "tumour-segmentation"
+[[metrics]]
+metric = "voxel_specificity"
+output = "tumour-segmentation"
+[[metrics]]
+name = "gt_complete_volume"
+metric = "reference_volume"
+output = "tumour-segmentation"
+unit = "mm3"
+[leaderboard]
+score = "aggregates.lesion_wise_dice_ET_mean"
+"""
+
 MIDOG2021 = """
 name = "outsider-midog2021"
 title = "MIDOG 2021-like: mitotic figures as points, F1 within 7.5 micrometres"
@@ -260,6 +307,39 @@ def test_autopet4_from_the_readme(tmp_path: Path) -> None:
             _close(metrics["case"][case][key], value)
         defined = [value for value in official.values() if value is not None]
         _close(metrics["aggregates"][f"{key}_mean"], float(np.mean(defined)))
+
+
+@pytest.mark.parametrize(
+    ("challenge", "dilation", "minimum_volume"),
+    [("BraTS-GLI", 3, 50.0), ("BraTS-MEN", 1, 50.0), ("BraTS-MET", 1, 2.0)],
+)
+def test_brats2023_from_the_readme(tmp_path: Path, challenge: str, dilation: int, minimum_volume: float) -> None:
+    golden = json.loads((GOLDEN / "brats2023.json").read_text())["cases"]
+    _segmentation_data(tmp_path, "tumour-segmentation", binary=False, spacing=None)
+    declaration = BRATS2023.replace("MINIMUM_VOLUME", repr(minimum_volume)).replace("DILATION", str(dilation))
+    metrics = _run(tmp_path, declaration)
+    columns = {
+        "lesion_wise_dice_{r}": "LesionWise_Score_Dice",
+        "lesion_wise_hd95_{r}": "LesionWise_Score_HD95",
+        "lesion_wise_dice_{r}_tp": "Num_TP",
+        "lesion_wise_dice_{r}_fp": "Num_FP",
+        "lesion_wise_dice_{r}_fn": "Num_FN",
+        "legacy_dice_{r}": "Legacy_Dice",
+        "legacy_hd95_{r}": "Legacy_HD95",
+        "voxel_sensitivity_{r}": "Sensitivity",
+        "voxel_specificity_{r}": "Specificity",
+        "gt_complete_volume_{r}": "GT_Complete_Volume",
+    }
+    compared = 0
+    for case, rows in golden.items():
+        for region, row in rows[challenge].items():
+            for ours, official in columns.items():
+                _close(metrics["case"][case][ours.format(r=region)], row[official])
+                compared += 1
+    assert compared == 300
+    for region in ("WT", "TC", "ET"):
+        mean = np.mean([rows[challenge][region]["LesionWise_Score_Dice"] for rows in golden.values()])
+        _close(metrics["aggregates"][f"lesion_wise_dice_{region}_mean"], float(mean))
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
