@@ -378,9 +378,7 @@ def test_midog2021_from_the_readme(tmp_path: Path, seed: int) -> None:
             assert values[f"f1_score_{ours}"] == counts[official]
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
-def test_cibmtr2025_from_the_readme(tmp_path: Path, seed: int) -> None:
-    run = json.loads((GOLDEN / "cibmtr2025.json").read_text())["runs"][seed]
+def _survival_data(tmp_path: Path, seed: int) -> None:
     data = cohorts(seed)
     ids = [f"P{i:03d}" for i in range(data["time"].size)]
     (tmp_path / "gt").mkdir()
@@ -392,6 +390,12 @@ def test_cibmtr2025_from_the_readme(tmp_path: Path, seed: int) -> None:
     for case, risk in zip(ids, data["risk"], strict=True):
         (tmp_path / "outputs" / case).mkdir(parents=True)
         (tmp_path / "outputs" / case / "risk.json").write_text(json.dumps(float(risk)))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
+def test_cibmtr2025_from_the_readme(tmp_path: Path, seed: int) -> None:
+    run = json.loads((GOLDEN / "cibmtr2025.json").read_text())["runs"][seed]
+    _survival_data(tmp_path, seed)
     metrics = _run(tmp_path, CIBMTR)
     _close(metrics["aggregates"]["stratified_c_index"], run["without_no_event"])
     by_group = metrics["aggregates"]["stratified_c_index_by_group"]
@@ -488,3 +492,44 @@ def test_undeclared_outputs_and_point_names_are_ignored(tmp_path: Path) -> None:
         str(root / "again"),
     )
     assert (root / "again" / "metrics.json").read_bytes() == (root / "out" / "metrics.json").read_bytes()
+
+
+def test_a_group_without_a_comparable_pair_is_refused_in_one_line(tmp_path: Path) -> None:
+    """README: ``undefined_group = "error"`` (the default) refuses the cohort the official code fails
+    on (lifelines' ZeroDivisionError), in one line and without metrics.json."""
+    _survival_data(tmp_path, 0)
+    toml = tmp_path / "challenge.toml"
+    toml.write_text(CIBMTR.replace('undefined_group = "exclude"\n', ""))
+    _python(
+        "-m",
+        "evaluation.make_input",
+        "--challenge",
+        str(toml),
+        "--outputs",
+        str(tmp_path / "outputs"),
+        "--output",
+        str(tmp_path / "input"),
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evaluation",
+            "--challenge",
+            str(toml),
+            "--input",
+            str(tmp_path / "input"),
+            "--ground-truth",
+            str(tmp_path / "gt"),
+            "--output",
+            str(tmp_path / "out"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode != 0
+    last = done.stderr.strip().splitlines()[-1]
+    assert "no_event" in last and "Traceback" not in done.stderr, done.stderr
+    assert not (tmp_path / "out" / "metrics.json").exists()
