@@ -359,16 +359,23 @@ def test_brats2023_from_the_readme(tmp_path: Path, challenge: str, dilation: int
         _close(metrics["aggregates"][f"lesion_wise_dice_{region}_mean"], float(mean))
 
 
+def _points_data(tmp: Path, seed: int, names: bool) -> None:
+    """The MIDOG golden's images: reference points and each image's "Multiple points" output (with or
+    without the points' names)."""
+    for image, (reference, predictions) in midog_points(seed).items():
+        case = image.removesuffix(".tiff")
+        (tmp / "gt" / "points").mkdir(parents=True, exist_ok=True)
+        (tmp / "gt" / "points" / f"{case}.json").write_text(json.dumps(reference))
+        (tmp / "outputs" / case).mkdir(parents=True)
+        points = [{key: value for key, value in point.items() if names or key != "name"} for point in predictions]
+        document = {"type": "Multiple points", "points": points, "version": {"major": 1, "minor": 0}}
+        (tmp / "outputs" / case / "mitotic-figures.json").write_text(json.dumps(document))
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_midog2021_from_the_readme(tmp_path: Path, seed: int) -> None:
     run = next(run for run in json.loads((GOLDEN / "midog2021.json").read_text())["runs"] if run["seed"] == seed)
-    for image, (reference, predictions) in midog_points(seed).items():
-        case = image.removesuffix(".tiff")
-        (tmp_path / "gt" / "points").mkdir(parents=True, exist_ok=True)
-        (tmp_path / "gt" / "points" / f"{case}.json").write_text(json.dumps(reference))
-        (tmp_path / "outputs" / case).mkdir(parents=True)
-        document = {"type": "Multiple points", "points": predictions, "version": {"major": 1, "minor": 0}}
-        (tmp_path / "outputs" / case / "mitotic-figures.json").write_text(json.dumps(document))
+    _points_data(tmp_path, seed, names=True)
     metrics = _run(tmp_path, MIDOG2021)
     for key in ("f1_score", "precision", "recall"):
         _close(metrics["aggregates"][key], run["aggregates"][key])
@@ -448,23 +455,11 @@ def test_a_match_needs_an_iou_strictly_above_the_threshold(tmp_path: Path) -> No
 def test_undeclared_outputs_and_point_names_are_ignored(tmp_path: Path) -> None:
     """README: a job's outputs that no ``[[outputs]]`` declares are ignored, and so is a point's
     ``name`` unless a decision metric declares ``classes``."""
-    images = midog_points(0)
     declaration = "\n".join(line for line in MIDOG2021.splitlines() if not line.startswith("classes"))
     runs = {}
     for variant in ("named", "unnamed"):
-        root = tmp_path / variant
-        for image, (reference, predictions) in images.items():
-            case = image.removesuffix(".tiff")
-            (root / "gt" / "points").mkdir(parents=True, exist_ok=True)
-            (root / "gt" / "points" / f"{case}.json").write_text(json.dumps(reference))
-            (root / "outputs" / case).mkdir(parents=True)
-            points = [
-                {key: value for key, value in point.items() if variant == "named" or key != "name"}
-                for point in predictions
-            ]
-            document = {"type": "Multiple points", "points": points, "version": {"major": 1, "minor": 0}}
-            (root / "outputs" / case / "mitotic-figures.json").write_text(json.dumps(document))
-        runs[variant] = _run(root, declaration)
+        _points_data(tmp_path / variant, 0, names=variant == "named")
+        runs[variant] = _run(tmp_path / variant, declaration)
     assert runs["named"] == runs["unnamed"]
     root = tmp_path / "named"
     predictions = json.loads((root / "input" / "predictions.json").read_text())
