@@ -46,7 +46,7 @@ CATEGORY_METRICS = (*CONFUSION_METRICS, *CURVE_METRICS)  # the reference's colum
 def _sklearn() -> ModuleType:
     """``sklearn.metrics``, imported on first use: scikit-learn (with SciPy's stats and pandas) costs a
     process seconds, and a segmentation worker, which imports this module through the catalogue,
-    never needs it (issue 20; test/metrics/test_imports.py)."""
+    never needs it (issue 20; test/test_worker_imports.py)."""
     import sklearn.metrics
 
     return sklearn.metrics

@@ -36,7 +36,6 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import ndimage
 from scipy.optimize import linear_sum_assignment
-from sklearn.metrics import precision_recall_curve
 
 from evaluation.metrics import checks
 from evaluation.metrics.classification import auroc
@@ -271,6 +270,8 @@ def lesion_average_precision(cases: Sequence[CaseLesions], no_lesion: float = 0.
     is_lesion, confidence = _entries(cases)
     if not is_lesion.any():
         return float(no_lesion)
+    from sklearn.metrics import precision_recall_curve  # on first use: never in a segmentation worker
+
     precision, recall, thresholds = precision_recall_curve(is_lesion, confidence)
     precision[:-1][thresholds == 0] = 0
     return float(-np.sum(np.diff(recall) * precision[:-1]))
