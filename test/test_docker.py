@@ -4,8 +4,8 @@
 
 Needs a Docker engine: scripts/docker-engine.sh installs and starts one and builds the local
 python:3.11-slim stand-in (../shared/spec/docker-here.md). Where that cannot be done these tests skip
-with the reason, unless EVALUATION_REQUIRE_DOCKER=1 (CI), where it is a failure. Each container start
-costs tens of seconds on the vfs storage driver, so the tests share runs where they can.
+with the reason, unless EVALUATION_REQUIRE_DOCKER=1 (CI), where it is a failure. A container start
+costs about a second on overlay2 but tens of seconds on the vfs fallback, so the tests share runs where they can.
 """
 
 from __future__ import annotations

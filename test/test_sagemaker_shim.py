@@ -7,7 +7,7 @@ shown), and the uploaded files.
 
 One shimmed image serves every challenge: evaluation-rare25 has every challenge's code, so each run sets
 EVALUATION_CHALLENGE in the container's environment (the platform passes a job's environment the same way;
-only GRAND_CHALLENGE_* variables are stripped); this saves a build per challenge on the slow vfs driver.
+only GRAND_CHALLENGE_* variables are stripped); this saves a build per challenge.
 The invoke API (grand-challenge.org's newer method, named by the image label org.grand-challenge.api-method)
 runs the same way: evaluation-rare25-invoke is made from the image with Dockerfile.invoke, run.py reads the
 label as the platform does, and the shim starts the image's server once and calls POST /invoke; the demo and
@@ -32,7 +32,7 @@ from conftest import DEMO_INPUT, REPO
 
 from evaluation.registry import names
 
-# every scenario runs in the module fixture: a container start each (tens of seconds on vfs)
+# every scenario runs in the module fixture: a container start each (about a second on overlay2, tens on vfs)
 pytestmark = [pytest.mark.docker, pytest.mark.slow, pytest.mark.timeout(2400)]
 IMAGE = "evaluation-rare25"
 INVOKE_IMAGE = f"{IMAGE}-invoke"
