@@ -16,6 +16,8 @@ REPO = Path(__file__).resolve().parents[1]
 DEMO_INPUT = REPO / "test" / "input"
 GROUND_TRUTH = REPO / "ground-truth"
 
+pytest_plugins = ["suite_progress"]  # per-stage progress lines (test/suite_progress.py)
+
 
 def tiff_header(
     pages: tuple[tuple[int, int], ...] = ((4, 4),), order: str = "<", big: bool = False, loop: bool = False

@@ -37,6 +37,15 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow, pytest.mark.timeout(2400)]
 IMAGE = "evaluation-rare25"
 INVOKE_IMAGE = f"{IMAGE}-invoke"
 DEMOS = [name for name in names() if (REPO / "test" / "expected" / name / "metrics.json").is_file()]
+# What the platform's runner does is the same for every challenge but for the files it stages: one demo of
+# each kind of submission runs through it (a run costs about 11 s of CPU, most of it the shim's and the
+# image's start-up). JSON sockets (rare25), images with JSON (hecktor2026, digestpath2019-task2), JSON
+# only (digestpath2019-task1 boxes, midog2021 points), a prediction CSV (isic2019, cibmtr2025), declared
+# label maps (kits-example) and heat maps (picai2022). Every demo's numbers are checked in-process by
+# test/test_expected.py; the others (autopet4, brats2023-*, hecktor2025-*, isic2018, kits23) stage
+# files of a kind listed here.
+THROUGH_THE_SHIM = ["rare25", "hecktor2026", "digestpath2019-task1", "digestpath2019-task2", "midog2021",
+                    "isic2019", "cibmtr2025", "kits-example", "picai2022"]  # fmt: skip
 LIKELIHOODS = "stacked-neoplastic-lesion-likelihoods.json"
 # Small enough that the RARE25 demo runs out of memory, large enough that the shim itself (Python 3.12,
 # aioboto3) and the evaluation's Python start.
@@ -103,7 +112,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ShimRun]:
     job = json.loads((broken / "predictions.json").read_text())[0]
     (broken / job["pk"] / "output" / LIKELIHOODS).write_text("[0.5, NaN]")
 
-    scenarios = {name: (name, [], {}) for name in DEMOS}
+    scenarios = {name: (name, [], {}) for name in THROUGH_THE_SHIM}
     scenarios["broken"] = ("rare25", [str(broken)], {})
     scenarios["over-memory"] = ("rare25", [], {"SHIM_MAX_MEMORY_MB": str(OVER_MEMORY_MB)})
     scenarios["invoke"] = ("rare25", [], {"EVALUATION_IMAGE": INVOKE_IMAGE})
@@ -124,7 +133,18 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ShimRun]:
         return dict([first, *pool.map(one, list(scenarios.items())[1:])])
 
 
-@pytest.mark.parametrize("challenge", DEMOS)
+def test_every_kind_of_submission_goes_through_the_shim():
+    assert set(THROUGH_THE_SHIM) <= set(DEMOS)
+    kinds = {name: _kinds(REPO / "test" / "input" / name) for name in DEMOS}
+    assert {frozenset(kinds[name]) for name in DEMOS} <= {frozenset(kinds[name]) for name in THROUGH_THE_SHIM}
+
+
+def _kinds(folder: Path) -> set[str]:
+    """The file kinds of a demo's input folder (predictions.json aside): ``json``, ``mha``, ``csv``."""
+    return {path.suffix for path in folder.rglob("*") if path.is_file() and path.name != "predictions.json"}
+
+
+@pytest.mark.parametrize("challenge", THROUGH_THE_SHIM)
 def test_demo_gives_the_expected_metrics_through_the_shim(runs, challenge):
     run = runs[challenge]
     assert run.exit_code == 0, run.explain()
