@@ -30,9 +30,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from evaluation.metrics import checks
+from evaluation.metrics.assignment import linear_sum_assignment
 from evaluation.metrics.lesions import f1_score
 
 FROC_FP_RATES = (1, 2, 4, 8, 16, 32)

@@ -35,9 +35,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import ndimage
-from scipy.optimize import linear_sum_assignment
 
 from evaluation.metrics import checks
+from evaluation.metrics.assignment import linear_sum_assignment
 from evaluation.metrics.classification import auroc
 from evaluation.metrics.lesions import connected_components, overlap_counts
 

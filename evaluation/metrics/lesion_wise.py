@@ -32,9 +32,10 @@ import numpy as np
 from scipy import ndimage
 
 from evaluation.metrics import checks
+from evaluation.metrics.boxes import bounding_box
 from evaluation.metrics.lesions import CONNECTIVITIES, connected_components
 from evaluation.metrics.overlap import dice
-from evaluation.metrics.surface import bounding_box, hausdorff_distance
+from evaluation.metrics.surface import hausdorff_distance
 from evaluation.metrics.volumes import voxel_volume
 
 HD95_PENALTY = 374.0  # mm, BraTS 2023

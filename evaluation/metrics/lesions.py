@@ -16,9 +16,10 @@ from dataclasses import dataclass
 
 import cc3d
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from evaluation.metrics import checks
+from evaluation.metrics.assignment import linear_sum_assignment
+from evaluation.metrics.boxes import bounding_box
 
 IOU_THRESHOLD = 0.3
 PANOPTIC_IOU_THRESHOLD = 0.5
@@ -99,19 +100,29 @@ def overlap_counts(
     ref_labels: np.ndarray, n_ref: int, pred_labels: np.ndarray, n_pred: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every overlapping pair of two component labellings of one shape: (reference ids, predicted
-    ids, intersections in voxels, then the (n_ref + 1,) and (n_pred + 1,) component sizes)."""
-    ref_sizes = np.bincount(ref_labels.ravel(), minlength=n_ref + 1)
-    pred_sizes = np.bincount(pred_labels.ravel(), minlength=n_pred + 1)
-    both = (ref_labels > 0) & (pred_labels > 0)
+    ids, intersections in voxels, then the (n_ref + 1,) and (n_pred + 1,) component sizes, index 0
+    unused and 0)."""
+    in_ref, in_pred = ref_labels > 0, pred_labels > 0
+    ref_sizes = np.bincount(ref_labels[in_ref], minlength=n_ref + 1)
+    pred_sizes = np.bincount(pred_labels[in_pred], minlength=n_pred + 1)
+    both = in_ref & in_pred
     pair_code = ref_labels[both].astype(np.int64) * (n_pred + 1) + pred_labels[both]
     pairs, intersections = np.unique(pair_code, return_counts=True)
     return pairs // (n_pred + 1), pairs % (n_pred + 1), intersections, ref_sizes, pred_sizes
 
 
 def lesion_pairs(reference: np.ndarray, prediction: np.ndarray) -> LesionPairs:
-    """Label both masks' components once (26-connected; 8 in 2D) and measure every overlapping pair."""
+    """Label both masks' components once (26-connected; 8 in 2D) and measure every overlapping pair.
+
+    Both masks are cropped to their union bounding box first: the components, their scan order (the
+    greedy matching's tie-break) and every count are those of the whole masks.
+    """
     if reference.shape != prediction.shape:
         raise ValueError(f"mask shapes differ: {reference.shape} vs {prediction.shape}")
+    box = bounding_box(reference, prediction)
+    if box is None:
+        return LesionPairs(0, 0, np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
+    reference, prediction = reference[box], prediction[box]
     ref_labels, n_ref = connected_components(reference)
     pred_labels, n_pred = connected_components(prediction)
     if n_ref == 0 or n_pred == 0:

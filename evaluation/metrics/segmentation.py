@@ -21,11 +21,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from evaluation.metrics import checks
+from evaluation.metrics.boxes import bounding_box, crop_padded
 from evaluation.metrics.lesion_wise import LesionWiseScores, lesion_wise_scores
 from evaluation.metrics.lesions import LesionCounts, PanopticQuality, lesion_pairs, panoptic_from_matches
 from evaluation.metrics.overlap import volume_difference
 from evaluation.metrics.regions import region_mask
-from evaluation.metrics.surface import bounding_box, crop_padded, image_diagonal, surface_distances
+from evaluation.metrics.surface import image_diagonal, surface_distances
 from evaluation.metrics.volumes import false_negative_volume, false_positive_volume, mask_volume
 
 VolumeForm = tuple[bool, bool, bool]  # (relative, absolute, in the spacing's volume unit rather than voxels)

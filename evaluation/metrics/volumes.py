@@ -24,8 +24,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from evaluation.metrics import checks
+from evaluation.metrics.boxes import bounding_box
 from evaluation.metrics.lesions import connected_components
-from evaluation.metrics.surface import bounding_box
 
 UNITS = {"ml": 1000.0, "mm3": 1.0}
 VOLUME_UNITS = (*UNITS, "voxels")

@@ -7,7 +7,8 @@ import pytest
 import surface_distance as deepmind
 from scipy import ndimage
 
-from evaluation.metrics.surface import bounding_box, crop_padded, surface_distances
+from evaluation.metrics.boxes import bounding_box, crop_padded
+from evaluation.metrics.surface import surface_distances
 
 
 def blobs(rng: np.random.Generator, shape: tuple[int, ...], density: float) -> np.ndarray:
