@@ -33,8 +33,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy.spatial import cKDTree
-from surface_distance.lookup_tables import create_table_neighbour_code_to_surface_area
 
 from evaluation.metrics import checks
 from evaluation.metrics.boxes import bounding_box, crop_padded
@@ -42,6 +40,9 @@ from evaluation.metrics.boxes import bounding_box, crop_padded
 
 @lru_cache(maxsize=32)
 def _area_table(spacing: tuple[float, float, float]) -> np.ndarray:
+    # on first use: the package imports scipy.ndimage, 0.5 s of start-up for every evaluation otherwise
+    from surface_distance.lookup_tables import create_table_neighbour_code_to_surface_area
+
     return create_table_neighbour_code_to_surface_area(spacing)
 
 
@@ -131,6 +132,8 @@ def _nearest(points: np.ndarray, targets: np.ndarray, spacing: np.ndarray) -> np
     Leaves of 32 points rather than scipy's 16: surfels sit on a lattice, and the larger leaves query
     7-20% faster on kidney and head-and-neck surfaces, with the same distances (a leaf's size changes which
     points are visited, not how a distance is computed)."""
+    from scipy.spatial import cKDTree  # on first use: 0.2 s of start-up for every evaluation otherwise
+
     return cKDTree(targets * spacing, leafsize=32).query(points * spacing, k=1)[0]
 
 
