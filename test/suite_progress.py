@@ -17,16 +17,16 @@ import pytest
 
 PROGRESS_INTERVAL = 60.0  # seconds between "still running" lines
 
-# (stage, what it holds, node id prefixes); a test belongs to the first stage with a matching prefix and
-# the Docker-marked modules form the last stage whatever their folder
+# (stage, node id prefixes): a test belongs to the first stage with a matching prefix, so the Docker-marked
+# modules form one stage whatever their folder
 DOCKER_MODULES = ("test/test_docker.py", "test/test_sagemaker_shim.py", "test/declarative/test_docker_image.py")
 STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("Docker image and the platform's job runner", DOCKER_MODULES),
-    ("metrics against their references", ("test/metrics/",)),
+    ("Docker image and job runner", DOCKER_MODULES),
+    ("metrics", ("test/metrics/",)),
     ("platform I/O", ("test/platform/",)),
     ("declarative engine and library", ("test/declarative/",)),
     ("the four challenges", ("test/challenges/",)),
-    ("ranking tool and report", ("test/ranking/",)),
+    ("ranking", ("test/ranking/",)),
     ("command line, runner, hostile inputs, benchmarks", ("test/",)),
 )
 
@@ -95,10 +95,10 @@ class Progress:
             counts = ", ".join(f"{n} {o}" for o, n in sorted(stage.outcomes.items()))
             self._write(f"stage done: {name} ({stage.total} tests: {counts})")
         elif time.monotonic() - self.last_line >= PROGRESS_INTERVAL:
-            left = [f"{n} ({s.total - s.done} left)" for n, s in self.stages.items() if s.done < s.total]
+            left = [f"{n} {s.total - s.done}" for n, s in self.stages.items() if s.done < s.total]
             done = sum(s.done for s in self.stages.values())
             total = sum(s.total for s in self.stages.values())
-            self._write(f"{done}/{total} tests done; running: " + "; ".join(left))
+            self._write(f"{done}/{total} tests done; left: " + ", ".join(left))
 
 
 def _outcome(report: pytest.TestReport) -> str | None:

@@ -209,6 +209,7 @@ ELSEWHERE = (
     "./build.sh", "./test-run.sh", "./export.sh", "./test.sh", "bash scripts/", "pip ", "dask ",
     "gc-challenge-evaluation",
     "docker ", "EVALUATION_IMAGE=",  # the invoke image: test/test_sagemaker_shim.py builds and runs it
+    "EXPORT_GZIP_LEVEL=",  # test/test_docker.py: export.sh at its default level and a refused one
     "python -m evaluation.ranking", "gc-rank", "gc-absolute", "gc-mean-of-ranks", "gc-median-of-ranks",
 )  # fmt: skip
 

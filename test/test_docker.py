@@ -110,7 +110,9 @@ def test_broken_submission_fails_naming_the_stack(image, tmp_path):
 
 
 def test_export_writes_the_two_upload_files(image):
-    export = _run("./export.sh", CHALLENGE)
+    refused = _run("./export.sh", CHALLENGE, env={"EXPORT_GZIP_LEVEL": "11"})
+    assert refused.returncode == 2 and "EXPORT_GZIP_LEVEL must be a whole number from 1 to 9" in refused.stderr
+    export = _run("./export.sh", CHALLENGE)  # gzip -1 (or pigz), the default
     assert export.returncode == 0, export.stderr[-3000:]
     image_file, ground_truth = (REPO / line for line in export.stdout.split())
     try:
