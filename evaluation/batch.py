@@ -35,6 +35,7 @@ from evaluation.cli import (
 from evaluation.declarative import bounds
 from evaluation.errors import EvaluationError, Stopped
 from evaluation.pipeline import METRICS_FILE, evaluate
+from evaluation.platform.files import not_there
 from evaluation.registry import get
 from evaluation.runner import kill_pools
 
@@ -159,7 +160,9 @@ def _run(arguments: argparse.Namespace) -> int:
         if not arguments.challenge:
             raise EvaluationError("No challenge given: use --challenge or set EVALUATION_CHALLENGE.")
         if not arguments.submissions.is_dir():
-            raise EvaluationError(f"The submissions folder {arguments.submissions} does not exist.")
+            raise EvaluationError(
+                f"The submissions folder {arguments.submissions} {not_there(arguments.submissions, folder=True)}."
+            )
         # everything that could fail every submission alike, before a file is written: one line, not N error.txt
         overrides = parse_overrides(arguments.set)
         workers = parse_workers(arguments.workers) if arguments.workers is not None else default_workers()

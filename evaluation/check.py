@@ -29,6 +29,7 @@ from evaluation.cli import _fail, parse_overrides, program
 from evaluation.contract import Checked
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
 from evaluation.make_input import build_input
+from evaluation.platform.files import not_there
 from evaluation.registry import get
 
 NEEDS_TRUTH = "which cases the test set holds (a case without a job, a job for an unknown case)"
@@ -46,7 +47,7 @@ def check(
     challenge = get(challenge_name)
     settings = challenge.settings(overrides)
     if images is not None and not images.is_dir():
-        raise ConfigurationError(f"The images folder {images} does not exist.")
+        raise ConfigurationError(f"The images folder {images} {not_there(images, folder=True)}.")
     if outputs_dir is not None:
         with tempfile.TemporaryDirectory(prefix="gc-check-") as scratch:
             built = Path(scratch) / "input"

@@ -30,7 +30,7 @@ from typing import Any
 from evaluation.cli import _fail, tool_parser
 from evaluation.contract import Challenge
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
-from evaluation.platform.files import read_bytes, regular_size
+from evaluation.platform.files import not_there, read_bytes, regular_size
 from evaluation.platform.layout import JobSpec, write_input
 from evaluation.platform.predictions import Socket
 from evaluation.platform.sockets import IMAGE_SUFFIXES, parse_json_bytes
@@ -73,7 +73,7 @@ def build_input(challenge: Challenge, outputs_dir: Path, output_dir: Path, seed:
     if challenge.phase.prediction_file:
         return challenge.write_prediction_file(outputs_dir, output_dir)
     if not outputs_dir.is_dir():
-        raise ConfigurationError(f"The outputs folder {outputs_dir} does not exist.")
+        raise ConfigurationError(f"The outputs folder {outputs_dir} {not_there(outputs_dir, folder=True)}.")
     case_dirs = sorted(p for p in outputs_dir.iterdir() if p.is_dir())
     if not case_dirs:
         raise ConfigurationError(f"The outputs folder {outputs_dir} holds no case folder.")

@@ -1210,6 +1210,16 @@ def _organizer_faults() -> dict[str, Fault]:
     )
     faults["batch: --set seed=2**80"] = Fault("evaluation.batch", ("Option seed",), extra=("--set", f"seed={2**80}"))
     faults["batch: unknown challenge"] = Fault("evaluation.batch", ("Unknown challenge 'nope'",), challenge="nope")
+    faults["batch: --submissions is a file"] = Fault(
+        "evaluation.batch",
+        ("The submissions folder list.json is a file, not a folder.",),
+        extra=("--submissions", "list.json"),
+    )
+    faults["make_input: --outputs is a file"] = Fault(
+        "evaluation.make_input",
+        ("The outputs folder list.json is a file, not a folder.",),
+        extra=("--outputs", "list.json"),
+    )
     faults["phase: --set bootstrap_resamples=10**18"] = Fault(
         "evaluation.phase", ("Option bootstrap_resamples",), extra=("--set", "bootstrap_resamples=1000000000000000000")
     )

@@ -45,6 +45,7 @@ from evaluation.declarative.segmentation import (
     segmentation_task,
 )
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
+from evaluation.platform.files import not_there
 from evaluation.platform.matching import stem
 from evaluation.platform.predictions import Job, Socket
 from evaluation.platform.sockets import image_output_file, parse_json_bytes, read_json_output
@@ -197,7 +198,7 @@ class DeclaredChallenge(Challenge):
         if not declaration.submission.csv:
             return super().write_prediction_file(outputs_dir, output_dir)
         if not outputs_dir.is_dir():
-            raise ConfigurationError(f"The outputs folder {outputs_dir} does not exist.")
+            raise ConfigurationError(f"The outputs folder {outputs_dir} {not_there(outputs_dir, folder=True)}.")
         case_dirs = sorted(p for p in outputs_dir.iterdir() if p.is_dir())
         if not case_dirs:
             raise ConfigurationError(f"The outputs folder {outputs_dir} holds no case folder.")
@@ -355,7 +356,7 @@ def _in_process(declaration: Declaration) -> bool:
 def from_file(path: Path) -> DeclaredChallenge:
     """The challenge declared in the TOML file ``path``."""
     if not path.is_file():
-        raise ConfigurationError(f"The declaration {path} does not exist.")
+        raise ConfigurationError(f"The declaration {path} {not_there(path, folder=False)}.")
     return DeclaredChallenge(load(path))
 
 

@@ -797,7 +797,7 @@ def load(path: Path) -> Declaration:
     """The validated declaration in ``path``."""
     bounds.check_size(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) is not TOML
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigurationError(f"{path.name}: cannot be read ({error.__class__.__name__}).") from None
     return parse(text, path.name)

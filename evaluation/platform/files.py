@@ -76,6 +76,18 @@ TIFF_INTEGERS = {3: "H", 4: "I", 16: "Q"}  # field type -> struct code: SHORT, L
 TIFF_TAGS = {256: "width", 257: "height", 258: "bits", 262: "photometric", 277: "samples"}
 
 
+def not_there(path: Path, folder: bool) -> str:
+    """Why ``path`` is not the folder (``folder``) or file an organizer named, as the end of a sentence:
+    it does not exist, is the other kind, or is a symbolic link that leads nowhere (or to itself)."""
+    if path.is_symlink() and not path.exists():
+        return "is a symbolic link to nothing (or to itself)"
+    if not path.exists():
+        return "does not exist"
+    if path.is_dir():
+        return "is a folder, not a file"
+    return "is a file, not a folder" if folder else "is not a regular file"
+
+
 def data_limit() -> int | None:
     """The soft RLIMIT_DATA in bytes (what sagemaker-shim applies per process), ``None`` if unlimited."""
     soft, _ = resource.getrlimit(resource.RLIMIT_DATA)

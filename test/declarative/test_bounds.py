@@ -8,7 +8,7 @@ import time
 import pytest
 
 from evaluation.declarative import bounds
-from evaluation.declarative.schema import parse
+from evaluation.declarative.schema import load, parse
 from evaluation.errors import ConfigurationError
 
 
@@ -75,3 +75,21 @@ def test_run_options_share_the_declarations_bounds(settings, message):
         bounds.check_options(settings)
     assert str(raised.value).startswith(message)
     bounds.check_options({"seed": 0, "bootstrap_resamples": 1000, "iterations": 10, "other": 10**30})
+
+
+def test_a_byte_order_mark_is_read_and_a_folder_or_dangling_link_is_named(tmp_path) -> None:
+    """Windows editors save UTF-8 with a byte-order mark, which TOML itself refuses: the declaration reads as
+    without it. A folder or a link to nothing where the declaration should be is said to be one."""
+    from conftest import REPO
+
+    from evaluation.declarative.engine import from_file
+
+    text = (REPO / "evaluation/declarations/kits-example.toml").read_text(encoding="utf-8")
+    (tmp_path / "bom.toml").write_bytes(b"\xef\xbb\xbf" + text.encode())
+    assert load(tmp_path / "bom.toml") == parse(text, "bom.toml")
+    (tmp_path / "folder.toml").mkdir()
+    (tmp_path / "dangling.toml").symlink_to(tmp_path / "nowhere.toml")
+    with pytest.raises(ConfigurationError, match=r"folder\.toml is a folder, not a file"):
+        from_file(tmp_path / "folder.toml")
+    with pytest.raises(ConfigurationError, match=r"dangling\.toml is a symbolic link to nothing"):
+        from_file(tmp_path / "dangling.toml")
