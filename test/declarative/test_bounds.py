@@ -93,3 +93,13 @@ def test_a_byte_order_mark_is_read_and_a_folder_or_dangling_link_is_named(tmp_pa
         from_file(tmp_path / "folder.toml")
     with pytest.raises(ConfigurationError, match=r"dangling\.toml is a symbolic link to nothing"):
         from_file(tmp_path / "dangling.toml")
+
+
+def test_a_long_value_is_echoed_by_its_start() -> None:
+    from conftest import REPO
+
+    text = (REPO / "evaluation/declarations/kits-example.toml").read_text(encoding="utf-8")
+    with pytest.raises(ConfigurationError) as refused:
+        parse(text.replace('kind = "segmentation"', f'kind = "{"e" * 300}"', 1), "k.toml")
+    message = str(refused.value)
+    assert message.startswith(f"k.toml: outputs[0].kind: '{'e' * 57}...' is not one of") and "e" * 58 not in message
