@@ -13,7 +13,7 @@ from evaluation.errors import ConfigurationError
 NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
 KEY = re.compile(r"[A-Za-z0-9_-]+")  # a metrics.json key: no dot (the platform splits paths on dots)
-LONG_QUOTE = re.compile(r"'([^']{57})[^']{4,}'")  # a quoted value of more than 60 characters
+LONG_QUOTE = re.compile(r"'([^'\s]{57})[^'\s]{4,}'")  # a quoted value of more than 60 characters, no space
 
 
 class Table:
