@@ -27,7 +27,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("declarative engine and library", ("test/declarative/",)),
     ("the four challenges", ("test/challenges/",)),
     ("ranking", ("test/ranking/",)),
-    ("command line, runner, hostile inputs, benchmarks", ("test/",)),
+    ("command line, runner, hostile inputs, benchmarks", ("",)),  # and anything else: a hook never fails
 )
 
 

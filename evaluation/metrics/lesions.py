@@ -121,15 +121,19 @@ def lesion_pairs(reference: np.ndarray, prediction: np.ndarray) -> LesionPairs:
         raise ValueError(f"mask shapes differ: {reference.shape} vs {prediction.shape}")
     box = bounding_box(reference, prediction)
     if box is None:
-        return LesionPairs(0, 0, np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
-    reference, prediction = reference[box], prediction[box]
-    ref_labels, n_ref = connected_components(reference)
-    pred_labels, n_pred = connected_components(prediction)
+        return _no_pairs(0, 0)
+    ref_labels, n_ref = connected_components(reference[box])
+    pred_labels, n_pred = connected_components(prediction[box])
     if n_ref == 0 or n_pred == 0:
-        return LesionPairs(n_ref, n_pred, np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
+        return _no_pairs(n_ref, n_pred)
     ref_ids, pred_ids, intersections, ref_sizes, pred_sizes = overlap_counts(ref_labels, n_ref, pred_labels, n_pred)
     iou = intersections / (ref_sizes[ref_ids] + pred_sizes[pred_ids] - intersections)
     return LesionPairs(n_ref, n_pred, ref_ids, pred_ids, iou)
+
+
+def _no_pairs(n_ref: int, n_pred: int) -> LesionPairs:
+    """Components that overlap nowhere (one mask empty, or both)."""
+    return LesionPairs(n_ref, n_pred, np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
 
 
 def lesion_matches(
