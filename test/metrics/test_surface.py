@@ -41,7 +41,7 @@ def test_equals_deepmind_on_random_shapes(seed):
     cropped = surface_distances(crop_padded(reference, box), crop_padded(prediction, box), spacing)
     full = surface_distances(reference, prediction, spacing)
     for found in (cropped, full):
-        assert [found.hd(95), found.nsd(1.0), found.nsd(2.0), found.hd(100)] == pytest.approx(expected, abs=1e-12)
+        assert [found.hd(95), found.nsd(1.0), found.nsd(2.0), found.hd(100)] == expected  # to the last bit
 
 
 def test_ct_like_spacing_and_a_shifted_sphere():
@@ -50,9 +50,7 @@ def test_ct_like_spacing_and_a_shifted_sphere():
     reference = ((z - 10) * 3.0) ** 2 + ((y - 20) * 0.98) ** 2 + ((x - 20) * 0.98) ** 2 < 12.0**2
     prediction = ((z - 11) * 3.0) ** 2 + ((y - 22) * 0.98) ** 2 + ((x - 20) * 0.98) ** 2 < 11.0**2
     found = surface_distances(reference, prediction, spacing)
-    assert [found.hd(95), found.nsd(1.0), found.nsd(2.0), found.hd(100)] == pytest.approx(
-        oracle(reference, prediction, spacing), abs=1e-12
-    )
+    assert [found.hd(95), found.nsd(1.0), found.nsd(2.0), found.hd(100)] == oracle(reference, prediction, spacing)
 
 
 def test_documented_values_for_empty_masks():
@@ -76,31 +74,40 @@ def test_bounding_box_is_the_union():
     assert crop_padded(a, bounding_box(a, b)).shape == (5, 5, 5)
 
 
-def whole_grid(reference: np.ndarray, prediction: np.ndarray, spacing) -> tuple[np.ndarray, ...]:
-    """The computation without any shortcut: surfels of the whole grid, every surfel queried in a
-    KD-tree of the other surface (scipy), in mm on the uncropped grid's indices; sorted as ours."""
-    from scipy.spatial import cKDTree
-
-    from evaluation.metrics.surface import surfels
-
-    (r_border, r_areas), (p_border, p_areas) = surfels(reference, spacing), surfels(prediction, spacing)
-    step = np.asarray(spacing, dtype=float)
-    r_points, p_points = np.argwhere(r_border) * step, np.argwhere(p_border) * step
-    r_to_p, p_to_r = cKDTree(p_points).query(r_points)[0], cKDTree(r_points).query(p_points)[0]
-    r_order, p_order = np.argsort(r_to_p, kind="stable"), np.argsort(p_to_r, kind="stable")
-    return r_to_p[r_order], r_areas[r_order], p_to_r[p_order], p_areas[p_order]
+SPACINGS = [(3.0, 0.98, 0.98), (2.5, 0.8, 0.7), (1.0, 1.0, 1.0), (5.0, 0.5, 0.5), (0.6, 0.7, 3.0), (0.1, 0.1, 0.1)]
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_crops_and_shared_surfels_change_no_bit(seed):
-    """The per-mask crop and the shared surfels' zero distances (issue 20) give the whole-grid
-    computation's arrays bit for bit, so HD95 / NSD / MASD are unchanged to the last bit."""
+def test_every_distance_is_the_distance_transforms_to_the_last_bit(seed):
+    """The crops, the offset scan and the KD-tree for far surfels (issue 20) give the arrays of DeepMind's
+    ``compute_surface_distances`` (a distance transform over the box) bit for bit, so every HD, NSD and
+    MASD is the package's to the last bit: the
+    prediction is the reference shifted (near surfels, found by the scan), plus scattered blobs and one
+    lesion far from everything (left to the tree), under spacings from isotropic to 10:1."""
     rng = np.random.default_rng(seed)
-    reference = np.zeros((14, 40, 36), dtype=bool)
+    reference = np.zeros((16, 48, 44), dtype=bool)
     reference[2:11, 5:30, 8:25] = blobs(rng, (9, 25, 17), 0.6)
     prediction = np.roll(reference, tuple(rng.integers(-2, 3, 3)), axis=(0, 1, 2)) | blobs(rng, reference.shape, 0.02)
-    spacing = (3.0, 0.98, 0.98) if seed % 2 else (2.5, 0.8, 0.7)
+    far = np.zeros_like(reference)
+    far[12:15, 38:46, 34:42] = True
+    prediction |= far if seed % 2 else np.zeros_like(far)
+    reference |= far if seed % 3 == 1 else np.zeros_like(far)
+    spacing = SPACINGS[seed % len(SPACINGS)]
     found = surface_distances(reference, prediction, spacing)
-    ours = (found.reference_to_prediction, found.reference_areas, found.prediction_to_reference, found.prediction_areas)
-    for got, expected in zip(ours, whole_grid(reference, prediction, spacing), strict=True):
-        assert got.tobytes() == expected.tobytes()
+    expected = deepmind.compute_surface_distances(reference, prediction, spacing)
+    assert found.reference_to_prediction.tobytes() == expected["distances_gt_to_pred"].tobytes()
+    assert found.reference_areas.tobytes() == expected["surfel_areas_gt"].tobytes()
+    assert found.prediction_to_reference.tobytes() == expected["distances_pred_to_gt"].tobytes()
+    assert found.prediction_areas.tobytes() == expected["surfel_areas_pred"].tobytes()
+
+
+def test_nsd_at_a_tolerance_equal_to_a_lattice_distance():
+    """On a 1 mm grid a surfel one voxel from the other surface is at exactly 1.0 mm: NSD at 1 mm counts
+    it (``<=``), as DeepMind's, and NSD just below 1 mm does not."""
+    reference = np.zeros((8, 12, 12), dtype=bool)
+    reference[2:6, 3:9, 3:9] = True
+    prediction = np.roll(reference, 1, axis=2)
+    found = surface_distances(reference, prediction, (1.0, 1.0, 1.0))
+    expected = deepmind.compute_surface_distances(reference, prediction, (1.0, 1.0, 1.0))
+    assert found.nsd(1.0) == deepmind.compute_surface_dice_at_tolerance(expected, 1.0)
+    assert found.nsd(1.0) > found.nsd(0.999) == deepmind.compute_surface_dice_at_tolerance(expected, 0.999)
