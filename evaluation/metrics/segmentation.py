@@ -28,6 +28,7 @@ from evaluation.metrics.overlap import volume_difference
 from evaluation.metrics.regions import region_mask
 from evaluation.metrics.surface import image_diagonal, surface_distances
 from evaluation.metrics.volumes import false_negative_volume, false_positive_volume, mask_volume
+from evaluation.metrics.volumes import voxel_volume as volume_of_one_voxel
 
 VolumeForm = tuple[bool, bool, bool]  # (relative, absolute, in the spacing's volume unit rather than voxels)
 # autoPET's volumes: (what: "false_positive", "false_negative" or "reference", connectivity, unit, precision)
@@ -108,7 +109,7 @@ def summarise_label_maps(
     """
     checks.same_shape(reference, prediction)
     spacing = tuple(float(s) for s in checks.spacing(spacing, np.ndim(reference)))
-    voxel_volume = float(np.prod(spacing))
+    voxel_volume = volume_of_one_voxel(spacing, "mm3")
     box = bounding_box(reference, prediction)
     size = int(np.size(reference))
     diagonal = image_diagonal(reference.shape, spacing)
