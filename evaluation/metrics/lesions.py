@@ -19,7 +19,7 @@ import numpy as np
 
 from evaluation.metrics import checks
 from evaluation.metrics.assignment import linear_sum_assignment
-from evaluation.metrics.boxes import bounding_box
+from evaluation.metrics.boxes import bounding_box, in_whole, separated_boxes
 
 IOU_THRESHOLD = 0.3
 PANOPTIC_IOU_THRESHOLD = 0.5
@@ -114,21 +114,63 @@ def overlap_counts(
 def lesion_pairs(reference: np.ndarray, prediction: np.ndarray) -> LesionPairs:
     """Label both masks' components once (26-connected; 8 in 2D) and measure every overlapping pair.
 
-    Both masks are cropped to their union bounding box first: the components, their scan order (the
-    greedy matching's tie-break) and every count are those of the whole masks.
+    Both masks are cropped to their union bounding box first, and a 3D crop is labelled part by part
+    (``boxes.separated_boxes``: no component spans two parts, and a few lesions far apart fill little
+    of their box); components are then numbered in the scan order of their first voxels. The
+    components, their numbers (the greedy matching's tie-break) and every count are those of the
+    whole masks.
     """
     if reference.shape != prediction.shape:
         raise ValueError(f"mask shapes differ: {reference.shape} vs {prediction.shape}")
     box = bounding_box(reference, prediction)
     if box is None:
         return _no_pairs(0, 0)
-    ref_labels, n_ref = connected_components(reference[box])
-    pred_labels, n_pred = connected_components(prediction[box])
+    reference, prediction = reference[box], prediction[box]
+    parts = separated_boxes(reference | prediction) if reference.ndim == 3 else None
+    if parts is None or len(parts) == 1:
+        return _pairs_in(reference, prediction)[0]
+    found = [_pairs_in(reference[part], prediction[part]) for part in parts]
+    ref_number = _numbers_in_scan_order([_first_voxels(labels) for _, labels, _ in found], parts, reference.shape)
+    pred_number = _numbers_in_scan_order([_first_voxels(labels) for _, _, labels in found], parts, reference.shape)
+    return LesionPairs(
+        sum(pairs.n_reference for pairs, _, _ in found),
+        sum(pairs.n_prediction for pairs, _, _ in found),
+        np.concatenate([number[pairs.ref_ids - 1] for (pairs, _, _), number in zip(found, ref_number, strict=True)]),
+        np.concatenate([number[pairs.pred_ids - 1] for (pairs, _, _), number in zip(found, pred_number, strict=True)]),
+        np.concatenate([pairs.iou for pairs, _, _ in found]),
+    )
+
+
+def _pairs_in(reference: np.ndarray, prediction: np.ndarray) -> tuple[LesionPairs, np.ndarray, np.ndarray]:
+    """Components and overlapping pairs of two masks (numbered in their own scan order), and the
+    two component labellings."""
+    ref_labels, n_ref = connected_components(reference)
+    pred_labels, n_pred = connected_components(prediction)
     if n_ref == 0 or n_pred == 0:
-        return _no_pairs(n_ref, n_pred)
+        return _no_pairs(n_ref, n_pred), ref_labels, pred_labels
     ref_ids, pred_ids, intersections, ref_sizes, pred_sizes = overlap_counts(ref_labels, n_ref, pred_labels, n_pred)
     iou = intersections / (ref_sizes[ref_ids] + pred_sizes[pred_ids] - intersections)
-    return LesionPairs(n_ref, n_pred, ref_ids, pred_ids, iou)
+    return LesionPairs(n_ref, n_pred, ref_ids, pred_ids, iou), ref_labels, pred_labels
+
+
+def _first_voxels(labels: np.ndarray) -> np.ndarray:
+    """Flat index of each component's first voxel, components 1..n: labels are numbered in scan
+    order, so component k starts where the running maximum of the labels first reaches k."""
+    running = np.maximum.accumulate(labels.ravel())
+    return np.flatnonzero(np.diff(running, prepend=running.dtype.type(0)))
+
+
+def _numbers_in_scan_order(
+    firsts: list[np.ndarray], parts: list[tuple[slice, ...]], shape: tuple[int, ...]
+) -> list[np.ndarray]:
+    """Per part, the number (1..n) of each of its components in the whole crop's scan order."""
+    keys = [
+        in_whole(first, tuple(axis.stop - axis.start for axis in part), [axis.start for axis in part], shape)
+        for first, part in zip(firsts, parts, strict=True)
+    ]
+    number = np.empty(sum(k.size for k in keys), dtype=np.int64)
+    number[np.argsort(np.concatenate(keys))] = np.arange(1, number.size + 1)
+    return np.split(number, np.cumsum([k.size for k in keys])[:-1])
 
 
 def _no_pairs(n_ref: int, n_pred: int) -> LesionPairs:

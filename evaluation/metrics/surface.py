@@ -37,7 +37,7 @@ from itertools import pairwise
 import numpy as np
 
 from evaluation.metrics import checks
-from evaluation.metrics.boxes import bounding_box, crop_padded
+from evaluation.metrics.boxes import bounding_box, crop_padded, in_whole, separated_boxes
 
 
 @lru_cache(maxsize=32)
@@ -51,8 +51,29 @@ def _area_table(spacing: tuple[float, float, float]) -> np.ndarray:
 def surfels(mask: np.ndarray, spacing: tuple[float, float, float]) -> tuple[np.ndarray, np.ndarray]:
     """Boolean map of the surfel cubes (grid one larger than ``mask`` on each axis) and their areas."""
     code = _codes(mask)
-    border = (code != 0) & (code != 255)
+    border = _is_surfel(code)
     return border, _area_table(spacing)[code[border]]
+
+
+def _is_surfel(code: np.ndarray) -> np.ndarray:
+    """Cubes neither all inside nor all outside the mask."""
+    return (code != 0) & (code != 255)
+
+
+def _surfel_cubes(
+    mask: np.ndarray, parts: Sequence[tuple[slice, ...]], spacing: tuple[float, float, float]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Flat indices (into the cube grid, one larger than ``mask`` on each axis) and areas of the surfels
+    of ``mask``, found part by part: every voxel around a part is empty (``boxes.separated_boxes``), so
+    a part's cubes and codes are the whole mask's there, and no cube is in two parts."""
+    grid = tuple(n + 1 for n in mask.shape)
+    cubes, areas = [], []
+    for part in parts:
+        code = _codes(mask[part])
+        local = np.flatnonzero(_is_surfel(code))
+        cubes.append(in_whole(local, code.shape, [axis.start for axis in part], grid))
+        areas.append(_area_table(spacing)[code.ravel()[local]])
+    return np.concatenate(cubes), np.concatenate(areas)
 
 
 def _codes(mask: np.ndarray) -> np.ndarray:
@@ -139,23 +160,27 @@ def surface_distances(
 
     Work in proportion to the two surfaces, not to the grid: the masks are cropped to their own
     union box first (a distance depends only on the lattice offset between two surfels, so the crop
-    changes no bit), and each surfel's nearest surfel of the other surface is found by
-    :func:`_nearest`.
+    changes no bit), their surfels are found in the boxes of the parts that empty planes separate
+    (a few lesions far apart fill little of their box), and each surfel's nearest surfel of the other
+    surface is found by :func:`_nearest`.
     """
     spacing = tuple(float(s) for s in spacing)
     box = bounding_box(reference, prediction)
     if box is None:
         return SurfaceDistances(*(np.empty(0),) * 4, empty_distance)
-    ref_border, ref_areas = surfels(reference[box], spacing)
-    pred_border, pred_areas = surfels(prediction[box], spacing)
+    reference, prediction = reference[box], prediction[box]
+    parts = separated_boxes(reference | prediction) or [tuple(slice(0, n) for n in reference.shape)]
+    ref_cubes, ref_areas = _surfel_cubes(reference, parts, spacing)
+    pred_cubes, pred_areas = _surfel_cubes(prediction, parts, spacing)
     if ref_areas.size and pred_areas.size:
-        ref_cubes, pred_cubes = np.flatnonzero(ref_border), np.flatnonzero(pred_border)  # C order, as the areas
-        ref_to_pred = _nearest(ref_cubes, pred_cubes, ref_border.shape, spacing)
-        pred_to_ref = _nearest(pred_cubes, ref_cubes, ref_border.shape, spacing)
+        grid = tuple(n + 1 for n in reference.shape)
+        ref_to_pred = _nearest(ref_cubes, pred_cubes, grid, spacing)
+        pred_to_ref = _nearest(pred_cubes, ref_cubes, grid, spacing)
     else:
         ref_to_pred = np.full(ref_areas.size, np.inf)
         pred_to_ref = np.full(pred_areas.size, np.inf)
-    # sorted by distance, then area: the order of the package's ``sorted(zip(distances, areas))``
+    # sorted by distance, then area: the order of the package's ``sorted(zip(distances, areas))``, which
+    # also makes the arrays independent of the order the parts were visited in
     ref_order, pred_order = np.lexsort((ref_areas, ref_to_pred)), np.lexsort((pred_areas, pred_to_ref))
     return SurfaceDistances(
         ref_to_pred[ref_order], ref_areas[ref_order], pred_to_ref[pred_order], pred_areas[pred_order], empty_distance

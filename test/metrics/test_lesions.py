@@ -49,3 +49,57 @@ def test_empty_and_f1_conventions():
     assert match_lesions(empty, full) == LesionCounts(0, 1, 0)
     assert f1_score(0, 0, 0) == 1.0
     assert f1_score(np.array([1, 0]), np.array([0, 1]), np.array([1, 0])).tolist() == pytest.approx([2 / 3, 0.0])
+
+
+def whole_mask_pairs(reference: np.ndarray, prediction: np.ndarray) -> tuple[int, int, dict[tuple[int, int], float]]:
+    """The oracle: scipy's 26-connected labelling of the whole masks (numbered in scan order), every
+    pair's IoU counted voxel by voxel."""
+    from scipy import ndimage
+
+    structure = np.ones((3, 3, 3), dtype=bool)
+    ref_labels, n_ref = ndimage.label(reference, structure)
+    pred_labels, n_pred = ndimage.label(prediction, structure)
+    pairs = {}
+    for r in range(1, n_ref + 1):
+        for p in np.unique(pred_labels[ref_labels == r]):
+            if p:
+                both = np.count_nonzero((ref_labels == r) & (pred_labels == p))
+                either = np.count_nonzero((ref_labels == r) | (pred_labels == p))
+                pairs[(r, int(p))] = both / either
+    return n_ref, n_pred, pairs
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_lesions_far_apart_paired_part_by_part_as_the_whole_masks(seed):
+    """Lesions apart from each other are labelled box by box (issue 20); their numbers (the greedy
+    tie-break) and IoUs are those of labelling the whole masks at once, and so are the matches."""
+    from evaluation.metrics.boxes import bounding_box, separated_boxes
+    from evaluation.metrics.lesions import lesion_pairs
+
+    rng = np.random.default_rng(seed)
+    reference, prediction = np.zeros((16, 70, 70), dtype=bool), np.zeros((16, 70, 70), dtype=bool)
+    for _ in range(7):
+        centre = rng.integers((3, 6, 6), (13, 64, 64))
+        for mask in (reference, prediction):
+            if rng.random() < 0.8:
+                low, size = centre - rng.integers(0, 3, 3), rng.integers(1, 6, 3)
+                mask[tuple(slice(int(a), int(a) + int(n)) for a, n in zip(low, size, strict=True))] = True
+    assert len(separated_boxes((reference | prediction)[bounding_box(reference, prediction)]) or ()) > 1
+    found = lesion_pairs(reference, prediction)
+    n_ref, n_pred, expected = whole_mask_pairs(reference, prediction)
+    assert (found.n_reference, found.n_prediction) == (n_ref, n_pred)
+    got = {(int(r), int(p)): float(iou) for r, p, iou in zip(found.ref_ids, found.pred_ids, found.iou, strict=True)}
+    assert got == expected
+    for threshold in (0.0, 0.3):
+        assert match_lesions(reference, prediction, threshold) == _greedy_counts(expected, n_ref, n_pred, threshold)
+
+
+def _greedy_counts(pairs: dict[tuple[int, int], float], n_ref: int, n_pred: int, threshold: float) -> LesionCounts:
+    """Greedy one-to-one by descending IoU, ties by reference then predicted number (the module's rule)."""
+    used_ref, used_pred, tp = set(), set(), 0
+    for (r, p), iou in sorted(pairs.items(), key=lambda item: (-item[1], item[0])):
+        if iou > threshold and r not in used_ref and p not in used_pred:
+            used_ref.add(r)
+            used_pred.add(p)
+            tp += 1
+    return LesionCounts(tp, n_pred - tp, n_ref - tp)

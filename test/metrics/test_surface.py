@@ -7,7 +7,7 @@ import pytest
 import surface_distance as deepmind
 from scipy import ndimage
 
-from evaluation.metrics.boxes import bounding_box, crop_padded
+from evaluation.metrics.boxes import bounding_box, crop_padded, separated_boxes
 from evaluation.metrics.surface import surface_distances
 
 
@@ -92,13 +92,61 @@ def test_every_distance_is_the_distance_transforms_to_the_last_bit(seed):
     far[12:15, 38:46, 34:42] = True
     prediction |= far if seed % 2 else np.zeros_like(far)
     reference |= far if seed % 3 == 1 else np.zeros_like(far)
-    spacing = SPACINGS[seed % len(SPACINGS)]
+    assert_deepmind_arrays(reference, prediction, SPACINGS[seed % len(SPACINGS)])
+
+
+def assert_deepmind_arrays(reference: np.ndarray, prediction: np.ndarray, spacing) -> None:
     found = surface_distances(reference, prediction, spacing)
     expected = deepmind.compute_surface_distances(reference, prediction, spacing)
     assert found.reference_to_prediction.tobytes() == expected["distances_gt_to_pred"].tobytes()
     assert found.reference_areas.tobytes() == expected["surfel_areas_gt"].tobytes()
     assert found.prediction_to_reference.tobytes() == expected["distances_pred_to_gt"].tobytes()
     assert found.prediction_areas.tobytes() == expected["surfel_areas_pred"].tobytes()
+
+
+def test_separated_boxes_enclose_every_voxel_with_empty_voxels_around():
+    mask = np.zeros((10, 30, 30), dtype=bool)
+    mask[1:3, 2:5, 2:6] = True  # one part
+    mask[6:9, 3:4, 20:25] = True  # same y band, other x band
+    mask[2:4, 20:26, 10:12] = True  # other y band ...
+    mask[7:8, 22:23, 11:12] = True  # ... same x band, other z band (one empty plane between)
+    boxes = separated_boxes(mask)
+    assert sorted(boxes) == sorted([
+        (slice(1, 3), slice(2, 5), slice(2, 6)),
+        (slice(6, 9), slice(2, 5), slice(20, 25)),
+        (slice(2, 4), slice(20, 26), slice(10, 12)),
+        (slice(7, 8), slice(20, 26), slice(10, 12)),
+    ])  # fmt: skip
+    inside = np.zeros_like(mask)
+    for box in boxes:
+        inside[box] = True
+        grown = tuple(slice(max(axis.start - 1, 0), axis.stop + 1) for axis in box)
+        shell = np.zeros_like(mask)
+        shell[grown] = True
+        shell[box] = False
+        assert not mask[shell].any()
+    assert not mask[~inside].any()
+    assert separated_boxes(mask, limit=3) is None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_lesions_far_apart_found_part_by_part_equal_deepmind_to_the_last_bit(seed):
+    """Several lesions apart from each other (their surfels found box by box) and, for odd seeds, more
+    specks than ``separated_boxes``' limit (one box again): DeepMind's arrays bit for bit."""
+    rng = np.random.default_rng(seed)
+    reference, prediction = np.zeros((20, 90, 90), dtype=bool), np.zeros((20, 90, 90), dtype=bool)
+    for _ in range(6):
+        centre = rng.integers((4, 8, 8), (16, 82, 82))
+        for mask, shift in ((reference, 0), (prediction, rng.integers(-1, 2, 3))):
+            if rng.random() < 0.85:  # some lesions missed, some extra
+                low = centre + shift - rng.integers(1, 4, 3)
+                size = rng.integers(2, 7, 3)
+                mask[tuple(slice(int(a), int(a) + int(n)) for a, n in zip(low, size, strict=True))] = True
+    if seed % 2:
+        prediction |= rng.random(prediction.shape) < 0.0004  # ~65 specks
+    parts = separated_boxes((reference | prediction)[bounding_box(reference, prediction)])
+    assert (parts is None) if seed % 2 else (len(parts) > 1)
+    assert_deepmind_arrays(reference, prediction, SPACINGS[seed])
 
 
 def test_nsd_at_a_tolerance_equal_to_a_lattice_distance():
