@@ -125,7 +125,7 @@ def lesion_pairs(reference: np.ndarray, prediction: np.ndarray) -> LesionPairs:
     box = bounding_box(reference, prediction)
     if box is None:
         return _no_pairs(0, 0)
-    reference, prediction = reference[box], prediction[box]
+    reference, prediction = reference[box].astype(bool, copy=False), prediction[box].astype(bool, copy=False)
     parts = separated_boxes(reference | prediction) if reference.ndim == 3 else None
     if parts is None or len(parts) == 1:
         return _pairs_in(reference, prediction)[0]

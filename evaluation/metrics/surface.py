@@ -168,7 +168,7 @@ def surface_distances(
     box = bounding_box(reference, prediction)
     if box is None:
         return SurfaceDistances(*(np.empty(0),) * 4, empty_distance)
-    reference, prediction = reference[box], prediction[box]
+    reference, prediction = reference[box].astype(bool, copy=False), prediction[box].astype(bool, copy=False)
     parts = separated_boxes(reference | prediction) or [tuple(slice(0, n) for n in reference.shape)]
     ref_cubes, ref_areas = _surfel_cubes(reference, parts, spacing)
     pred_cubes, pred_areas = _surfel_cubes(prediction, parts, spacing)
