@@ -159,3 +159,15 @@ def test_nsd_at_a_tolerance_equal_to_a_lattice_distance():
     expected = deepmind.compute_surface_distances(reference, prediction, (1.0, 1.0, 1.0))
     assert found.nsd(1.0) == deepmind.compute_surface_dice_at_tolerance(expected, 1.0)
     assert found.nsd(1.0) > found.nsd(0.999) == deepmind.compute_surface_dice_at_tolerance(expected, 0.999)
+
+
+def test_a_mask_of_any_nonzero_values_is_its_nonzero_voxels():
+    """A label map's own values (7 here) mark the inside, not bits of a neighbourhood code."""
+    reference = np.zeros((6, 14, 14), dtype=np.uint8)
+    reference[1:5, 2:9, 3:10] = 7
+    prediction = np.roll(reference, 2, axis=1).astype(float) * 0.5
+    found = surface_distances(reference, prediction, (2.0, 0.9, 0.8))
+    expected = surface_distances(reference > 0, prediction > 0, (2.0, 0.9, 0.8))
+    for name in ("reference_to_prediction", "reference_areas", "prediction_to_reference", "prediction_areas"):
+        assert getattr(found, name).tobytes() == getattr(expected, name).tobytes()
+    assert_deepmind_arrays(reference > 0, prediction > 0, (2.0, 0.9, 0.8))
