@@ -213,6 +213,7 @@ BRUTE_FORCE_SURFELS = 64  # far surfels searched for without a KD-tree (see _nea
 
 @lru_cache(maxsize=32)
 def _scan(spacing: tuple[float, float, float]) -> _Scan:
+    """The offsets :func:`_nearest` scans under ``spacing``: a ball of about ``SCAN_OFFSETS``."""
     radius = (SCAN_OFFSETS * 3 / (4 * np.pi) * float(np.prod(spacing))) ** (1 / 3)
     reach = tuple(int(np.ceil(radius / s)) for s in spacing)  # the box holds the whole ball
     offsets = np.stack(np.meshgrid(*(np.arange(-k, k + 1) for k in reach), indexing="ij"), axis=-1).reshape(-1, 3)
@@ -239,8 +240,8 @@ def _nearest(
     padded = tuple(n + 2 * k for n, k in zip(shape, scan.reach, strict=True))
     strides = np.array([padded[1] * padded[2], padded[2], 1])
     target_map = np.zeros(int(np.prod(padded)), dtype=bool)
-    target_map[_padded_index(targets, shape, scan.reach, strides)] = True
-    starts = _padded_index(cubes, shape, scan.reach, strides)
+    target_map[in_whole(targets, shape, scan.reach, padded)] = True
+    starts = in_whole(cubes, shape, scan.reach, padded)
     deltas = scan.offsets @ strides
     distances = np.empty(cubes.size)
     todo = np.arange(cubes.size)
@@ -260,11 +261,6 @@ def _nearest(
             break
     distances[todo] = _nearest_by_search(cubes[todo], targets, shape, spacing)
     return distances
-
-
-def _padded_index(cubes: np.ndarray, shape: tuple[int, ...], reach: tuple[int, ...], strides: np.ndarray) -> np.ndarray:
-    """Flat indices of ``cubes`` (flat in ``shape``) in that grid padded by ``reach`` on every side."""
-    return (np.stack(np.unravel_index(cubes, shape), axis=1) + reach) @ strides
 
 
 def _nearest_by_search(
