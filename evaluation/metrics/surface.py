@@ -209,6 +209,8 @@ class _Scan:
 SCAN_OFFSETS = 1000  # about this many offsets in the scanned ball (a radius of ~6 voxels when isotropic)
 SCAN_BLOCK = 1 << 21  # look-ups at a time (2 M: 19 MB of indices and hits)
 BRUTE_FORCE_SURFELS = 64  # far surfels searched for without a KD-tree (see _nearest_by_search)
+FAR_SURFELS_PER_VOXEL = 32  # more far surfels than 1 per 32 voxels: a distance transform instead of a search
+DISTANCE_TRANSFORM_VOXELS = 1 << 24  # its largest grid: scipy's transform takes ~50 bytes a voxel (800 MB)
 
 
 @lru_cache(maxsize=32)
@@ -234,7 +236,9 @@ def _nearest(
     the first offset that lands on a target is the nearest, so a surfel both surfaces share costs one
     look-up, and one near the other surface a few. A chunk of offsets after which more than half of the
     surfels it looked for are still unmatched ends the scan: those left are far from the other surface
-    (a missed or an extra lesion) and are searched for by :func:`_nearest_by_search`.
+    (a missed or an extra lesion) and are searched for by :func:`_nearest_by_search`, or, when there
+    are many (more than one per ``FAR_SURFELS_PER_VOXEL`` voxels of a grid of at most
+    ``DISTANCE_TRANSFORM_VOXELS``), read from a distance transform (:func:`_nearest_by_distance_transform`).
     """
     scan = _scan(spacing)
     padded = tuple(n + 2 * k for n, k in zip(shape, scan.reach, strict=True))
@@ -259,8 +263,24 @@ def _nearest(
             return distances
         if start > 0 and 2 * todo.size > looked:
             break
-    distances[todo] = _nearest_by_search(cubes[todo], targets, shape, spacing)
+    if todo.size * FAR_SURFELS_PER_VOXEL > int(np.prod(shape)) and np.prod(shape) <= DISTANCE_TRANSFORM_VOXELS:
+        distances[todo] = _nearest_by_distance_transform(cubes[todo], targets, shape, spacing)
+    else:
+        distances[todo] = _nearest_by_search(cubes[todo], targets, shape, spacing)
     return distances
+
+
+def _nearest_by_distance_transform(
+    cubes: np.ndarray, targets: np.ndarray, shape: tuple[int, ...], spacing: tuple[float, float, float]
+) -> np.ndarray:
+    """:func:`_nearest` for many surfels far from the targets (holes all through a mask, say): the
+    package's own computation, ``scipy.ndimage.distance_transform_edt`` of the targets over the grid,
+    whose cost (~0.16 µs a voxel) is then below a KD-tree's (1-15 µs a far surfel)."""
+    from scipy.ndimage import distance_transform_edt  # on first use, as the other scipy imports
+
+    outside = np.ones(int(np.prod(shape)), dtype=bool)
+    outside[targets] = False
+    return distance_transform_edt(outside.reshape(shape), sampling=spacing).ravel()[cubes]
 
 
 def _nearest_by_search(

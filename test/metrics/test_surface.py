@@ -171,3 +171,20 @@ def test_a_mask_of_any_nonzero_values_is_its_nonzero_voxels():
     for name in ("reference_to_prediction", "reference_areas", "prediction_to_reference", "prediction_areas"):
         assert getattr(found, name).tobytes() == getattr(expected, name).tobytes()
     assert_deepmind_arrays(reference > 0, prediction > 0, (2.0, 0.9, 0.8))
+
+
+def test_holes_all_through_a_mask_read_from_the_distance_transform(monkeypatch):
+    """A prediction with holes all through it has many surfels far from the reference's surface: they
+    are read from a distance transform (the package's own computation), DeepMind's arrays bit for bit."""
+    import evaluation.metrics.surface as surface
+
+    calls = []
+    transform = surface._nearest_by_distance_transform
+    monkeypatch.setattr(
+        surface, "_nearest_by_distance_transform", lambda *args: calls.append(args[0].size) or transform(*args)
+    )
+    z, y, x = np.ogrid[:24, :40, :40]
+    reference = ((z - 12) * 2.0) ** 2 + ((y - 20) * 0.9) ** 2 + ((x - 20) * 0.9) ** 2 < 16.0**2
+    prediction = reference & (np.random.default_rng(0).random(reference.shape) > 0.05)
+    assert_deepmind_arrays(reference, prediction, (2.0, 0.9, 0.9))
+    assert calls and calls[0] > 1000
