@@ -3,7 +3,12 @@
 (1,086 frames, 40 patients) and on a larger synthetic set; checks the numbers agree and prints
 the speed-up. Goal (issue 2): at least 20x.
 
-Usage: .venv/bin/python benchmarks/rare25_bootstrap.py [--frames N] [--patients N] [--full]
+``--official CHECKOUT`` (a checkout of TUE-VCA/Grand-Challenge-RARE25): also times the challenge's own
+``bootstrap_metrics`` as published (``open-development-phase/example-evaluation-method/evaluate.py``,
+imported unmodified, ``np.random.seed(0)`` first) on the same arrays, and checks its numbers equal ours;
+without it the output says that the published function was not run.
+
+Usage: .venv/bin/python benchmarks/rare25_bootstrap.py [--frames N] [--patients N] [--official CHECKOUT] [--full]
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import harness
@@ -20,6 +26,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "test")]
 
 from oracles.rare25_official import official_bootstrap, platform_arrays, summary  # noqa: E402
+from rare25_end_to_end import OFFICIAL_FOLDER  # noqa: E402
 
 from evaluation.challenges.rare25 import Rare25, Stack  # noqa: E402
 
@@ -45,7 +52,27 @@ def ours(labels: np.ndarray, scores: np.ndarray, patients: list[str], iterations
     return {key: value for key, value in metrics.items() if isinstance(value, float)}
 
 
-def compare(name: str, labels: np.ndarray, scores: np.ndarray, patients: list[str], iterations: int) -> float:
+def published_bootstrap(checkout: Path) -> Callable[..., dict[str, float]]:
+    """``bootstrap_metrics`` of the challenge's evaluate.py, imported from ``checkout`` unmodified."""
+    sys.path.insert(0, str(checkout / OFFICIAL_FOLDER))
+    import evaluate  # the published script, from the checkout given
+
+    return evaluate.bootstrap_metrics
+
+
+def compare(
+    name: str,
+    labels: np.ndarray,
+    scores: np.ndarray,
+    patients: list[str],
+    iterations: int,
+    published: Callable[..., dict[str, float]] | None = None,
+) -> float:
+    if published is not None:
+        np.random.seed(0)
+        start = time.perf_counter()
+        theirs = published(labels, scores, patients, n_iterations=iterations, sample_size=10, imbalance_ratio=100)
+        published_seconds = time.perf_counter() - start
     start = time.perf_counter()
     reference = summary(*official_bootstrap(labels, scores, patients, iterations=iterations))
     loop_seconds = time.perf_counter() - start
@@ -60,6 +87,13 @@ def compare(name: str, labels: np.ndarray, scores: np.ndarray, patients: list[st
         f"official loop {loop_seconds:.2f} s | "
         f"vectorised {our_seconds:.3f} s | speed-up {ratio:.0f}x | numbers {status}"
     )
+    if published is not None:
+        differs = max(abs(result[key] - float(theirs[key])) for key in theirs)
+        print(
+            f"  published bootstrap_metrics {published_seconds:.2f} s: {published_seconds / our_seconds:.0f}x ours; "
+            f"numbers {'identical' if differs <= 1e-12 else 'DIFFERENT'} (max |diff| {differs:.1e})"
+        )
+        worst = max(worst, differs)
     if worst > 1e-12:
         raise SystemExit(1)
     return ratio
@@ -70,12 +104,16 @@ def main() -> None:
     parser.add_argument("--frames", type=int)
     parser.add_argument("--patients", type=int)
     parser.add_argument("--iterations", type=int, help="bootstrap iterations (the official: 1000)")
+    parser.add_argument("--official", type=Path, default=None, help="a checkout of TUE-VCA/Grand-Challenge-RARE25")
     arguments = harness.parse(
         parser, dict(frames=500, patients=40, iterations=20), dict(frames=5000, patients=200, iterations=1000)
     )
+    published = None if arguments.official is None else published_bootstrap(arguments.official)
+    if published is None:
+        print("published bootstrap_metrics (TUE-VCA/Grand-Challenge-RARE25) not run: pass --official CHECKOUT")
     ratios = [
-        compare("demo", *demo_data(), arguments.iterations),
-        compare("synthetic", *synthetic_data(arguments.frames, arguments.patients), arguments.iterations),
+        compare("demo", *demo_data(), arguments.iterations, published),
+        compare("synthetic", *synthetic_data(arguments.frames, arguments.patients), arguments.iterations, published),
     ]
     print(f"goal >= 20x: {'met' if min(ratios) >= 20 else 'NOT met'} (lowest {min(ratios):.0f}x)")
 
