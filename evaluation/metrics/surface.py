@@ -207,6 +207,7 @@ class _Scan:
 
 
 SCAN_OFFSETS = 1000  # about this many offsets in the scanned ball (a radius of ~6 voxels when isotropic)
+SCAN_REACH = 32  # voxels along an axis at most (under a spacing of 1e-6 x 1 x 1 mm the ball would be a needle)
 SCAN_BLOCK = 1 << 21  # look-ups at a time (2 M: 19 MB of indices and hits)
 BRUTE_FORCE_SURFELS = 64  # far surfels searched for without a KD-tree (see _nearest_by_search)
 FAR_SURFELS_PER_VOXEL = 32  # more far surfels than 1 per 32 voxels: a distance transform instead of a search
@@ -217,7 +218,8 @@ DISTANCE_TRANSFORM_VOXELS = 1 << 24  # its largest grid: scipy's transform takes
 def _scan(spacing: tuple[float, float, float]) -> _Scan:
     """The offsets :func:`_nearest` scans under ``spacing``: a ball of about ``SCAN_OFFSETS``."""
     radius = (SCAN_OFFSETS * 3 / (4 * np.pi) * float(np.prod(spacing))) ** (1 / 3)
-    reach = tuple(int(np.ceil(radius / s)) for s in spacing)  # the box holds the whole ball
+    reach = tuple(min(SCAN_REACH, int(np.ceil(radius / s))) for s in spacing)
+    radius = min(radius, *(k * s for k, s in zip(reach, spacing, strict=True)))  # the box holds the whole ball
     offsets = np.stack(np.meshgrid(*(np.arange(-k, k + 1) for k in reach), indexing="ij"), axis=-1).reshape(-1, 3)
     lengths = _lengths(offsets, spacing)
     order = np.argsort(lengths, kind="stable")

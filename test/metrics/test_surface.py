@@ -188,3 +188,16 @@ def test_holes_all_through_a_mask_read_from_the_distance_transform(monkeypatch):
     prediction = reference & (np.random.default_rng(0).random(reference.shape) > 0.05)
     assert_deepmind_arrays(reference, prediction, (2.0, 0.9, 0.9))
     assert calls and calls[0] > 1000
+
+
+@pytest.mark.parametrize("spacing", [(1e-6, 1.0, 1.0), (1.0, 1.0, 1e-5), (100.0, 0.01, 1.0)])
+def test_extreme_spacings_stay_exact_with_a_bounded_scan(spacing):
+    """A needle-shaped ball of offsets is cut at ``SCAN_REACH`` voxels (the scan stays small; the rest
+    is searched for): DeepMind's arrays bit for bit."""
+    from evaluation.metrics.surface import SCAN_REACH, _scan
+
+    rng = np.random.default_rng(1)
+    reference = blobs(rng, (12, 20, 20), 0.03)
+    prediction = np.roll(reference, 1, axis=1) | blobs(rng, (12, 20, 20), 0.01)
+    assert max(_scan(spacing).reach) <= SCAN_REACH
+    assert_deepmind_arrays(reference, prediction, spacing)
