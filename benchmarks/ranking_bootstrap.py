@@ -9,7 +9,8 @@ rank-then-aggregate (5 x 500), timed, against two references:
   first resamples' ranks must agree with the vectorised ones.
 
 Goals (issue 5): <= 15 s and <= 0.5 s for 1,000 resamples (scaled to the count run). challengeR itself
-is run only where R is installed; otherwise the output says so and shows the recorded figure.
+is run (``benchmarks/challenger_bootstrap.R``, a few resamples, scaled) only where R and challengeR are
+installed; otherwise the output says so and shows the recorded figure.
 Sizes: a smoke run by default (20 resamples, one plain resample: seconds, for CI) and ``--full``
 (1,000 resamples, three and twenty plain ones).
 Usage: .venv/bin/python benchmarks/ranking_bootstrap.py [--full | --resamples N] [--compat]
@@ -19,7 +20,9 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -60,6 +63,25 @@ def plain_rank_then_mean(values: np.ndarray, row: np.ndarray) -> np.ndarray:
     return rankdata(ranks.mean(axis=1), method="min")
 
 
+def challenger_seconds_now(values: np.ndarray, r_scheme: str, n_resamples: int) -> float | None:
+    """Seconds challengeR's ``bootstrap`` takes for ``n_resamples`` of ``values`` (benchmarks/challenger_bootstrap.R),
+    or None where R or challengeR is not installed."""
+    if shutil.which("Rscript") is None:
+        return None
+    check = subprocess.run(["Rscript", "-e", "library(challengeR)"], capture_output=True, check=False)
+    if check.returncode != 0:
+        return None
+    with tempfile.TemporaryDirectory() as scratch:
+        data = Path(scratch) / "table.csv"
+        rows = [f"A{a},c{c},{float(values[a, c])!r}" for a in range(values.shape[0]) for c in range(values.shape[1])]
+        data.write_text("alg,case,value\n" + "\n".join(rows) + "\n")
+        script = Path(__file__).with_name("challenger_bootstrap.R")
+        done = subprocess.run(
+            ["Rscript", str(script), str(data), r_scheme, str(n_resamples)], capture_output=True, text=True, check=True
+        )
+    return float(done.stdout.split()[-1])
+
+
 def bench(
     name: str,
     values: np.ndarray,
@@ -70,6 +92,8 @@ def bench(
     challenger_seconds: float,
     goal: float,
     compat: bool,
+    r_scheme: str,
+    n_challenger: int,
 ) -> None:
     indices = resample_indices(values.shape[1], n_resamples, seed=0)
     start = time.perf_counter()
@@ -85,11 +109,19 @@ def bench(
         f"{name}: {n_resamples} resamples in {ours:.2f} s (goal {goal * scale:g} s: "
         f"{'met' if ours <= goal * scale else 'MISSED'})"
     )
-    why = "R found but not scripted here" if shutil.which("Rscript") else "R is not installed"
-    print(
-        f"  vs challengeR recorded {challenger_seconds * scale:.0f} s: {challenger_seconds * scale / ours:.0f}x faster "
-        f"(challengeR not run in this process tree: {why})"
-    )
+    measured = challenger_seconds_now(values, r_scheme, n_challenger)
+    if measured is None:
+        why = "challengeR is not installed in R" if shutil.which("Rscript") else "R is not installed"
+        print(
+            f"  vs challengeR recorded {challenger_seconds * scale:.0f} s: "
+            f"{challenger_seconds * scale / ours:.0f}x faster (challengeR not run in this process tree: {why})"
+        )
+    else:
+        theirs = measured / n_challenger * n_resamples
+        print(
+            f"  vs challengeR 1.0.5 measured now ({n_challenger} resamples by Rscript, scaled): {theirs:.0f} s, "
+            f"{theirs / ours:.0f}x faster"
+        )
     print(
         f"  vs plain scipy loop measured now ({n_plain} resamples, scaled): {plain_seconds:.1f} s, "
         f"{plain_seconds / ours:.0f}x faster"
@@ -104,6 +136,7 @@ def main() -> None:
     args = parser.parse_args()
     args.resamples = args.resamples or (1000 if args.full else 20)
     plain = (3, 20) if args.full else (1, 1)
+    challenger = (10, 50) if args.full else (2, 5)  # resamples challengeR runs, where installed
     bench(
         "test-then-rank 20 x 500",
         table(20, 500),
@@ -114,6 +147,8 @@ def main() -> None:
         CHALLENGER_TEST_SECONDS,
         15.0,
         args.compat,
+        "test-then-rank",
+        challenger[0],
     )
     bench(
         "rank-then-mean 5 x 500",
@@ -125,6 +160,8 @@ def main() -> None:
         CHALLENGER_RANK_SECONDS,
         0.5,
         args.compat,
+        "rank-then-mean",
+        challenger[1],
     )
 
 
