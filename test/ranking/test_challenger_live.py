@@ -2,11 +2,12 @@
 rounded to one or two decimals), missing values, larger or smaller better, 2-6 algorithms x 3-24 cases;
 every score (to 1e-12) and rank of eight schemes must be challengeR's. And of the bootstrap: on 12 of
 those tables, challengeR's own 25 resamples of three schemes, their draws injected into ours with
-``compat=True`` (challengeR's handling of a case drawn twice), every resample's ranks equal.
+``compat=True`` (challengeR's handling of a case drawn twice), every resample's ranks equal. And of
+the multi-task consensus (``consensus(method = "euclidean")``) on 40 three-task tables with ties.
 
 Runs where R and challengeR are installed (``Rscript -e 'library(challengeR)'`` succeeds; challengeR is
 installed from its GitHub source, its dependencies from Debian's r-cran packages); skipped elsewhere.
-The R side is ``test/oracles/challenger_schemes.R`` and ``challenger_bootstrap_ranks.R``; the golden
+The R side is ``test/oracles/challenger_*.R``; the golden
 tests in ``test_schemes.py`` hold challengeR's recorded numbers for machines without R.
 """
 
@@ -20,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evaluation.ranking.schemes import Scheme, rank_resamples, rank_task
+from evaluation.ranking.schemes import Scheme, consensus_euclidean, rank_resamples, rank_task
 
 ORACLES = Path(__file__).resolve().parents[1] / "oracles"
 SCHEMES = {
@@ -118,4 +119,36 @@ def test_bootstrap_ranks_equal_challengers_with_its_draws_injected(tmp_path: Pat
             ours = rank_resamples(values, scheme, indices, compat=True).ranks
             if not np.array_equal(ours, theirs):
                 differences.append(f"table {seed} {name}: {int((ours != theirs).any(axis=1).sum())} resamples differ")
+    assert not differences, "\n".join(differences)
+
+
+def test_multi_task_consensus_equals_challengers(tmp_path: Path) -> None:
+    tables = {}
+    for seed in range(40):
+        rng = np.random.default_rng(1000 + seed)
+        n_algorithms = int(rng.integers(2, 7))
+        tables[seed] = {
+            f"T{k}": np.round(rng.random(n) + rng.normal(0, 0.2, (n_algorithms, n)), 1)  # ties within a task
+            for k, n in enumerate(rng.integers(3, 15, 3))
+        }
+        with (tmp_path / f"{seed}.csv").open("w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["task", "alg", "case", "value"])
+            for task, values in tables[seed].items():
+                for a, c in np.ndindex(values.shape):
+                    writer.writerow([task, f"A{a}", f"c{c:02d}", repr(float(values[a, c]))])
+    consensus = ORACLES / "challenger_consensus.R"
+    subprocess.run(["Rscript", str(consensus), str(tmp_path)], capture_output=True, text=True, check=True, timeout=600)
+    differences = []
+    for seed, tasks in tables.items():
+        theirs = {
+            row["alg"]: float(row["score"]) for row in csv.DictReader((tmp_path / f"{seed}.consensus.csv").open())
+        }
+        scheme = Scheme("aggregate-then-rank", "mean", na=0)
+        ranks = {
+            task: {f"A{a}": float(r) for a, r in enumerate(rank_task(v, scheme).ranks)} for task, v in tasks.items()
+        }
+        ours = consensus_euclidean(ranks)
+        if ours.keys() != theirs.keys() or any(abs(ours[a] - theirs[a]) > 1e-12 for a in theirs):
+            differences.append(f"table {seed}: ours {ours}, challengeR {theirs}")
     assert not differences, "\n".join(differences)
