@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -63,13 +64,18 @@ def plain_rank_then_mean(values: np.ndarray, row: np.ndarray) -> np.ndarray:
     return rankdata(ranks.mean(axis=1), method="min")
 
 
+@lru_cache(maxsize=1)
+def challenger_installed() -> bool:
+    """Whether R can load challengeR (asked once: R takes a second to start)."""
+    if shutil.which("Rscript") is None:
+        return False
+    return subprocess.run(["Rscript", "-e", "library(challengeR)"], capture_output=True, check=False).returncode == 0
+
+
 def challenger_seconds_now(values: np.ndarray, r_scheme: str, n_resamples: int) -> float | None:
     """Seconds challengeR's ``bootstrap`` takes for ``n_resamples`` of ``values`` (benchmarks/challenger_bootstrap.R),
     or None where R or challengeR is not installed."""
-    if shutil.which("Rscript") is None:
-        return None
-    check = subprocess.run(["Rscript", "-e", "library(challengeR)"], capture_output=True, check=False)
-    if check.returncode != 0:
+    if not challenger_installed():
         return None
     with tempfile.TemporaryDirectory() as scratch:
         data = Path(scratch) / "table.csv"

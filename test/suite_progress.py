@@ -102,8 +102,8 @@ class Progress:
 
 
 def _outcome(report: pytest.TestReport) -> str | None:
-    """One outcome per test: its call's, or its setup's when that failed or skipped; an error in
-    teardown counts on its own."""
+    """One outcome per test: its call's, or its setup's when that failed or skipped (a teardown
+    report is not counted: the test already has its outcome, and pytest reports the error itself)."""
     if report.when == "call":
         return "xfailed" if hasattr(report, "wasxfail") and report.skipped else report.outcome
     if report.when == "setup" and not report.passed:

@@ -6,6 +6,7 @@ distance changes)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -34,6 +35,27 @@ def bounding_box(*volumes: np.ndarray) -> tuple[slice, ...] | None:
         return None
     low, high = np.min(lows, axis=0), np.max(highs, axis=0)
     return tuple(slice(int(a), int(b)) for a, b in zip(low, high, strict=True))
+
+
+@dataclass(frozen=True)
+class CroppedPair:
+    """Two masks cropped to their union box (nonzero = inside) and the boxes of the parts that empty
+    planes separate in the crop (:func:`separated_boxes`; the whole crop when none do, or in 2D): what
+    the surface distances and the lesion pairs of one label both start from."""
+
+    reference: np.ndarray
+    prediction: np.ndarray
+    parts: list[tuple[slice, ...]]
+
+
+def cropped_pair(reference: np.ndarray, prediction: np.ndarray) -> CroppedPair | None:
+    """:class:`CroppedPair` of two masks of one shape, ``None`` when both are empty."""
+    box = bounding_box(reference, prediction)
+    if box is None:
+        return None
+    reference, prediction = reference[box].astype(bool, copy=False), prediction[box].astype(bool, copy=False)
+    parts = separated_boxes(reference | prediction) if reference.ndim == 3 else None
+    return CroppedPair(reference, prediction, parts or [tuple(slice(0, n) for n in reference.shape)])
 
 
 def separated_boxes(mask: np.ndarray, limit: int = 32) -> list[tuple[slice, ...]] | None:

@@ -19,7 +19,7 @@ import numpy as np
 
 from evaluation.metrics import checks
 from evaluation.metrics.assignment import linear_sum_assignment
-from evaluation.metrics.boxes import bounding_box, in_whole, separated_boxes
+from evaluation.metrics.boxes import CroppedPair, cropped_pair, in_whole
 
 IOU_THRESHOLD = 0.3
 PANOPTIC_IOU_THRESHOLD = 0.5
@@ -112,26 +112,29 @@ def overlap_counts(
 
 
 def lesion_pairs(reference: np.ndarray, prediction: np.ndarray) -> LesionPairs:
-    """Label both masks' components once (26-connected; 8 in 2D) and measure every overlapping pair.
+    """Label both masks' components once (26-connected; 8 in 2D) and measure every overlapping pair
+    (:func:`pair_lesions` of their :func:`boxes.cropped_pair`)."""
+    if reference.shape != prediction.shape:
+        raise ValueError(f"mask shapes differ: {reference.shape} vs {prediction.shape}")
+    return pair_lesions(cropped_pair(reference, prediction))
 
-    Both masks are cropped to their union bounding box first, and a 3D crop is labelled part by part
-    (``boxes.separated_boxes``: no component spans two parts, and a few lesions far apart fill little
-    of their box); components are then numbered in the scan order of their first voxels. The
+
+def pair_lesions(pair: CroppedPair | None) -> LesionPairs:
+    """:func:`lesion_pairs` of the masks of a :class:`boxes.CroppedPair` (``None``: both empty).
+
+    The crop is labelled part by part (no component spans two parts, and a few lesions far apart fill
+    little of their box); components are then numbered in the scan order of their first voxels. The
     components, their numbers (the greedy matching's tie-break) and every count are those of the
     whole masks.
     """
-    if reference.shape != prediction.shape:
-        raise ValueError(f"mask shapes differ: {reference.shape} vs {prediction.shape}")
-    box = bounding_box(reference, prediction)
-    if box is None:
+    if pair is None:
         return _no_pairs(0, 0)
-    reference, prediction = reference[box].astype(bool, copy=False), prediction[box].astype(bool, copy=False)
-    parts = separated_boxes(reference | prediction) if reference.ndim == 3 else None
-    if parts is None or len(parts) == 1:
-        return _pairs_in(reference, prediction)[0]
-    found = [_pairs_in(reference[part], prediction[part]) for part in parts]
-    ref_number = _numbers_in_scan_order([_first_voxels(labels) for _, labels, _ in found], parts, reference.shape)
-    pred_number = _numbers_in_scan_order([_first_voxels(labels) for _, _, labels in found], parts, reference.shape)
+    if len(pair.parts) == 1:
+        return _pairs_in(pair.reference, pair.prediction)[0]
+    found = [_pairs_in(pair.reference[part], pair.prediction[part]) for part in pair.parts]
+    shape = pair.reference.shape
+    ref_number = _numbers_in_scan_order([_first_voxels(labels) for _, labels, _ in found], pair.parts, shape)
+    pred_number = _numbers_in_scan_order([_first_voxels(labels) for _, _, labels in found], pair.parts, shape)
     return LesionPairs(
         sum(pairs.n_reference for pairs, _, _ in found),
         sum(pairs.n_prediction for pairs, _, _ in found),

@@ -21,12 +21,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from evaluation.metrics import checks
-from evaluation.metrics.boxes import bounding_box, crop_padded
+from evaluation.metrics.boxes import bounding_box, crop_padded, cropped_pair
 from evaluation.metrics.lesion_wise import LesionWiseScores, lesion_wise_scores
-from evaluation.metrics.lesions import LesionCounts, PanopticQuality, lesion_pairs, panoptic_from_matches
+from evaluation.metrics.lesions import LesionCounts, PanopticQuality, pair_lesions, panoptic_from_matches
 from evaluation.metrics.overlap import volume_difference
 from evaluation.metrics.regions import region_mask
-from evaluation.metrics.surface import image_diagonal, surface_distances
+from evaluation.metrics.surface import image_diagonal, pair_surface_distances
 from evaluation.metrics.volumes import false_negative_volume, false_positive_volume, mask_volume
 from evaluation.metrics.volumes import voxel_volume as volume_of_one_voxel
 
@@ -119,12 +119,15 @@ def summarise_label_maps(
     for key, request in requests.items():
         r, p = region_mask(reference, request.value), region_mask(prediction, request.value)
         numbers: dict[str, object] = {}
-        if request.hd95 or request.nsd or request.hausdorff or request.masd:
+        surfaces = request.hd95 or request.nsd or request.hausdorff or request.masd
+        lesions = request.lesions or request.hungarian or request.panoptic
+        crop = cropped_pair(r, p) if box is not None and (surfaces or lesions) else None  # one crop serves both
+        if surfaces:
             if box is None:  # the values of two empty surfaces
                 numbers.update(nsd=tuple((t, 1.0) for t in request.nsd))
                 numbers.update({name: 0.0 for name in ("hd95", "hausdorff", "masd") if getattr(request, name)})
             else:  # one surface computation serves every distance of the label
-                distances = surface_distances(r, p, spacing, empty_distance=diagonal)
+                distances = pair_surface_distances(crop, spacing, empty_distance=diagonal)
                 numbers["nsd"] = tuple((t, distances.nsd(t)) for t in request.nsd)
                 if request.hd95:
                     numbers["hd95"] = distances.hd(95.0)
@@ -134,8 +137,7 @@ def summarise_label_maps(
                     numbers["masd"] = distances.masd()
         none = LesionCounts(0, 0, 0)
         # one component labelling serves every threshold and method of the label
-        pairs = lesion_pairs(r, p) if box is not None and (request.lesions or request.hungarian or request.panoptic) \
-            else None  # fmt: skip
+        pairs = pair_lesions(crop) if box is not None and lesions else None
         numbers["lesions"] = tuple((t, pairs.match(t).counts if pairs is not None else none) for t in request.lesions)
         numbers["hungarian"] = tuple(
             (t, pairs.match(t, "hungarian").counts if pairs is not None else none) for t in request.hungarian

@@ -9,9 +9,10 @@ applicable segmentation of head and neck anatomy for radiotherapy", JMIR 2021):
   (the area table is taken from the package, ``lookup_tables.create_table_neighbour_code_to_surface_area``);
 - the distance of a surfel of one mask is the Euclidean distance (mm) to the nearest surfel of the
   other (the package reads it from ``scipy.ndimage.distance_transform_edt`` over the box; we scan the
-  lattice offsets around each surfel in order of length, and query a ``scipy.spatial.cKDTree`` for
-  the surfels far from the other surface: the same float64 distances, computed from the offset as
-  scipy computes them, with work proportional to the surfel count rather than to the box volume);
+  lattice offsets around each surfel in order of length, and find the surfels far from the other
+  surface with ``scipy.spatial`` (or the package's own transform when they are many): the same
+  float64 distances, computed from the offset as scipy computes them, with work proportional to the
+  surfel count rather than to the box volume);
 - HD95 is the larger of the two directed area-weighted 95th percentiles (the smallest distance whose
   cumulative area fraction reaches 0.95); NSD at tolerance t is the surfel area within t of the other
   surface, over the total surfel area of both.
@@ -37,7 +38,7 @@ from itertools import pairwise
 import numpy as np
 
 from evaluation.metrics import checks
-from evaluation.metrics.boxes import bounding_box, crop_padded, in_whole, separated_boxes
+from evaluation.metrics.boxes import CroppedPair, bounding_box, crop_padded, cropped_pair, in_whole
 
 
 @lru_cache(maxsize=32)
@@ -156,24 +157,29 @@ def surface_distances(
     spacing: tuple[float, float, float],
     empty_distance: float = float("inf"),
 ) -> SurfaceDistances:
-    """Surfel distances between two boolean 3D masks of one shape.
+    """Surfel distances between two boolean 3D masks of one shape (:func:`pair_surface_distances` of
+    their :func:`boxes.cropped_pair`)."""
+    return pair_surface_distances(cropped_pair(reference, prediction), spacing, empty_distance)
 
-    Work in proportion to the two surfaces, not to the grid: the masks are cropped to their own
-    union box first (a distance depends only on the lattice offset between two surfels, so the crop
-    changes no bit), their surfels are found in the boxes of the parts that empty planes separate
-    (a few lesions far apart fill little of their box), and each surfel's nearest surfel of the other
-    surface is found by :func:`_nearest`.
+
+def pair_surface_distances(
+    pair: CroppedPair | None, spacing: tuple[float, float, float], empty_distance: float = float("inf")
+) -> SurfaceDistances:
+    """Surfel distances between the two masks of a 3D :class:`boxes.CroppedPair` (``None``: both empty).
+
+    Work in proportion to the two surfaces, not to the grid: the masks are cropped to their union box
+    (a distance depends only on the lattice offset between two surfels, so the crop changes no bit),
+    their surfels are found in the boxes of the parts that empty planes separate (a few lesions far
+    apart fill little of their box), and each surfel's nearest surfel of the other surface is found
+    by :func:`_nearest`.
     """
     spacing = tuple(float(s) for s in spacing)
-    box = bounding_box(reference, prediction)
-    if box is None:
+    if pair is None:
         return SurfaceDistances(*(np.empty(0),) * 4, empty_distance)
-    reference, prediction = reference[box].astype(bool, copy=False), prediction[box].astype(bool, copy=False)
-    parts = separated_boxes(reference | prediction) or [tuple(slice(0, n) for n in reference.shape)]
-    ref_cubes, ref_areas = _surfel_cubes(reference, parts, spacing)
-    pred_cubes, pred_areas = _surfel_cubes(prediction, parts, spacing)
+    ref_cubes, ref_areas = _surfel_cubes(pair.reference, pair.parts, spacing)
+    pred_cubes, pred_areas = _surfel_cubes(pair.prediction, pair.parts, spacing)
     if ref_areas.size and pred_areas.size:
-        grid = tuple(n + 1 for n in reference.shape)
+        grid = tuple(n + 1 for n in pair.reference.shape)
         ref_to_pred = _nearest(ref_cubes, pred_cubes, grid, spacing)
         pred_to_ref = _nearest(pred_cubes, ref_cubes, grid, spacing)
     else:
