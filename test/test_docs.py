@@ -1,0 +1,104 @@
+"""The documentation site (mkdocs.yml): it builds with ``--strict`` (every link and anchor resolves), loads
+nothing from outside, its generated reference names every metric record, every console command's every option
+and every packaged declaration, and headless Chromium renders it from a local server with search working and
+no console error."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+from ranking.test_report import need_chromium
+
+sys.path.insert(0, str(REPO / "scripts"))
+
+import docs_hooks
+
+from evaluation.declarative.metric_records import RECORDS
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("site")
+    build = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(folder)],
+        cwd=REPO, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
+    return folder
+
+
+def test_site_loads_nothing_from_outside(site: Path) -> None:
+    for page in site.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        assert not re.search(r'<script[^>]+src="(https?:)?//', text), page
+        assert not re.search(r'<link[^>]+rel="stylesheet"[^>]+href="(https?:)?//', text), page
+        assert not re.search(r'<link[^>]+href="(https?:)?//[^"]+"[^>]+rel="stylesheet"', text), page
+
+
+def test_reference_is_generated_from_the_records_parsers_and_declarations(site: Path) -> None:
+    metrics = (site / "reference" / "metrics.html").read_text(encoding="utf-8")
+    assert all(f"<code>{record.name}</code>" in metrics for record in RECORDS)
+    commands = (site / "reference" / "commands.html").read_text(encoding="utf-8")
+    for command, parser in docs_hooks._commands():
+        assert f'id="{command}"' in commands
+        for action in parser._actions:
+            assert all(f"<code>{name}</code>" in commands for name in action.option_strings), (command, action)
+    library = (site / "library" / "index.html").read_text(encoding="utf-8")
+    for path in docs_hooks.DECLARATIONS.glob("*.toml"):
+        assert f'href="{path.stem}.html"' in library
+        assert (site / "library" / f"{path.stem}.html").is_file()
+    declaration = (site / "reference" / "declaration.html").read_text(encoding="utf-8")
+    assert "leaderboard.score" in declaration and "kind = <code>segmentation</code>" in declaration
+
+
+@pytest.fixture(scope="module")
+def served(site: Path) -> Iterator[str]:
+    """The site on a local server (the search's web worker needs http, not file://)."""
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def _render(url: str, profile: Path) -> tuple[str, str]:
+    """Chromium's DOM of ``url`` after its scripts ran, and its console lines."""
+    run = subprocess.run(
+        [need_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--no-first-run", "--disable-sync", f"--user-data-dir={profile}",
+         "--enable-logging=stderr", "--v=0", "--virtual-time-budget=10000", "--dump-dom", url],
+        capture_output=True, text=True, timeout=180, check=False,
+    )  # fmt: skip
+    console = [line for line in run.stderr.splitlines() if ":CONSOLE" in line]
+    return run.stdout, "\n".join(console)
+
+
+@pytest.mark.slow
+def test_site_renders_and_searches_in_chromium(served: str, tmp_path: Path) -> None:
+    home, console = _render(f"{served}/index.html", tmp_path / "p1")
+    assert "Where to look" in home and "reference/metrics.html" in home
+    assert "ERROR" not in console and "Uncaught" not in console, console
+    metrics, console = _render(f"{served}/reference/metrics.html", tmp_path / "p2")
+    assert "<code>nsd</code>" in metrics and "ERROR" not in console, console
+    found, console = _render(f"{served}/search.html?q=hausdorff", tmp_path / "p3")
+    results = found.partition('id="mkdocs-search-results"')[2].partition("</div>")[0]
+    assert 'href="./reference/metrics.html' in results, results[:2000]
+    assert "ERROR" not in console and "Uncaught" not in console, console
