@@ -1,0 +1,193 @@
+"""The whole path an organizer runs, the ``python -m evaluation`` process on the platform input, against its
+floor process, same run (issue 30: the core benchmarks time the metrics; this one times what a user waits for):
+
+- declared segmentation (kits-example: kidney, tumour and cyst at CT size, the platform input made by
+  ``python -m evaluation.make_input``, one worker): the floor is a process that imports SimpleITK and reads
+  each case's two label maps. Per case by the difference of two case counts (start-up cancels out), and the
+  whole run of the larger count beside the floor's whole run.
+- a prediction-file phase (the README's CSV sketch: one participant CSV, a probability and a thickness per
+  image, AUROC and MAE, no bootstrap): the floor is a process that imports pandas and reads the two CSVs.
+  Per row by the difference of two row counts, and the whole run beside the floor's.
+
+Each process is timed best of ``--repeats``, ours and the floor in turn. Goals: per case <= 2x the floor and
+the 9-case run <= 2.5x; per row <= 2x pandas.
+
+Usage: .venv/bin/python benchmarks/whole_path.py [--cases 3 9] [--shape 200 512 512] [--rows 50000 250000] [--full]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import harness
+import numpy as np
+import SimpleITK as sitk
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
+
+from segmentation_read_floor import KITS_SPACING, kits_case  # noqa: E402
+
+FLOOR_READ_IMAGES = """
+import sys, SimpleITK as sitk
+for path in sys.argv[1:]:
+    sitk.GetArrayViewFromImage(sitk.ReadImage(path))
+"""
+FLOOR_READ_CSVS = """
+import sys, pandas as pd
+for path in sys.argv[1:]:
+    pd.read_csv(path, dtype=str)
+"""
+CSV_DECLARATION = """
+name = "csv-sketch"
+title = "A prediction-file phase: a probability and a thickness per image"
+[submission]
+kind = "csv"
+id_column = "image"
+[cases]
+id_column = "image"
+[[outputs]]
+slug = "probability"
+kind = "number"
+reference = "truth.csv:label"
+range = [0, 1]
+[[outputs]]
+slug = "thickness"
+kind = "number"
+reference = "truth.csv:thickness"
+[[metrics]]
+metric = "auroc"
+output = "probability"
+[[metrics]]
+metric = "mae"
+output = "thickness"
+[leaderboard]
+score = "aggregates.auroc"
+"""
+
+
+def timed(command: list[str], repeats: int) -> float:
+    """The best wall time of ``command`` (exit 0 required) over ``repeats`` runs."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
+        best = min(best, time.perf_counter() - start)
+        if run.returncode != 0:
+            raise SystemExit(f"{command[:4]} failed: {run.stderr.strip().splitlines()[-1:]}")
+    return best
+
+
+def in_turn(ours: list[str], floor: list[str], repeats: int) -> tuple[float, float]:
+    """Ours and the floor, each best of ``repeats``, run in turn so that a load on the machine hits both."""
+    times = [(timed(ours, 1), timed(floor, 1)) for _ in range(repeats)]
+    return min(t for t, _ in times), min(f for _, f in times)
+
+
+def segmentation_inputs(folder: Path, cases: int, shape: tuple[int, int, int]) -> tuple[Path, Path, list[Path]]:
+    """kits-example's ground truth and platform input for ``cases`` cases; the label files the floor reads."""
+    truth, outputs = folder / "truth", folder / "outputs"
+    (truth / "labels").mkdir(parents=True)
+    rows, files = ["case,malignant"], []
+    for index in range(cases):
+        case = f"case_{index:05d}"
+        reference, prediction = kits_case(shape, seed=index)
+        predicted = outputs / case / "images" / "kidney-segmentation"
+        predicted.mkdir(parents=True)
+        for array, path in ((reference, truth / "labels" / f"{case}.mha"), (prediction, predicted / "seg.mha")):
+            image = sitk.GetImageFromArray(array)
+            image.SetSpacing(KITS_SPACING[::-1])
+            sitk.WriteImage(image, str(path), useCompression=True)
+            files.append(path)
+        (outputs / case / "malignancy-likelihood.json").write_text(json.dumps(0.25 + 0.5 * (index % 2)))
+        rows.append(f"{case},{index % 2}")
+    (truth / "clinical.csv").write_text("\n".join(rows) + "\n")
+    platform_input = folder / "input"
+    make_input = [sys.executable, "-m", "evaluation.make_input", "--challenge", "kits-example"]
+    subprocess.run(
+        [*make_input, "--outputs", str(outputs), "--output", str(platform_input)],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+    )
+    return truth, platform_input, files
+
+
+def csv_inputs(folder: Path, rows: int) -> tuple[Path, Path, Path]:
+    """The declaration, its ground truth and the participant's CSV for ``rows`` images."""
+    rng = np.random.default_rng(rows)
+    (folder / "truth").mkdir(parents=True)
+    (folder / "input").mkdir()
+    declaration = folder / "csv-sketch.toml"
+    declaration.write_text(CSV_DECLARATION)
+    names = [f"image_{index:07d}" for index in range(rows)]
+    labels, thickness = rng.integers(0, 2, rows), rng.uniform(0.1, 5.0, rows)
+    truth = folder / "truth" / "truth.csv"
+    truth.write_text("image,label,thickness\n" + "".join(
+        f"{n},{y},{t:.4f}\n" for n, y, t in zip(names, labels, thickness, strict=True)))  # fmt: skip
+    order = rng.permutation(rows)
+    probability, predicted = rng.uniform(0, 1, rows), thickness + rng.normal(0, 0.3, rows)
+    answers = folder / "input" / "predictions.csv"
+    answers.write_text("image,probability,thickness\n" + "".join(
+        f"{names[i]},{probability[i]:.6f},{predicted[i]:.4f}\n" for i in order))  # fmt: skip
+    return declaration, truth, answers
+
+
+def report(what: str, unit: str, counts: tuple[int, int], ours: list[float], floor: list[float], goals) -> None:
+    (small, large), per = counts, (ours[1] - ours[0]) / (counts[1] - counts[0])
+    floor_per = (floor[1] - floor[0]) / (counts[1] - counts[0])
+    print(f"{what}: {small} and {large} {unit}s, ours {ours[0]:.2f} s / {ours[1]:.2f} s, "
+          f"floor {floor[0]:.2f} s / {floor[1]:.2f} s")  # fmt: skip
+    print(f"  per {unit}: ours {per * 1e3:.3f} ms, floor {floor_per * 1e3:.3f} ms: {per / floor_per:.2f}x "
+          f"(goal {goals[0]}x)")  # fmt: skip
+    print(f"  whole process at {large} {unit}s: {ours[1] / floor[1]:.2f}x the floor process "
+          f"(fixed cost about {ours[1] - per * large:.2f} s; goal {goals[1]})")  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, nargs=2, default=None)
+    parser.add_argument("--shape", type=int, nargs=3, default=None)
+    parser.add_argument("--rows", type=int, nargs=2, default=None)
+    parser.add_argument("--repeats", type=int, default=None)
+    arguments = harness.parse(
+        parser,
+        {"cases": (2, 4), "shape": (40, 128, 128), "rows": (2000, 6000), "repeats": 1},
+        {"cases": (3, 9), "shape": (200, 512, 512), "rows": (50000, 250000), "repeats": 3},
+    )
+    with tempfile.TemporaryDirectory() as scratch:
+        ours, floor = [], []
+        for cases in arguments.cases:
+            folder = Path(scratch) / f"seg-{cases}"
+            truth, platform_input, files = segmentation_inputs(folder, cases, tuple(arguments.shape))
+            command = [sys.executable, "-m", "evaluation", "--challenge", "kits-example", "--input",
+                       str(platform_input), "--ground-truth", str(truth), "--output", str(folder / "out"),
+                       "--workers", "1"]  # fmt: skip
+            read = [sys.executable, "-c", FLOOR_READ_IMAGES, *map(str, files)]
+            mine, theirs = in_turn(command, read, arguments.repeats)
+            ours.append(mine)
+            floor.append(theirs)
+        report(f"declared segmentation, kits-example at {'x'.join(map(str, arguments.shape))}", "case",
+               tuple(arguments.cases), ours, floor, (2, "2.5x"))  # fmt: skip
+        ours, floor = [], []
+        for rows in arguments.rows:
+            folder = Path(scratch) / f"csv-{rows}"
+            declaration, truth, answers = csv_inputs(folder, rows)
+            command = [sys.executable, "-m", "evaluation", "--challenge", str(declaration), "--input",
+                       str(answers.parent), "--ground-truth", str(truth.parent),
+                       "--output", str(folder / "out")]  # fmt: skip
+            read = [sys.executable, "-c", FLOOR_READ_CSVS, str(truth), str(answers)]
+            mine, theirs = in_turn(command, read, arguments.repeats)
+            ours.append(mine)
+            floor.append(theirs)
+        report("prediction-file phase, AUROC and MAE", "row", tuple(arguments.rows), ours, floor, (2, "-"))
+
+
+if __name__ == "__main__":
+    main()
