@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,32 @@ from evaluation.cli import main
 REPO = Path(__file__).resolve().parents[1]
 DEMO_INPUT = REPO / "test" / "input"
 GROUND_TRUTH = REPO / "ground-truth"
+
+
+def documentation_pages() -> list[Path]:
+    """The README and every hand-written page of the documentation site (docs/; the generated reference is
+    made at build time and checked by test_docs.py)."""
+    return [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+
+
+def documentation() -> str:
+    """What the README and the site say, as one text: what tests of the documented commands and snippets read."""
+    return "\n".join(page.read_text(encoding="utf-8") for page in documentation_pages())
+
+
+def documented_section(title: str) -> str:
+    """The section headed ``title`` (any level, in the README or a site page) up to the next heading of its
+    level or above; it must exist once."""
+    found = []
+    for page in documentation_pages():
+        text = page.read_text(encoding="utf-8")
+        for heading in re.finditer(rf"^(#+) {re.escape(title)}\n", text, re.MULTILINE):
+            level = len(heading.group(1))
+            after = re.search(rf"^#{{1,{level}}} ", text[heading.end() :], re.MULTILINE)
+            found.append(text[heading.start() : heading.end() + (after.start() if after else len(text))])
+    assert len(found) == 1, f"{len(found)} sections headed {title!r} in the documentation"
+    return found[0]
+
 
 pytest_plugins = ["suite_progress"]  # per-stage progress lines (test/suite_progress.py)
 

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import DEMO_INPUT, REPO
+from conftest import DEMO_INPUT, REPO, documentation
 
 from evaluation.cli import main, program
 from evaluation.registry import get, names
@@ -216,7 +216,7 @@ ELSEWHERE = (
 
 def readme_commands() -> list[str]:
     """Every command the README shows: the lines of its bash blocks and its inline commands."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    readme = documentation()
     lines = [line.split("  #")[0].strip() for block in re.findall(r"```bash\n(.*?)```", readme, re.DOTALL)
              for line in block.replace("\\\n", " ").splitlines()]  # fmt: skip
     inline = re.findall(r"`((?:python -m evaluation|gc-|\./)[^`]*)`", readme.replace("\n   ", " "))

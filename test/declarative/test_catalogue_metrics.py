@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import SimpleITK as sitk
 import surface_distance
-from conftest import REPO
+from conftest import documented_section
 from declarative.helpers import box_iou, harrell, iou_matrix, platform_boxes
 
 from evaluation.declarative.schema import parse
@@ -969,8 +969,7 @@ def test_every_catalogue_metric_is_declarable_and_documented():
     forms = {"dice_per_label", "iou_per_label", "aggregated_dice", "lesion_counts", "lesion_f1_from_counts",
              "multiclass_brier_score"}  # fmt: skip
     assert set(catalogue.names()) - reached - forms == set()
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    table = readme[readme.index("### Reference") :]
+    table = documented_section("Reference")
     for name in (
         *SEGMENTATION_METRICS,
         *VALUE_METRICS,
@@ -984,8 +983,7 @@ def test_every_catalogue_metric_is_declarable_and_documented():
 
 def test_the_readme_sketches_parse():
     """The README's "More catalogue metrics" declarations are valid as written."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("### More catalogue metrics") : readme.index("### Reference")]
+    section = documented_section("More catalogue metrics")
     blocks = [block.split("\n```", 1)[0] for block in section.split("```toml\n")[1:]]
     assert len(blocks) == 6
     declarations = [parse(block, "README") for block in blocks]

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import SimpleITK as sitk
 import surface_distance
-from conftest import DEMO_INPUT, GROUND_TRUTH, REPO
+from conftest import DEMO_INPUT, GROUND_TRUTH, REPO, documented_section
 from declarative.helpers import A1, tiny_case, tiny_data, tiny_text, volume
 from scipy import ndimage
 from sklearn.metrics import balanced_accuracy_score, roc_auc_score
@@ -446,8 +446,7 @@ def test_value_metrics_are_the_catalogue_with_declared_edges():
 
 def test_the_readme_example_is_the_packaged_declaration():
     """The README's complete example parses to the same declaration as the packaged file."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("### The complete example") :]
+    section = documented_section("The complete example")
     start = section.index("```toml\n") + len("```toml\n")
     block = section[start : section.index("\n```", start)]
     documented, packaged = parse(block, "README"), parse(DECLARATION.read_text(encoding="utf-8"), "README")

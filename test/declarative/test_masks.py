@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import SimpleITK as sitk
-from conftest import REPO
+from conftest import REPO, documented_section
 from PIL import Image
 from sklearn.metrics import roc_auc_score
 
@@ -280,8 +280,7 @@ def test_the_full_settings_layout_keeps_the_notes_and_bootstrap_options_appear_w
 
 
 def test_the_readme_documents_every_new_key():
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    table = readme[readme.index("### Reference") :]
+    table = documented_section("Reference")
     for key in ("same_stem", "word", "reference_suffixes", "noun", '"nonzero"', "case_key", "positives", "[report]",
                 "case_values", "label_presence", "[report.counts]", "[report.notes]", "{stem}"):  # fmt: skip
         assert key in table, key

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import REPO
+from conftest import REPO, documented_section
 from scipy.stats import pearsonr
 from sklearn.metrics import (
     accuracy_score,
@@ -449,8 +449,7 @@ def test_the_file_named_by_the_declaration_wins(tmp_path, evaluate_cli):
 
 def test_the_readme_sketch_of_a_prediction_file_phase_runs(tmp_path, evaluate_cli):
     """The README's CSV sketch, as written, on a small ground truth and CSV: AUROC by scikit-learn, MAE by hand."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("### More catalogue metrics") : readme.index("### Reference")]
+    section = documented_section("More catalogue metrics")
     block = next(b.split("\n```", 1)[0] for b in section.split("```toml\n")[1:] if 'kind = "csv"' in b)
     toml = tmp_path / "sketch.toml"
     toml.write_text(block)

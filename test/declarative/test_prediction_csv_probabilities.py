@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import REPO
+from conftest import documented_section
 from declarative.helpers import first_argmax, isic_score, leaning_probabilities
 from isic_challenge_scoring import classification as isic_classification
 from isic_challenge_scoring.classification import ClassificationScore
@@ -345,8 +345,7 @@ def test_class_columns_belong_to_prediction_file_phases_only():
 def test_the_readme_sketch_of_class_columns_runs(tmp_path, evaluate_cli):
     """The README's prediction-file sketch with class columns, as written, on a small ground truth and
     CSV: per-class AUROC by scikit-learn."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("### More catalogue metrics") : readme.index("### Reference")]
+    section = documented_section("More catalogue metrics")
     block = next(b.split("\n```", 1)[0] for b in section.split("```toml\n")[1:] if "columns = {" in b)
     toml = tmp_path / "sketch.toml"
     toml.write_text(block)

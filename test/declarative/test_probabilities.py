@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import REPO
+from conftest import documented_section
 from declarative.helpers import first_argmax
 from sklearn.metrics import (
     accuracy_score,
@@ -559,8 +559,7 @@ def test_the_participants_check_gives_the_evaluations_line(tmp_path, evaluate_cl
 
 def test_the_readme_sketch_runs(tmp_path, evaluate_cli):
     """The README's probabilities sketch, as written, on five images (one without an answer: uniform)."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("### More catalogue metrics") : readme.index("### Reference")]
+    section = documented_section("More catalogue metrics")
     block = next(b.split("\n```", 1)[0] for b in section.split("```toml\n")[1:] if 'kind = "probabilities"' in b)
     toml, ground_truth = tmp_path / "diagnosis-example.toml", tmp_path / "gt"
     toml.write_text(block)
