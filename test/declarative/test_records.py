@@ -10,7 +10,7 @@ import re
 import tomllib
 
 import pytest
-from conftest import REPO
+from conftest import REPO, documented_section
 
 from evaluation.declarative import derived
 from evaluation.declarative.metric_records import RECORDS, Interval
@@ -102,9 +102,8 @@ def _validator():
 
 
 def _readme_declarations() -> dict[str, str]:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    complete = readme[readme.index("### The complete example") :]
-    sketches = readme[readme.index("### More catalogue metrics") : readme.index("### Reference")]
+    complete = documented_section("The complete example")
+    sketches = documented_section("More catalogue metrics")
     blocks = {"complete example": complete.split("```toml\n", 1)[1].split("\n```", 1)[0]}
     for i, block in enumerate(sketches.split("```toml\n")[1:]):
         blocks[f"sketch {i}"] = block.split("\n```", 1)[0]
