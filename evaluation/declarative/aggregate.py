@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from evaluation.declarative import measures
-from evaluation.declarative.metric_records import COUNTED, PUBLIC_SEGMENTATION, RECORD
+from evaluation.declarative.metric_records import COUNTED, NULL, PUBLIC_SEGMENTATION, RECORD
 from evaluation.declarative.output_kinds import MISCLASSIFIED, OutputSpec
 from evaluation.declarative.reference import DeclaredReference
 from evaluation.declarative.schema import (
@@ -70,21 +70,12 @@ def aggregate_metrics(
             values, resamples = _segmentation_metric(
                 declared, metric, cases, results, settings, per_case, counted, place, slots
             )
-        elif output.type.aggregation is not None:  # the kind's own, over the cases a worker scored
-            cases = [c for c in reference.cases if output.slug in results[c].segmentations]
-            entry = RECORD[metric.metric].catalogue
-            values, resamples = output.type.aggregation(metric, entry, output, cases, results, settings)
         elif metric.groups:  # the metric per group of cases, combined over the groups
-            cases = [c for c in reference.cases if output.slug in results[c].values]
-            values, resamples, found = _grouped_metric(metric, output, cases, results, reference)
+            values, resamples, found = _grouped_metric(metric, output, results, reference, settings, per_case)
             by_group.append((metric, found))
-        elif metric.metric in measures.DECISION_METRICS:  # counts per image at a decision (per-case keys)
-            cases = [c for c in reference.cases if output.slug in results[c].values]
-            values, resamples = _decision_metric(metric, output, cases, results, reference, settings, per_case)
-        else:  # the kind's aggregation over the cases with a value
-            cases = [c for c in reference.cases if output.slug in results[c].values]
-            aggregation = _AGGREGATIONS[output.type.scoring]
-            values, resamples = aggregation(metric, output, cases, results, reference, settings)
+        else:
+            cases = _scored(output, reference.cases, results)
+            values, resamples = _case_set_metric(metric, output, cases, results, reference, settings, per_case)
         for _, _, key in metric_keys(metric):
             computed[f"{metric.group}.{key}" if metric.group else key] = (values[key], resamples[key])
     for metric, form, key in _written(declaration):
@@ -372,31 +363,68 @@ def _detection_metric(
     return {key: value}, {key: boot}
 
 
-def _grouped_metric(
+def _scored(output: OutputSpec, cases: Sequence[str], results: Mapping[str, CaseResult]) -> list[str]:
+    """The cases of ``cases`` that have a scored ``output``: a worker's numbers, or a value."""
+    where = "segmentations" if output.type.aggregation is not None else "values"
+    return [c for c in cases if output.slug in getattr(results[c], where)]
+
+
+def _case_set_metric(
     metric: MetricSpec,
     output: OutputSpec,
     cases: list[str],
     results: Mapping[str, CaseResult],
     reference: DeclaredReference,
+    settings: Mapping[str, Any],
+    per_case: dict[str, dict[str, Any]],
+) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+    """A metric of one value (or per class) over a set of scored cases: the kind's own aggregation
+    (a worker's numbers), counts per image at a decision (per-case keys), or the kind's aggregation
+    of the cases' values."""
+    if output.type.aggregation is not None:
+        entry = RECORD[metric.metric].catalogue
+        return output.type.aggregation(metric, entry, output, cases, results, settings)
+    if metric.metric in measures.DECISION_METRICS:
+        return _decision_metric(metric, output, cases, results, reference, settings, per_case)
+    return _AGGREGATIONS[output.type.scoring](metric, output, cases, results, reference, settings)
+
+
+def _grouped_metric(
+    metric: MetricSpec,
+    output: OutputSpec,
+    results: Mapping[str, CaseResult],
+    reference: DeclaredReference,
+    settings: Mapping[str, Any],
+    per_case: dict[str, dict[str, Any]],
 ) -> tuple[dict[str, float], dict[str, np.ndarray], dict[str, float]]:
-    """A value metric per group of cases (the reference column ``groups``; sorted labels) and its
-    ``over_groups`` form (``metrics.groups.over_groups``); a group where it is undefined (NaN) is
-    refused, left out or counted as the declared ``undefined_group``."""
+    """A metric of one value per group of cases (the reference column ``groups``; sorted labels) and
+    its ``over_groups`` form (``metrics.groups.over_groups``); a group where it is undefined (NaN) is
+    refused, left out or counted as the declared ``undefined_group``. With ``incomplete_group =
+    "null"`` a group holding a case without its output (``missing`` other than "error") has no value
+    (null) and the combination is over the other groups (LEOPARD's "N/A" cohort)."""
     key = metric.key("", "value")
-    labels = np.array([reference.groups[metric.name][c] for c in cases], dtype=str)
+    cases = _scored(output, reference.cases, results)
+    own = reference.groups[metric.name]
+    incomplete: set[str] = set()
+    listed = cases
+    if metric.incomplete_group == NULL:  # every group of a case with an entry for the output, complete or not
+        listed = [c for c in reference.cases if output.slug in results[c].submitted]
+        incomplete = {own[c] for c in listed if not results[c].submitted[output.slug]}
+    lenient = dataclasses.replace(metric, groups="", params=_lenient(metric), bootstrap=False)
     found: dict[str, float] = {}
-    for label in np.unique(labels):
-        group = [c for c, own in zip(cases, labels, strict=True) if own == label]
-        found[str(label)] = _value_metric(dataclasses.replace(metric, groups="", params=_lenient(metric)), output,
-                                          group, results, reference, {})[0][key]  # fmt: skip
-    undefined = next((label for label, value in found.items() if math.isnan(value)), None)
+    for label in np.unique(np.array([own[c] for c in listed], dtype=str)).tolist():
+        group = [c for c in cases if own[c] == label]  # (an incomplete group still writes its per-case keys)
+        value = _case_set_metric(lenient, output, group, results, reference, settings, per_case)[0][key] \
+            if group else math.nan  # fmt: skip
+        found[label] = math.nan if label in incomplete else value
+    undefined = next((label for label, value in found.items() if math.isnan(value) and label not in incomplete), None)
     if undefined is not None and metric.undefined_group == "error":
         raise ConfigurationError(
             f"The reference of output '{output.slug}' makes {metric.metric} undefined in group '{undefined}' "
             f"({metric.groups}): declare undefined_group = 'exclude' or a number."
         )
-    value = float(over_groups(np.array(list(found.values())), metric.over_groups, metric.undefined_group)) \
-        if found else math.nan  # fmt: skip
+    scored = [value for label, value in found.items() if label not in incomplete]
+    value = float(over_groups(np.array(scored), metric.over_groups, metric.undefined_group)) if scored else math.nan
     return {key: value}, {key: np.array([np.nan])}, found
 
 

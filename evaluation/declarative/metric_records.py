@@ -248,7 +248,7 @@ RECORDS: tuple[MetricRecord, ...] = (
     MetricRecord("nsd", "nsd", ("segmentation",), "normalised surface Dice at tolerance_mm", ("mean",),
                  (_both_empty(1.0), _MEAN_OVER, _COMPUTE,
                   Param("tolerance_mm", interval=Interval(0, None, "neither", "must be positive")),
-                  Param("one_empty", float, 0.0, edge="one mask lacks the label")),
+                  Param("one_empty", (float, str), 0.0, words=(NULL,), edge="one mask lacks the label")),
                  three_d=True, label_image=True, resampling="cases"),
     MetricRecord("lesion_f1", "lesion_f1", ("segmentation",), "F1 of 26-connected lesions matched by IoU",
                  ("mean", "dataset", *COUNT_FORMS),
