@@ -77,3 +77,37 @@ def test_bad_group_keys_are_named(old, new, message):
     assert old in text
     with pytest.raises(ConfigurationError, match=message):
         parse(text.replace(old, new), "cibmtr2025.toml")
+
+
+def test_a_cohort_with_a_patient_without_prediction_is_null_and_the_mean_is_over_the_others(tmp_path):
+    """LEOPARD-style "N/A" cohort (``incomplete_group = "null"``): patient p000's row is missing, so its
+    cohort has no value and mean minus std is over the other scored cohorts' official C-indices (the
+    cohort without a comparable pair still left out)."""
+    golden_run = next(r for r in GOLDEN["runs"] if r["seed"] == 0)
+    text = DECLARATION.read_text().replace(
+        'event = "solution.csv:efs"', 'event = "solution.csv:efs"\nmissing = "exclude"'
+    )
+    declaration = tmp_path / "cibmtr2025.toml"
+    declaration.write_text(
+        text.replace('\nundefined_group = "exclude"', '\nincomplete_group = "null"\nundefined_group = "exclude"')
+    )
+    demo.generate(tmp_path / "gt", tmp_path / "outputs", 0)
+    (tmp_path / "outputs" / "p000" / "prediction.json").unlink()
+    (tmp_path / "outputs" / "p000").rmdir()
+    made = run("-m", "evaluation.make_input", "--challenge", str(declaration), "--outputs", str(tmp_path / "outputs"),
+               "--output", str(tmp_path / "input"))  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    done = run("-m", "evaluation", "--challenge", str(declaration), "--input", str(tmp_path / "input"),
+               "--ground-truth", str(tmp_path / "gt"), "--output", str(tmp_path / "out"))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    metrics = json.loads((tmp_path / "out" / "metrics.json").read_text())
+    solution = (tmp_path / "gt" / "solution.csv").read_text().splitlines()
+    cohort = next(line.split(",")[3] for line in solution if line.startswith("p000,"))
+    found = metrics["aggregates"]["stratified_c_index_by_group"]
+    assert found[cohort] is None and metrics["missing"]["rows"] == ["p000"]
+    others = {k: v for k, v in golden_run["per_cohort"].items() if k != cohort and not isinstance(v, dict)}
+    assert {k: v for k, v in found.items() if k in others} == pytest.approx(others, abs=TOL)
+    values = list(others.values())  # by hand: mean minus the population standard deviation
+    mean = sum(values) / len(values)
+    expected = mean - (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
+    assert metrics["aggregates"]["stratified_c_index"] == pytest.approx(expected, abs=TOL)
