@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from evaluation.declarative import measures
-from evaluation.declarative.metric_records import COUNTED, NULL, PUBLIC_SEGMENTATION, RECORD
+from evaluation.declarative.heat_maps import heat_map_case_values
+from evaluation.declarative.metric_records import COUNTED, HEAT_MAP_CASES, NULL, PUBLIC_SEGMENTATION, RECORD
 from evaluation.declarative.output_kinds import MISCLASSIFIED, OutputSpec
 from evaluation.declarative.reference import DeclaredReference
 from evaluation.declarative.schema import (
@@ -226,6 +227,7 @@ def _segmentation_metric(
 
 
 PUBLIC_METRICS = tuple(r.name for r in PUBLIC_SEGMENTATION)
+HEAT_MAP_CASE_METRICS = tuple(r.name for r in HEAT_MAP_CASES)  # per-case keys of a heat-map output
 
 
 def _public_segmentation(
@@ -383,7 +385,13 @@ def _case_set_metric(
     of the cases' values."""
     if output.type.aggregation is not None:
         entry = RECORD[metric.metric].catalogue
-        return output.type.aggregation(metric, entry, output, cases, results, settings)
+        if metric.metric not in HEAT_MAP_CASE_METRICS:
+            return output.type.aggregation(metric, entry, output, cases, results, settings)
+        for case, entries in heat_map_case_values(metric, output, cases, results).items():  # per case, then summed
+            per_case[case].update(entries)
+        counting = dataclasses.replace(metric, params=tuple((k, v) for k, v in metric.params if k != "case_entries"))
+        values, resamples = output.type.aggregation(counting, entry, output, cases, results, settings)
+        return {key: int(value) if math.isfinite(value) else value for key, value in values.items()}, resamples
     if metric.metric in measures.DECISION_METRICS:
         return _decision_metric(metric, output, cases, results, reference, settings, per_case)
     return _AGGREGATIONS[output.type.scoring](metric, output, cases, results, reference, settings)
