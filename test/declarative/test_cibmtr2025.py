@@ -67,6 +67,11 @@ def test_an_undefined_group_is_refused_in_one_line_when_declared_so(tmp_path):
         ('over_groups = "mean_minus_std"', 'over_groups = "median"', r"metrics\[0\]\.over_groups: 'median' is not one"),
         ('undefined_group = "exclude"', 'undefined_group = "skip"', r"metrics\[0\]\.undefined_group: must be a number"),
         ('sign = "risk"', 'sign = "risk"\nbootstrap = true', r"metrics\[0\]\.bootstrap: a metric by group is not"),
+        (
+            '\nundefined_group = "exclude"',
+            '\nincomplete_group = "skip"',
+            r"metrics\[0\]\.incomplete_group: 'skip' is not one of score, null",
+        ),
     ],
 )
 def test_bad_group_keys_are_named(old, new, message):
@@ -111,3 +116,32 @@ def test_a_cohort_with_a_patient_without_prediction_is_null_and_the_mean_is_over
     mean = sum(values) / len(values)
     expected = mean - (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
     assert metrics["aggregates"]["stratified_c_index"] == pytest.approx(expected, abs=TOL)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("metric = \"dice\"\n", "metric = \"dice\"\ngroups = \"truth.csv:grade\"\n",
+         r"metrics\[0\]\.groups: dice cannot be scored by group \(a metric of one value can\)"),
+        ("[leaderboard]", "[[metrics]]\nmetric = \"mean\"\nof = [\"auroc\", \"balanced_accuracy\"]\n"
+         "groups = \"truth.csv:grade\"\n[leaderboard]", r"metrics\[6\]\.groups: mean cannot be scored by group"),
+    ],
+)  # fmt: skip
+def test_groups_are_refused_where_a_metric_has_more_than_one_value(old, new, message):
+    from declarative.helpers import tiny_text
+
+    from evaluation.declarative.schema import parse
+    from evaluation.errors import ConfigurationError
+
+    text = tiny_text()
+    assert old in text
+    with pytest.raises(ConfigurationError, match=message):
+        parse(text.replace(old, new, 1), "tiny.toml")
+    grouped = parse(text.replace('output = "p"\n', 'output = "p"\ngroups = "truth.csv:grade"\n', 1), "tiny.toml")
+    (auroc,) = (m for m in grouped.metrics if m.groups)
+    assert (auroc.metric, auroc.over_groups, auroc.undefined_group, auroc.incomplete_group) == (
+        "auroc",
+        "mean",
+        "error",
+        "score",
+    )

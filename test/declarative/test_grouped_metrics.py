@@ -1,0 +1,94 @@
+"""Groups on metrics of one value beyond the value metrics (a probabilities output's Brier score), and
+a group left without a value when one of its cases lacks its output (``incomplete_group = "null"``),
+by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from evaluation.platform.layout import JobSpec, write_input
+from evaluation.registry import get
+
+GROUPED = """
+name = "grouped"
+title = "Grouped"
+[[inputs]]
+slug = "scan"
+name = "{case}.tif"
+[cases]
+id_column = "patient"
+[[outputs]]
+slug = "age"
+kind = "number"
+reference = "truth.csv:age"
+missing = "exclude"
+[[outputs]]
+slug = "tissue"
+kind = "probabilities"
+classes = ["a", "b", "c"]
+reference = "truth.csv:tissue"
+[[metrics]]
+name = "mae_complete"
+metric = "mae"
+output = "age"
+groups = "truth.csv:site"
+incomplete_group = "null"
+[[metrics]]
+name = "mae_scored"
+metric = "mae"
+output = "age"
+groups = "truth.csv:site"
+[[metrics]]
+name = "brier_by_site"
+metric = "brier"
+output = "tissue"
+groups = "truth.csv:site"
+over_groups = "mean_minus_std"
+[leaderboard]
+score = "aggregates.brier_by_site"
+"""
+
+ROWS = {  # patient: site, age, tissue
+    "p1": ("X", 50, "a"), "p2": ("X", 60, "b"), "p3": ("Y", 70, "c"),
+    "p4": ("Y", 80, "a"), "p5": ("Z", 40, "b"), "p6": ("Z", 30, "c"),
+}  # fmt: skip
+AGES = {"p1": 55.0, "p2": 58.0, "p4": 90.0, "p5": 41.0, "p6": 36.0}  # p3 without an answer
+PROBABILITIES = {
+    "p1": [0.7, 0.2, 0.1], "p2": [0.1, 0.8, 0.1], "p3": [0.2, 0.2, 0.6],
+    "p4": [0.3, 0.3, 0.4], "p5": [0.5, 0.5, 0.0], "p6": [0.0, 0.1, 0.9],
+}  # fmt: skip
+
+
+def test_grouped_brier_and_an_incomplete_group_by_hand(tmp_path, evaluate_cli):
+    (tmp_path / "gt").mkdir()
+    (tmp_path / "gt" / "truth.csv").write_text(
+        "patient,site,age,tissue\n" + "".join(f"{p},{s},{a},{t}\n" for p, (s, a, t) in ROWS.items())
+    )
+    toml = tmp_path / "grouped.toml"
+    toml.write_text(GROUPED)
+    challenge = get(str(toml))
+    age, tissue = challenge.phase.outputs
+    jobs = [
+        JobSpec(challenge.job_inputs(p), {**({age: AGES[p]} if p in AGES else {}), tissue: PROBABILITIES[p]})
+        for p in ROWS
+    ]
+    write_input(tmp_path / "input", jobs)
+    run = evaluate_cli(str(toml), tmp_path / "input", ground_truth=tmp_path / "gt")
+    assert run.exit_code == 0, run.stderr
+    aggregates = run.metrics["aggregates"]
+    # MAE per site: X (5 + 2) / 2, Y p4 only 10 (p3 excluded), Z (1 + 6) / 2
+    assert aggregates["mae_scored_by_group"] == pytest.approx({"X": 3.5, "Y": 10.0, "Z": 3.5})
+    assert aggregates["mae_scored"] == pytest.approx((3.5 + 10 + 3.5) / 3)
+    # incomplete_group = "null": site Y has a patient without an answer -> null, the mean over X and Z
+    assert aggregates["mae_complete_by_group"] == {"X": pytest.approx(3.5), "Y": None, "Z": pytest.approx(3.5)}
+    assert aggregates["mae_complete"] == pytest.approx(3.5)
+    # Brier (multi-class): per patient sum_k (p_k - [y = k])^2, mean per site, then mean - population std
+    classes = ["a", "b", "c"]
+    brier = {p: sum((q - (classes[k] == ROWS[p][2])) ** 2 for k, q in enumerate(PROBABILITIES[p])) for p in ROWS}
+    sites = {s: np.mean([brier[p] for p in ROWS if ROWS[p][0] == s]) for s in "XYZ"}
+    assert aggregates["brier_by_site_by_group"] == pytest.approx(sites)
+    values = np.array(list(sites.values()))
+    assert aggregates["brier_by_site"] == pytest.approx(values.mean() - values.std())
+    assert run.metrics["settings"]["metrics"]["mae_complete"]["incomplete_group"] == "null"
+    assert "incomplete_group" not in run.metrics["settings"]["metrics"]["mae_scored"]
