@@ -13,7 +13,7 @@ import importlib.util
 import json
 
 import pytest
-from declarative.helpers import REPO, TOL, last_line, run
+from declarative.helpers import REPO, TOL, evaluate, last_line, run
 
 DECLARATION = REPO / "evaluation" / "declarations" / "cibmtr2025.toml"
 GOLDEN = json.loads((REPO / "test" / "metrics" / "golden" / "cibmtr2025.json").read_text())
@@ -99,13 +99,8 @@ def test_a_cohort_with_a_patient_without_prediction_is_null_and_the_mean_is_over
     demo.generate(tmp_path / "gt", tmp_path / "outputs", 0)
     (tmp_path / "outputs" / "p000" / "prediction.json").unlink()
     (tmp_path / "outputs" / "p000").rmdir()
-    made = run("-m", "evaluation.make_input", "--challenge", str(declaration), "--outputs", str(tmp_path / "outputs"),
-               "--output", str(tmp_path / "input"))  # fmt: skip
-    assert made.returncode == 0, made.stderr
-    done = run("-m", "evaluation", "--challenge", str(declaration), "--input", str(tmp_path / "input"),
-               "--ground-truth", str(tmp_path / "gt"), "--output", str(tmp_path / "out"))  # fmt: skip
+    done, metrics = evaluate(declaration, tmp_path / "outputs", tmp_path / "gt", tmp_path)
     assert done.returncode == 0, done.stderr
-    metrics = json.loads((tmp_path / "out" / "metrics.json").read_text())
     solution = (tmp_path / "gt" / "solution.csv").read_text().splitlines()
     cohort = next(line.split(",")[3] for line in solution if line.startswith("p000,"))
     found = metrics["aggregates"]["stratified_c_index_by_group"]

@@ -12,7 +12,7 @@ import importlib.util
 import json
 
 import pytest
-from declarative.helpers import REPO, TOL, run
+from declarative.helpers import REPO, TOL, evaluate, run
 
 DECLARATION = REPO / "evaluation" / "declarations" / "midog2021.toml"
 GOLDEN = json.loads((REPO / "test" / "metrics" / "golden" / "midog2021.json").read_text())
@@ -81,13 +81,9 @@ def _per_tumour(tmp_path, seed: int, extra: str = "", drop: str = "") -> dict:
     (tmp_path / "gt" / "tumours.csv").write_text(f"case,tumour\n{rows}")
     if drop:
         (tmp_path / "outputs" / drop / "mitotic-figures.json").unlink()
-    made = run("-m", "evaluation.make_input", "--challenge", str(declaration), "--outputs", str(tmp_path / "outputs"),
-               "--output", str(tmp_path / "input"))  # fmt: skip
-    assert made.returncode == 0, made.stderr
-    done = run("-m", "evaluation", "--challenge", str(declaration), "--input", str(tmp_path / "input"),
-               "--ground-truth", str(tmp_path / "gt"), "--output", str(tmp_path / "out"))  # fmt: skip
+    done, metrics = evaluate(declaration, tmp_path / "outputs", tmp_path / "gt", tmp_path)
     assert done.returncode == 0, done.stderr
-    return json.loads((tmp_path / "out" / "metrics.json").read_text())
+    return metrics
 
 
 @pytest.mark.parametrize("golden_run", GOLDEN["runs"], ids=lambda r: f"seed{r['seed']}")

@@ -15,7 +15,7 @@ import json
 
 import numpy as np
 import pytest
-from declarative.helpers import REPO, TOL, last_line, run
+from declarative.helpers import REPO, TOL, evaluate, last_line, run
 
 with contextlib.redirect_stdout(io.StringIO()):  # picai_eval prints a banner on import
     from picai_eval import evaluate as picai_evaluate
@@ -121,13 +121,8 @@ def test_lesion_counts_entries_and_cohorts_equal_picai_eval(tmp_path):
     cohorts = {case: "ab"[index % 2] for group in (positives, negatives) for index, case in enumerate(group)}
     rows = "".join(f"{case},{cohort}\n" for case, cohort in cohorts.items())
     (tmp_path / "gt" / "cohorts.csv").write_text(f"case,cohort\n{rows}")
-    made = run("-m", "evaluation.make_input", "--challenge", str(declaration), "--outputs", str(tmp_path / "outputs"),
-               "--output", str(tmp_path / "input"))  # fmt: skip
-    assert made.returncode == 0, made.stderr
-    done = run("-m", "evaluation", "--challenge", str(declaration), "--input", str(tmp_path / "input"),
-               "--ground-truth", str(tmp_path / "gt"), "--output", str(tmp_path / "out"))  # fmt: skip
+    done, metrics = evaluate(declaration, tmp_path / "outputs", tmp_path / "gt", tmp_path)
     assert done.returncode == 0, done.stderr
-    metrics = json.loads((tmp_path / "out" / "metrics.json").read_text())
     cases = sorted(found)
     maps = [np.zeros(demo.SHAPE, np.float32) if found[c][0] is None else found[c][0] for c in cases]
     with contextlib.redirect_stdout(io.StringIO()):
