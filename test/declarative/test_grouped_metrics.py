@@ -14,15 +14,16 @@ GROUPED = """
 name = "grouped"
 title = "Grouped"
 [[inputs]]
-slug = "scan"
-name = "{case}.tif"
+slug = "slide"
+name = "{case}.png"
 [cases]
 id_column = "patient"
+word = "patient"
 [[outputs]]
-slug = "age"
+slug = "age-estimate"
 kind = "number"
+missing = "exclude"                   # p3 has no answer: left out of the MAE
 reference = "truth.csv:age"
-missing = "exclude"
 [[outputs]]
 slug = "tissue"
 kind = "probabilities"
@@ -31,13 +32,13 @@ reference = "truth.csv:tissue"
 [[metrics]]
 name = "mae_complete"
 metric = "mae"
-output = "age"
+output = "age-estimate"
 groups = "truth.csv:site"
 incomplete_group = "null"
 [[metrics]]
 name = "mae_scored"
 metric = "mae"
-output = "age"
+output = "age-estimate"
 groups = "truth.csv:site"
 [[metrics]]
 name = "brier_by_site"
