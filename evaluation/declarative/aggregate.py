@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -65,14 +66,18 @@ def aggregate_metrics(
             key = metric.key("", "value")
             values = {key: float(np.mean([value for value, _ in parts]))}
             resamples = {key: np.mean([boot for _, boot in parts], axis=0)}
-        elif (output := declaration.output(metric.output)).type.scoring == "segmentation":
+        elif (output := declaration.output(metric.output)).type.scoring == "segmentation" and not metric.groups:
             cases = [c for c in reference.cases if output.slug in results[c].segmentations]
             place = (declaration.outputs.index(output), position)
             values, resamples = _segmentation_metric(
                 declared, metric, cases, results, settings, per_case, counted, place, slots
             )
         elif metric.groups:  # the metric per group of cases, combined over the groups
-            values, resamples, found = _grouped_metric(metric, output, results, reference, settings, per_case)
+            score = partial(_case_set_values, output, results, reference, settings, per_case)
+            if output.type.scoring == "segmentation":
+                place = (declaration.outputs.index(output), position)
+                score = partial(_segmentation_values, declared, results, settings, per_case, counted, place, slots)
+            values, resamples, found = _grouped_metric(metric, output, results, reference, score)
             by_group.append((metric, found))
         else:
             cases = _scored(output, reference.cases, results)
@@ -366,8 +371,8 @@ def _detection_metric(
 
 
 def _scored(output: OutputSpec, cases: Sequence[str], results: Mapping[str, CaseResult]) -> list[str]:
-    """The cases of ``cases`` that have a scored ``output``: a worker's numbers, or a value."""
-    where = "segmentations" if output.type.aggregation is not None else "values"
+    """The cases of ``cases`` that have a scored ``output``: a worker's numbers (an image), or a value."""
+    where = "segmentations" if output.type.image else "values"
     return [c for c in cases if output.slug in getattr(results[c], where)]
 
 
@@ -397,20 +402,50 @@ def _case_set_metric(
     return _AGGREGATIONS[output.type.scoring](metric, output, cases, results, reference, settings)
 
 
-def _grouped_metric(
-    metric: MetricSpec,
+def _case_set_values(
     output: OutputSpec,
     results: Mapping[str, CaseResult],
     reference: DeclaredReference,
     settings: Mapping[str, Any],
     per_case: dict[str, dict[str, Any]],
+    metric: MetricSpec,
+    cases: list[str],
+) -> dict[str, float]:
+    """``_case_set_metric``'s values (a group's)."""
+    return _case_set_metric(metric, output, cases, results, reference, settings, per_case)[0]
+
+
+def _segmentation_values(
+    declared: Declaration,
+    results: Mapping[str, CaseResult],
+    settings: Mapping[str, Any],
+    per_case: dict[str, dict[str, Any]],
+    counted: dict[str, int],
+    place: tuple[int, int],
+    slots: dict[str, tuple[int, ...]],
+    metric: MetricSpec,
+    cases: list[str],
+) -> dict[str, float]:
+    """``_segmentation_metric``'s values (a group's); the cases a mean averaged add up over the groups."""
+    tally: dict[str, int] = {}
+    values = _segmentation_metric(declared, metric, cases, results, settings, per_case, tally, place, slots)[0]
+    counted.update({path: counted.get(path, 0) + n for path, n in tally.items()})
+    return values
+
+
+def _grouped_metric(
+    metric: MetricSpec,
+    output: OutputSpec,
+    results: Mapping[str, CaseResult],
+    reference: DeclaredReference,
+    score: Callable[[MetricSpec, list[str]], dict[str, float]],
 ) -> tuple[dict[str, float], dict[str, np.ndarray], dict[str, float]]:
-    """A metric of one value per group of cases (the reference column ``groups``; sorted labels) and
-    its ``over_groups`` form (``metrics.groups.over_groups``); a group where it is undefined (NaN) is
-    refused, left out or counted as the declared ``undefined_group``. With ``incomplete_group =
-    "null"`` a group holding a case without its output (``missing`` other than "error") has no value
-    (null) and the combination is over the other groups (LEOPARD's "N/A" cohort)."""
-    key = metric.key("", "value")
+    """A metric of one value per group of cases (the reference column ``groups``; sorted labels; ``score``:
+    its aggregates over a group's cases) and its ``over_groups`` form (``metrics.groups.over_groups``); a
+    group where it is undefined (NaN) is refused, left out or counted as the declared ``undefined_group``.
+    With ``incomplete_group = "null"`` a group holding a case without its output (``missing`` other than
+    "error") has no value (null) and the combination is over the other groups (LEOPARD's "N/A" cohort)."""
+    ((_, _, key),) = metric_keys(metric)
     cases = _scored(output, reference.cases, results)
     own = reference.groups[metric.name]
     incomplete: set[str] = set()
@@ -422,8 +457,7 @@ def _grouped_metric(
     found: dict[str, float] = {}
     for label in np.unique(np.array([own[c] for c in listed], dtype=str)).tolist():
         group = [c for c in cases if own[c] == label]  # (an incomplete group still writes its per-case keys)
-        value = _case_set_metric(lenient, output, group, results, reference, settings, per_case)[0][key] \
-            if group else math.nan  # fmt: skip
+        value = score(lenient, group)[key] if group else math.nan
         found[label] = math.nan if label in incomplete else value
     undefined = next((label for label, value in found.items() if math.isnan(value) and label not in incomplete), None)
     if undefined is not None and metric.undefined_group == "error":

@@ -143,8 +143,7 @@ def _metric_schema(record: MetricRecord) -> dict[str, Any]:
         properties["aggregates"] = {"type": "array", "items": {"enum": list(PER_CLASS_FORMS)}, "minItems": 1}
     if record.name in COUNTED:
         properties["case_count_key"] = {"type": "string"}
-    if not record.segmentation:
-        properties.update(_GROUPS)  # a metric of one value per group of cases
+    properties.update(_GROUPS)  # a metric of one value per group of cases (one label and form: checked on parsing)
     required = ["metric", "output"]
     for param in (*record.params, *(edge.param(record.per_class) for edge in record.edges)):
         if param.derived:

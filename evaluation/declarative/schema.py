@@ -283,25 +283,30 @@ def _metric(table: Table, outputs: dict[str, OutputSpec], earlier: Mapping[str, 
     keys = _key_templates(table, name, labels, aggregates, segmentation)
     case_key = table.get("case_key", str, "{name}_{label}") if segmentation else "{name}_{label}"
     count_key = _case_keys(table, metric, name, labels, case_key)
-    grouping = _grouping(table, metric, aggregates, bootstrap)
+    grouping = _grouping(table, metric, labels, aggregates, bootstrap)
     table.done()
     return MetricSpec(name, metric, slug, labels, aggregates, bootstrap, tuple(params.items()), group, keys, case_key,
                       count_key, *grouping)  # fmt: skip
 
 
-def _grouping(table: Table, metric: str, aggregates: tuple[str, ...], bootstrap: bool) -> tuple[Any, ...]:
+def _grouping(
+    table: Table, metric: str, labels: tuple[str, ...], aggregates: tuple[str, ...], bootstrap: bool
+) -> tuple[Any, ...]:
     """``groups`` ("file.csv:column": the metric per group of cases, a reference column such as a
     cohort), ``over_groups`` (``metrics.groups.GROUP_FORMS``), ``undefined_group`` ("error",
     "exclude" or a number) and ``incomplete_group`` (``INCOMPLETE_GROUP``); any metric of one value
-    (not a segmentation metric, not per class), not bootstrapped."""
+    (a segmentation metric of one label and one form other than a count; not per class), not
+    bootstrapped."""
     if "groups" not in table.data:
         return ()
     text = table.get("groups", str)
     csv_file, _, column = text.partition(":")
     if not csv_file.endswith(".csv") or not column:
         table.fail("groups", f"{text!r} is not 'file.csv:column' (the group of each case)")
-    if metric == COMBINED or metric in SEGMENTATION_METRICS or aggregates:
-        table.fail("groups", f"{metric} cannot be scored by group (a metric of one value can)")
+    one_value = len(labels) == 1 and len(aggregates) == 1 and aggregates[0] not in COUNT_FORMS
+    if metric == COMBINED or (aggregates and not (metric in SEGMENTATION_METRICS and one_value)):
+        table.fail("groups", f"{metric} cannot be scored by group (a metric of one value can: a segmentation "
+                   "metric of one label and one form other than a count)")  # fmt: skip
     if bootstrap:
         table.fail("bootstrap", "a metric by group is not bootstrapped")
     over = table.get("over_groups", str, "mean", GROUP_FORMS)

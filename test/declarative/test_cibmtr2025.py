@@ -117,7 +117,7 @@ def test_a_cohort_with_a_patient_without_prediction_is_null_and_the_mean_is_over
     ("old", "new", "message"),
     [
         ("metric = \"dice\"\n", "metric = \"dice\"\ngroups = \"truth.csv:grade\"\n",
-         r"metrics\[0\]\.groups: dice cannot be scored by group \(a metric of one value can\)"),
+         r"metrics\[0\]\.groups: dice cannot be scored by group \(a metric of one value can: a segmentation"),
         ("[leaderboard]", "[[metrics]]\nmetric = \"mean\"\nof = [\"auroc\", \"balanced_accuracy\"]\n"
          "groups = \"truth.csv:grade\"\n[leaderboard]", r"metrics\[6\]\.groups: mean cannot be scored by group"),
     ],

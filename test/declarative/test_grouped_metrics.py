@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from declarative.helpers import tiny_case, tiny_data
 
 from evaluation.platform.layout import JobSpec, write_input
 from evaluation.registry import get
@@ -93,3 +94,39 @@ def test_grouped_brier_and_an_incomplete_group_by_hand(tmp_path, evaluate_cli):
     assert aggregates["brier_by_site"] == pytest.approx(values.mean() - values.std())
     assert run.metrics["settings"]["metrics"]["mae_complete"]["incomplete_group"] == "null"
     assert "incomplete_group" not in run.metrics["settings"]["metrics"]["mae_scored"]
+
+
+_DICE_BY_GRADE = """
+[[metrics]]
+name = "dice_by_grade"
+metric = "dice"
+output = "seg"
+labels = ["a"]
+aggregates = [__FORM__]
+groups = "truth.csv:grade"
+incomplete_group = __INCOMPLETE__
+"""
+
+
+@pytest.mark.parametrize(
+    ("form", "incomplete", "expected"),
+    [  # per-case Dice of a: c1 1/3, c2 1, c3 1 (both empty), c4 0 (no segmentation: an empty mask)
+        ('"mean"', '"score"', {"low": (1 / 3 + 1) / 2, "high": (1 + 0) / 2}),
+        ('"mean"', '"null"', {"low": (1 / 3 + 1) / 2, "high": None}),  # c4 has no output: its grade is null
+        # pooled: low 2 * 4 / (8 + 16 + 0), high 2 * 8 / (8 + 8 + 8 + 0)
+        ('"dataset"', '"score"', {"low": 1 / 3, "high": 2 / 3}),
+    ],
+)
+def test_a_segmentation_metric_of_one_value_by_group(tmp_path, evaluate_cli, form, incomplete, expected):
+    root, references, predictions, likelihoods, grades = tiny_data(tmp_path)
+    toml, ground_truth, input_dir = tiny_case(root, predictions, references, likelihoods, grades)
+    extra = _DICE_BY_GRADE.replace("__FORM__", form).replace("__INCOMPLETE__", incomplete)
+    toml.write_text(toml.read_text().replace("[leaderboard]", extra + "[leaderboard]"))
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 0, run.stderr
+    aggregates = run.metrics["aggregates"]
+    key = f"dice_by_grade_a_{form.strip(chr(34))}"
+    assert aggregates["dice_by_grade_by_group"] == pytest.approx(expected)
+    scored = [value for value in expected.values() if value is not None]
+    assert aggregates[key] == pytest.approx(sum(scored) / len(scored))
+    assert run.metrics["case"]["c1"]["dice_by_grade_a"] == pytest.approx(1 / 3)  # per case as without groups
