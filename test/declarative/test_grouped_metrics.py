@@ -6,7 +6,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from declarative.helpers import tiny_case, tiny_data
+from declarative.helpers import (
+    IMAGES,
+    detection_data,
+    detections,
+    evaluate,
+    platform_boxes,
+    tiny_case,
+    tiny_data,
+    voc_ap,
+    write_json,
+)
 
 from evaluation.platform.layout import JobSpec, write_input
 from evaluation.registry import get
@@ -130,3 +140,47 @@ def test_a_segmentation_metric_of_one_value_by_group(tmp_path, evaluate_cli, for
     scored = [value for value in expected.values() if value is not None]
     assert aggregates[key] == pytest.approx(sum(scored) / len(scored))
     assert run.metrics["case"]["c1"]["dice_by_grade_a"] == pytest.approx(1 / 3)  # per case as without groups
+
+
+_BOXES_BY_SITE = """
+name = "boxes-by-site"
+title = "Cell detection per site"
+[[inputs]]
+slug = "histopathology-image"
+[[outputs]]
+slug = "cells"
+kind = "boxes"
+reference = "boxes/{case}.json"
+[[metrics]]
+name = "ap_by_site"
+metric = "detection_average_precision"
+output = "cells"
+groups = "sites.csv:site"
+undefined_group = "exclude"           # site C: no reference box, AP undefined
+[leaderboard]
+score = "aggregates.ap_by_site"
+"""
+
+
+def test_detection_average_precision_by_group_by_hand(tmp_path):
+    """The images' AP per site (all-point interpolated, by hand: helpers.voc_ap on greedy IoU matches)."""
+    ref_boxes, pred_boxes, _, _ = detection_data()
+    sites = {"img0": "A", "img1": "A", "img2": "B", "img3": "B", "img4": "C", "img5": "C"}
+    declaration = tmp_path / "boxes-by-site.toml"
+    declaration.write_text(_BOXES_BY_SITE)
+    for image in IMAGES:
+        write_json(tmp_path / "gt" / "boxes" / f"{image}.json", ref_boxes[image])
+        write_json(tmp_path / "outputs" / image / "cells.json", platform_boxes(pred_boxes[image]))
+    (tmp_path / "gt" / "sites.csv").write_text("case,site\n" + "".join(f"{i},{s}\n" for i, s in sites.items()))
+    done, metrics = evaluate(declaration, tmp_path / "outputs", tmp_path / "gt", tmp_path)
+    assert done.returncode == 0, done.stderr
+    expected = {}
+    for site in "AB":
+        members = [image for image in IMAGES if sites[image] == site]
+        scores, flags, _, n = detections({i: ref_boxes[i] for i in members}, {i: pred_boxes[i] for i in members},
+                                         "iou", 0.5)  # fmt: skip
+        expected[site] = voc_ap(scores, flags, n)
+    aggregates = metrics["aggregates"]
+    found = aggregates["ap_by_site_by_group"]
+    assert found["C"] is None and {site: found[site] for site in "AB"} == pytest.approx(expected, abs=1e-12)
+    assert aggregates["ap_by_site"] == pytest.approx((expected["A"] + expected["B"]) / 2, abs=1e-12)

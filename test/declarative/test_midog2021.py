@@ -3,7 +3,7 @@ evaluation's numbers recorded in test/metrics/golden/midog2021.json (github
 DeepMicroscopy/MIDOG_evaluation_docker ``evaluation.py`` at the commit recorded there, evalutils 0.2.4),
 on the images scripts/make_demo_midog2021.py writes from the golden's generator. The platform input is
 written by ``python -m evaluation.make_input`` and scored by ``python -m evaluation``, each in a
-subprocess. The official per-tumour values need case groups (not declared here).
+subprocess. The official per-tumour values are declared as case groups (``groups = "tumours.csv:tumour"``).
 """
 
 from __future__ import annotations
