@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from evaluation.declarative import measures
-from evaluation.declarative.metric_records import COUNTED, PUBLIC_SEGMENTATION, RECORD
+from evaluation.declarative.heat_maps import heat_map_case_values
+from evaluation.declarative.metric_records import COUNTED, HEAT_MAP_CASES, NULL, PUBLIC_SEGMENTATION, RECORD
 from evaluation.declarative.output_kinds import MISCLASSIFIED, OutputSpec
 from evaluation.declarative.reference import DeclaredReference
 from evaluation.declarative.schema import (
@@ -64,27 +66,22 @@ def aggregate_metrics(
             key = metric.key("", "value")
             values = {key: float(np.mean([value for value, _ in parts]))}
             resamples = {key: np.mean([boot for _, boot in parts], axis=0)}
-        elif (output := declaration.output(metric.output)).type.scoring == "segmentation":
+        elif (output := declaration.output(metric.output)).type.scoring == "segmentation" and not metric.groups:
             cases = [c for c in reference.cases if output.slug in results[c].segmentations]
             place = (declaration.outputs.index(output), position)
             values, resamples = _segmentation_metric(
                 declared, metric, cases, results, settings, per_case, counted, place, slots
             )
-        elif output.type.aggregation is not None:  # the kind's own, over the cases a worker scored
-            cases = [c for c in reference.cases if output.slug in results[c].segmentations]
-            entry = RECORD[metric.metric].catalogue
-            values, resamples = output.type.aggregation(metric, entry, output, cases, results, settings)
         elif metric.groups:  # the metric per group of cases, combined over the groups
-            cases = [c for c in reference.cases if output.slug in results[c].values]
-            values, resamples, found = _grouped_metric(metric, output, cases, results, reference)
+            score = partial(_case_set_values, output, results, reference, settings, per_case)
+            if output.type.scoring == "segmentation":
+                place = (declaration.outputs.index(output), position)
+                score = partial(_segmentation_values, declared, results, settings, per_case, counted, place, slots)
+            values, resamples, found = _grouped_metric(metric, output, results, reference, score)
             by_group.append((metric, found))
-        elif metric.metric in measures.DECISION_METRICS:  # counts per image at a decision (per-case keys)
-            cases = [c for c in reference.cases if output.slug in results[c].values]
-            values, resamples = _decision_metric(metric, output, cases, results, reference, settings, per_case)
-        else:  # the kind's aggregation over the cases with a value
-            cases = [c for c in reference.cases if output.slug in results[c].values]
-            aggregation = _AGGREGATIONS[output.type.scoring]
-            values, resamples = aggregation(metric, output, cases, results, reference, settings)
+        else:
+            cases = _scored(output, reference.cases, results)
+            values, resamples = _case_set_metric(metric, output, cases, results, reference, settings, per_case)
         for _, _, key in metric_keys(metric):
             computed[f"{metric.group}.{key}" if metric.group else key] = (values[key], resamples[key])
     for metric, form, key in _written(declaration):
@@ -235,6 +232,7 @@ def _segmentation_metric(
 
 
 PUBLIC_METRICS = tuple(r.name for r in PUBLIC_SEGMENTATION)
+HEAT_MAP_CASE_METRICS = tuple(r.name for r in HEAT_MAP_CASES)  # per-case keys of a heat-map output
 
 
 def _public_segmentation(
@@ -372,31 +370,103 @@ def _detection_metric(
     return {key: value}, {key: boot}
 
 
-def _grouped_metric(
+def _scored(output: OutputSpec, cases: Sequence[str], results: Mapping[str, CaseResult]) -> list[str]:
+    """The cases of ``cases`` that have a scored ``output``: a worker's numbers (an image), or a value."""
+    where = "segmentations" if output.type.image else "values"
+    return [c for c in cases if output.slug in getattr(results[c], where)]
+
+
+def _case_set_metric(
     metric: MetricSpec,
     output: OutputSpec,
     cases: list[str],
     results: Mapping[str, CaseResult],
     reference: DeclaredReference,
+    settings: Mapping[str, Any],
+    per_case: dict[str, dict[str, Any]],
+) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+    """A metric of one value (or per class) over a set of scored cases: the kind's own aggregation
+    (a worker's numbers), counts per image at a decision (per-case keys), or the kind's aggregation
+    of the cases' values."""
+    if output.type.aggregation is not None:
+        entry = RECORD[metric.metric].catalogue
+        if metric.metric not in HEAT_MAP_CASE_METRICS:
+            return output.type.aggregation(metric, entry, output, cases, results, settings)
+        for case, entries in heat_map_case_values(metric, output, cases, results).items():  # per case, then summed
+            per_case[case].update(entries)
+        counting = dataclasses.replace(metric, params=tuple((k, v) for k, v in metric.params if k != "case_entries"))
+        values, resamples = output.type.aggregation(counting, entry, output, cases, results, settings)
+        return {key: int(value) if math.isfinite(value) else value for key, value in values.items()}, resamples
+    if metric.metric in measures.DECISION_METRICS:
+        return _decision_metric(metric, output, cases, results, reference, settings, per_case)
+    return _AGGREGATIONS[output.type.scoring](metric, output, cases, results, reference, settings)
+
+
+def _case_set_values(
+    output: OutputSpec,
+    results: Mapping[str, CaseResult],
+    reference: DeclaredReference,
+    settings: Mapping[str, Any],
+    per_case: dict[str, dict[str, Any]],
+    metric: MetricSpec,
+    cases: list[str],
+) -> dict[str, float]:
+    """``_case_set_metric``'s values (a group's)."""
+    return _case_set_metric(metric, output, cases, results, reference, settings, per_case)[0]
+
+
+def _segmentation_values(
+    declared: Declaration,
+    results: Mapping[str, CaseResult],
+    settings: Mapping[str, Any],
+    per_case: dict[str, dict[str, Any]],
+    counted: dict[str, int],
+    place: tuple[int, int],
+    slots: dict[str, tuple[int, ...]],
+    metric: MetricSpec,
+    cases: list[str],
+) -> dict[str, float]:
+    """``_segmentation_metric``'s values (a group's); the cases a mean averaged add up over the groups."""
+    tally: dict[str, int] = {}
+    values = _segmentation_metric(declared, metric, cases, results, settings, per_case, tally, place, slots)[0]
+    counted.update({path: counted.get(path, 0) + n for path, n in tally.items()})
+    return values
+
+
+def _grouped_metric(
+    metric: MetricSpec,
+    output: OutputSpec,
+    results: Mapping[str, CaseResult],
+    reference: DeclaredReference,
+    score: Callable[[MetricSpec, list[str]], dict[str, float]],
 ) -> tuple[dict[str, float], dict[str, np.ndarray], dict[str, float]]:
-    """A value metric per group of cases (the reference column ``groups``; sorted labels) and its
-    ``over_groups`` form (``metrics.groups.over_groups``); a group where it is undefined (NaN) is
-    refused, left out or counted as the declared ``undefined_group``."""
-    key = metric.key("", "value")
-    labels = np.array([reference.groups[metric.name][c] for c in cases], dtype=str)
+    """A metric of one value per group of cases (the reference column ``groups``; sorted labels; ``score``:
+    its aggregates over a group's cases) and its ``over_groups`` form (``metrics.groups.over_groups``); a
+    group where it is undefined (NaN) is refused, left out or counted as the declared ``undefined_group``.
+    With ``incomplete_group = "null"`` a group holding a case without its output (``missing`` other than
+    "error") has no value (null) and the combination is over the other groups (LEOPARD's "N/A" cohort)."""
+    ((_, _, key),) = metric_keys(metric)
+    cases = _scored(output, reference.cases, results)
+    own = reference.groups[metric.name]
+    incomplete: set[str] = set()
+    listed = cases
+    if metric.incomplete_group == NULL:  # every group of a case with an entry for the output, complete or not
+        listed = [c for c in reference.cases if output.slug in results[c].submitted]
+        incomplete = {own[c] for c in listed if not results[c].submitted[output.slug]}
+    lenient = dataclasses.replace(metric, groups="", params=_lenient(metric), bootstrap=False)
     found: dict[str, float] = {}
-    for label in np.unique(labels):
-        group = [c for c, own in zip(cases, labels, strict=True) if own == label]
-        found[str(label)] = _value_metric(dataclasses.replace(metric, groups="", params=_lenient(metric)), output,
-                                          group, results, reference, {})[0][key]  # fmt: skip
-    undefined = next((label for label, value in found.items() if math.isnan(value)), None)
+    for label in np.unique(np.array([own[c] for c in listed], dtype=str)).tolist():
+        group = [c for c in cases if own[c] == label]  # (an incomplete group still writes its per-case keys)
+        value = score(lenient, group)[key] if group else math.nan
+        found[label] = math.nan if label in incomplete else value
+    undefined = next((label for label, value in found.items() if math.isnan(value) and label not in incomplete), None)
     if undefined is not None and metric.undefined_group == "error":
         raise ConfigurationError(
             f"The reference of output '{output.slug}' makes {metric.metric} undefined in group '{undefined}' "
             f"({metric.groups}): declare undefined_group = 'exclude' or a number."
         )
-    value = float(over_groups(np.array(list(found.values())), metric.over_groups, metric.undefined_group)) \
-        if found else math.nan  # fmt: skip
+    scored = [value for label, value in found.items() if label not in incomplete]
+    value = float(over_groups(np.array(scored), metric.over_groups, metric.undefined_group)) if scored else math.nan
     return {key: value}, {key: np.array([np.nan])}, found
 
 

@@ -22,7 +22,16 @@ from evaluation.declarative.metric_records import (
     Param,
 )
 from evaluation.declarative.output_kinds import outputs_schema
-from evaluation.declarative.schema import COMBINED, KEY, NAME, SCORING_METHODS, SLUG, SORTS, SUBMISSION_KINDS
+from evaluation.declarative.schema import (
+    COMBINED,
+    INCOMPLETE_GROUP,
+    KEY,
+    NAME,
+    SCORING_METHODS,
+    SLUG,
+    SORTS,
+    SUBMISSION_KINDS,
+)
 from evaluation.metrics.groups import GROUP_FORMS
 
 REPO = Path(__file__).resolve().parents[2]
@@ -134,8 +143,7 @@ def _metric_schema(record: MetricRecord) -> dict[str, Any]:
         properties["aggregates"] = {"type": "array", "items": {"enum": list(PER_CLASS_FORMS)}, "minItems": 1}
     if record.name in COUNTED:
         properties["case_count_key"] = {"type": "string"}
-    if not record.segmentation and not record.detection and not record.heat_map and not record.decision:
-        properties.update(_GROUPS)  # a value metric per group of cases
+    properties.update(_GROUPS)  # a metric of one value per group of cases (one label and form: checked on parsing)
     required = ["metric", "output"]
     for param in (*record.params, *(edge.param(record.per_class) for edge in record.edges)):
         if param.derived:
@@ -155,6 +163,7 @@ _GROUPS = {
     "groups": {"type": "string", "pattern": r"^.+\.csv:.+$"},
     "over_groups": {"enum": list(GROUP_FORMS)},
     "undefined_group": {"anyOf": [{"type": "number"}, {"enum": ["error", "exclude"]}]},
+    "incomplete_group": {"enum": list(INCOMPLETE_GROUP)},
 }
 _COMMON_METRIC = {
     "name": {"type": "string", "pattern": f"^{KEY.pattern}$"},

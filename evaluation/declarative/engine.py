@@ -341,6 +341,7 @@ class DeclaredChallenge(Challenge):
                          **({"group": m.group} if m.group else {}),
                          **({"groups": m.groups, "over_groups": m.over_groups, "undefined_group": m.undefined_group}
                             if m.groups else {}),
+                         **({"incomplete_group": m.incomplete_group} if m.incomplete_group != "score" else {}),
                          "keys": dict(m.keys)}
                 for m in declaration.metrics
             },

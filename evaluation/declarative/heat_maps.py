@@ -22,7 +22,7 @@ import SimpleITK as sitk
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics import catalogue
 from evaluation.metrics.bootstrap import drawn_cases, resample_weights
-from evaluation.metrics.detection_maps import CaseLesions, case_lesions
+from evaluation.metrics.detection_maps import CaseLesions, case_lesion_counts, case_lesions
 from evaluation.platform.images import read_label_image
 
 
@@ -137,3 +137,20 @@ def heat_map_metric(
         boot = np.array([catalogue.compute(name, [entries[i] for i in drawn], **keywords)
                          for drawn in drawn_cases(weights)], dtype=float)  # fmt: skip
     return {key: value}, {key: boot}
+
+
+def heat_map_case_values(metric: Any, output: Any, cases: list[str], results: Mapping[str, Any]) -> dict[str, dict]:
+    """The per-case entries of ``lesion_count`` (a ``schema.MetricSpec``): each case's count at
+    ``<name>``, and with ``case_entries`` its lesion entries ``[score, lesion]`` at ``<name>_entries``
+    in ``picai_eval``'s order (``evaluate_case``'s lesion_results without the overlap: matched lesions,
+    missed lesions with score 0, false positives)."""
+    params = dict(metric.params)
+    entries = [results[c].segmentations[output.slug] for c in cases]
+    counts = case_lesion_counts(entries, params["count"]) if entries else []
+    found: dict[str, dict] = {}
+    for case, lesions, count in zip(cases, entries, counts, strict=True):
+        found[case] = {metric.name: int(count)}
+        if params["case_entries"]:
+            pairs = zip(lesions.confidence.tolist(), lesions.is_lesion.tolist(), strict=True)
+            found[case][f"{metric.name}_entries"] = [[score, bool(hit)] for score, hit in pairs]
+    return found

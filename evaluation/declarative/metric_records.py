@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaluation.declarative.output_kinds import Boxes, Points
+from evaluation.metrics.detection_maps import LESION_COUNTS
 from evaluation.metrics.volumes import PRECISIONS, VOLUME_UNITS
 
 REQUIRED: Any = ...  # a parameter without a default: the declaration must give it
@@ -248,7 +249,7 @@ RECORDS: tuple[MetricRecord, ...] = (
     MetricRecord("nsd", "nsd", ("segmentation",), "normalised surface Dice at tolerance_mm", ("mean",),
                  (_both_empty(1.0), _MEAN_OVER, _COMPUTE,
                   Param("tolerance_mm", interval=Interval(0, None, "neither", "must be positive")),
-                  Param("one_empty", float, 0.0, edge="one mask lacks the label")),
+                  Param("one_empty", (float, str), 0.0, words=(NULL,), edge="one mask lacks the label")),
                  three_d=True, label_image=True, resampling="cases"),
     MetricRecord("lesion_f1", "lesion_f1", ("segmentation",), "F1 of 26-connected lesions matched by IoU",
                  ("mean", "dataset", *COUNT_FORMS),
@@ -393,3 +394,16 @@ RECORDS += PUBLIC_SEGMENTATION
 COUNTED = tuple(r.name for r in RECORDS if r.segmentation and "tp" in r.forms)  # per-case TP / FP / FN keys
 
 RECORD: dict[str, MetricRecord] = {record.name: record for record in RECORDS}
+
+# detection maps, per case: lesion counts and entries (README "Detection maps")
+HEAT_MAP_CASES: tuple[MetricRecord, ...] = (
+    MetricRecord("lesion_count", "map_lesion_count", ("heat_map",),
+                 "lesions per case (case.<case>.<name>) and summed over the cases (picai_eval num_lesions)",
+                 params=(Param("count", str, "reference", LESION_COUNTS,
+                               doc="reference: the reference lesions; candidates: the map's lesion candidates"),
+                         Param("case_entries", bool, False,
+                               doc="true: each case's lesion entries [score, lesion] as <name>_entries")),
+                 resampling="maps"),
+)  # fmt: skip
+RECORDS += HEAT_MAP_CASES
+RECORD.update((record.name, record) for record in HEAT_MAP_CASES)

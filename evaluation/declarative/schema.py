@@ -50,6 +50,7 @@ SURFACE_METRICS = tuple(r.name for r in RECORDS if r.three_d)  # 3D only (DeepMi
 SCORING_METHODS = ("abs", "avg", "med")
 ORDERS = ("metric", "label")  # [report] order: metrics.json keys metric by metric, or label by label
 SORTS = ("asc", "desc")
+INCOMPLETE_GROUP = ("score", NULL)  # a group with a case without its output: scored on the others, or null
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,7 @@ class MetricSpec:
     groups: str = ""  # "file.csv:column": the metric per group of cases, combined over the groups; "": none
     over_groups: str = "mean"  # how the groups' values combine (metrics.groups.over_groups)
     undefined_group: str | float = "error"  # a group where the metric is undefined: refused, left out or a number
+    incomplete_group: str = "score"  # a group with a case without its output: scored anyway, or "null" (left out)
 
     def param(self, key: str) -> Any:
         return dict(self.params)[key]
@@ -281,31 +283,38 @@ def _metric(table: Table, outputs: dict[str, OutputSpec], earlier: Mapping[str, 
     keys = _key_templates(table, name, labels, aggregates, segmentation)
     case_key = table.get("case_key", str, "{name}_{label}") if segmentation else "{name}_{label}"
     count_key = _case_keys(table, metric, name, labels, case_key)
-    grouping = _grouping(table, metric, aggregates, bootstrap)
+    grouping = _grouping(table, metric, labels, aggregates, bootstrap)
     table.done()
     return MetricSpec(name, metric, slug, labels, aggregates, bootstrap, tuple(params.items()), group, keys, case_key,
                       count_key, *grouping)  # fmt: skip
 
 
-def _grouping(table: Table, metric: str, aggregates: tuple[str, ...], bootstrap: bool) -> tuple[Any, ...]:
+def _grouping(
+    table: Table, metric: str, labels: tuple[str, ...], aggregates: tuple[str, ...], bootstrap: bool
+) -> tuple[Any, ...]:
     """``groups`` ("file.csv:column": the metric per group of cases, a reference column such as a
-    cohort), ``over_groups`` (``metrics.groups.GROUP_FORMS``) and ``undefined_group`` ("error",
-    "exclude" or a number); a value metric of one value only, not bootstrapped."""
+    cohort), ``over_groups`` (``metrics.groups.GROUP_FORMS``), ``undefined_group`` ("error",
+    "exclude" or a number) and ``incomplete_group`` (``INCOMPLETE_GROUP``); any metric of one value
+    (a segmentation metric of one label and one form other than a count; not per class), not
+    bootstrapped."""
     if "groups" not in table.data:
         return ()
     text = table.get("groups", str)
     csv_file, _, column = text.partition(":")
     if not csv_file.endswith(".csv") or not column:
         table.fail("groups", f"{text!r} is not 'file.csv:column' (the group of each case)")
-    if metric not in VALUE_METRICS or aggregates:
-        table.fail("groups", f"{metric} cannot be scored by group (a value metric of one value can)")
+    one_value = len(labels) == 1 and len(aggregates) == 1 and aggregates[0] not in COUNT_FORMS
+    if metric == COMBINED or (aggregates and not (metric in SEGMENTATION_METRICS and one_value)):
+        table.fail("groups", f"{metric} cannot be scored by group (a metric of one value can: a segmentation "
+                   "metric of one label and one form other than a count)")  # fmt: skip
     if bootstrap:
         table.fail("bootstrap", "a metric by group is not bootstrapped")
     over = table.get("over_groups", str, "mean", GROUP_FORMS)
     undefined = table.get("undefined_group", (float, str), "error")
     if isinstance(undefined, str) and undefined not in ("error", "exclude"):
         table.fail("undefined_group", f"must be a number or 'error' or 'exclude', not {undefined!r}")
-    return text, over, undefined
+    incomplete = table.get("incomplete_group", str, INCOMPLETE_GROUP[0], INCOMPLETE_GROUP)
+    return text, over, undefined, incomplete
 
 
 def _combined(table: Table, earlier: Mapping[str, MetricSpec], bootstrap: bool) -> tuple[str, ...]:

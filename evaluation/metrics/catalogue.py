@@ -187,6 +187,8 @@ _ENTRIES = (
            ("cases",), ("no_lesion",), reference="picai_eval 1.4.13 metrics.Metrics.lesion_TPR_at_FPR"),
     _entry("case_auroc", partial(detection_maps.case_auroc, single_class=0.5), "aggregate", ("cases",),
            ("single_class",), reference="picai_eval 1.4.13 metrics.Metrics.auroc (case score: the map's maximum)"),
+    _entry("map_lesion_count", detection_maps.lesion_count, "aggregate", ("cases",), (), "int: the lesions summed over "
+           "the cases", "picai_eval 1.4.13 metrics.Metrics.num_lesions; analysis_utils.parse_detection_map"),
     # regression and survival, the set of cases
     _entry("mae", regression.mean_absolute_error, "aggregate", ("truth", "prediction")),
     _entry("rmse", regression.root_mean_squared_error, "aggregate", ("truth", "prediction")),

@@ -44,6 +44,7 @@ MIN_OVERLAP = 0.1
 OVERLAP_EPSILON = 1e-8
 OVERLAPS = ("iou", "dsc")
 CASE_SCORES = ("max", "bayesian")
+LESION_COUNTS = ("reference", "candidates")
 DYNAMIC = ("dynamic", "dynamic-v2", "dynamic-fast")
 MAX_THRESHOLDS = 10_000
 _STRUCTURE = np.ones((3, 3, 3))
@@ -167,11 +168,14 @@ def extract_lesion_candidates(
 @dataclass(frozen=True)
 class CaseLesions:
     """One case's lesion entries: ``is_lesion`` (TP and missed lesions) and ``confidence`` (0 for a
-    missed lesion); ``score`` the case-level score (the map's maximum)."""
+    missed lesion), in ``picai_eval``'s order (matched lesions, missed lesions, false positives);
+    ``score`` the case-level score (the map's maximum); ``candidates`` the map's number of lesion
+    candidates (None: not counted)."""
 
     is_lesion: np.ndarray
     confidence: np.ndarray
     score: float
+    candidates: int | None = None
 
     @property
     def has_lesion(self) -> bool:
@@ -240,7 +244,7 @@ def case_lesions(
     score = float(1 - np.prod(1 - confidence)) if case_score == "bayesian" else float(np.max(y_det))
     lesions, n_lesions = connected_components(truth != 0)
     if n_lesions == 0:
-        return CaseLesions(np.zeros(n_candidates, bool), confidence, score)
+        return CaseLesions(np.zeros(n_candidates, bool), confidence, score, n_candidates)
     matrix = _overlaps(labels, n_candidates, lesions, n_lesions, overlap)
     matrix[matrix < min_overlap] = 0
     matrix[matrix > 0] += 1
@@ -253,7 +257,7 @@ def case_lesions(
         false = np.flatnonzero(~(matrix > 0).any(axis=0))
     missed = n_lesions - matched.size
     is_lesion = np.r_[np.ones(matched.size + missed, bool), np.zeros(false.size, bool)]
-    return CaseLesions(is_lesion, np.r_[confidence[matched], np.zeros(missed), confidence[false]], score)
+    return CaseLesions(is_lesion, np.r_[confidence[matched], np.zeros(missed), confidence[false]], score, n_candidates)
 
 
 def _entries(cases: Sequence[CaseLesions]) -> tuple[np.ndarray, np.ndarray]:
@@ -327,6 +331,27 @@ def case_auroc(cases: Sequence[CaseLesions], single_class: float = float("nan"))
     truth = np.array([case.has_lesion for case in cases], dtype=float)
     scores = np.array([case.score for case in cases], dtype=float)
     return float(auroc(truth, scores, single_class=single_class))
+
+
+def case_lesion_counts(cases: Sequence[CaseLesions], count: str = "reference") -> np.ndarray:
+    """(cases,) int: each case's number of reference lesions (``"reference"``: its entries that are
+    lesions, whose sum is ``picai_eval.metrics.Metrics.num_lesions``) or of lesion candidates
+    (``"candidates"``: the non-zero 26-connected components of the detection map after any
+    extraction, ``picai_eval.analysis_utils.parse_detection_map``'s count)."""
+    if count not in LESION_COUNTS:
+        raise ValueError(f"unknown count {count!r}; expected one of {LESION_COUNTS}")
+    if count == "reference":
+        return np.array([int(np.count_nonzero(case.is_lesion)) for case in cases], dtype=np.int64)
+    if any(case.candidates is None for case in cases):
+        raise ValueError("a case's lesion candidates were not counted")
+    return np.array([case.candidates for case in cases], dtype=np.int64)
+
+
+def lesion_count(cases: Sequence[CaseLesions], count: str = "reference") -> int:
+    """The lesions of every case (:func:`case_lesion_counts`) summed: ``"reference"`` is
+    ``picai_eval.metrics.Metrics.num_lesions``."""
+    checks.nonempty("cases", len(cases))
+    return int(case_lesion_counts(cases, count).sum())
 
 
 def picai_score(cases: Sequence[CaseLesions]) -> float:

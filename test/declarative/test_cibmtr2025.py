@@ -13,7 +13,7 @@ import importlib.util
 import json
 
 import pytest
-from declarative.helpers import REPO, TOL, last_line, run
+from declarative.helpers import REPO, TOL, evaluate, last_line, run
 
 DECLARATION = REPO / "evaluation" / "declarations" / "cibmtr2025.toml"
 GOLDEN = json.loads((REPO / "test" / "metrics" / "golden" / "cibmtr2025.json").read_text())
@@ -67,6 +67,11 @@ def test_an_undefined_group_is_refused_in_one_line_when_declared_so(tmp_path):
         ('over_groups = "mean_minus_std"', 'over_groups = "median"', r"metrics\[0\]\.over_groups: 'median' is not one"),
         ('undefined_group = "exclude"', 'undefined_group = "skip"', r"metrics\[0\]\.undefined_group: must be a number"),
         ('sign = "risk"', 'sign = "risk"\nbootstrap = true', r"metrics\[0\]\.bootstrap: a metric by group is not"),
+        (
+            '\nundefined_group = "exclude"',
+            '\nincomplete_group = "skip"',
+            r"metrics\[0\]\.incomplete_group: 'skip' is not one of score, null",
+        ),
     ],
 )
 def test_bad_group_keys_are_named(old, new, message):
@@ -77,3 +82,61 @@ def test_bad_group_keys_are_named(old, new, message):
     assert old in text
     with pytest.raises(ConfigurationError, match=message):
         parse(text.replace(old, new), "cibmtr2025.toml")
+
+
+def test_a_cohort_with_a_patient_without_prediction_is_null_and_the_mean_is_over_the_others(tmp_path):
+    """LEOPARD-style "N/A" cohort (``incomplete_group = "null"``): patient p000's row is missing, so its
+    cohort has no value and mean minus std is over the other scored cohorts' official C-indices (the
+    cohort without a comparable pair still left out)."""
+    golden_run = next(r for r in GOLDEN["runs"] if r["seed"] == 0)
+    text = DECLARATION.read_text().replace(
+        'event = "solution.csv:efs"', 'event = "solution.csv:efs"\nmissing = "exclude"'
+    )
+    declaration = tmp_path / "cibmtr2025.toml"
+    declaration.write_text(
+        text.replace('\nundefined_group = "exclude"', '\nincomplete_group = "null"\nundefined_group = "exclude"')
+    )
+    demo.generate(tmp_path / "gt", tmp_path / "outputs", 0)
+    (tmp_path / "outputs" / "p000" / "prediction.json").unlink()
+    (tmp_path / "outputs" / "p000").rmdir()
+    done, metrics = evaluate(declaration, tmp_path / "outputs", tmp_path / "gt", tmp_path)
+    assert done.returncode == 0, done.stderr
+    solution = (tmp_path / "gt" / "solution.csv").read_text().splitlines()
+    cohort = next(line.split(",")[3] for line in solution if line.startswith("p000,"))
+    found = metrics["aggregates"]["stratified_c_index_by_group"]
+    assert found[cohort] is None and metrics["missing"]["rows"] == ["p000"]
+    others = {k: v for k, v in golden_run["per_cohort"].items() if k != cohort and not isinstance(v, dict)}
+    assert {k: v for k, v in found.items() if k in others} == pytest.approx(others, abs=TOL)
+    values = list(others.values())  # by hand: mean minus the population standard deviation
+    mean = sum(values) / len(values)
+    expected = mean - (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
+    assert metrics["aggregates"]["stratified_c_index"] == pytest.approx(expected, abs=TOL)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("metric = \"dice\"\n", "metric = \"dice\"\ngroups = \"truth.csv:grade\"\n",
+         r"metrics\[0\]\.groups: dice cannot be scored by group \(a metric of one value can: a segmentation"),
+        ("[leaderboard]", "[[metrics]]\nmetric = \"mean\"\nof = [\"auroc\", \"balanced_accuracy\"]\n"
+         "groups = \"truth.csv:grade\"\n[leaderboard]", r"metrics\[6\]\.groups: mean cannot be scored by group"),
+    ],
+)  # fmt: skip
+def test_groups_are_refused_where_a_metric_has_more_than_one_value(old, new, message):
+    from declarative.helpers import tiny_text
+
+    from evaluation.declarative.schema import parse
+    from evaluation.errors import ConfigurationError
+
+    text = tiny_text()
+    assert old in text
+    with pytest.raises(ConfigurationError, match=message):
+        parse(text.replace(old, new, 1), "tiny.toml")
+    grouped = parse(text.replace('output = "p"\n', 'output = "p"\ngroups = "truth.csv:grade"\n', 1), "tiny.toml")
+    (auroc,) = (m for m in grouped.metrics if m.groups)
+    assert (auroc.metric, auroc.over_groups, auroc.undefined_group, auroc.incomplete_group) == (
+        "auroc",
+        "mean",
+        "error",
+        "score",
+    )

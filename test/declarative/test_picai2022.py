@@ -15,7 +15,7 @@ import json
 
 import numpy as np
 import pytest
-from declarative.helpers import REPO, TOL, last_line, run
+from declarative.helpers import REPO, TOL, evaluate, last_line, run
 
 with contextlib.redirect_stdout(io.StringIO()):  # picai_eval prints a banner on import
     from picai_eval import evaluate as picai_evaluate
@@ -76,3 +76,77 @@ def test_a_heat_map_where_a_detection_map_is_expected_is_refused_in_one_line(tmp
         f"The 'cspca-detection-map' map of {case} cannot be scored: the detection map has more distinct values "
         "than lesion candidates (a heat map?)."
     ), done.stderr
+
+
+_PER_CASE = """
+[[metrics]]
+name = "lesions"
+metric = "lesion_count"
+output = "cspca-detection-map"
+case_entries = true
+
+[[metrics]]
+name = "candidates"
+metric = "lesion_count"
+output = "cspca-detection-map"
+count = "candidates"
+__GROUPED__
+[leaderboard]"""
+
+_GROUPED = "".join(
+    f"""
+[[metrics]]
+name = "{name}_by_cohort"
+metric = "{metric}"
+output = "cspca-detection-map"
+groups = "cohorts.csv:cohort"
+"""
+    for name, metric in (("auroc", "case_auroc"), ("AP", "lesion_ap"), ("lesions", "lesion_count"))
+)
+
+
+def test_lesion_counts_entries_and_cohorts_equal_picai_eval(tmp_path):
+    """lesion_count: picai_eval's num_lesions summed and per case (its lesion_results' lesions), each
+    case's (score, lesion) entries in evaluate_case's order, each map's candidates as
+    parse_detection_map counts them; case_auroc, lesion_ap and lesion_count by group equal picai_eval
+    run on each cohort's cases alone."""
+    from picai_eval.analysis_utils import parse_detection_map
+
+    declaration = tmp_path / "picai2022.toml"
+    text = DECLARATION.read_text().replace("\n[leaderboard]", _PER_CASE.replace("__GROUPED__", _GROUPED), 1)
+    declaration.write_text(text)
+    found = demo.generate(tmp_path / "gt", tmp_path / "outputs", 5)
+    positives = [c for c in sorted(found) if found[c][1].any()]  # each cohort: cases with and without a lesion
+    negatives = [c for c in sorted(found) if not found[c][1].any()]
+    cohorts = {case: "ab"[index % 2] for group in (positives, negatives) for index, case in enumerate(group)}
+    rows = "".join(f"{case},{cohort}\n" for case, cohort in cohorts.items())
+    (tmp_path / "gt" / "cohorts.csv").write_text(f"case,cohort\n{rows}")
+    done, metrics = evaluate(declaration, tmp_path / "outputs", tmp_path / "gt", tmp_path)
+    assert done.returncode == 0, done.stderr
+    cases = sorted(found)
+    maps = [np.zeros(demo.SHAPE, np.float32) if found[c][0] is None else found[c][0] for c in cases]
+    with contextlib.redirect_stdout(io.StringIO()):
+        reference = picai_evaluate(y_det=maps, y_true=[found[c][1] for c in cases], subject_list=cases,
+                                   num_parallel_calls=1)  # fmt: skip
+    aggregates = metrics["aggregates"]
+    assert aggregates["lesions"] == reference.num_lesions and isinstance(aggregates["lesions"], int)
+    assert aggregates["candidates"] == sum(len(parse_detection_map(m)[0]) for m in maps)
+    for case, detection_map in zip(cases, maps, strict=True):
+        entries = reference.lesion_results[case]
+        assert metrics["case"][case]["lesions"] == sum(is_lesion for is_lesion, *_ in entries)
+        assert metrics["case"][case]["lesions_entries"] == [[float(c), bool(hit)] for hit, c, _ in entries]
+        assert metrics["case"][case]["candidates"] == len(parse_detection_map(detection_map)[0])
+    written = [pair for case in cases for pair in metrics["case"][case]["lesions_entries"]]
+    assert {(score > 0, hit) for score, hit in written} == {(True, True), (False, True), (True, False)}  # TP, FN, FP
+    official_by_group = {}
+    for cohort in "ab":
+        members = [c for c in cases if cohorts[c] == cohort]
+        with contextlib.redirect_stdout(io.StringIO()):
+            official_by_group[cohort] = picai_evaluate(
+                y_det=[maps[cases.index(c)] for c in members], y_true=[found[c][1] for c in members],
+                subject_list=members, num_parallel_calls=1,
+            )  # fmt: skip
+    for name, attribute in (("auroc", "auroc"), ("AP", "AP"), ("lesions", "num_lesions")):
+        expected = {cohort: getattr(official_by_group[cohort], attribute) for cohort in "ab"}
+        assert aggregates[f"{name}_by_cohort_by_group"] == pytest.approx(expected, abs=TOL)
+        assert aggregates[f"{name}_by_cohort"] == pytest.approx(sum(expected.values()) / 2, abs=TOL)

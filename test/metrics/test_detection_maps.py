@@ -143,6 +143,33 @@ def test_extraction_in_the_evaluation_and_bayesian_case_score_equal_picai_eval(s
     assert dm.picai_score(cases) == pytest.approx(official.score, abs=1e-9)
 
 
+@pytest.mark.parametrize("threshold", ["dynamic", "dynamic-fast", 0.3])
+@pytest.mark.parametrize("seed", [0, 3])
+def test_lesion_counts_and_entries_equal_picai_eval(seed, threshold):
+    """Each case's lesion candidates as picai_eval's ``parse_detection_map`` counts them on the map
+    report_guided_annotation extracts (also when our function extracts them), the reference lesions
+    (``num_lesions``) and each case's entries in ``evaluate_case``'s order."""
+    from picai_eval.analysis_utils import parse_detection_map
+
+    heats, references = synthetic_set(seed)
+    maps = [extract_lesion_candidates(heat, threshold=threshold)[0] for heat in heats]
+    official = _official(maps, references, subject_list=[str(i) for i in range(len(maps))])
+    given = [dm.case_lesions(m, r) for m, r in zip(maps, references, strict=True)]
+    extracted = [dm.case_lesions(h, r, candidates=threshold) for h, r in zip(heats, references, strict=True)]
+    expected = [len(parse_detection_map(m)[0]) for m in maps]
+    assert dm.case_lesion_counts(given, "candidates").tolist() == expected
+    assert dm.case_lesion_counts(extracted, "candidates").tolist() == expected
+    assert dm.lesion_count(given) == dm.lesion_count(extracted) == official.num_lesions
+    for index, case in enumerate(given):
+        entries = official.lesion_results[str(index)]
+        assert case.is_lesion.tolist() == [bool(hit) for hit, _, _ in entries]
+        assert case.confidence.tolist() == [float(c) for _, c, _ in entries]
+    with pytest.raises(ValueError, match="not counted"):
+        dm.case_lesion_counts([dm.CaseLesions(np.ones(1, bool), np.zeros(1), 0.0)], "candidates")
+    with pytest.raises(ValueError, match="unknown count"):
+        dm.case_lesion_counts(given, "voxels")
+
+
 @pytest.mark.parametrize("seed", [4, 5])
 def test_options_equal_picai_eval(seed):
     heats, references = synthetic_set(seed)
