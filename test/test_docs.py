@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -75,8 +76,38 @@ def served(site: Path) -> Iterator[str]:
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """The site's files; ``/__wait`` answers after a tenth of a second (see ``SEARCH_PROBE``)."""
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/__wait"):
+            time.sleep(0.1)
+            self.send_response(204)
+            self.end_headers()
+            return
+        super().do_GET()
+
     def log_message(self, format: str, *args: object) -> None:
         pass
+
+
+# The search page in a frame, polled until its web worker has answered. Chromium's virtual time does not wait
+# for a worker, but it stands still while a fetch is pending: each poll waits on the server's /__wait.
+SEARCH_PROBE = """<!doctype html><html><body><div id="probe">waiting</div><script>
+const frame = document.createElement("iframe");
+frame.src = "search.html?q=QUERY";
+document.body.appendChild(frame);
+(async () => {
+  for (let i = 0; i < 300; i++) {
+    await fetch("/__wait?" + i);
+    const results = frame.contentDocument && frame.contentDocument.getElementById("mkdocs-search-results");
+    if (results && results.querySelector("article")) {
+      document.getElementById("probe").innerHTML = results.innerHTML;
+      return;
+    }
+  }
+  document.getElementById("probe").textContent = "no results after 30 s";
+})();
+</script></body></html>"""
 
 
 def _render(url: str, profile: Path) -> tuple[str, str]:
@@ -84,7 +115,7 @@ def _render(url: str, profile: Path) -> tuple[str, str]:
     run = subprocess.run(
         [need_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--no-first-run", "--disable-sync", f"--user-data-dir={profile}",
-         "--enable-logging=stderr", "--v=0", "--virtual-time-budget=10000", "--dump-dom", url],
+         "--enable-logging=stderr", "--v=0", "--virtual-time-budget=60000", "--dump-dom", url],
         capture_output=True, text=True, timeout=180, check=False,
     )  # fmt: skip
     console = [line for line in run.stderr.splitlines() if ":CONSOLE" in line]
@@ -92,13 +123,14 @@ def _render(url: str, profile: Path) -> tuple[str, str]:
 
 
 @pytest.mark.slow
-def test_site_renders_and_searches_in_chromium(served: str, tmp_path: Path) -> None:
+def test_site_renders_and_searches_in_chromium(site: Path, served: str, tmp_path: Path) -> None:
     home, console = _render(f"{served}/index.html", tmp_path / "p1")
     assert "Where to look" in home and "reference/metrics.html" in home
     assert "ERROR" not in console and "Uncaught" not in console, console
     metrics, console = _render(f"{served}/reference/metrics.html", tmp_path / "p2")
     assert "<code>nsd</code>" in metrics and "ERROR" not in console, console
-    found, console = _render(f"{served}/search.html?q=hausdorff", tmp_path / "p3")
-    results = found.partition('id="mkdocs-search-results"')[2].partition("</div>")[0]
+    (site / "search-probe.html").write_text(SEARCH_PROBE.replace("QUERY", "hausdorff"), encoding="utf-8")
+    found, console = _render(f"{served}/search-probe.html", tmp_path / "p3")
+    results = found.partition('id="probe"')[2]
     assert 'href="./reference/metrics.html' in results, results[:2000]
     assert "ERROR" not in console and "Uncaught" not in console, console
