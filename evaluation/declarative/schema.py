@@ -364,9 +364,11 @@ def _labels_and_forms(
     aggregates = table.strings("aggregates", list(record.forms[:1]))
     aggregates = [f for form in aggregates for f in (STATISTICS if form == EVALUTILS else (form,))]  # evalutils'
     allowed = declarable_forms(record)
+    statistics = f" nor a statistic ({', '.join(allowed[len(record.forms) :])} or {EVALUTILS!r})"
     for form in aggregates:
         if form not in allowed:
-            table.fail("aggregates", f"{form!r} is not one of {', '.join(allowed)} or {EVALUTILS!r} (for {metric})")
+            table.fail("aggregates", f"{form!r} is not one of {', '.join(record.forms)} (for {metric})"
+                       + (statistics if allowed != record.forms else ""))  # fmt: skip
     if not aggregates or len(set(aggregates)) != len(aggregates):
         table.fail("aggregates", "needs one or more distinct forms")
     if record.three_d and output.dimension != 3:

@@ -8,8 +8,8 @@ Reference: ISLES 2022 (github ezequieldlrosa/isles22_docker_evaluation, ``eval_m
 components of ``scipy.ndimage.label`` with the structure ``np.ones((3, 3, 3))``, i.e. 26-connected in
 3D (the code's comment says 18; the structure is 26); F1 = TP / (TP + (FP + FN) / 2) with TP the
 found and FN the missed reference lesions, FP the false predicted ones, 1.0 when neither mask has a
-lesion (``empty_value``); the lesion count difference is |#predicted - #reference lesions|. The same
-definition of detection scores ATLAS R2.0 (Liew et al. 2022).
+lesion (``empty_value``); the lesion count difference is |#predicted - #reference lesions|. (ATLAS R2.0
+describes its lesion-wise F1 alike; its code has not been checked against this module.)
 """
 
 from __future__ import annotations

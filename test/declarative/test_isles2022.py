@@ -120,8 +120,8 @@ def test_statistics_are_bootstrapped_except_none(tmp_path: Path):
         ),
         (
             {FIRST_FORMS: 'aggregates = ["median"]'},
-            "metrics[0].aggregates: 'median' is not one of mean, dataset, std, min, 25pc, 50pc, 75pc, max, count or "
-            "'evalutils' (for dice)",
+            "metrics[0].aggregates: 'median' is not one of mean, dataset (for dice) nor a statistic (std, min, 25pc, "
+            "50pc, 75pc, max, count or 'evalutils')",
         ),
         (
             {'error = "aggregates.Dice.std"': 'error = "aggregates.Dice.sd"'},
