@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import subprocess
+import uuid
 from pathlib import Path
 
 import numpy as np
@@ -33,17 +36,17 @@ FIRST_FORMS = 'aggregates = ["evalutils"]         # mean, std, min, 25pc, 50pc, 
 METRICS = ("Dice", "Volume_difference", "Lesion_count_difference", "Lesion_F1_score")
 
 
-def _compare(metrics: dict) -> int:
+def _compare(metrics: dict, golden: dict = GOLDEN) -> int:
     """Every official number equals ours (1e-9); how many were compared."""
     compared = 0
-    assert sorted(metrics["case"]) == sorted(GOLDEN["cases"])
-    for case, values in GOLDEN["cases"].items():
+    assert sorted(metrics["case"]) == sorted(golden["cases"])
+    for case, values in golden["cases"].items():
         assert metrics["case"][case].keys() == values.keys()  # the official container's per-case values only
         for metric, value in values.items():
             assert abs(metrics["case"][case][metric] - value) <= TOL, f"{case} {metric}"
             compared += 1
-    assert metrics["aggregates"].keys() == GOLDEN["aggregates"].keys()
-    for metric, statistics in GOLDEN["aggregates"].items():
+    assert metrics["aggregates"].keys() == golden["aggregates"].keys()
+    for metric, statistics in golden["aggregates"].items():
         assert metrics["aggregates"][metric].keys() == statistics.keys()
         for statistic, value in statistics.items():
             assert abs(metrics["aggregates"][metric][statistic] - value) <= TOL, f"{metric} {statistic}"
@@ -154,3 +157,64 @@ def test_a_null_error_path_fails_the_run_in_one_line(tmp_path: Path):
     done, metrics = evaluate(DECLARATION, outputs, ground_truth, tmp_path)
     assert done.returncode != 0 and metrics is None
     assert "aggregates.Dice.std" in last_line(done.stderr)
+
+
+# The official container run live, where its checkout and a Python with its pinned dependencies are at hand
+# (here: /tmp/isles-official/code, a worktree of the golden's commit, and /tmp/isles-venv with evalutils 0.3.1,
+# numpy 1.23.5, pandas 1.5.3; the golden's "environment"); skipped elsewhere (CI has neither).
+OFFICIAL_CHECKOUT = Path(os.environ.get("ISLES22_CHECKOUT", "/tmp/isles-official/code"))
+OFFICIAL_PYTHON = Path(os.environ.get("ISLES22_PYTHON", "/tmp/isles-venv/bin/python"))
+_HARNESS = """
+import json, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+import evaluation, jsonloader
+from evalutils.validators import NumberOfCasesValidator, UniqueImagesValidator, UniquePathIndicesValidator
+data = Path(sys.argv[2])
+evaluation.load_predictions_json = lambda _: jsonloader.load_predictions_json(data / "predictions.json")
+official = evaluation.Isles22()
+cases = len(json.loads((data / "predictions.json").read_text()))
+official._validators = (NumberOfCasesValidator(num_cases=cases), UniquePathIndicesValidator(), UniqueImagesValidator())
+official._ground_truth_path, official._predictions_path = data / "ground-truth", data / "input"
+official._output_file = data / "metrics.json"
+official.evaluate()
+"""
+
+
+def _official(cases: dict[str, tuple[np.ndarray, np.ndarray]], data: Path) -> dict:
+    """The official evaluation's metrics.json of ``cases`` written in its container's flat layout (the
+    ground truth named as the input image, each prediction by its job's output pk), re-keyed by case."""
+    entries = []
+    for index, (case, (reference, prediction)) in enumerate(cases.items()):
+        name, pk = f"case{index + 1:02d}_{case}.mha", str(uuid.UUID(int=(index + 1) << 96))  # a distinct first int
+        demo.write(reference, data / "ground-truth" / name)
+        demo.write(prediction, data / "input" / f"{pk}.mha")
+        entries.append({"inputs": [{"interface": {"slug": "dwi-brain-mri"}, "image": {"name": name}}],
+                        "outputs": [{"interface": {"slug": demo.OUTPUT}, "image": {"pk": pk}}]})  # fmt: skip
+    (data / "predictions.json").write_text(json.dumps(entries))
+    done = subprocess.run([str(OFFICIAL_PYTHON), "-c", _HARNESS, str(OFFICIAL_CHECKOUT), str(data)],
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    written = json.loads((data / "metrics.json").read_text())
+    names = list(cases)  # the official index: the place in the sorted ground-truth names (= the case order)
+    return {
+        "cases": {names[int(i)]: {m: written["case"][m][i] for m in written["case"]} for i in written["case"]["Dice"]},
+        "aggregates": written["aggregates"],
+    }
+
+
+_NO_OFFICIAL = not (OFFICIAL_CHECKOUT / "eval_metrics_isles.py").is_file() or not OFFICIAL_PYTHON.is_file()
+
+
+@pytest.mark.skipif(
+    _NO_OFFICIAL, reason="needs the official checkout and its Python (ISLES22_CHECKOUT, ISLES22_PYTHON)"
+)
+@pytest.mark.parametrize("seed", [1, 7, 2023])
+def test_the_declaration_equals_the_official_code_run_live(tmp_path: Path, seed: int):
+    """Other random lesions than the golden's, every number compared as ``_compare`` does."""
+    cases = demo.cases(seed)
+    official = _official(cases, tmp_path / "official")
+    demo.generate(tmp_path / "ground-truth", tmp_path / "outputs", seed)
+    done, metrics = evaluate(DECLARATION, tmp_path / "outputs", tmp_path / "ground-truth", tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert _compare(metrics, official) == 72
