@@ -6,7 +6,8 @@ difference (ml), lesion count difference and lesion F1, and each metric's mean, 
 75pc, max and count -- on the cases scripts/make_demo_isles2022.py writes. The platform input is
 written by ``python -m evaluation.make_input`` and scored by ``python -m evaluation`` in a subprocess.
 Also: the statistics of null cases (pandas describe() as the oracle), the leaderboard's error paths
-(mean ± std) and the declaration's refusals.
+(mean ± std), the declaration's refusals, and -- where its checkout and pinned Python are at hand -- the
+official container run live on other random lesions.
 """
 
 from __future__ import annotations
