@@ -32,6 +32,7 @@ from evaluation.declarative.schema import (
 )
 from evaluation.declarative.segmentation import (
     LESION_VOLUMES,
+    OVERLAP_LESIONS,
     CaseResult,
     lesion_volume_key,
     lesion_wise_key,
@@ -41,6 +42,8 @@ from evaluation.errors import ConfigurationError
 from evaluation.metrics.bootstrap import percentile_interval, resample_weights
 from evaluation.metrics.detection import ImageDetections
 from evaluation.metrics.groups import over_groups
+from evaluation.metrics.summary_statistics import STATISTICS, resampled_statistic, statistic
+from evaluation.metrics.volumes import UNITS
 
 
 def aggregate_metrics(
@@ -180,7 +183,15 @@ def _segmentation_metric(
             per = measures.surface_values(raw, ref, pred, metric.param("both_empty"), metric.param("one_empty"))
         elif metric.metric == "volume_difference":
             raw = np.array([dict(r.volumes)[volume_key(metric)] for r in rows], dtype=float)
+            if metric.param("volume") == "ml" and not metric.param("relative"):  # the worker's mm³ in ml
+                raw = raw / UNITS["ml"]
             per = measures.volume_difference_values(raw, dict(metric.params).get("empty_reference", "exclude"))
+        elif metric.metric in OVERLAP_LESIONS:  # lesions detected by any overlap (ISLES 2022)
+            found_overlap = [dict(r.overlap_lesions)[metric.param("connectivity")] for r in rows]
+            counts = np.array([[c.tp, c.fp, c.fn] for c in found_overlap], dtype=float).reshape(-1, 3)
+            per = np.array([c.count_difference for c in found_overlap], dtype=float)
+            if metric.metric == "overlap_lesion_f1":
+                per = measures.lesion_f1_values(*counts.T, metric.param("no_lesions"))
         elif metric.metric == "panoptic_quality":
             found_pq = [dict(r.panoptic)[metric.param("iou_threshold")] for r in rows]
             raw = np.array([getattr(q, metric.param("quality")) for q in found_pq], dtype=float)
@@ -210,7 +221,7 @@ def _segmentation_metric(
                 resamples[key] = np.array([np.nan])
                 continue
             averaged = per
-            mean_over = dict(metric.params).get("mean_over", "all") if form == "mean" else "all"
+            mean_over = dict(metric.params).get("mean_over", "all") if form in STATISTICS else "all"
             if not compute:
                 averaged = np.full_like(per, np.nan)  # not computed: a null mean, never one of the empty cases only
             elif mean_over == "present":
@@ -226,6 +237,8 @@ def _segmentation_metric(
             counted[path] = int(np.count_nonzero(np.isfinite(averaged)))
             arguments = (metric, form, averaged, counts, inter * scale, (ref + pred) * scale)
             values[key] = float(_form(*arguments, None)) if cases else float("nan")
+            if form == "count":  # the cases with a value, an integer
+                values[key] = int(np.count_nonzero(~np.isnan(averaged)))
             boot = _form(*arguments, weights) if weights is not None else np.array([np.nan])
             resamples[key] = np.asarray(boot, dtype=float)
     return values, resamples
@@ -539,7 +552,9 @@ def _form(
     """One aggregate form of a segmentation metric over cases (per weight row when ``weights``)."""
     if form == "mean":
         return measures.mean_over_cases(per_case, weights)
-    if metric.metric == "lesion_f1":
+    if form in STATISTICS:  # as pandas describe(), evalutils' aggregates
+        return statistic(per_case, form) if weights is None else resampled_statistic(per_case, form, weights)
+    if metric.metric in COUNTED:  # lesion_f1, overlap_lesion_f1: F1 of the summed counts
         return measures.lesion_f1_dataset(counts, metric.param("no_lesions"), weights)
     return measures.overlap_dataset(metric.metric, intersections, totals, metric.param("absent_everywhere"), weights)
 

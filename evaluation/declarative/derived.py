@@ -13,6 +13,7 @@ from typing import Any
 
 from evaluation.declarative.metric_records import (
     COUNTED,
+    EVALUTILS,
     OMITTED,
     PER_CLASS_FORMS,
     RECORDS,
@@ -20,6 +21,7 @@ from evaluation.declarative.metric_records import (
     RESAMPLINGS,
     MetricRecord,
     Param,
+    declarable_forms,
 )
 from evaluation.declarative.output_kinds import outputs_schema
 from evaluation.declarative.schema import (
@@ -137,7 +139,8 @@ def _metric_schema(record: MetricRecord) -> dict[str, Any]:
     properties: dict[str, Any] = {"metric": {"const": record.name}, **_COMMON_METRIC}
     if record.segmentation:
         properties["labels"] = {"type": "array", "items": {"type": "string"}, "minItems": 1}
-        properties["aggregates"] = {"type": "array", "items": {"enum": list(record.forms)}, "minItems": 1}
+        forms = [*declarable_forms(record), *([EVALUTILS] if declarable_forms(record) != record.forms else [])]
+        properties["aggregates"] = {"type": "array", "items": {"enum": forms}, "minItems": 1}
         properties["case_key"] = {"type": "string"}
     if record.per_class:
         properties["aggregates"] = {"type": "array", "items": {"enum": list(PER_CLASS_FORMS)}, "minItems": 1}
@@ -228,9 +231,11 @@ def json_schema() -> dict[str, Any]:
             "leaderboard": {"type": "object", "properties": {
                 "score": {"type": "string", "pattern": "^aggregates\\."}, "title": {"type": "string"},
                 "sort": {"enum": list(SORTS)}, "decimal_places": {"type": "integer"},
+                "error": {"type": "string", "pattern": "^aggregates\\."},
                 "scoring_method": {"enum": list(SCORING_METHODS)}, "columns": {"type": "array", "items": {
                     "type": "object", "properties": {"title": {"type": "string"}, "path": {"type": "string"},
-                    "order": {"enum": list(SORTS)}, "exclude_from_ranking": {"type": "boolean"}},
+                    "order": {"enum": list(SORTS)}, "exclude_from_ranking": {"type": "boolean"},
+                    "error": {"type": "string", "pattern": "^aggregates\\."}},
                     "required": ["title", "path"], "additionalProperties": False}}},
                 "required": ["score"], "additionalProperties": False},
             "report": table,

@@ -66,12 +66,14 @@ def _phase(declaration: Declaration) -> Phase:
         score_jsonpath=board.score,
         score_default_sort=board.sort,
         score_decimal_places=board.decimal_places,
+        score_error_jsonpath=board.error or None,
         extra_results_columns=tuple(
             {
                 "title": c.title,
                 "path": c.path,
                 "order": c.order,
                 **({"exclude_from_ranking": True} if c.exclude_from_ranking else {}),
+                **({"error_path": c.error} if c.error else {}),
             }
             for c in board.columns
         ),

@@ -19,6 +19,7 @@ from typing import Any
 
 from evaluation.declarative.output_kinds import Boxes, Points
 from evaluation.metrics.detection_maps import LESION_COUNTS
+from evaluation.metrics.summary_statistics import STATISTICS
 from evaluation.metrics.volumes import PRECISIONS, VOLUME_UNITS
 
 REQUIRED: Any = ...  # a parameter without a default: the declaration must give it
@@ -261,7 +262,7 @@ RECORDS: tuple[MetricRecord, ...] = (
     _distance("masd", "mean average surface distance (mm)"),
     MetricRecord("volume_difference", "volume_difference", ("segmentation",), "volume difference", ("mean",),
                  (Param("relative", bool, False), Param("absolute", bool, True),
-                  Param("volume", str, "voxels", VOLUMES),
+                  Param("volume", str, "voxels", (*VOLUMES, "ml")),
                   Param("empty_reference", (float, str), "exclude", words=("exclude",), when=("relative", True),
                         edge="an empty reference (relative)")),
                  label_image=True, resampling="cases"),
@@ -391,6 +392,20 @@ PUBLIC_SEGMENTATION: tuple[MetricRecord, ...] = (
     _lesion_wise("lesion_wise_hd95", "lesion-wise HD95 (BraTS 2023): per lesion, unmatched lesions penalty"),
 )  # fmt: skip
 RECORDS += PUBLIC_SEGMENTATION
+
+# lesion detection by any overlap (ISLES 2022; README "Segmentation metrics of public challenges")
+_ANY_OVERLAP = Param("connectivity", int, 26, (6, 18, 26), doc="lesions: the masks' connected components")
+OVERLAP_DETECTION: tuple[MetricRecord, ...] = (
+    MetricRecord("overlap_lesion_f1", "overlap_lesion_f1", ("segmentation",),
+                 "F1 of lesions found by any overlap, not one-to-one (ISLES 2022)", ("mean", "dataset", *COUNT_FORMS),
+                 (_ANY_OVERLAP, Param("no_lesions", float, 1.0, edge="neither mask has a lesion")),
+                 label_image=True, resampling="cases"),
+    MetricRecord("lesion_count_difference", "lesion_count_difference", ("segmentation",),
+                 "|#predicted - #reference lesions| (ISLES 2022)", ("mean",), (_ANY_OVERLAP,),
+                 label_image=True, resampling="cases"),
+)  # fmt: skip
+RECORDS += OVERLAP_DETECTION
+
 COUNTED = tuple(r.name for r in RECORDS if r.segmentation and "tp" in r.forms)  # per-case TP / FP / FN keys
 
 RECORD: dict[str, MetricRecord] = {record.name: record for record in RECORDS}
@@ -407,3 +422,13 @@ HEAT_MAP_CASES: tuple[MetricRecord, ...] = (
 )  # fmt: skip
 RECORDS += HEAT_MAP_CASES
 RECORD.update((record.name, record) for record in HEAT_MAP_CASES)
+
+# the summary statistics of a segmentation metric's per-case values beside its mean, as pandas describe()
+# gives them and every evalutils container writes them (``metrics.summary_statistics``); "evalutils": all
+STATISTIC_FORMS = STATISTICS[1:]
+EVALUTILS = "evalutils"
+
+
+def declarable_forms(record: MetricRecord) -> tuple[str, ...]:
+    """The aggregate forms a declaration may list for ``record``: its own, and with a mean the statistics."""
+    return (*record.forms, *STATISTIC_FORMS) if "mean" in record.forms else record.forms

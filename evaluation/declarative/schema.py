@@ -22,6 +22,7 @@ from evaluation.declarative import bounds, measures
 from evaluation.declarative.metric_records import (
     COUNT_FORMS,
     COUNTED,
+    EVALUTILS,
     NULL,
     OMITTED,
     PER_CLASS_FORMS,
@@ -30,11 +31,13 @@ from evaluation.declarative.metric_records import (
     REQUIRED,
     MetricRecord,
     Param,
+    declarable_forms,
 )
 from evaluation.declarative.output_kinds import KINDS, NONZERO, SURVIVAL_MISSING, OutputSpec, parse_output
 from evaluation.declarative.tables import KEY, NAME, SLUG, Table, type_of
 from evaluation.errors import ConfigurationError
 from evaluation.metrics.groups import GROUP_FORMS
+from evaluation.metrics.summary_statistics import STATISTICS
 from evaluation.platform.matching import IMAGE_NAME_SUFFIXES
 
 SUBMISSION_KINDS = ("jobs", "csv")  # algorithm jobs (predictions.json) or one prediction CSV
@@ -150,6 +153,7 @@ class Column:
     path: str
     order: str
     exclude_from_ranking: bool
+    error: str = ""  # the path of its error (the platform's error_path: shown as value ± error); "": none
 
 
 @dataclass(frozen=True)
@@ -160,6 +164,7 @@ class Leaderboard:
     decimal_places: int
     scoring_method: str
     columns: tuple[Column, ...]
+    error: str = ""  # the path of the score's error (the platform's score_error_jsonpath); "": none
 
 
 @dataclass(frozen=True)
@@ -366,9 +371,13 @@ def _labels_and_forms(
         if label not in label_names:
             table.fail("labels", f"{label!r} is not a label of {output.slug!r} ({', '.join(label_names)})")
     aggregates = table.strings("aggregates", list(record.forms[:1]))
+    aggregates = [f for form in aggregates for f in (STATISTICS if form == EVALUTILS else (form,))]  # evalutils'
+    allowed = declarable_forms(record)
+    statistics = f" nor a statistic ({', '.join(allowed[len(record.forms) :])} or {EVALUTILS!r})"
     for form in aggregates:
-        if form not in record.forms:
-            table.fail("aggregates", f"{form!r} is not one of {', '.join(record.forms)} (for {metric})")
+        if form not in allowed:
+            table.fail("aggregates", f"{form!r} is not one of {', '.join(record.forms)} (for {metric})"
+                       + (statistics if allowed != record.forms else ""))  # fmt: skip
     if not aggregates or len(set(aggregates)) != len(aggregates):
         table.fail("aggregates", "needs one or more distinct forms")
     if record.three_d and output.dimension != 3:
@@ -498,6 +507,7 @@ def _leaderboard(table: Table, produced: list[str]) -> Leaderboard:
                 path=path(column, "path"),
                 order=column.get("order", str, "desc", SORTS),
                 exclude_from_ranking=column.get("exclude_from_ranking", bool, False),
+                error=path(column, "error") if "error" in column.data else "",
             )
         )
         column.done()
@@ -509,6 +519,7 @@ def _leaderboard(table: Table, produced: list[str]) -> Leaderboard:
         decimal_places=table.get("decimal_places", int, 4),
         scoring_method=table.get("scoring_method", str, "abs", SCORING_METHODS),
         columns=tuple(columns),
+        error=path(table, "error") if "error" in table.data else "",
     )
     table.done()
     return board

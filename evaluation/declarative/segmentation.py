@@ -141,6 +141,7 @@ def _request(metrics: Sequence[MetricSpec], label: str, value: int | str | tuple
         volumes=tuple(volume_key(m) for m in mine if m.metric == "volume_difference"),
         lesion_volumes=tuple(dict.fromkeys(lesion_volume_key(m) for m in mine if m.metric in LESION_VOLUMES)),
         lesion_wise=tuple(dict.fromkeys(lesion_wise_key(m) for m in mine if m.metric in LESION_WISE)),
+        overlap_lesions=tuple(dict.fromkeys(m.param("connectivity") for m in mine if m.metric in OVERLAP_LESIONS)),
     )
 
 
@@ -160,8 +161,8 @@ def segmentation_task(
 
 
 def volume_key(metric: MetricSpec) -> tuple[bool, bool, bool]:
-    """How a worker keys one declared volume difference: (relative, absolute, in mm³)."""
-    return metric.param("relative"), metric.param("absolute"), metric.param("volume") == "mm3"
+    """How a worker keys one declared volume difference: (relative, absolute, in mm³; ml is mm³ / 1000)."""
+    return metric.param("relative"), metric.param("absolute"), metric.param("volume") != "voxels"
 
 
 LESION_VOLUMES = {  # autoPET's volumes: declared metric -> what ``summarise_label_maps`` measures
@@ -170,6 +171,7 @@ LESION_VOLUMES = {  # autoPET's volumes: declared metric -> what ``summarise_lab
     "reference_volume": "reference",
 }
 LESION_WISE = ("lesion_wise_dice", "lesion_wise_hd95")
+OVERLAP_LESIONS = ("overlap_lesion_f1", "lesion_count_difference")  # lesions detected by any overlap (ISLES 2022)
 
 
 def lesion_volume_key(metric: MetricSpec) -> LesionVolumeForm:

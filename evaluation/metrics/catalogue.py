@@ -49,6 +49,7 @@ from evaluation.metrics import (
     classification,
     detection,
     detection_maps,
+    lesion_detection,
     lesion_wise,
     lesions,
     overlap,
@@ -211,6 +212,10 @@ _ENTRIES = (
            reference="BraTS 2023 metrics.py get_sensitivity_and_specificity"),
     _entry("lesion_wise", lesion_wise.lesion_wise_scores, "per-case", _SURFACE, ("empty_dice", "empty_hd95"),
            "LesionWiseScores(dice, hd95, tp, fp, fn, ...)", "BraTS 2023 metrics.py get_LesionWiseScores"),
+    _entry("overlap_lesion_f1", lesion_detection.overlap_lesion_f1, "per-case", _MASKS, ("empty",),
+           reference="ISLES 2022 eval_metrics_isles.py compute_lesion_f1_score (any overlap)"),
+    _entry("lesion_count_difference", lesion_detection.lesion_count_difference, "per-case", _MASKS, (), "int",
+           "ISLES 2022 eval_metrics_isles.py compute_absolute_lesion_difference"),
 )  # fmt: skip
 
 CATALOGUE: dict[str, Metric] = {entry.name: entry for entry in _ENTRIES}

@@ -22,6 +22,7 @@ import numpy as np
 
 from evaluation.metrics import checks
 from evaluation.metrics.boxes import bounding_box, crop_padded, cropped_pair
+from evaluation.metrics.lesion_detection import OverlapDetection, overlap_detection
 from evaluation.metrics.lesion_wise import LesionWiseScores, lesion_wise_scores
 from evaluation.metrics.lesions import LesionCounts, PanopticQuality, pair_lesions, panoptic_from_matches
 from evaluation.metrics.overlap import volume_difference
@@ -54,6 +55,7 @@ class LabelRequest:
     volumes: tuple[VolumeForm, ...] = ()
     lesion_volumes: tuple[LesionVolumeForm, ...] = ()
     lesion_wise: tuple[LesionWiseForm, ...] = ()
+    overlap_lesions: tuple[int, ...] = ()  # lesions detected by any overlap, at each connectivity (ISLES 2022)
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,7 @@ class LabelNumbers:
     panoptic: tuple[tuple[float, PanopticQuality], ...] = ()  # NaN qualities: no instance in either map
     lesion_volumes: tuple[tuple[LesionVolumeForm, float], ...] = ()  # NaN: false negatives of an empty reference
     lesion_wise: tuple[tuple[LesionWiseForm, LesionWiseScores], ...] = ()
+    overlap_lesions: tuple[tuple[int, OverlapDetection], ...] = ()  # (connectivity, counts)
 
 
 @dataclass(frozen=True)
@@ -155,6 +158,7 @@ def summarise_label_maps(
             (form, lesion_wise_scores(r, p, spacing, form[0], form[1], form[2], form[3], penalty=form[4]))
             for form in request.lesion_wise
         )
+        numbers["overlap_lesions"] = tuple((c, overlap_detection(r, p, c)) for c in request.overlap_lesions)
         counts = (int(np.count_nonzero(r)), int(np.count_nonzero(p)), int(np.count_nonzero(r & p)))
         labels[key] = LabelNumbers(*counts, **numbers)  # type: ignore[arg-type]
     return CaseSegmentation(voxel_volume, labels, box is None, size)
