@@ -316,3 +316,59 @@ def test_value_outputs_per_case_over_the_set_and_by_group(tmp_path, evaluate_cli
     for site, value in by_site.items():
         close(aggregates["separation_by_group"][site], value, site)
     close(aggregates["separation"], float(np.mean(list(by_site.values()))), "separation over groups")
+
+
+def test_the_readme_worked_example(tmp_path, evaluate_cli):
+    """The README's worked example as written there (its rules.py and its two [[metrics]]), run end to end."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### Your own metric in Python") : readme.index("### More catalogue metrics")]
+    code = section.split("```python\n", 1)[1].split("\n```", 1)[0]
+    metrics = section.split("```toml\n", 1)[1].split("\n```", 1)[0]
+    toml = own(tmp_path / "decl", 'output = "lesion-mask"\nfunction = "rules.py:lesion_count_difference"',
+               score="lesion_count_difference_mean", rules=code)  # fmt: skip
+    text = toml.read_text()
+    toml.write_text(text[: text.index("[[metrics]]")] + metrics + "\n" + text[text.index("[leaderboard]") :])
+    ground_truth, input_dir, data = write_case_files(tmp_path, toml)
+    run = evaluate_cli(str(toml), input_dir, "--set", "bootstrap_resamples=50", ground_truth=ground_truth)
+    assert run.exit_code == 0, run.stderr
+    aggregates = run.metrics["aggregates"]
+    structure = np.ones((3, 3, 3))
+    counts = [ndimage.label(data["pred"][c], structure)[1] - ndimage.label(data["ref"][c], structure)[1] for c in CASES]
+    close(aggregates["lesion_count_difference_mean"], float(np.mean(counts)), "mean")
+    close(aggregates["lesion_count_difference_median"], float(np.median(counts)), "median")
+    close_ci(aggregates, "lesion_count_difference_mean",
+             bootstrap_ci(lambda d: np.mean(np.array(counts)[d]), 12, 50, 0, 0.95))  # fmt: skip
+    p, y = np.array([data["p"][c] for c in CASES]), np.array([data["y"][c] for c in CASES])
+    close(aggregates["separation_gap"], float(p[y == 1].mean() - p[y == 0].mean()), "gap")
+    assert aggregates["separation_positives"] == float((y == 1).sum())
+    assert {"separation_gap_ci_low", "separation_positives_ci_high"} <= set(aggregates)
+
+
+def _in_build_context(path: str) -> bool:
+    """Whether ``docker build .`` sends ``path`` (relative to the repository): .dockerignore's patterns in
+    order, the last that matches decides ("!" lets through; a folder's pattern covers what is below it)."""
+    included = True
+    for line in (REPO / ".dockerignore").read_text().splitlines():
+        pattern = line.strip()
+        if not pattern or pattern.startswith("#"):
+            continue
+        allow, pattern = pattern.startswith("!"), pattern.removeprefix("!")
+        parts = path.split("/")
+        prefixes = ["/".join(parts[: k + 1]) for k in range(len(parts))]
+        if pattern.startswith("**/"):
+            matched = any(fnmatch.fnmatchcase(part, pattern[3:]) for part in parts)
+        else:
+            matched = any(fnmatch.fnmatchcase(prefix, pattern) for prefix in prefixes)
+        if matched:
+            included = allow
+    return included
+
+
+def test_build_sh_puts_a_packaged_declarations_code_in_the_image():
+    """A packaged declaration (evaluation/declarations/<name>.toml) keeps its rules.py beside it: the build
+    context of ./build.sh holds both; the tests' own fixtures stay out."""
+    assert _in_build_context("evaluation/declarations/kits-example.toml")
+    assert _in_build_context("evaluation/declarations/rules.py")
+    assert _in_build_context("evaluation/declarations/my-challenge/rules.py")
+    assert not _in_build_context("evaluation/declarations/__pycache__/rules.cpython-311.pyc")
+    assert not _in_build_context("test/declarative/open_interface/rules.py")
