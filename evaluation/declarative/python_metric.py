@@ -21,6 +21,7 @@ declaration's folder (never a participant's) and run with the evaluation's right
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import importlib.util
 import inspect
@@ -258,9 +259,20 @@ class CaseCall:
     nan: float | str
 
     def run(self, case: str, prediction: Any, reference: Any, context: CaseContext) -> dict[str, float]:
+        """The function on the case's values (read-only arrays, copies of anything else: what it changes
+        changes nothing of the evaluation)."""
         where = f"case {case}"
-        return returned(self.function, where, self.function.call(where, prediction, reference, context),
-                        self.names, self.nan)  # fmt: skip
+        found = self.function.call(where, _untouchable(prediction), _untouchable(reference), context)
+        return returned(self.function, where, found, self.names, self.nan)
+
+
+def _untouchable(value: Any) -> Any:
+    """An array as a read-only view, anything else a deep copy."""
+    if isinstance(value, np.ndarray):
+        view = value.view()
+        view.flags.writeable = False
+        return view
+    return copy.deepcopy(value)
 
 
 @dataclass(frozen=True)
@@ -329,7 +341,8 @@ def set_value(
 ) -> dict[str, float]:
     """The whole-set function on these cases (label -> value)."""
     where = "the set of cases" if context.resample is None else f"bootstrap resample {context.resample}"
-    return returned(fn, where, fn.call(where, predictions, references, context), tuple(metric.labels), nan)
+    found = fn.call(where, _untouchable(predictions), _untouchable(references), context)
+    return returned(fn, where, found, tuple(metric.labels), nan)
 
 
 def set_aggregates(

@@ -170,6 +170,35 @@ def mean_likelihood(predictions, references, context):
     return float(np.mean(predictions[references == 1]) - np.mean(predictions[references == 0]))
 
 
+def infinite(prediction, reference, context):
+    return math.inf
+
+
+def boolean(prediction, reference, context):
+    return True
+
+
+def exhausts(prediction, reference, context):
+    raise MemoryError
+
+
+def sleeps(prediction, reference, context):
+    import time
+
+    time.sleep(120)
+
+
+def clears(prediction, reference, context):
+    prediction[...] = 0
+    return 0.0
+
+
+def fails_on_a_resample(predictions, references, context):
+    if context.resample == 4:
+        raise ZeroDivisionError("division by zero")
+    return float(np.mean(predictions))
+
+
 def spacing(prediction, reference, context):
     return {"z": context.spacing[0], "x": context.spacing[2], "voxels": float(prediction.size)}
 """
@@ -260,12 +289,20 @@ def test_phase_checks_the_signature(tmp_path, capsys):
         ('function = "rules.py:text"', "rules.py: text: case case*: returned str 'high', not a number"),
         ('function = "rules.py:wrong_names"\nreturns = ["b"]\nkey = "{name}_{label}_{form}"',
          "rules.py: wrong_names: case case*: returned the names a, not b (returns)"),
+        ('function = "rules.py:infinite"', "rules.py: infinite: case case*: returned inf, not a finite number"),
+        ('function = "rules.py:boolean"', "rules.py: boolean: case case*: returned bool 'True', not a number"),
+        ('function = "rules.py:clears"', "rules.py: clears: case case*: ValueError: assignment destination is "
+         "read-only"),
+        ('function = "rules.py:exhausts"', "Case case*: the evaluation ran out of memory * while scoring this case "
+         "in a worker process."),
+        ('function = "rules.py:sleeps"', "the evaluation of case case* took longer than 10 s and was stopped."),
     ],
 )  # fmt: skip
 def test_a_failing_function_is_one_line_and_no_metrics(tmp_path, evaluate_cli, keys, line):
     toml = own(tmp_path / "decl", SEG + keys, score="own_b_mean" if "returns" in keys else "own_mean")
     ground_truth, input_dir, _ = write_case_files(tmp_path, toml)
-    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    timeout = ("--case-timeout", "10") if "sleeps" in keys else ()
+    run = evaluate_cli(str(toml), input_dir, *timeout, ground_truth=ground_truth)
     assert run.exit_code != 0
     assert fnmatch.fnmatchcase(run.last_error_line, f"*{line}"), run.stderr  # (case*: whichever worker is first)
     assert "Traceback" not in run.stderr
@@ -372,3 +409,31 @@ def test_build_sh_puts_a_packaged_declarations_code_in_the_image():
     assert _in_build_context("evaluation/declarations/my-challenge/rules.py")
     assert not _in_build_context("evaluation/declarations/__pycache__/rules.cpython-311.pyc")
     assert not _in_build_context("test/declarative/open_interface/rules.py")
+
+
+def test_a_set_function_failing_on_a_bootstrap_resample_is_one_line(tmp_path, evaluate_cli):
+    metric = (
+        'output = "malignancy-likelihood"\nover = "set"\nfunction = "rules.py:fails_on_a_resample"\nbootstrap = true'
+    )
+    toml = own(tmp_path / "decl", metric, score="own")
+    ground_truth, input_dir, _ = write_case_files(tmp_path, toml)
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code != 0
+    assert run.last_error_line.endswith(
+        "rules.py: fails_on_a_resample: bootstrap resample 4: ZeroDivisionError: division by zero"
+    ), run.stderr
+    assert not (run.output / "metrics.json").exists()
+
+
+def test_a_replay_names_a_changed_code_file(tmp_path, evaluate_cli, capsys):
+    from evaluation.compare import replay
+
+    toml = own(tmp_path / "decl", SEG + 'function = "rules.py:count"')
+    ground_truth, input_dir, _ = write_case_files(tmp_path, toml)
+    run = evaluate_cli(str(toml), input_dir, "--provenance", ground_truth=ground_truth)
+    assert run.exit_code == 0, run.stderr
+    rules = tmp_path / "decl" / "rules.py"
+    rules.write_text(rules.read_text().replace("- float(np.count_nonzero(reference))", "+ 0.0"))
+    capsys.readouterr()
+    assert replay(run.output / "provenance.json") != 0
+    assert f"Warning: the code file {rules} changed since the record" in capsys.readouterr().out
