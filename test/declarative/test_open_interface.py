@@ -51,8 +51,11 @@ def cases_data(seed: int = 5) -> tuple[dict, dict, dict, dict]:
     return references, predictions, labels, likelihoods
 
 
-def write_case_files(root: Path, declaration: Path = DECLARATION, seed: int = 5) -> tuple[Path, Path, dict]:
-    """The ground truth and the platform input of ``cases_data``; (ground truth, input, data)."""
+def write_case_files(
+    root: Path, declaration: Path = DECLARATION, seed: int = 5, without: frozenset[str] = frozenset()
+) -> tuple[Path, Path, dict]:
+    """The ground truth and the platform input of ``cases_data`` (the cases ``without`` have no outputs but a
+    job); (ground truth, input, data)."""
     references, predictions, labels, likelihoods = cases_data(seed)
     ground_truth = root / "gt"
     (ground_truth / "masks").mkdir(parents=True)
@@ -69,7 +72,8 @@ def write_case_files(root: Path, declaration: Path = DECLARATION, seed: int = 5)
         predicted.SetSpacing((0.5, 0.7, 2.0))
         path = root / f"{case}-pred.mha"
         sitk.WriteImage(predicted, str(path))
-        jobs.append(JobSpec(challenge.job_inputs(case), {mask: path, likelihood: likelihoods[case]}))
+        outputs = {} if case in without else {mask: path, likelihood: likelihoods[case]}
+        jobs.append(JobSpec(challenge.job_inputs(case), outputs))
     write_input(root / "input", jobs)
     return ground_truth, root / "input", {"ref": references, "pred": predictions, "y": labels, "p": likelihoods}
 
@@ -191,6 +195,10 @@ def sleeps(prediction, reference, context):
 def clears(prediction, reference, context):
     prediction[...] = 0
     return 0.0
+
+
+def cases(predictions, references, context):
+    return float(len(predictions))
 
 
 def fails_on_a_resample(predictions, references, context):
@@ -437,3 +445,26 @@ def test_a_replay_names_a_changed_code_file(tmp_path, evaluate_cli, capsys):
     capsys.readouterr()
     assert replay(run.output / "provenance.json") != 0
     assert f"Warning: the code file {rules} changed since the record" in capsys.readouterr().out
+
+
+def test_missing_policies_apply(tmp_path, evaluate_cli):
+    """An absent mask under "empty-mask" reaches the function as zeros; an absent likelihood under "exclude"
+    reaches neither the per-case nor the whole-set function."""
+    metric = (
+        SEG + 'function = "rules.py:count"\n[[metrics]]\nname = "error"\nmetric = "python"\n'
+        'output = "malignancy-likelihood"\nfunction = "rules.py:absolute_error"\n[[metrics]]\nname = "n"\n'
+        'metric = "python"\noutput = "malignancy-likelihood"\nover = "set"\nfunction = "rules.py:cases"'
+    )
+    toml = own(tmp_path / "decl", metric)
+    text = toml.read_text().replace("labels = { lesion = 1 }", 'labels = { lesion = 1 }\nmissing = "empty-mask"')
+    toml.write_text(text.replace("range = [0, 1]", 'range = [0, 1]\nmissing = "exclude"'))
+    ground_truth, input_dir, data = write_case_files(tmp_path, toml, without=frozenset({"case01", "case05"}))
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert run.exit_code == 0, run.stderr
+    per_case = run.metrics["case"]
+    for case in ("case01", "case05"):
+        assert per_case[case]["own"] == -float(np.count_nonzero(data["ref"][case]))  # the empty mask
+        assert "error" not in per_case[case]
+    assert run.metrics["aggregates"]["n"] == 10.0
+    kept = [abs(data["p"][c] - data["y"][c]) for c in CASES if c not in ("case01", "case05")]
+    close(run.metrics["aggregates"]["error_mean"], float(np.mean(kept)), "mean over the scored cases")
