@@ -99,7 +99,7 @@ class Function:
             return function(*arguments)
         except (EvaluationError, MemoryError):
             raise
-        except Exception as error:  # the organizer's code: any failure is one line
+        except (Exception, SystemExit) as error:  # the organizer's code: any failure is one line
             raise self.problem(where, f"{type(error).__name__}: {error}") from None
 
 
@@ -117,7 +117,7 @@ def _module(path: str, shown: str) -> ModuleType:
         sys.modules[name] = module  # (dataclasses and pickling look their module up there)
         try:
             spec.loader.exec_module(module)
-        except Exception as error:  # the organizer's code
+        except (Exception, SystemExit) as error:  # the organizer's code
             del sys.modules[name]
             raise ConfigurationError(f"{shown}: cannot be imported ({type(error).__name__}: {error}).") from None
         _MODULES[path] = module

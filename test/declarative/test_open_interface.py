@@ -197,6 +197,10 @@ def clears(prediction, reference, context):
     return 0.0
 
 
+def exits(prediction, reference, context):
+    raise SystemExit(3)
+
+
 def cases(predictions, references, context):
     return float(len(predictions))
 
@@ -303,6 +307,7 @@ def test_phase_checks_the_signature(tmp_path, capsys):
          "read-only"),
         ('function = "rules.py:exhausts"', "Case case*: the evaluation ran out of memory * while scoring this case "
          "in a worker process."),
+        ('function = "rules.py:exits"', "rules.py: exits: case case*: SystemExit: 3"),
         ('function = "rules.py:sleeps"', "the evaluation of case case* took longer than 10 s and was stopped."),
     ],
 )  # fmt: skip
@@ -468,3 +473,16 @@ def test_missing_policies_apply(tmp_path, evaluate_cli):
     assert run.metrics["aggregates"]["n"] == 10.0
     kept = [abs(data["p"][c] - data["y"][c]) for c in CASES if c not in ("case01", "case05")]
     close(run.metrics["aggregates"]["error_mean"], float(np.mean(kept)), "mean over the scored cases")
+
+
+def test_the_editors_schema_accepts_the_declaration_and_refuses_a_misspelt_key():
+    jsonschema = pytest.importorskip("jsonschema")
+    import tomllib
+
+    from evaluation.declarative import derived
+
+    validator = jsonschema.Draft202012Validator(derived.json_schema())
+    data = tomllib.loads(DECLARATION.read_text())
+    assert [error.message for error in validator.iter_errors(data)] == []
+    data["metrics"][0]["funtion"] = data["metrics"][0].pop("function")
+    assert list(validator.iter_errors(data))
