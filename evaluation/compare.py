@@ -126,6 +126,10 @@ def replay(record_path: Path, tolerance: float = 1e-9) -> int:
     declaration = command.get("declaration")
     if declaration and (not Path(declaration).is_file() or file_sha256(Path(declaration)) != hashes["declaration"]):
         changed.append(f"the declaration {declaration} changed since the record")
+    for name, digest in (hashes.get("code") or {}).items() if declaration else ():  # its python metrics' files
+        code = Path(declaration).parent / name
+        if not code.is_file() or file_sha256(code) != digest:
+            changed.append(f"the code file {code} changed since the record")
     for line in changed:
         print(f"Warning: {line}")
     with tempfile.TemporaryDirectory(prefix="gc-replay-") as scratch:

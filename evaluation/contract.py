@@ -213,6 +213,11 @@ class Challenge(ABC):
             f"{self.name} is a prediction-file phase: put the participant's CSV at /input/predictions.csv."
         )
 
+    def code_files(self) -> tuple[Path, ...]:
+        """The organizer's code files the scoring runs besides this package (a declaration's python
+        metrics); the provenance record hashes them."""
+        return ()
+
     def phase_for(self, settings: Mapping[str, Any]) -> Phase:
         """The phase under ``settings`` (a challenge whose leaderboard depends on an option overrides)."""
         return self.phase

@@ -112,6 +112,6 @@ def evaluate(
             Path(challenge_name) if challenge_name.endswith(".toml") else DECLARATIONS / f"{challenge.name}.toml"
         )
         document = record(challenge_name, input_dir, output_dir, gt_dir, overrides or {}, settings, case_results,
-                          declaration if declaration.is_file() else None)  # fmt: skip
+                          declaration if declaration.is_file() else None, challenge.code_files())  # fmt: skip
         log(f"Wrote the reproducibility record {write_record(output_dir, document)}")
     return metrics

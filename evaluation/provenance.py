@@ -6,7 +6,8 @@ The record: the evaluation's version and the image digest when the image knows i
 (``$EVALUATION_IMAGE_DIGEST``), Python's and every scoring library's version, the command's
 challenge, options, seed and case-results mode, and the SHA-256 of the predictions (every file of
 the input folder), of the ground truth (every file of its folder), of the declaration (a declared
-challenge) and of metrics.json itself. metrics.json is not changed.
+challenge), of the organizer's Python files its python metrics run (``sha256.code``, when there are
+any) and of metrics.json itself. metrics.json is not changed.
 """
 
 from __future__ import annotations
@@ -63,8 +64,10 @@ def record(
     settings: Mapping[str, Any],
     case_results: str,
     declaration: Path | None,
+    code: tuple[Path, ...] = (),
 ) -> dict[str, Any]:
-    """The record of the run that just wrote ``output_dir/metrics.json``."""
+    """The record of the run that just wrote ``output_dir/metrics.json``; ``code``: the organizer's Python
+    files a declaration's python metrics run (their SHA-256 under ``sha256.code``, by path beside it)."""
     return {
         "evaluation": __version__,
         "image_digest": os.environ.get("EVALUATION_IMAGE_DIGEST") or None,
@@ -85,8 +88,15 @@ def record(
             "ground_truth": tree_sha256(ground_truth),
             "declaration": file_sha256(declaration) if declaration is not None else None,
             "metrics.json": file_sha256(output_dir / "metrics.json"),
+            **({"code": {_beside(path, declaration): file_sha256(path) for path in code}} if code else {}),
         },
     }
+
+
+def _beside(path: Path, declaration: Path | None) -> str:
+    """A code file's name as its declaration names it (relative to its folder), else its full path."""
+    folder = declaration.resolve().parent if declaration is not None else None
+    return path.relative_to(folder).as_posix() if folder and path.is_relative_to(folder) else str(path)
 
 
 def write_record(output_dir: Path, document: Mapping[str, Any]) -> Path:

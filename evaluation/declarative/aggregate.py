@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from evaluation.declarative import measures
+from evaluation.declarative import measures, python_metric
 from evaluation.declarative.heat_maps import heat_map_case_values
 from evaluation.declarative.metric_records import COUNTED, HEAT_MAP_CASES, NULL, PUBLIC_SEGMENTATION, RECORD
 from evaluation.declarative.output_kinds import MISCLASSIFIED, OutputSpec
@@ -69,6 +69,8 @@ def aggregate_metrics(
             key = metric.key("", "value")
             values = {key: float(np.mean([value for value, _ in parts]))}
             resamples = {key: np.mean([boot for _, boot in parts], axis=0)}
+        elif metric.metric == python_metric.PYTHON and not metric.groups:  # the organizer's function
+            values, resamples = _python_metric(declaration, metric, results, reference, settings, per_case)
         elif (output := declaration.output(metric.output)).type.scoring == "segmentation" and not metric.groups:
             cases = [c for c in reference.cases if output.slug in results[c].segmentations]
             place = (declaration.outputs.index(output), position)
@@ -77,7 +79,9 @@ def aggregate_metrics(
             )
         elif metric.groups:  # the metric per group of cases, combined over the groups
             score = partial(_case_set_values, output, results, reference, settings, per_case)
-            if output.type.scoring == "segmentation":
+            if metric.metric == python_metric.PYTHON:
+                score = partial(_python_set_values, declaration.folder, output, results, reference)
+            elif output.type.scoring == "segmentation":
                 place = (declaration.outputs.index(output), position)
                 score = partial(_segmentation_values, declared, results, settings, per_case, counted, place, slots)
             values, resamples, found = _grouped_metric(metric, output, results, reference, score)
@@ -428,6 +432,18 @@ def _case_set_values(
     return _case_set_metric(metric, output, cases, results, reference, settings, per_case)[0]
 
 
+def _python_set_values(
+    folder: str,
+    output: OutputSpec,
+    results: Mapping[str, CaseResult],
+    reference: DeclaredReference,
+    metric: MetricSpec,
+    cases: list[str],
+) -> dict[str, float]:
+    """A whole-set python metric's values on a group's cases; a NaN leaves the group undefined."""
+    return _python_set(metric, folder, output, cases, results, reference, {}, math.nan)[0]
+
+
 def _segmentation_values(
     declared: Declaration,
     results: Mapping[str, CaseResult],
@@ -557,6 +573,58 @@ def _form(
     if metric.metric in COUNTED:  # lesion_f1, overlap_lesion_f1: F1 of the summed counts
         return measures.lesion_f1_dataset(counts, metric.param("no_lesions"), weights)
     return measures.overlap_dataset(metric.metric, intersections, totals, metric.param("absent_everywhere"), weights)
+
+
+def _python_metric(
+    declaration: Declaration,
+    metric: MetricSpec,
+    results: Mapping[str, CaseResult],
+    reference: DeclaredReference,
+    settings: Mapping[str, Any],
+    per_case: dict[str, dict[str, Any]],
+) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+    """A python metric (``python_metric``): per case, the values the workers returned (written per case,
+    then the declared forms over the cases); over the set, the function on the scored cases' values."""
+    output = declaration.output(metric.output)
+    if metric.param("over") == "set":
+        cases = [c for c in reference.cases if output.slug in results[c].values]
+        return _python_set(metric, declaration.folder, output, cases, results, reference, settings)
+    cases = [c for c in reference.cases if metric.name in results[c].python]
+    labels = metric.labels or ("",)
+    per = {label: np.array([results[c].python[metric.name][label] for c in cases], dtype=float) for label in labels}
+    if metric.case_key:
+        for index, case in enumerate(cases):
+            per_case[case].update({metric.per_case_key(label): float(per[label][index]) for label in labels})
+    return python_metric.case_aggregates(metric, per, _weights(len(cases), settings, metric))
+
+
+def _python_set(
+    metric: MetricSpec,
+    folder: str,
+    output: OutputSpec,
+    cases: list[str],
+    results: Mapping[str, CaseResult],
+    reference: DeclaredReference,
+    settings: Mapping[str, Any],
+    nan: float | str | None = None,
+) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+    """A whole-set python metric on ``cases``' values (a probabilities output: a cases x classes matrix) and
+    references, in case order; ``nan``: the declared one unless given."""
+    if not cases:  # nothing scored: no value (null), the function is not called
+        keys = [key for _, _, key in metric_keys(metric)]
+        return {key: math.nan for key in keys}, {key: np.array([np.nan]) for key in keys}
+    if output.type.per_class:
+        predictions = np.array([[results[c].values[output.slug][k] for k in output.classes] for c in cases], float)
+        predictions = predictions.reshape(len(cases), len(output.classes))
+    else:
+        predictions = np.array([results[c].values[output.slug] for c in cases])
+    references = np.array([reference.values[output.slug][c] for c in cases])
+    context = python_metric.SetContext(tuple(cases), output.slug, output.classes)
+    if nan is not None:
+        metric = dataclasses.replace(metric, params=(*metric.params, ("nan", nan)))
+    fn = python_metric.function_of(dict(metric.params), folder)
+    weights = _weights(len(cases), settings, metric)
+    return python_metric.set_aggregates(metric, fn, predictions, references, context, weights)
 
 
 # an output kind's ``scoring`` -> the aggregation of its metrics over the cases with a value

@@ -24,6 +24,7 @@ from evaluation.declarative.metric_records import (
     declarable_forms,
 )
 from evaluation.declarative.output_kinds import outputs_schema
+from evaluation.declarative.python_metric import CASE_FORMS, NAN_WORDS, OVER, PYTHON
 from evaluation.declarative.schema import (
     COMBINED,
     INCOMPLETE_GROUP,
@@ -102,6 +103,12 @@ def metric_table() -> str:
         )
     rows.append(f"| `{COMBINED}` | aggregates declared before | | one value | `of` = required (two or more "
                 "aggregate paths) | | the mean of its parts, resample by resample |")  # fmt: skip
+    rows.append(f"| `{PYTHON}` | segmentation, number, boolean, choice, probabilities | the organizer's function "
+                f"(\"Your own metric in Python\") | over = `case`: {', '.join(f'`{f}`' for f in CASE_FORMS)}; "
+                "`set`: one value | `function` = required (`file.py:name` beside the declaration); `over` = `case` "
+                "(or `set`: value outputs); `returns` = none (a list of names) | `nan` = `error` (or a number; "
+                "per case also `exclude`): a NaN returned | per case: the per-case values of the resampled cases; "
+                "over the set: the function on each resample's drawn cases |")  # fmt: skip
     return "\n".join(rows) + "\n"
 
 
@@ -177,8 +184,21 @@ _COMMON_METRIC = {
 }
 
 
+_PYTHON = {
+    "type": "object",
+    "properties": {"metric": {"const": PYTHON}, **_COMMON_METRIC, **_GROUPS,
+                   "function": {"type": "string", "pattern": r"^.+\.py:[A-Za-z_][A-Za-z0-9_]*$"},
+                   "over": {"enum": list(OVER)}, "returns": {**_STRINGS, "minItems": 1},
+                   "aggregates": {"type": "array", "items": {"enum": list(CASE_FORMS)}, "minItems": 1},
+                   "nan": {"anyOf": [{"type": "number"}, {"enum": list(NAN_WORDS["case"])}]},
+                   "case_key": {"type": "string"}},
+    "required": ["metric", "output", "function"],
+    "additionalProperties": False,
+}  # fmt: skip
+
+
 def _metrics_schema() -> dict[str, Any]:
-    names = [record.name for record in RECORDS] + [COMBINED]
+    names = [record.name for record in RECORDS] + [COMBINED, PYTHON]
     mean = {
         "type": "object",
         "properties": {"metric": {"const": COMBINED}, **{k: v for k, v in _COMMON_METRIC.items() if k != "output"},
@@ -186,7 +206,7 @@ def _metrics_schema() -> dict[str, Any]:
         "required": ["metric", "of"],
         "additionalProperties": False,
     }  # fmt: skip
-    branches = [(record.name, _metric_schema(record)) for record in RECORDS] + [(COMBINED, mean)]
+    branches = [(record.name, _metric_schema(record)) for record in RECORDS] + [(COMBINED, mean), (PYTHON, _PYTHON)]
     return {
         "type": "object",
         "properties": {"metric": {"enum": names}},

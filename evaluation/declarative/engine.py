@@ -36,6 +36,7 @@ from evaluation.declarative.answers import (
     read_cell,
     read_table,
 )
+from evaluation.declarative.python_metric import code_files, value_cases
 from evaluation.declarative.reference import DeclaredReference, load_declared_reference, strip_marker
 from evaluation.declarative.schema import SEGMENTATION_METRICS, Declaration, load, with_options
 from evaluation.declarative.segmentation import (
@@ -110,6 +111,9 @@ class DeclaredChallenge(Challenge):
         names = {i.slug: i.name.replace("{case}", case) for i in self.declaration.inputs}
         return {socket: names[socket.slug] for socket in self.phase.inputs}
 
+    def code_files(self) -> tuple[Path, ...]:
+        return code_files(self.declaration.metrics, self.declaration.folder)
+
     def in_force(self, settings: Mapping[str, Any]) -> Declaration:
         """The declaration with the declared options of ``settings`` applied."""
         return with_options(self.declaration, settings)
@@ -152,7 +156,8 @@ class DeclaredChallenge(Challenge):
                 named = declaration.cases.named(case)
                 absent = partial(no_output, output, case)
                 add_value(declaration, output, case, named, raw, absent, reference, values, submitted)
-            tasks.append(CaseTask(case, CasePayload(tuple(segmentations), values, submitted)))
+            python = _python_cases(declaration, reference, case, values)
+            tasks.append(CaseTask(case, CasePayload(tuple(segmentations), values, submitted, python)))
         return Prepared(tasks, matched.missing)
 
     # ------------------------------------------------------------------------ prediction-file phases
@@ -189,7 +194,8 @@ class DeclaredChallenge(Challenge):
                     raw, named = read_cell(declaration, output, table, case)
                 absent = partial(no_cell, table, output, case, word)
                 add_value(declaration, output, case, named, raw, absent, reference, values, submitted)
-            tasks.append(CaseTask(case, CasePayload((), values, submitted)))
+            python = _python_cases(declaration, reference, case, values)
+            tasks.append(CaseTask(case, CasePayload((), values, submitted, python)))
         return Prepared(tasks, missing)
 
     def write_prediction_file(self, outputs_dir: Path, output_dir: Path) -> list[str]:
@@ -288,9 +294,15 @@ class DeclaredChallenge(Challenge):
     @staticmethod
     def score_case(task: CaseTask, settings: Mapping[str, Any]) -> CaseResult:
         numbers = {}
+        python = {value.call.metric: value.run() for value in task.payload.python}  # (value outputs)
         for segmentation in task.payload.segmentations:
             try:
-                numbers[segmentation.slug] = segmentation.score(task.case)
+                with_python = getattr(segmentation, "score_with_python", None)  # (another image kind: none)
+                if with_python is None:
+                    numbers[segmentation.slug] = segmentation.score(task.case)
+                else:
+                    numbers[segmentation.slug], found = with_python(task.case)
+                    python.update(found)
             except EvaluationError:
                 raise
             except RuntimeError as error:  # SimpleITK failures on a submitted file
@@ -298,7 +310,7 @@ class DeclaredChallenge(Challenge):
                 raise SubmissionError(
                     f"The {what} of {task.case} could not be evaluated ({error.__class__.__name__}).", task.case
                 ) from None
-        return CaseResult(numbers, dict(task.payload.values), dict(task.payload.submitted))
+        return CaseResult(numbers, dict(task.payload.values), dict(task.payload.submitted), python)
 
     def aggregate(
         self,
@@ -349,6 +361,19 @@ class DeclaredChallenge(Challenge):
             },
             **last,
         })  # fmt: skip
+
+
+def _python_cases(
+    declaration: Declaration, reference: DeclaredReference, case: str, values: Mapping[str, Any]
+) -> tuple[Any, ...]:
+    """A case's per-case python metrics of value outputs, with the value and its reference (for the worker)."""
+    return tuple(
+        call
+        for output in declaration.outputs
+        if output.type.value and output.slug in values
+        for call in value_cases(declaration.metrics, output, case, values, reference.values[output.slug][case],
+                                declaration.folder)
+    )  # fmt: skip
 
 
 def _in_process(declaration: Declaration) -> bool:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evaluation.declarative import bounds, measures
+from evaluation.declarative import bounds, measures, python_metric
 from evaluation.declarative.metric_records import (
     COUNT_FORMS,
     COUNTED,
@@ -34,6 +34,7 @@ from evaluation.declarative.metric_records import (
     declarable_forms,
 )
 from evaluation.declarative.output_kinds import KINDS, NONZERO, SURVIVAL_MISSING, OutputSpec, parse_output
+from evaluation.declarative.python_metric import PYTHON
 from evaluation.declarative.tables import KEY, NAME, SLUG, Table, type_of
 from evaluation.errors import ConfigurationError
 from evaluation.metrics.groups import GROUP_FORMS
@@ -219,6 +220,7 @@ class Declaration:
     report: Report = Report()
     submission: Submission = Submission()
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    folder: str = field(default="", compare=False)  # the declaration's folder (python metrics' files are there)
 
     def output(self, slug: str) -> OutputSpec:
         return next(o for o in self.outputs if o.slug == slug)
@@ -240,7 +242,11 @@ def metric_keys(metric: MetricSpec) -> list[tuple[str, str, str]]:
     """(label, form, key) of every aggregate of one metric: per label and form for a segmentation
     metric (default key ``<name>_<label>_<form>``); per class (``<name>_<class>``) then the macro
     mean (``<name>_macro``) for a per-class metric of a probabilities output; one ``<name>`` for any
-    other case-level output metric."""
+    other case-level output metric; a python metric's per returned name (label) and form ("value": over
+    the set)."""
+    if metric.metric == PYTHON:
+        forms = metric.aggregates or ("value",)
+        return [(label, form, metric.key(label, form)) for label in metric.labels or ("",) for form in forms]
     if metric.metric in SEGMENTATION_METRICS:
         return [(label, form, metric.key(label, form)) for label in metric.labels for form in metric.aggregates]
     if metric.aggregates:  # per class and macro (labels: the classes)
@@ -258,11 +264,14 @@ def _prediction_case_column(submission: Submission) -> tuple[str, str] | None:
         if submission.csv else None  # fmt: skip
 
 
-def _metric(table: Table, outputs: dict[str, OutputSpec], earlier: Mapping[str, MetricSpec]) -> MetricSpec:
+def _metric(
+    table: Table, outputs: dict[str, OutputSpec], earlier: Mapping[str, MetricSpec], folder: str = ""
+) -> MetricSpec:
     """One ``[[metrics]]`` entry; ``earlier`` maps the aggregate paths of the metrics before it to them.
     Its parameters are its record's (``metric_records``), read in a loop; the rest are cross-field checks."""
     metric = table.get("metric", str)
-    known = (*SEGMENTATION_METRICS, *VALUE_METRICS, *DETECTION_METRICS, *DECISION_METRICS, *HEAT_MAP_METRICS, COMBINED)
+    known = (*SEGMENTATION_METRICS, *VALUE_METRICS, *DETECTION_METRICS, *DECISION_METRICS, *HEAT_MAP_METRICS, COMBINED,
+             PYTHON)  # fmt: skip
     if metric not in known:
         table.fail("metric", f"{metric!r} is not one of {', '.join(known)}")
     name = table.get("name", str, metric)
@@ -272,6 +281,9 @@ def _metric(table: Table, outputs: dict[str, OutputSpec], earlier: Mapping[str, 
     if metric == COMBINED:
         params: dict[str, Any] = {"of": _combined(table, earlier, bootstrap)}
         slug, labels, aggregates = "", (), ()
+    elif metric == PYTHON:  # the organizer's function (python_metric)
+        output, labels, aggregates, params = python_metric.parse(table, outputs, folder)
+        slug = output.slug
     else:
         record = RECORD[metric]
         output = _scored_output(table, record, outputs)
@@ -285,17 +297,27 @@ def _metric(table: Table, outputs: dict[str, OutputSpec], earlier: Mapping[str, 
     if group is not None and not KEY.fullmatch(group):
         table.fail("group", f"{group!r} may hold letters, digits, '_' and '-' only (it becomes a metrics.json key)")
     segmentation = metric in SEGMENTATION_METRICS
-    keys = _key_templates(table, name, labels, aggregates, segmentation)
-    case_key = table.get("case_key", str, "{name}_{label}") if segmentation else "{name}_{label}"
-    count_key = _case_keys(table, metric, name, labels, case_key)
-    grouping = _grouping(table, metric, labels, aggregates, bootstrap)
+    python = metric == PYTHON
+    per_case = segmentation or (python and params["over"] == "case")
+    default_key = python_metric.default_keys(params["over"], labels) if python else None
+    keys = _key_templates(table, name, labels, aggregates, segmentation, default_key)
+    default_case_key = python_metric.default_case_key(labels) if python else "{name}_{label}"
+    case_key = table.get("case_key", str, default_case_key) if per_case else default_case_key
+    count_key = _case_keys(table, metric, name, labels or (("",) if python else ()), case_key)
+    python_of_one_value = python and params["over"] == "set" and not labels  # a python metric by group
+    grouping = _grouping(table, metric, labels, aggregates, bootstrap, python_of_one_value)
     table.done()
     return MetricSpec(name, metric, slug, labels, aggregates, bootstrap, tuple(params.items()), group, keys, case_key,
                       count_key, *grouping)  # fmt: skip
 
 
 def _grouping(
-    table: Table, metric: str, labels: tuple[str, ...], aggregates: tuple[str, ...], bootstrap: bool
+    table: Table,
+    metric: str,
+    labels: tuple[str, ...],
+    aggregates: tuple[str, ...],
+    bootstrap: bool,
+    python_of_one_value: bool = False,
 ) -> tuple[Any, ...]:
     """``groups`` ("file.csv:column": the metric per group of cases, a reference column such as a
     cohort), ``over_groups`` (``metrics.groups.GROUP_FORMS``), ``undefined_group`` ("error",
@@ -309,9 +331,10 @@ def _grouping(
     if not csv_file.endswith(".csv") or not column:
         table.fail("groups", f"{text!r} is not 'file.csv:column' (the group of each case)")
     one_value = len(labels) == 1 and len(aggregates) == 1 and aggregates[0] not in COUNT_FORMS
-    if metric == COMBINED or (aggregates and not (metric in SEGMENTATION_METRICS and one_value)):
+    refused = metric == COMBINED or (aggregates and not (metric in SEGMENTATION_METRICS and one_value))
+    if refused or (metric == PYTHON and not python_of_one_value):
         table.fail("groups", f"{metric} cannot be scored by group (a metric of one value can: a segmentation "
-                   "metric of one label and one form other than a count)")  # fmt: skip
+                   "metric of one label and one form other than a count, a python metric over the set)")  # fmt: skip
     if bootstrap:
         table.fail("bootstrap", "a metric by group is not bootstrapped")
     over = table.get("over_groups", str, "mean", GROUP_FORMS)
@@ -447,12 +470,18 @@ def _checked_parameters(table: Table, record: MetricRecord, output: OutputSpec, 
 
 
 def _key_templates(
-    table: Table, name: str, labels: tuple[str, ...], aggregates: tuple[str, ...], segmentation: bool
+    table: Table,
+    name: str,
+    labels: tuple[str, ...],
+    aggregates: tuple[str, ...],
+    segmentation: bool,
+    default_key: str | None = None,
 ) -> tuple[tuple[str, str], ...]:
     """``key``: one template for every form, or a table form -> template; each must give valid keys."""
     forms = aggregates or ("value",)
     default: str | dict[str, str] = "{name}_{label}_{form}" if segmentation else "{name}"
-    if aggregates and not segmentation:  # per class and macro
+    default = default_key or default
+    if aggregates and not segmentation and not default_key:  # per class and macro
         default = {form: {"per_class": "{name}_{label}", "macro": "{name}_macro"}[form] for form in forms}
     raw_keys = table.get("key", (str, dict), default)
     templates = {form: raw_keys for form in forms} if isinstance(raw_keys, str) else raw_keys
@@ -656,7 +685,7 @@ def _target(table: Table, data: Mapping[str, Any], text: str) -> tuple[str, int,
     table.fail("sets", f"{text!r} names no declared value (outputs.<slug>.<key> or metrics.<name>.<key>)")
 
 
-def _options(top: Table, data: Mapping[str, Any]) -> tuple[OptionSpec, ...]:
+def _options(top: Table, data: Mapping[str, Any], folder: str = "") -> tuple[OptionSpec, ...]:
     """The ``[[options]]``: each default and choice must give a valid declaration where it applies."""
     options: list[OptionSpec] = []
     for table in top.items("options"):
@@ -682,7 +711,7 @@ def _options(top: Table, data: Mapping[str, Any]) -> tuple[OptionSpec, ...]:
                 table.fail(key, f"{value!r} is not of the default's type ({type(default).__name__})")
             declared = values.get(_text(value), value)
             try:
-                parse_data(_overridden(data, targets, declared), top.file, check_options=False)
+                parse_data(_overridden(data, targets, declared), top.file, check_options=False, folder=folder)
             except ConfigurationError as error:
                 table.fail(key, f"{value!r} does not give a valid declaration ({error})")
         help_text = table.get("help", str, f"sets {', '.join(sets)}")
@@ -704,21 +733,22 @@ def with_options(declaration: Declaration, values: Mapping[str, Any]) -> Declara
     data: Mapping[str, Any] = declaration.raw
     for option in changed:
         data = _overridden(data, option.targets, option.declared(values[option.name]))
-    return parse_data(data, declaration.source)
+    return parse_data(data, declaration.source, folder=declaration.folder)
 
 
-def parse(text: str, file: str) -> Declaration:
-    """A validated declaration from TOML ``text``; ``file`` names it in error messages."""
+def parse(text: str, file: str, folder: str = "") -> Declaration:
+    """A validated declaration from TOML ``text``; ``file`` names it in error messages, ``folder`` holds
+    the Python files its python metrics name."""
     try:
         data = bounds.loads(text, file)  # size, nesting, lengths, integers, key bounds
     except tomllib.TOMLDecodeError as error:
         raise ConfigurationError(f"{file}: not valid TOML ({error}).") from None
-    return parse_data(data, file)
+    return parse_data(data, file, folder=folder)
 
 
-def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -> Declaration:
+def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, folder: str = "") -> Declaration:
     """A validated declaration from parsed TOML ``data`` (``check_options=False``: the options are
-    not checked again, as when checking what an option's value gives)."""
+    not checked again, as when checking what an option's value gives; ``folder``: as ``parse``)."""
     top = Table(file, "", data)
     name = top.get("name", str)
     if not NAME.fullmatch(name):
@@ -777,7 +807,7 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -
     metrics: list[MetricSpec] = []
     earlier: dict[str, MetricSpec] = {}
     for table in top.items("metrics"):
-        metrics.append(_metric(table, outputs, earlier))
+        metrics.append(_metric(table, outputs, earlier, folder))
         for _, _, key in metric_keys(metrics[-1]):
             earlier[f"{metrics[-1].group}.{key}" if metrics[-1].group else key] = metrics[-1]
     names = [f"{m.group}.{key}" if m.group else key for m in metrics for _, _, key in metric_keys(m)]
@@ -801,7 +831,7 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -
     leaderboard = _leaderboard(top.sub("leaderboard"), partial.aggregate_keys())
     report = _report(top.sub("report"), outputs, metrics, submission)
     top.read.add("options")
-    options = _options(top, data) if check_options and "options" in data else ()
+    options = _options(top, data, folder) if check_options and "options" in data else ()
     hidden = next((key for key, _ in report.notes if key in ("challenge", *(o.name for o in options))), None)
     if hidden is not None:
         where = "notes" if hidden in data.get("report", {}).get("notes", {}) else "constants"
@@ -810,7 +840,7 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True) -
         )
     top.done()
     return Declaration(file, name, title, cases, tuple(inputs), tuple(outputs.values()), tuple(metrics),
-                       leaderboard, resamples, seed, level, options, report, submission, data)  # fmt: skip
+                       leaderboard, resamples, seed, level, options, report, submission, data, folder)  # fmt: skip
 
 
 def load(path: Path) -> Declaration:
@@ -820,4 +850,4 @@ def load(path: Path) -> Declaration:
         text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) is not TOML
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigurationError(f"{path.name}: cannot be read ({error.__class__.__name__}).") from None
-    return parse(text, path.name)
+    return parse(text, path.name, str(path.parent))

@@ -11,7 +11,7 @@ the same checks of a submitted segmentation for ``check_job``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ import numpy as np
 import SimpleITK as sitk
 
 from evaluation.declarative.output_kinds import OutputSpec, region_of
+from evaluation.declarative.python_metric import CaseCall, CaseContext, ValueCase, case_calls
 from evaluation.declarative.schema import Declaration, MetricSpec
 from evaluation.metrics.segmentation import (
     CaseSegmentation,
@@ -55,8 +56,13 @@ class SegmentationTask:
     shown: str = ""  # the reference's path in the ground truth, for the organizer's messages
     grid: str = "reference grid"  # how messages name the grid the prediction must share
     hint: str = ""  # ends the message of a prediction of another size (how to ask for resampling)
+    python: tuple[CaseCall, ...] = ()  # the per-case python metrics of this output, on the arrays read here
 
     def score(self, case: str) -> CaseSegmentation:
+        return score_segmentation(self, case)[0]
+
+    def score_with_python(self, case: str) -> tuple[CaseSegmentation, dict[str, dict[str, float]]]:
+        """The case's numbers, and its python metrics' values (metric -> name -> value)."""
         return score_segmentation(self, case)
 
 
@@ -68,6 +74,7 @@ class CasePayload:
     segmentations: tuple[SegmentationTask, ...]
     values: Mapping[str, Any]
     submitted: Mapping[str, bool]
+    python: tuple[ValueCase, ...] = ()  # the per-case python metrics of its value outputs
 
 
 @dataclass(frozen=True)
@@ -75,6 +82,7 @@ class CaseResult:
     segmentations: Mapping[str, CaseSegmentation]
     values: Mapping[str, Any]
     submitted: Mapping[str, bool]
+    python: Mapping[str, Mapping[str, float]] = field(default_factory=dict)  # python metric -> name -> value
 
 
 def submitted_labels(
@@ -88,9 +96,10 @@ def submitted_labels(
     )  # fmt: skip
 
 
-def score_segmentation(task: SegmentationTask, case: str) -> CaseSegmentation:
+def score_segmentation(task: SegmentationTask, case: str) -> tuple[CaseSegmentation, dict[str, dict[str, float]]]:
     """Read the reference and prediction once, check them, and compute every requested number
-    (``metrics.segmentation.summarise_label_maps``); a 2D non-zero mask gives voxel counts only."""
+    (``metrics.segmentation.summarise_label_maps``; a 2D non-zero mask gives voxel counts only) and the
+    python metrics' values on the same arrays."""
     what = task.noun or f"'{task.slug}' segmentation"
     if task.nonzero:
         named = task.named or case
@@ -100,13 +109,18 @@ def score_segmentation(task: SegmentationTask, case: str) -> CaseSegmentation:
         reference = read_nonzero_mask(task.reference, case, "reference", named, what, task.shown)
         prediction = np.zeros_like(reference) if prediction is None else prediction
         same_size(prediction, reference, case, named, what)
-        return summarise_label_maps(reference, prediction, (1.0, 1.0), dict(task.requests))
+        context = CaseContext(case, task.slug, (1.0, 1.0), None, dict(task.labels))
+        python = {call.metric: call.run(case, prediction, reference, context) for call in task.python}
+        return summarise_label_maps(reference, prediction, (1.0, 1.0), dict(task.requests)), python
     pair = read_label_pair(
         task.reference, task.prediction, case, task.voxel_values, what=what,
         dimension=task.dimension, policy=task.geometry, tolerance=task.tolerance, grid_name=task.grid,
         hint=task.hint, fix=f"; replace {task.shown} in the phase's ground truth" if task.shown else "",
     )  # fmt: skip
-    return summarise_label_maps(pair.reference, pair.prediction, pair.spacing, dict(task.requests))
+    origin = tuple(reversed(pair.images[0].GetOrigin()))  # (z, y, x), as the arrays and the spacing
+    context = CaseContext(case, task.slug, tuple(pair.spacing), origin, dict(task.labels))
+    python = {call.metric: call.run(case, pair.prediction, pair.reference, context) for call in task.python}
+    return summarise_label_maps(pair.reference, pair.prediction, pair.spacing, dict(task.requests)), python
 
 
 def _resample_hint(declaration: Declaration, output: OutputSpec) -> str:
@@ -157,6 +171,7 @@ def segmentation_task(
         nonzero=output.nonzero, named=declaration.cases.named(case), noun=output.noun, shown=shown,
         grid=output.grid, hint=_resample_hint(declaration, output) if output.geometry == "error" else "",
         requests=tuple((name, _request(metrics, name, value)) for name, value in output.labels),
+        python=case_calls(declaration.metrics, output.slug, declaration.folder),
     )  # fmt: skip
 
 

@@ -1,0 +1,368 @@
+"""The open interface: a declared metric computed by the organizer's own Python function (``metric = "python"``).
+
+For a rule the catalogue lacks, a ``[[metrics]]`` entry names a function in a Python file kept beside the
+declaration (``function = "rules.py:lesion_count_difference"``). Everything else stays declared and applies
+as to a catalogue metric: the output and its missing policy, the aggregate forms and key templates, the
+bootstrap, the groups, the edge value of a NaN, the limits and timeouts of the workers, the one-line errors,
+the provenance record (the file's SHA-256). The README section "Your own metric in Python" documents it.
+
+- ``over = "case"`` (the default): ``function(prediction, reference, context)`` per case, ``context`` a
+  ``CaseContext``; on a segmentation output it runs in the worker that reads the case's images (numpy
+  arrays, z y x), on a value output where the case is scored. Its values are then aggregated over the cases
+  (``CASE_FORMS``; a bootstrap resamples the per-case values).
+- ``over = "set"`` (value outputs): ``function(predictions, references, context)`` once on every scored
+  case's value (numpy arrays in case order; probabilities: a cases x classes matrix), ``context`` a
+  ``SetContext``; a bootstrap calls it again on each resample's drawn cases.
+
+It returns one number, or (``returns = ["a", "b"]``) a mapping with exactly those names, each then a
+``{label}`` of the key templates. The code is the organizer's, loaded once per process from the
+declaration's folder (never a participant's) and run with the evaluation's rights.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import importlib.util
+import inspect
+import math
+import numbers
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from evaluation.declarative.tables import KEY, Table, type_of
+from evaluation.errors import ConfigurationError, EvaluationError
+from evaluation.metrics.bootstrap import drawn_cases
+
+if TYPE_CHECKING:
+    from evaluation.declarative.output_kinds import OutputSpec
+
+PYTHON = "python"
+OVER = ("case", "set")
+CASE_FORMS = ("mean", "median")  # over the per-case values (NaN, "exclude": left out)
+NAN_WORDS = {"case": ("error", "exclude"), "set": ("error",)}
+SIGNATURES = {"case": ("prediction", "reference", "context"), "set": ("predictions", "references", "context")}
+SCORED = ("segmentation", "values", "probabilities")  # the output kinds' ``scoring`` it may score
+
+
+@dataclass(frozen=True)
+class CaseContext:
+    """What a per-case function knows of its case beside the two values: the case id, the output's slug,
+    and for a segmentation the voxel spacing and origin (mm, in the arrays' axis order z y x) and the
+    declared labels (name -> voxel value); ``classes``: a choice or probabilities output's classes."""
+
+    case: str
+    output: str
+    spacing: tuple[float, ...] | None = None
+    origin: tuple[float, ...] | None = None
+    labels: Mapping[str, Any] | None = None
+    classes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SetContext:
+    """What a whole-set function knows beside the arrays: the cases (in the arrays' order), the output's
+    slug and classes, and ``resample``: None for the observed set, else the bootstrap resample's index."""
+
+    cases: tuple[str, ...]
+    output: str
+    classes: tuple[str, ...] = ()
+    resample: int | None = None
+
+
+@dataclass(frozen=True)
+class Function:
+    """An organizer's function: ``path`` (absolute) and ``name``; ``shown``: the file as declared."""
+
+    path: str
+    name: str
+    shown: str
+
+    def load(self) -> Callable[..., Any]:
+        return getattr(_module(self.path, self.shown), self.name)
+
+    def problem(self, where: str, text: str) -> ConfigurationError:
+        """The one-line error of a run: ``rules.py: lesion_count_difference: case X: problem``."""
+        return ConfigurationError(f"{self.shown}: {self.name}: {where}: {text}")
+
+    def call(self, where: str, *arguments: Any) -> Any:
+        """The function's return; anything it raises is one line naming ``where`` (no traceback), but
+        the worker's limits (a case's deadline, memory) stay theirs."""
+        function = self.load()
+        try:
+            return function(*arguments)
+        except (EvaluationError, MemoryError):
+            raise
+        except (Exception, SystemExit) as error:  # the organizer's code: any failure is one line
+            raise self.problem(where, f"{type(error).__name__}: {error}") from None
+
+
+_MODULES: dict[str, ModuleType] = {}
+
+
+def _module(path: str, shown: str) -> ModuleType:
+    """The module of ``path``, executed once per process (``importlib.util.spec_from_file_location``)."""
+    if path not in _MODULES:
+        name = "declared_rules_" + hashlib.sha256(path.encode()).hexdigest()[:16]
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise ConfigurationError(f"{shown}: cannot be loaded as a Python module.")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # (dataclasses and pickling look their module up there)
+        try:
+            spec.loader.exec_module(module)
+        except (Exception, SystemExit) as error:  # the organizer's code
+            del sys.modules[name]
+            raise ConfigurationError(f"{shown}: cannot be imported ({type(error).__name__}: {error}).") from None
+        _MODULES[path] = module
+    return _MODULES[path]
+
+
+# -------------------------------------------------------------------------------------- declaration
+
+
+def parse(
+    table: Table, outputs: Mapping[str, OutputSpec], folder: str
+) -> tuple[OutputSpec, tuple[str, ...], tuple[str, ...], dict[str, Any]]:
+    """A ``metric = "python"`` entry's output, names (``returns``), aggregate forms and parameters
+    (echoed in the settings): the function is loaded and its signature checked here, when the
+    declaration loads."""
+    slug = table.get("output", str)
+    if slug not in outputs:
+        table.fail("output", f"{slug!r} is not a declared output ({', '.join(outputs)})")
+    output = outputs[slug]
+    if output.type.scoring not in SCORED:
+        table.fail("output", f"python scores a segmentation, number, boolean, choice or probabilities output; "
+                   f"{slug!r} is a {output.kind}")  # fmt: skip
+    over = table.get("over", str, "case", OVER)
+    if over == "set" and output.type.image:
+        table.fail("over", f"'set' needs a value output ({slug!r} is a segmentation: declare over = 'case')")
+    text = table.get("function", str)
+    function(table, text, folder, over)
+    returns = table.strings("returns", [])
+    if any(not KEY.fullmatch(name) for name in returns) or len(set(returns)) != len(returns):
+        table.fail("returns", "must be distinct names of letters, digits, '_' and '-'")
+    forms: tuple[str, ...] = ()
+    if over == "case":
+        forms = table.strings("aggregates", ["mean"])
+        if not forms or len(set(forms)) != len(forms) or not set(forms) <= set(CASE_FORMS):
+            table.fail("aggregates", f"needs one or more of {', '.join(CASE_FORMS)}, each once")
+    elif "aggregates" in table.data:
+        table.fail("aggregates", "over = 'set' gives one value (its function sees every case at once)")
+    nan = table.get("nan", (float, str), "error")
+    if isinstance(nan, str) and nan not in NAN_WORDS[over]:
+        table.fail("nan", f"must be a number or {' or '.join(map(repr, NAN_WORDS[over]))}, not {nan!r}")
+    if isinstance(nan, float) and not math.isfinite(nan):
+        table.fail("nan", f"must be a finite number, not {nan}")
+    params: dict[str, Any] = {"function": text, "over": over, **({"returns": list(returns)} if returns else {}),
+                              "nan": nan}  # fmt: skip
+    return output, returns, forms, params
+
+
+def function(table: Table, text: str, folder: str, over: str) -> Function:
+    """``file.py:name`` beside the declaration, loaded and its signature checked."""
+    file, _, name = text.rpartition(":")
+    if not file.endswith(".py") or not name.isidentifier():
+        table.fail("function", f"{text!r} is not 'file.py:function' (a Python file beside the declaration)")
+    if not folder:
+        table.fail("function", "needs the declaration's folder (load the declaration from its file)")
+    base = Path(folder).resolve()
+    path = (base / file).resolve()
+    if not path.is_relative_to(base):
+        table.fail("function", f"{file!r} leaves the declaration's folder")
+    if not path.is_file():
+        table.fail("function", f"{file} is not a file beside the declaration")
+    try:
+        module = _module(str(path), file)
+    except ConfigurationError as error:
+        table.fail("function", str(error).rstrip("."))
+    found = getattr(module, name, None)
+    if not callable(found):
+        table.fail("function", f"{file} has no function {name!r}")
+    wanted = SIGNATURES[over]
+    try:
+        inspect.signature(found).bind(*wanted)
+    except TypeError:
+        table.fail("function", f"{file}: {name} must accept ({', '.join(wanted)}) (over = {over!r})")
+    except ValueError:
+        pass  # a builtin without a signature: its call says
+    return Function(str(path), name, file)
+
+
+def function_of(metric_params: Mapping[str, Any], folder: str) -> Function:
+    """The function of a parsed python metric (validated when its declaration loaded)."""
+    file, _, name = metric_params["function"].rpartition(":")
+    return Function(str((Path(folder).resolve() / file).resolve()), name, file)
+
+
+def code_files(metrics: Sequence[Any], folder: str) -> tuple[Path, ...]:
+    """The Python files a declaration's metrics name (the provenance record hashes them)."""
+    found = {function_of(dict(m.params), folder).path for m in metrics if m.metric == PYTHON}
+    return tuple(Path(path) for path in sorted(found))
+
+
+def default_keys(over: str, returns: tuple[str, ...]) -> str:
+    """The default aggregate key template: per case with the form, over the set without."""
+    parts = ["{name}", *(["{label}"] if returns else []), *(["{form}"] if over == "case" else [])]
+    return "_".join(parts)
+
+
+def default_case_key(returns: tuple[str, ...]) -> str:
+    return "{name}_{label}" if returns else "{name}"
+
+
+# -------------------------------------------------------------------------------------------- values
+
+
+def returned(fn: Function, where: str, value: Any, names: tuple[str, ...], nan: float | str) -> dict[str, float]:
+    """A return checked: one number (or, with ``names``, a mapping of exactly those) per name ("" for one
+    number); NaN becomes the declared ``nan`` value ("exclude": NaN, left out; "error": the one-line error)."""
+    if names:
+        if not isinstance(value, Mapping):
+            raise fn.problem(where, f"returned {type_of(value)}, not a mapping of {', '.join(names)} (returns)")
+        if set(value) != set(names):
+            raise fn.problem(where, f"returned the names {', '.join(map(str, value))}, not {', '.join(names)} "
+                             "(returns)")  # fmt: skip
+        pairs = [(name, value[name]) for name in names]
+    else:
+        pairs = [("", value)]
+    found = {}
+    for name, number in pairs:
+        named = f"{name!r}: " if name else ""
+        if isinstance(number, (bool, np.bool_)) or not isinstance(number, numbers.Real):
+            shown = type(number).__name__
+            raise fn.problem(where, f"returned {named}{shown} {str(number)[:40]!r}, not a number")
+        number = float(number)
+        if math.isnan(number):
+            if nan == "error":
+                raise fn.problem(where, f"returned {named}NaN (declare nan = <number> or 'exclude' for a value)")
+            number = math.nan if isinstance(nan, str) else float(nan)
+        elif not math.isfinite(number):
+            raise fn.problem(where, f"returned {named}{number}, not a finite number")
+        found[name] = number
+    return found
+
+
+@dataclass(frozen=True)
+class CaseCall:
+    """One per-case python metric of one output, as a worker runs it."""
+
+    metric: str
+    function: Function
+    names: tuple[str, ...]
+    nan: float | str
+
+    def run(self, case: str, prediction: Any, reference: Any, context: CaseContext) -> dict[str, float]:
+        """The function on the case's values (read-only arrays, copies of anything else: what it changes
+        changes nothing of the evaluation)."""
+        where = f"case {case}"
+        found = self.function.call(where, _untouchable(prediction), _untouchable(reference), context)
+        return returned(self.function, where, found, self.names, self.nan)
+
+
+def _untouchable(value: Any) -> Any:
+    """An array as a read-only view, anything else a deep copy."""
+    if isinstance(value, np.ndarray):
+        view = value.view()
+        view.flags.writeable = False
+        return view
+    return copy.deepcopy(value)
+
+
+@dataclass(frozen=True)
+class ValueCase:
+    """A per-case python metric of a value output with the case's value and reference (``CasePayload``)."""
+
+    call: CaseCall
+    prediction: Any
+    reference: Any
+    context: CaseContext
+
+    def run(self) -> dict[str, float]:
+        return self.call.run(self.context.case, self.prediction, self.reference, self.context)
+
+
+def case_calls(metrics: Sequence[Any], output: str, folder: str) -> tuple[CaseCall, ...]:
+    """The per-case python metrics of ``output``."""
+    return tuple(
+        CaseCall(m.name, function_of(dict(m.params), folder), tuple(m.labels), m.param("nan"))
+        for m in metrics
+        if m.metric == PYTHON and m.output == output and m.param("over") == "case"
+    )
+
+
+def value_cases(
+    metrics: Sequence[Any], output: OutputSpec, case: str, values: Mapping[str, Any], truth: Any, folder: str
+) -> tuple[ValueCase, ...]:
+    """A scored value's per-case python metrics (none when the case's value is excluded or unscored)."""
+    if output.slug not in values:
+        return ()
+    context = CaseContext(case, output.slug, classes=output.classes)
+    return tuple(ValueCase(c, values[output.slug], truth, context) for c in case_calls(metrics, output.slug, folder))
+
+
+# -------------------------------------------------------------------------------------- aggregation
+
+
+def case_aggregates(
+    metric: Any, per: dict[str, np.ndarray], weights: np.ndarray | None
+) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+    """The declared forms of per-case values (label -> the scored cases' values, NaN left out); with
+    ``weights`` one value per resample."""
+    values: dict[str, float] = {}
+    resamples: dict[str, np.ndarray] = {}
+    for label in metric.labels or ("",):
+        column = per[label]
+        for form in metric.aggregates:
+            key = metric.key(label, form)
+            values[key] = _form(form, column)
+            boot = np.array([np.nan])
+            if weights is not None:
+                boot = np.array([_form(form, column[rows]) for rows in drawn_cases(weights)], dtype=float)
+            resamples[key] = boot
+    return values, resamples
+
+
+def _form(form: str, column: np.ndarray) -> float:
+    kept = column[np.isfinite(column)]
+    if not kept.size:
+        return math.nan
+    return float(kept.mean() if form == "mean" else np.median(kept))
+
+
+def set_value(
+    metric: Any, fn: Function, predictions: np.ndarray, references: np.ndarray, context: SetContext, nan: float | str
+) -> dict[str, float]:
+    """The whole-set function on these cases (label -> value)."""
+    where = "the set of cases" if context.resample is None else f"bootstrap resample {context.resample}"
+    found = fn.call(where, _untouchable(predictions), _untouchable(references), context)
+    return returned(fn, where, found, tuple(metric.labels), nan)
+
+
+def set_aggregates(
+    metric: Any,
+    fn: Function,
+    predictions: np.ndarray,
+    references: np.ndarray,
+    context: SetContext,
+    weights: np.ndarray | None,
+) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+    """A whole-set metric's values (``nan`` as declared) and, with ``weights``, one value per resample of
+    its drawn cases (NaN stays NaN there: left out of the percentile interval)."""
+    labels = metric.labels or ("",)
+    found = set_value(metric, fn, predictions, references, context, metric.param("nan"))
+    values = {metric.key(label, "value"): found[label] for label in labels}
+    resamples = {metric.key(label, "value"): np.array([np.nan]) for label in labels}
+    if weights is not None:
+        drawn = []
+        for index, rows in enumerate(drawn_cases(weights)):
+            own = SetContext(tuple(np.asarray(context.cases)[rows]), context.output, context.classes, index)
+            drawn.append(set_value(metric, fn, predictions[rows], references[rows], own, "exclude"))
+        resamples = {metric.key(label, "value"): np.array([d[label] for d in drawn], float) for label in labels}
+    return values, resamples
