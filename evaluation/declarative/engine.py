@@ -38,6 +38,7 @@ from evaluation.declarative.answers import (
 )
 from evaluation.declarative.reference import DeclaredReference, load_declared_reference, strip_marker
 from evaluation.declarative.schema import SEGMENTATION_METRICS, Declaration, load, with_options
+from evaluation.declarative.stacks import frame_answers, frame_list
 from evaluation.declarative.segmentation import (
     CasePayload,
     CaseResult,
@@ -47,9 +48,10 @@ from evaluation.declarative.segmentation import (
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
 from evaluation.platform.files import not_there
 from evaluation.platform.matching import stem
-from evaluation.platform.predictions import Job, Socket
+from evaluation.platform.predictions import Job, Socket, load_jobs
 from evaluation.platform.sockets import image_output_file, parse_json_bytes, read_json_output
 
+STACKED_KIND = "Anything"  # the socket of a stacked input's answer: a JSON list, one value per frame
 NEEDS_TRUTH_ROWS = "which cases the test set holds (a case without a row, a row for an unknown case)"
 
 
@@ -61,7 +63,11 @@ def _phase(declaration: Declaration) -> Phase:
         inputs=tuple(Socket(i.slug, i.relative_path, i.kind, "Image") for i in declaration.inputs),
         outputs=()
         if csv_phase
-        else tuple(Socket(o.slug, o.relative_path, o.platform_kind, o.super_kind) for o in declaration.outputs),
+        else tuple(
+            Socket(o.slug, o.relative_path, STACKED_KIND if declaration.cases.stack_size else o.platform_kind,
+                   o.super_kind)
+            for o in declaration.outputs
+        ),  # fmt: skip
         score_title=board.title,
         score_jsonpath=board.score,
         score_default_sort=board.sort,
@@ -121,7 +127,12 @@ class DeclaredChallenge(Challenge):
         declaration = self.in_force(settings)
         if declaration.submission.csv:
             return self._prepare_rows(input_dir, reference, declaration)
-        matched = self.jobs_by_case(input_dir, reference.cases, same_stem=declaration.cases.same_stem)
+        stacked = None
+        if declaration.cases.stack_size:  # a job per stack of frames, a case per frame
+            stacked = frame_answers(input_dir, load_jobs(input_dir), self.case_of_job, declaration, reference)
+        matched = stacked.matched if stacked else self.jobs_by_case(
+            input_dir, reference.cases, same_stem=declaration.cases.same_stem
+        )  # fmt: skip
         needs_job = [o.slug for o in declaration.outputs if o.missing == "error"]
         word = declaration.cases.noun
         if matched.missing and needs_job:
@@ -146,8 +157,10 @@ class DeclaredChallenge(Challenge):
                         segmentations.append(make(declaration, output, case, file, shown, path))
                     submitted[output.slug] = path is not None
                     continue
-                raw = read_json_output(input_dir, job, output.slug, case) if job else None
+                raw = read_json_output(input_dir, job, output.slug, case) if job and not stacked else None
                 named = declaration.cases.named(case)
+                if stacked:
+                    raw, named = stacked.answers[output.slug].get(case), stacked.names[case]
                 absent = partial(no_output, output, case)
                 add_value(declaration, output, case, named, raw, absent, reference, values, submitted)
             tasks.append(CaseTask(case, CasePayload(tuple(segmentations), values, submitted)))
@@ -263,6 +276,9 @@ class DeclaredChallenge(Challenge):
         declaration = self.in_force(settings)
         checked = Checked()
         named = declaration.cases.named(case)
+        stack_size = declaration.cases.stack_size
+        if stack_size:
+            checked.unchecked.append("each list's length against its stack's frames (the reference's rows)")
         for output in declaration.outputs:
             if output.type.image:
                 found = image_output_file(input_dir, job, output.slug, case)
@@ -272,7 +288,10 @@ class DeclaredChallenge(Challenge):
                         checked.unchecked.append("the segmentations' grid against the input image (give --images)")
                     check = output.type.check_file or check_segmentation
                     checked.later.append(partial(check, declaration, output, found, grid, case, named))
-            elif (found := read_json_output(input_dir, job, output.slug, case)) is not None:
+            elif (found := read_json_output(input_dir, job, output.slug, case)) is not None and stack_size:
+                for frame, value in enumerate(frame_list(output, found, f"stack {case} (job {job.pk})", case)):
+                    checked_value(output, value, case, f"stack {case}, frame {frame}", declaration)
+            elif found is not None:
                 checked_value(output, found, case, named, declaration)
             if found is None and output.missing == "error":
                 raise no_output(output, case)

@@ -305,10 +305,12 @@ class Number(OutputKind):
         "range": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2},
         "event": {"type": "string", "pattern": r"^.+\.csv:.+$"},
         **_COLUMN,
+        **_SPELLINGS,
     }
 
     def parse(self, entry: Entry) -> Reference:
         table, reference, extra = entry.table, entry.reference, entry.extra
+        _class_reference(entry)
         if reference.csv_file is not None and "event" in table.data:
             event = table.get("event", str)
             csv_file, _, column = event.partition(":")
@@ -344,6 +346,8 @@ class Number(OutputKind):
         return low if abs(low - truth) >= abs(high - truth) else high
 
     def reference_value(self, output: OutputSpec, text: str, binary: bool, case: str, where: str) -> float:
+        if dict(output.options).get(CLASS_REFERENCE):
+            return _class_target(output, text, case, where)
         try:
             number = float(text)
         except ValueError:
@@ -354,7 +358,45 @@ class Number(OutputKind):
         return number
 
     def settings(self, output: OutputSpec) -> dict[str, Any]:
-        return {"range": list(output.range)} if output.range else {}
+        spelled = dict(output.options).get(CLASS_REFERENCE)
+        return {**({"range": list(output.range)} if output.range else {}),
+                **({"true_values": list(output.true_values), "false_values": list(output.false_values)}
+                   if spelled else {})}  # fmt: skip
+
+
+CLASS_REFERENCE = "class_reference"  # a number output's option: its reference is a class column, read as 0 / 1
+
+
+def _class_reference(entry: Entry) -> None:
+    """A number output whose reference is a class column (AIROGS's ``class``: NRG / RG / U): the
+    classes in ``true_values`` are read as 1, those in ``false_values`` as 0 (letter case ignored),
+    and a class in ``blank_values`` with ``blank = "skip"`` leaves the case out of this output; any
+    other cell is the organizer's error. The organizer's CSV is read as it is."""
+    table = entry.table
+    if not {"true_values", "false_values"} & set(table.data):
+        return
+    if entry.reference.column is None:
+        table.fail("true_values", "applies to a reference column 'file.csv:column' (its classes read as 1 / 0)")
+    absent = next(key for key in ("false_values", "true_values") if key not in table.data) \
+        if not {"true_values", "false_values"} <= set(table.data) else None  # fmt: skip
+    if absent:
+        table.fail(absent, "is required beside the other: the classes read as 1 (true_values) and as 0 (false_values)")
+    if "event" in table.data:
+        table.fail("true_values", "an output with an event column reads its reference as times, not as classes")
+    _spellings(table, entry.extra)
+    entry.extra["options"] = ((CLASS_REFERENCE, True),)
+
+
+def _class_target(output: OutputSpec, text: str, case: str, where: str) -> float:
+    """A class cell of a number output's class reference as its 0 / 1 target (never echoing the cell)."""
+    lowered = text.lower()
+    if lowered not in output.true_values + output.false_values:
+        raise ConfigurationError(
+            f"{where}: the class of case {case} is none of true_values ({', '.join(output.true_values)}) and "
+            f"false_values ({', '.join(output.false_values)}); a class to leave out belongs in blank_values, "
+            "with blank = 'skip'."
+        )
+    return float(lowered in output.true_values)
 
 
 class Boolean(OutputKind):
