@@ -38,13 +38,13 @@ from evaluation.declarative.answers import (
 )
 from evaluation.declarative.reference import DeclaredReference, load_declared_reference, strip_marker
 from evaluation.declarative.schema import SEGMENTATION_METRICS, Declaration, load, with_options
-from evaluation.declarative.stacks import frame_answers, frame_list
 from evaluation.declarative.segmentation import (
     CasePayload,
     CaseResult,
     check_segmentation,
     segmentation_task,
 )
+from evaluation.declarative.stacks import frame_answers, frame_list
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
 from evaluation.platform.files import not_there
 from evaluation.platform.matching import stem
@@ -64,10 +64,8 @@ def _phase(declaration: Declaration) -> Phase:
         outputs=()
         if csv_phase
         else tuple(
-            Socket(o.slug, o.relative_path, STACKED_KIND if declaration.cases.stack_size else o.platform_kind,
-                   o.super_kind)
-            for o in declaration.outputs
-        ),  # fmt: skip
+            Socket(o.slug, o.relative_path, _platform_kind(declaration, o), o.super_kind) for o in declaration.outputs
+        ),
         score_title=board.title,
         score_jsonpath=board.score,
         score_default_sort=board.sort,
@@ -94,6 +92,11 @@ def _options(declaration: Declaration) -> tuple[Option, ...]:
     )
     declared = tuple(Option(o.name, o.default, o.help, o.choices) for o in declaration.options)
     return declared + bootstrap if any(m.bootstrap for m in declaration.metrics) else declared
+
+
+def _platform_kind(declaration: Declaration, output: Any) -> str:
+    """The output socket's kind: a stacked input's answer is a JSON list (``STACKED_KIND``)."""
+    return STACKED_KIND if declaration.cases.stack_size else output.platform_kind
 
 
 class DeclaredChallenge(Challenge):

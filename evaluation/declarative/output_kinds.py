@@ -375,8 +375,6 @@ def _class_reference(entry: Entry) -> None:
     table = entry.table
     if not {"true_values", "false_values"} & set(table.data):
         return
-    if entry.reference.column is None:
-        table.fail("true_values", "applies to a reference column 'file.csv:column' (its classes read as 1 / 0)")
     absent = next(key for key in ("false_values", "true_values") if key not in table.data) \
         if not {"true_values", "false_values"} <= set(table.data) else None  # fmt: skip
     if absent:

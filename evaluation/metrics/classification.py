@@ -263,7 +263,11 @@ def auroc(
 
 
 def _partial_auroc(
-    truth: np.ndarray, scores: np.ndarray, single_class: float, rows: np.ndarray, weights: np.ndarray | None,
+    truth: np.ndarray,
+    scores: np.ndarray,
+    single_class: float,
+    rows: np.ndarray,
+    weights: np.ndarray | None,
     max_fpr: float,
 ) -> float | np.ndarray:
     """``auroc`` with ``max_fpr``: scikit-learn's standardised partial area, of the one value (``rows``:
