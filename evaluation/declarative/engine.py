@@ -48,7 +48,7 @@ from evaluation.declarative.stacks import frame_answers, frame_list
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
 from evaluation.platform.files import not_there
 from evaluation.platform.matching import stem
-from evaluation.platform.predictions import Job, Socket, load_jobs
+from evaluation.platform.predictions import Job, Socket
 from evaluation.platform.sockets import image_output_file, parse_json_bytes, read_json_output
 
 STACKED_KIND = "Anything"  # the socket of a stacked input's answer: a JSON list, one value per frame
@@ -132,7 +132,7 @@ class DeclaredChallenge(Challenge):
             return self._prepare_rows(input_dir, reference, declaration)
         stacked = None
         if declaration.cases.stack_size:  # a job per stack of frames, a case per frame
-            stacked = frame_answers(input_dir, load_jobs(input_dir), self.case_of_job, declaration, reference)
+            stacked = frame_answers(input_dir, self.submitted_jobs(input_dir), self.case_of_job, declaration, reference)
         matched = stacked.matched if stacked else self.jobs_by_case(
             input_dir, reference.cases, same_stem=declaration.cases.same_stem
         )  # fmt: skip
