@@ -987,7 +987,7 @@ def test_the_readme_sketches_parse():
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("### More catalogue metrics") : readme.index("### Reference")]
     blocks = [block.split("\n```", 1)[0] for block in section.split("```toml\n")[1:]]
-    assert len(blocks) == 6
+    assert len(blocks) == 7  # the six catalogue sketches and the stacked one (AIROGS)
     declarations = [parse(block, "README") for block in blocks]
     assert {m.metric for d in declarations for m in d.metrics} >= {"c_index", "froc", "panoptic_quality",
                                                                    "top_label_calibration_error"}  # fmt: skip
