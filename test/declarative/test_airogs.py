@@ -200,3 +200,48 @@ def test_bad_keys_are_named(old, new, message):
     assert old in text
     with pytest.raises(ConfigurationError, match=message):
         parse(text.replace(old, new), "airogs.toml")
+
+
+def test_two_jobs_for_one_stack_and_a_name_without_a_number_are_one_line(tmp_path):
+    declaration, _ = _input(tmp_path, 1)
+    jobs_file = tmp_path / "input" / "predictions.json"
+    jobs = json.loads(jobs_file.read_text())
+    jobs[1]["inputs"][0]["image"]["name"] = jobs[0]["inputs"][0]["image"]["name"]
+    jobs_file.write_text(json.dumps(jobs))
+    assert "are for stack 0." in _refused(tmp_path, declaration)
+    jobs[1]["inputs"][0]["image"]["name"] = "stack.tiff"
+    jobs_file.write_text(json.dumps(jobs))
+    assert _refused(tmp_path, declaration).endswith(
+        "input 'stack' ends in no number: a stacked input names its stack by a number (0.tiff, 1.tiff, ...)."
+    )
+
+
+def test_a_missing_stack_gets_the_worst_value(tmp_path):
+    """missing = "worst-value" on the likelihoods (the other outputs "exclude"): stack 1's frames score as the
+    likelihood farthest from their reference, as scikit-learn computes it with those values put in."""
+    declaration, data = _input(tmp_path, 1, change=lambda outputs: _remove(outputs / "1"))
+    sections = declaration.read_text().split("[[outputs]]\n")
+    declaration.write_text("[[outputs]]\n".join(
+        [sections[0]] + [f'missing = "{"worst-value" if LIKELIHOODS in part.split(chr(10))[0] else "exclude"}"\n{part}'
+                         for part in sections[1:]]
+    ))  # fmt: skip
+    done = _evaluate(tmp_path, declaration)
+    assert done.returncode == 0, done.stderr
+    kept = [i for i in range(len(data["ids"])) if data["classes"][i] != "U"]
+    truth = np.array([data["classes"][i] == "RG" for i in kept])
+    likelihoods = np.array([data["answers"][LIKELIHOODS][i] for i in kept])
+    in_stack_1 = np.array([10 <= i < 20 for i in kept])
+    likelihoods[in_stack_1] = np.where(truth[in_stack_1], 0.0, 1.0)
+    aggregates = json.loads((tmp_path / "out" / "metrics.json").read_text())["aggregates"]
+    assert aggregates["screening_partial_auc_90_spec"] == pytest.approx(
+        roc_auc_score(truth, likelihoods, max_fpr=0.1), abs=TOL
+    )
+
+
+def test_the_participants_check_reads_each_frame(tmp_path):
+    declaration, _ = _input(tmp_path, 1, change=_rewrite(LIKELIHOODS, 0, [0.5] * 9 + [True]))
+    done = run("-m", "evaluation.check", "--challenge", str(declaration), "--input", str(tmp_path / "input"))
+    assert done.returncode != 0
+    assert last_line(done.stderr).endswith(f"The output '{LIKELIHOODS}' of stack 0, frame 9 is not a number."), (
+        done.stderr
+    )
