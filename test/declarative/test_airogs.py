@@ -245,3 +245,15 @@ def test_the_participants_check_reads_each_frame(tmp_path):
     assert last_line(done.stderr).endswith(f"The output '{LIKELIHOODS}' of stack 0, frame 9 is not a number."), (
         done.stderr
     )
+
+
+def test_the_official_epsilon_never_changes_which_thresholds_reach_the_specificity():
+    """The official ``screening_sens_at_spec`` keeps the operating points with ``1 - fpr >= 0.95 -
+    sys.float_info.epsilon`` (roc_curve's fpr = fp / negatives); ``sensitivity_at_specificity`` keeps those with
+    ``(negatives - fp) / negatives >= 0.95``: the same points for every count up to 3000 negatives and the usual
+    targets (a hand computation of the official formula; no need for a tolerance parameter)."""
+    for target in (0.8, 0.9, 0.95, 0.975, 0.99):
+        for negatives in range(1, 3001):
+            fp = np.arange(negatives + 1)
+            official = (1 - fp / negatives) >= (target - np.finfo(float).eps)
+            assert np.array_equal((negatives - fp) / negatives >= target, official), (target, negatives)
