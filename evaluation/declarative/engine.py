@@ -160,10 +160,11 @@ class DeclaredChallenge(Challenge):
                         segmentations.append(make(declaration, output, case, file, shown, path))
                     submitted[output.slug] = path is not None
                     continue
-                raw = read_json_output(input_dir, job, output.slug, case) if job and not stacked else None
-                named = declaration.cases.named(case)
-                if stacked:
+                if stacked:  # the case's frame of its stack's list
                     raw, named = stacked.answers[output.slug].get(case), stacked.names[case]
+                else:
+                    raw = read_json_output(input_dir, job, output.slug, case) if job else None
+                    named = declaration.cases.named(case)
                 absent = partial(no_output, output, case)
                 add_value(declaration, output, case, named, raw, absent, reference, values, submitted)
             tasks.append(CaseTask(case, CasePayload(tuple(segmentations), values, submitted)))

@@ -372,12 +372,12 @@ def _class_reference(entry: Entry) -> None:
     classes in ``true_values`` are read as 1, those in ``false_values`` as 0 (letter case ignored),
     and a class in ``blank_values`` with ``blank = "skip"`` leaves the case out of this output; any
     other cell is the organizer's error. The organizer's CSV is read as it is."""
-    table = entry.table
-    if not {"true_values", "false_values"} & set(table.data):
+    table, keys = entry.table, ("true_values", "false_values")
+    declared = [key for key in keys if key in table.data]
+    if not declared:
         return
-    absent = next(key for key in ("false_values", "true_values") if key not in table.data) \
-        if not {"true_values", "false_values"} <= set(table.data) else None  # fmt: skip
-    if absent:
+    if len(declared) == 1:
+        absent = next(key for key in keys if key not in declared)
         table.fail(absent, "is required beside the other: the classes read as 1 (true_values) and as 0 (false_values)")
     if "event" in table.data:
         table.fail("true_values", "an output with an event column reads its reference as times, not as classes")

@@ -251,7 +251,7 @@ def auroc(
     rows = _sample_weight(sample_weight, truth, weights)
     if max_fpr is not None:
         max_fpr = checks.fraction("max_fpr", max_fpr, open_low=True)
-        return _partial_auroc(truth, scores, float(single_class), rows, weights, max_fpr)
+        return _partial_auroc(truth, scores, float(single_class), (rows, sample_weight), weights, max_fpr)
     if weights is not None:
         tp, fp = _ranked_counts(truth, scores, case_weights(weights, truth.size))
         area = np.sum(np.diff(fp, axis=1) * (tp[:, 1:] + tp[:, :-1]) / 2.0, axis=1)
@@ -266,18 +266,20 @@ def _partial_auroc(
     truth: np.ndarray,
     scores: np.ndarray,
     single_class: float,
-    rows: np.ndarray,
+    sample_weights: tuple[np.ndarray, np.ndarray | None],
     weights: np.ndarray | None,
     max_fpr: float,
 ) -> float | np.ndarray:
-    """``auroc`` with ``max_fpr``: scikit-learn's standardised partial area, of the one value (``rows``:
-    its sample weights) or of each bootstrap row of ``weights`` (its draw counts as ``sample_weight``;
-    ``single_class`` where a row holds one class)."""
+    """``auroc`` with ``max_fpr``: scikit-learn's standardised partial area, of the one value
+    (``sample_weights``: its row weights, and the ``sample_weight`` given, passed on as it is) or of each
+    bootstrap row of ``weights`` (its draw counts as ``sample_weight``; ``single_class`` where a row
+    holds one class)."""
     score = _sklearn().roc_auc_score
     if weights is None:
+        rows, sample_weight = sample_weights
         if not rows[truth].any() or not rows[~truth].any():
             return single_class
-        return float(score(truth, scores, sample_weight=rows, max_fpr=max_fpr))
+        return float(score(truth, scores, sample_weight=sample_weight, max_fpr=max_fpr))
     weights = case_weights(weights, truth.size)
     values = np.full(weights.shape[0], single_class)
     defined = (weights[:, truth].sum(axis=1) > 0) & (weights[:, ~truth].sum(axis=1) > 0)

@@ -108,6 +108,10 @@ def test_partial_auroc_is_scikit_learns_also_per_bootstrap_resample():
                 for w in weights]  # fmt: skip
     assert auroc(truth, scores, max_fpr=0.1, weights=weights) == pytest.approx(expanded, abs=TOL)
     assert auroc(np.ones(5, int), scores[:5], single_class=0.25, max_fpr=0.1) == 0.25
+    sample_weight = rng.random(60)  # ISIC-style row weights pass through as given
+    assert auroc(truth, scores, sample_weight=sample_weight, max_fpr=0.1) == roc_auc_score(
+        truth, scores, sample_weight=sample_weight, max_fpr=0.1
+    )
 
 
 def test_frames_pair_with_the_reference_rows_in_file_order_and_a_missing_stack_is_excluded(tmp_path):
