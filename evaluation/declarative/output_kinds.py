@@ -25,6 +25,8 @@ from evaluation.platform.prediction_file import shown
 from evaluation.platform.sockets import finite_number
 
 RESERVED_KINDS = ("list",)  # in the format, not yet in the engine
+LIST_HINT = ("; a list of class probabilities per case is kind = 'probabilities'; a list with one value per frame of a "
+             "stacked input: [cases] stack_size")  # fmt: skip
 CSV_COLUMN = "csv-column"  # the name for a prediction CSV's column: a [submission] kind = "csv" phase
 NO_CLASS_POLICIES = ("error", "skip")  # a one-hot row without a class at 1 (``reference_none``), or a class name
 MISSING_POLICIES = ("error", "empty-mask", "worst-value", "misclassification", "exclude", "empty", "non-concordant",
@@ -622,7 +624,7 @@ def parse_output(table: Table, csv_case: CsvCase | None, id_column: str) -> Outp
         table.fail("kind", f"{name!r}: declare [submission] kind = 'csv' and give a {csv_kinds} output "
                    f"its column = '<CSV column>' (a {csv_classes} output: a column per class)")  # fmt: skip
     if name in RESERVED_KINDS:
-        hint = "; a list of class probabilities per case is kind = 'probabilities'" if name == "list" else ""
+        hint = LIST_HINT if name == "list" else ""
         table.fail("kind", f"{name!r} is not supported by this version (supported: {', '.join(OUTPUT_KINDS)}){hint}")
     if name not in KINDS:
         table.fail("kind", f"{name!r} is not one of {', '.join(OUTPUT_KINDS + RESERVED_KINDS)}")
