@@ -242,7 +242,8 @@ def json_schema() -> dict[str, Any]:
             "cases": {"type": "object", "properties": {
                 "input": {"type": "string"}, "strip_suffixes": _STRINGS, "strip": _STRINGS,
                 "id_column": {"type": "string"}, "word": {"type": "string"}, "same_stem": {"type": "boolean"},
-                "ground_truth_name": {"type": "string"}}, "additionalProperties": False},
+                "ground_truth_name": {"type": "string"}, "stack_size": {"type": "integer", "minimum": 1}},
+                "additionalProperties": False},
             "outputs": {"type": "array", "minItems": 1, "items": outputs_schema()},
             "metrics": {"type": "array", "minItems": 1, "items": _metrics_schema()},
             "bootstrap": {"type": "object", "properties": {"resamples": {"type": "integer", "minimum": 1},

@@ -275,6 +275,9 @@ RECORDS: tuple[MetricRecord, ...] = (
                  label_image=True, resampling="cases"),
     # case-level values: the set of cases
     MetricRecord("auroc", "auroc", _BINARY, "area under the ROC curve",
+                 params=(Param("max_fpr", float, OMITTED, interval=Interval(0, 1, "right"), when=("per_class", False),
+                               doc="the partial area over false-positive rates up to it, McClish-standardised "
+                               "(scikit-learn roc_auc_score(max_fpr=...))"),),
                  edges=(Edge("single_class", "single_class", "a single class"),), per_class=True,
                  binary_reference=True, resampling="weights"),
     MetricRecord("average_precision", "average_precision", _BINARY, "average precision",

@@ -25,6 +25,8 @@ from evaluation.platform.prediction_file import shown
 from evaluation.platform.sockets import finite_number
 
 RESERVED_KINDS = ("list",)  # in the format, not yet in the engine
+LIST_HINT = ("; a list of class probabilities per case is kind = 'probabilities'; a list with one value per frame of a "
+             "stacked input: [cases] stack_size")  # fmt: skip
 CSV_COLUMN = "csv-column"  # the issue's name for a prediction CSV's column: a [submission] kind = "csv" phase
 NO_CLASS_POLICIES = ("error", "skip")  # a one-hot row without a class at 1 (``reference_none``), or a class name
 MISSING_POLICIES = ("error", "empty-mask", "worst-value", "misclassification", "exclude", "empty", "non-concordant",
@@ -305,10 +307,12 @@ class Number(OutputKind):
         "range": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2},
         "event": {"type": "string", "pattern": r"^.+\.csv:.+$"},
         **_COLUMN,
+        **_SPELLINGS,
     }
 
     def parse(self, entry: Entry) -> Reference:
         table, reference, extra = entry.table, entry.reference, entry.extra
+        _class_reference(entry)
         if reference.csv_file is not None and "event" in table.data:
             event = table.get("event", str)
             csv_file, _, column = event.partition(":")
@@ -344,6 +348,8 @@ class Number(OutputKind):
         return low if abs(low - truth) >= abs(high - truth) else high
 
     def reference_value(self, output: OutputSpec, text: str, binary: bool, case: str, where: str) -> float:
+        if dict(output.options).get(CLASS_REFERENCE):
+            return _class_target(output, text, case, where)
         try:
             number = float(text)
         except ValueError:
@@ -354,7 +360,43 @@ class Number(OutputKind):
         return number
 
     def settings(self, output: OutputSpec) -> dict[str, Any]:
-        return {"range": list(output.range)} if output.range else {}
+        spelled = dict(output.options).get(CLASS_REFERENCE)
+        return {**({"range": list(output.range)} if output.range else {}),
+                **({"true_values": list(output.true_values), "false_values": list(output.false_values)}
+                   if spelled else {})}  # fmt: skip
+
+
+CLASS_REFERENCE = "class_reference"  # a number output's option: its reference is a class column, read as 0 / 1
+
+
+def _class_reference(entry: Entry) -> None:
+    """A number output whose reference is a class column (AIROGS's ``class``: NRG / RG / U): the
+    classes in ``true_values`` are read as 1, those in ``false_values`` as 0 (letter case ignored),
+    and a class in ``blank_values`` with ``blank = "skip"`` leaves the case out of this output; any
+    other cell is the organizer's error. The organizer's CSV is read as it is."""
+    table, keys = entry.table, ("true_values", "false_values")
+    declared = [key for key in keys if key in table.data]
+    if not declared:
+        return
+    if len(declared) == 1:
+        absent = next(key for key in keys if key not in declared)
+        table.fail(absent, "is required beside the other: the classes read as 1 (true_values) and as 0 (false_values)")
+    if "event" in table.data:
+        table.fail("true_values", "an output with an event column reads its reference as times, not as classes")
+    _spellings(table, entry.extra)
+    entry.extra["options"] = ((CLASS_REFERENCE, True),)
+
+
+def _class_target(output: OutputSpec, text: str, case: str, where: str) -> float:
+    """A class cell of a number output's class reference as its 0 / 1 target (never echoing the cell)."""
+    lowered = text.lower()
+    if lowered not in output.true_values + output.false_values:
+        raise ConfigurationError(
+            f"{where}: the class of case {case} is none of true_values ({', '.join(output.true_values)}) and "
+            f"false_values ({', '.join(output.false_values)}); a class to leave out belongs in blank_values, "
+            "with blank = 'skip'."
+        )
+    return float(lowered in output.true_values)
 
 
 class Boolean(OutputKind):
@@ -582,7 +624,7 @@ def parse_output(table: Table, csv_case: CsvCase | None, id_column: str) -> Outp
         table.fail("kind", f"{name!r}: declare [submission] kind = 'csv' and give a {csv_kinds} output "
                    f"its column = '<CSV column>' (a {csv_classes} output: a column per class)")  # fmt: skip
     if name in RESERVED_KINDS:
-        hint = "; a list of class probabilities per case is kind = 'probabilities'" if name == "list" else ""
+        hint = LIST_HINT if name == "list" else ""
         table.fail("kind", f"{name!r} is not supported by this version (supported: {', '.join(OUTPUT_KINDS)}){hint}")
     if name not in KINDS:
         table.fail("kind", f"{name!r} is not one of {', '.join(OUTPUT_KINDS + RESERVED_KINDS)}")

@@ -36,6 +36,7 @@ class DeclaredReference:
     root: Path  # the ground-truth folder
     events: Mapping[str, Mapping[str, bool]] = field(default_factory=dict)  # c_index: output -> case -> event
     groups: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # a grouped metric -> case -> group
+    order: tuple[str, ...] = ()  # the cases in the row order of the first output's reference CSV (stacked frames)
 
 
 def strip_marker(name: str, markers: Sequence[str]) -> str:
@@ -235,6 +236,7 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
                 ground_truth, ref.csv_file, ref.column, declaration, _binary(declaration, output)
             )
     first = listing[0]
+    order = tuple(texts.get(first.slug) or classes.get(first.slug) or ())  # a CSV's cases in file order
     cases = tuple(sorted(files.get(first.slug) or texts.get(first.slug) or classes.get(first.slug) or {}))
     if not cases:
         raise ConfigurationError(f"The ground truth holds no case for {first.reference.text}.")
@@ -269,7 +271,7 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
         if output.type.objects:
             values[output.slug] = {c: _reference_objects(files[output.slug][c], c, output) for c in cases}
     groups = {m.name: _groups(ground_truth, declaration, m.groups, cases) for m in declaration.metrics if m.groups}
-    return DeclaredReference(cases, files, values, ground_truth, events, groups)
+    return DeclaredReference(cases, files, values, ground_truth, events, groups, order)
 
 
 def _groups(ground_truth: Path, declaration: Declaration, text: str, cases: Sequence[str]) -> dict[str, str]:

@@ -69,6 +69,7 @@ class Cases:
     word: str = ""  # how messages name a case ("image a.png"); "" names it alone
     same_stem: bool = False  # an unknown job name matches the one case with the same stem
     ground_truth_name: str = ""  # how a CSV decoding error names the ground truth ("The HECKTOR ground truth ...")
+    stack_size: int = 0  # a job's input is a stack of this many frames, one case each (``stacks``); 0: one case
 
     def named(self, case: str) -> str:
         """The case as messages name it."""
@@ -787,6 +788,7 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
         word=cases_table.get("word", str, ""),
         same_stem=cases_table.get("same_stem", bool, False),
         ground_truth_name=cases_table.get("ground_truth_name", str, ""),
+        stack_size=cases_table.get("stack_size", int, 0),
     )
     if cases.input not in input_slugs and not submission.csv:
         cases_table.fail("input", f"{cases.input!r} is not a declared input ({', '.join(input_slugs)})")
@@ -804,6 +806,8 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
         outputs[output.slug] = output
     if all(output.reference.per_case for output in outputs.values()):
         top.fail("outputs", "no output's reference lists the cases: one needs a {case} pattern or a CSV column")
+    if "stack_size" in cases_table.data:
+        _stacked(cases_table, top, submission, tuple(outputs.values()))
     metrics: list[MetricSpec] = []
     earlier: dict[str, MetricSpec] = {}
     for table in top.items("metrics"):
@@ -841,6 +845,24 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
     top.done()
     return Declaration(file, name, title, cases, tuple(inputs), tuple(outputs.values()), tuple(metrics),
                        leaderboard, resamples, seed, level, options, report, submission, data, folder)  # fmt: skip
+
+
+def _stacked(cases_table: Table, top: Table, submission: Submission, outputs: tuple[OutputSpec, ...]) -> None:
+    """``[cases] stack_size``: jobs answer stacks of frames, a list of values per output, paired with
+    the rows of the reference CSV in file order (``stacks``); a CSV must list the cases, and every
+    output is a value (a list's elements)."""
+    if cases_table.get("stack_size", int) < 1:
+        cases_table.fail("stack_size", "must be at least 1 (the frames of a stacked input)")
+    if submission.csv:
+        cases_table.fail("stack_size", "a prediction-file phase ([submission] kind = 'csv') has no stacked inputs")
+    first = next(o for o in outputs if not o.reference.per_case)
+    if first.reference.csv_file is None:
+        cases_table.fail("stack_size", f"the frames are the rows of a reference CSV in file order; the first output's "
+                         f"reference {first.reference.text!r} is no CSV")  # fmt: skip
+    lacking = next((o for o in outputs if not o.type.value), None)
+    if lacking is not None:
+        top.fail("outputs", f"a {lacking.kind} output ({lacking.slug!r}) cannot answer a stacked input: each output "
+                 "is a JSON list with one value per frame")  # fmt: skip
 
 
 def load(path: Path) -> Declaration:
