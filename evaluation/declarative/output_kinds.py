@@ -487,21 +487,33 @@ class Boxes(OutputKind):
 class Points(Boxes):
     """Points; each keeps its ``name`` (a decision metric's ``classes`` filter them); ``missing_score``:
     the score of a point without a ``probability`` ("error": refused), e.g. MIDOG's F1, which ignores
-    the scores."""
+    the scores. ``reference_diameter``: the key of each reference point holding its diameter (LUNA16's
+    ``diameter_mm``, a hit radius metric's); ``reference_ignore``: the name of the reference points that
+    are ignored findings (LUNA16's excluded ones)."""
 
     name, platform_kind = "points", "Multiple points"
     parser: ClassVar[Callable[..., Any]] = staticmethod(parse_points)
     criteria: ClassVar[dict[str, str]] = {"distance": "distance"}  # points match by distance only
     keys: ClassVar[dict[str, Any]] = {
-        "missing_score": {"anyOf": [{"const": "error"}, {"type": "number", "minimum": 0, "maximum": 1}]}
+        "missing_score": {"anyOf": [{"const": "error"}, {"type": "number", "minimum": 0, "maximum": 1}]},
+        "reference_diameter": {"type": "string", "minLength": 1},
+        "reference_ignore": {"type": "string", "minLength": 1},
     }
 
     def parse(self, entry: Entry) -> Reference:
         score = entry.table.get("missing_score", (float, str), "error")
         if score != "error" and (isinstance(score, str) or not 0 <= score <= 1):
             entry.table.fail("missing_score", f"must be 'error' or a score in [0, 1], not {score!r}")
-        if score != "error":
-            entry.extra["options"] = (("missing_score", score),)
+        options: tuple[tuple[str, Any], ...] = (("missing_score", score),) if score != "error" else ()
+        for key in ("reference_diameter", "reference_ignore"):  # a hit radius metric's reference findings
+            if key in entry.table.data:
+                text = entry.table.get(key, str)
+                if not text:
+                    entry.table.fail(key, "must name a key of the reference points" if key == "reference_diameter"
+                                     else "must be a point name")  # fmt: skip
+                options += ((key, text),)
+        if options:
+            entry.extra["options"] = options
         return entry.reference
 
     def answer(self, output: OutputSpec, raw: Any, case: str, what: str, predicted_time: bool) -> Any:

@@ -21,6 +21,7 @@ import numpy as np
 from evaluation.declarative.output_kinds import OutputSpec
 from evaluation.declarative.schema import BINARY_REFERENCE_METRICS, Cases, Declaration
 from evaluation.errors import ConfigurationError, SubmissionError
+from evaluation.platform.detections import point_names, point_numbers
 from evaluation.platform.files import read_bytes
 from evaluation.platform.matching import stem
 from evaluation.platform.sockets import parse_json_bytes
@@ -36,6 +37,8 @@ class DeclaredReference:
     root: Path  # the ground-truth folder
     events: Mapping[str, Mapping[str, bool]] = field(default_factory=dict)  # c_index: output -> case -> event
     groups: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # a grouped metric -> case -> group
+    # points outputs with reference_diameter / reference_ignore: output -> case -> (diameters, ignored)
+    findings: Mapping[str, Mapping[str, tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
 
 
 def strip_marker(name: str, markers: Sequence[str]) -> str:
@@ -265,11 +268,14 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
         if not cases:
             raise ConfigurationError(f"The ground truth holds no case for {first.reference.text}.")
     events = {o.slug: _events(ground_truth, declaration, o, values[o.slug]) for o in declaration.outputs if o.event}
+    findings: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = {}
     for output in declaration.outputs:
         if output.type.objects:
             values[output.slug] = {c: _reference_objects(files[output.slug][c], c, output) for c in cases}
+        if {"reference_diameter", "reference_ignore"} & set(dict(output.options)):
+            findings[output.slug] = {c: _reference_findings(files[output.slug][c], c, output) for c in cases}
     groups = {m.name: _groups(ground_truth, declaration, m.groups, cases) for m in declaration.metrics if m.groups}
-    return DeclaredReference(cases, files, values, ground_truth, events, groups)
+    return DeclaredReference(cases, files, values, ground_truth, events, groups, findings)
 
 
 def _groups(ground_truth: Path, declaration: Declaration, text: str, cases: Sequence[str]) -> dict[str, str]:
@@ -291,6 +297,21 @@ def _reference_objects(path: Path, case: str, output: OutputSpec) -> np.ndarray:
         return output.type.parser(document, case, scored=False)[0]
     except SubmissionError as error:
         raise ConfigurationError(f"The reference {kind} of case {case} ({path.name}): {error}") from None
+
+
+def _reference_findings(path: Path, case: str, output: OutputSpec) -> tuple[np.ndarray, np.ndarray]:
+    """A case's reference points' diameters (under ``reference_diameter``; -1, an unknown size, where
+    a point has none or none is declared) and ignored flags (named ``reference_ignore``)."""
+    options = dict(output.options)
+    try:
+        document = parse_json_bytes(read_bytes(path, "reference points", case), "reference points", case)
+        count = len(output.type.parser(document, case, scored=False)[0])
+        key = options.get("reference_diameter")
+        diameters = point_numbers(document, key, case) if key else np.full(count, np.nan)
+        ignored = np.array([name == options.get("reference_ignore", object()) for name in point_names(document, case)])
+    except SubmissionError as error:
+        raise ConfigurationError(f"The reference points of case {case} ({path.name}): {error}") from None
+    return np.where(np.isnan(diameters), -1.0, diameters), ignored.astype(bool).reshape(count)
 
 
 def _events(ground_truth: Path, declaration: Declaration, output: OutputSpec, times: Mapping[str, Any]) -> dict:

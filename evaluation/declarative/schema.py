@@ -22,6 +22,7 @@ from evaluation.declarative import bounds, measures
 from evaluation.declarative.metric_records import (
     COUNT_FORMS,
     COUNTED,
+    HIT_RADIUS,
     NULL,
     OMITTED,
     PER_CLASS_FORMS,
@@ -236,10 +237,21 @@ def metric_keys(metric: MetricSpec) -> list[tuple[str, str, str]]:
     other case-level output metric."""
     if metric.metric in SEGMENTATION_METRICS:
         return [(label, form, metric.key(label, form)) for label in metric.labels for form in metric.aggregates]
+    if metric.metric in HIT_RADIUS_METRICS:  # the CPM, then the sensitivity at each rate (<name>_at_0_125, ...)
+        value = metric.key("", "value")
+        return [("", "value", value), *((label, "rate", f"{value}_at_{label}") for label in rate_labels(metric))]
     if metric.aggregates:  # per class and macro (labels: the classes)
         return [(label, form, metric.key(label, form)) for form in metric.aggregates
                 for label in (metric.labels if form == "per_class" else ("",))]  # fmt: skip
     return [("", "value", metric.key("", "value"))]
+
+
+HIT_RADIUS_METRICS = tuple(r.name for r in HIT_RADIUS)
+
+
+def rate_labels(metric: MetricSpec) -> tuple[str, ...]:
+    """A hit radius metric's false-positive rates as key labels: 0.125 -> "0_125", 1.0 -> "1"."""
+    return tuple(f"{rate:g}".replace(".", "_").replace("-", "_") for rate in metric.param("fp_rates"))
 
 
 # ------------------------------------------------------------------------------------- validation
@@ -274,6 +286,8 @@ def _metric(table: Table, outputs: dict[str, OutputSpec], earlier: Mapping[str, 
             labels, aggregates = _labels_and_forms(table, record, output)
         params = _parameters(table, record, output, per_class)
         _checked_parameters(table, record, output, params)
+        if params.get("bootstrap_draws") == "legacy" and not bootstrap:
+            table.fail("bootstrap_draws", "'legacy' draws the LUNA16 script's bootstrap: declare bootstrap = true")
     group = table.get("group", str, None)
     if group is not None and not KEY.fullmatch(group):
         table.fail("group", f"{group!r} may hold letters, digits, '_' and '-' only (it becomes a metrics.json key)")

@@ -49,6 +49,7 @@ from evaluation.metrics import (
     classification,
     detection,
     detection_maps,
+    hit_radius,
     lesion_wise,
     lesions,
     overlap,
@@ -209,6 +210,10 @@ _ENTRIES = (
            reference="BraTS 2023 metrics.py get_sensitivity_and_specificity"),
     _entry("lesion_wise", lesion_wise.lesion_wise_scores, "per-case", _SURFACE, ("empty_dice", "empty_hd95"),
            "LesionWiseScores(dice, hd95, tp, fp, fn, ...)", "BraTS 2023 metrics.py get_LesionWiseScores"),
+)  # fmt: skip
+_ENTRIES += (  # point detection scored as LUNA16 scores it, the set of scans
+    _entry("cpm", hit_radius.cpm, "aggregate", ("scans",), (), "float: mean sensitivity over rates (0 without a hit)",
+           "LUNA16 noduleCADEvaluationLUNA16.py; DIAGNijmegen/unicorn_eval sensitivity.py getCPM"),
 )  # fmt: skip
 
 CATALOGUE: dict[str, Metric] = {entry.name: entry for entry in _ENTRIES}

@@ -40,8 +40,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.exceptions import UndefinedMetricWarning
-from sklearn.metrics import roc_curve
 
 from evaluation.metrics import checks
 
@@ -146,8 +144,10 @@ def froc_curve(hit_scores: np.ndarray, fp_scores: np.ndarray, n_scans: int) -> F
     labels = np.r_[np.ones(found.size), np.zeros(fp_scores.size)]
     if labels.size == 0:  # only missed findings (the script's roc_curve fails): no curve
         return FrocCurve(np.zeros(1), np.full(1, np.nan), np.full(1, np.inf), 0, int(hit_scores.size))
+    from sklearn.metrics import roc_curve  # (here: importing scikit-learn costs every other challenge a second)
+
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        warnings.simplefilter("ignore")  # scikit-learn's UndefinedMetricWarning without a positive
         with np.errstate(divide="ignore", invalid="ignore"):
             fpr, tpr, thresholds = roc_curve(labels, np.r_[found, fp_scores])
             fps = np.zeros(fpr.size) if fp_scores.size == 0 else fpr * fp_scores.size / n_scans
@@ -248,6 +248,22 @@ class OfficialBootstrap:
     mean: np.ndarray
     low: np.ndarray
     high: np.ndarray
+    values: np.ndarray  # (resamples, rates) float32: each resample's interpolated sensitivities
+
+
+def script_bounds(values: np.ndarray, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The script's ``compute_mean_ci`` per column of ``values`` (resamples, k): the float32 mean of
+    the sorted column and its values at ``floor(p n)`` and ``floor((1 - p) n)``, ``p = (1 - confidence) / 2``
+    (NaNs sort last)."""
+    values = np.asarray(values, dtype="float32").reshape(len(values), -1)
+    tail = (1.0 - confidence) / 2.0
+    mean, low, high = (np.zeros(values.shape[1], dtype="float32") for _ in range(3))
+    for column in range(values.shape[1]):
+        vector = np.sort(values[:, column])
+        mean[column] = np.average(vector)
+        low[column] = vector[math.floor(tail * len(vector))]
+        high[column] = vector[math.floor((1.0 - tail) * len(vector))]
+    return mean.astype(float), low.astype(float), high.astype(float)
 
 
 def official_bootstrap(
@@ -281,11 +297,4 @@ def official_bootstrap(
         hits = np.concatenate([h for h, _ in chosen])
         curve = froc_curve(hits, np.concatenate([f for _, f in chosen]), len(entries))
         values[row] = np.interp(points, curve.fps, curve.sensitivity)
-    tail = (1.0 - confidence) / 2.0
-    mean, low, high = (np.zeros(points.size, dtype="float32") for _ in range(3))
-    for column in range(points.size):
-        vector = np.sort(values[:, column])
-        mean[column] = np.average(vector)
-        low[column] = vector[math.floor(tail * len(vector))]
-        high[column] = vector[math.floor((1.0 - tail) * len(vector))]
-    return OfficialBootstrap(points, mean.astype(float), low.astype(float), high.astype(float))
+    return OfficialBootstrap(points, *script_bounds(values, confidence), values)

@@ -1,0 +1,111 @@
+"""The declared LUNA16 challenge (evaluation/declarations/luna16.toml) against the official numbers recorded
+in test/metrics/golden/luna16.json (the LUNA16 script and the organizers' CPM calculator, at the commits
+recorded there), on the scans scripts/make_demo_luna16.py writes: the CPM, every sensitivity and, with the
+script's bootstrap (``bootstrap_draws = "legacy"``), every bound. The platform input is written by
+``python -m evaluation.make_input`` and scored by ``python -m evaluation``, each in a subprocess; the
+declaration is varied (the cap, the bootstrap) in a copy.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+from declarative.helpers import REPO, TOL, run
+
+DECLARATION = REPO / "evaluation" / "declarations" / "luna16.toml"
+GOLDEN = json.loads((REPO / "test" / "metrics" / "golden" / "luna16.json").read_text())
+_spec = importlib.util.spec_from_file_location("make_demo_luna16", REPO / "scripts" / "make_demo_luna16.py")
+demo = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(demo)
+KEYS = ("0_125", "0_25", "0_5", "1", "2", "4", "8")
+
+
+def _compare(aggregates: dict, golden_run: dict, bounds: bool) -> None:
+    assert aggregates["cpm"] == pytest.approx(golden_run["cpm"], abs=TOL)
+    found = [aggregates[f"cpm_at_{key}"] for key in KEYS]
+    assert found == pytest.approx(golden_run["nearest"], abs=TOL)
+    if bounds:
+        boot = golden_run["bootstrap"]
+        assert [aggregates[f"cpm_at_{key}_ci_low"] for key in KEYS] == pytest.approx(boot["low"], abs=TOL)
+        assert [aggregates[f"cpm_at_{key}_ci_high"] for key in KEYS] == pytest.approx(boot["high"], abs=TOL)
+
+
+def _evaluate(tmp_path, seed: int, declaration_text: str, *options: str, excluded: bool = True) -> dict:
+    demo.generate(tmp_path / "gt", tmp_path / "outputs", seed)
+    for path in () if excluded else (tmp_path / "gt" / "nodules").iterdir():  # the excluded findings left out
+        document = json.loads(path.read_text())
+        document["points"] = [p for p in document["points"] if p.get("name") != demo.EXCLUDED]
+        path.write_text(json.dumps(document))
+    declaration = tmp_path / "luna16.toml"
+    declaration.write_text(declaration_text)
+    made = run("-m", "evaluation.make_input", "--challenge", str(declaration), "--outputs", str(tmp_path / "outputs"),
+               "--output", str(tmp_path / "input"))  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    sets = [word for option in options for word in ("--set", option)]
+    done = run("-m", "evaluation", "--challenge", str(declaration), "--input", str(tmp_path / "input"),
+               "--ground-truth", str(tmp_path / "gt"), "--output", str(tmp_path / "out"), *sets)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return json.loads((tmp_path / "out" / "metrics.json").read_text())["aggregates"]
+
+
+@pytest.mark.parametrize("golden_run", GOLDEN["runs"], ids=lambda r: f"seed{r['seed']}-cap{r['max_marks']}")
+def test_the_declaration_equals_the_official_evaluation(tmp_path, golden_run):
+    text = DECLARATION.read_text()
+    if golden_run["max_marks"] != 100:
+        cap = f"max_marks = {golden_run['max_marks']}" if golden_run["max_marks"] > 0 else ""
+        text = text.replace("max_marks = 100", cap)
+    options = ()
+    if "bootstrap" in golden_run:
+        boot = golden_run["bootstrap"]
+        options = (f"seed={boot['seed']}", f"bootstrap_resamples={boot['resamples']}")
+    else:
+        text = text.replace("bootstrap = true", "bootstrap = false").replace('bootstrap_draws = "legacy"', "")
+    aggregates = _evaluate(tmp_path, golden_run["seed"], text, *options)
+    _compare(aggregates, golden_run, "bootstrap" in golden_run)
+
+
+def test_the_bundled_demo_equals_the_official_evaluation():
+    metrics = json.loads((REPO / "test" / "expected" / "luna16" / "metrics.json").read_text())
+    _compare(metrics["aggregates"], GOLDEN["runs"][0], bounds=True)
+    assert metrics["settings"]["seed"] == GOLDEN["runs"][0]["bootstrap"]["seed"]
+
+
+def test_the_interpolated_reading_and_the_calculator_without_excluded_findings(tmp_path):
+    """``reading = "interpolate"`` (np.interp on the script's curve) and, reference points named
+    "excluded" no longer ignored but left out, the organizers' calculator run alone (no cap)."""
+    golden_run = GOLDEN["runs"][0]
+    text = DECLARATION.read_text().replace("bootstrap = true", 'reading = "interpolate"')
+    text = text.replace('bootstrap_draws = "legacy"', "")
+    found = _evaluate(tmp_path, golden_run["seed"], text)
+    assert [found[f"cpm_at_{key}"] for key in KEYS] == pytest.approx(golden_run["interpolate"], abs=TOL)
+    text = DECLARATION.read_text().replace("max_marks = 100", "").replace("bootstrap = true", "")
+    text = text.replace('bootstrap_draws = "legacy"', "")
+    found = _evaluate(tmp_path / "alone", golden_run["seed"], text, excluded=False)
+    assert found["cpm"] == pytest.approx(golden_run["calculator_cpm_without_excluded_uncapped"], abs=TOL)
+
+
+def test_legacy_draws_need_a_bootstrap(tmp_path):
+    text = DECLARATION.read_text().replace("bootstrap = true", "")
+    (tmp_path / "luna16.toml").write_text(text)
+    demo_input, ground_truth = REPO / "test" / "input" / "luna16", REPO / "ground-truth" / "luna16"
+    done = run("-m", "evaluation", "--challenge", str(tmp_path / "luna16.toml"), "--input", str(demo_input),
+               "--ground-truth", str(ground_truth), "--output", str(tmp_path / "out"))  # fmt: skip
+    assert done.returncode != 0
+    assert "bootstrap_draws" in done.stderr.strip().splitlines()[-1]
+    assert not (tmp_path / "out" / "metrics.json").exists()
+
+
+def test_a_diameter_that_is_not_a_number_is_the_organizers_error(tmp_path):
+    demo.generate(tmp_path / "gt", tmp_path / "outputs", 0)
+    path = tmp_path / "gt" / "nodules" / "scan-02.json"
+    document = json.loads(path.read_text())
+    document["points"][0]["diameter_mm"] = "big"
+    path.write_text(json.dumps(document))
+    done = run("-m", "evaluation", "--challenge", str(DECLARATION), "--input", str(REPO / "test" / "input" / "luna16"),
+               "--ground-truth", str(tmp_path / "gt"), "--output", str(tmp_path / "out"))  # fmt: skip
+    assert done.returncode != 0
+    last = done.stderr.strip().splitlines()[-1]
+    assert "scan-02" in last and "diameter_mm" in last and "Traceback" not in done.stderr, last
+    assert not (tmp_path / "out" / "metrics.json").exists()
