@@ -3,13 +3,15 @@ CT scans (world coordinates in mm) whose nodules and CAD marks hold LUNA16's edg
 exactly on a nodule's radius (a miss: the distance is strict), duplicate marks, marks on excluded
 (irrelevant) findings, one mark inside two overlapping nodules, nodules of unknown size (diameter -1:
 10 mm), scans without nodules, without marks or without either, and one scan with more than 100
-marks tied at the cap -- as per-scan reference points (ground-truth/luna16/nodules/<scan>.json: the
-platform's "Multiple points" JSON, each point with its ``diameter_mm``, the excluded findings named
-"excluded") and the platform's "Multiple points" outputs (test/input/luna16).
+marks tied at the cap -- as the LUNA16 script reads its ground truth (ground-truth/luna16/
+annotations.csv, annotations_excluded.csv, seriesuids.csv; world coordinates in mm) and the platform's
+"Multiple points" outputs (test/input/luna16).
 
-``luna_scans`` is the data; ``official_csvs`` writes it as the LUNA16 script reads it (annotations.csv,
-annotations_excluded.csv, seriesuids.csv and a results CSV), which is how test/metrics/golden/luna16.json
-was made. Deterministic. Usage: python scripts/make_demo_luna16.py
+``luna_scans`` is the data; ``official_csvs`` writes it as the LUNA16 script reads it (with the marks
+as its results CSV), which is how test/metrics/golden/luna16.json was made; ``reference="json"``
+writes the reference as one "Multiple points" JSON per scan instead (nodules/<scan>.json, each point
+with its ``diameter_mm``, the excluded findings named "excluded").
+Deterministic. Usage: python scripts/make_demo_luna16.py
 """
 
 from __future__ import annotations
@@ -92,13 +94,19 @@ def reference_document(scan: dict[str, list[list[float]]]) -> dict:
     return {"type": "Multiple points", "points": points, "version": {"major": 1, "minor": 0}}
 
 
-def generate(ground_truth: Path, outputs: Path, seed: int = 0) -> dict[str, dict[str, list[list[float]]]]:
-    """Reference points under ``ground_truth/nodules`` and each scan's output under
-    ``outputs/<scan>/nodule-locations.json``; returns :func:`luna_scans`."""
+def generate(
+    ground_truth: Path, outputs: Path, seed: int = 0, reference: str = "csv"
+) -> dict[str, dict[str, list[list[float]]]]:
+    """The reference under ``ground_truth`` (the script's CSVs, or ``reference="json"``: one JSON per
+    scan under ``nodules``) and each scan's output under ``outputs/<scan>/nodule-locations.json``;
+    returns :func:`luna_scans`."""
     scans = luna_scans(seed)
-    (ground_truth / "nodules").mkdir(parents=True, exist_ok=True)
+    if reference == "csv":
+        official_csvs(scans, ground_truth, results=False)
     for case, scan in scans.items():
-        (ground_truth / "nodules" / f"{case}.json").write_text(json.dumps(reference_document(scan)))
+        if reference == "json":
+            (ground_truth / "nodules").mkdir(parents=True, exist_ok=True)
+            (ground_truth / "nodules" / f"{case}.json").write_text(json.dumps(reference_document(scan)))
         (outputs / case).mkdir(parents=True, exist_ok=True)
         points = [{"point": row[:3], "probability": row[3]} for row in scan["marks"]]
         document = {"type": "Multiple points", "points": points, "version": {"major": 1, "minor": 0}}
@@ -106,14 +114,14 @@ def generate(ground_truth: Path, outputs: Path, seed: int = 0) -> dict[str, dict
     return scans
 
 
-def official_csvs(scans: dict[str, dict[str, list[list[float]]]], folder: Path) -> None:
+def official_csvs(scans: dict[str, dict[str, list[list[float]]]], folder: Path, results: bool = True) -> None:
     """The scans as the LUNA16 script reads them: annotations.csv, annotations_excluded.csv (seriesuid,
-    coordX, coordY, coordZ, diameter_mm), seriesuids.csv and results.csv (..., probability); numbers
-    written with ``repr`` (read back exactly)."""
+    coordX, coordY, coordZ, diameter_mm), seriesuids.csv and (``results``) results.csv (..., probability);
+    numbers written with ``repr`` (read back exactly)."""
     folder.mkdir(parents=True, exist_ok=True)
     header = ["seriesuid", "coordX", "coordY", "coordZ"]
-    for name, key, last in (("annotations", "nodules", "diameter_mm"), ("annotations_excluded", "excluded",
-                            "diameter_mm"), ("results", "marks", "probability")):  # fmt: skip
+    files = [("annotations", "nodules", "diameter_mm"), ("annotations_excluded", "excluded", "diameter_mm")]
+    for name, key, last in files + ([("results", "marks", "probability")] if results else []):
         with (folder / f"{name}.csv").open("w", newline="") as handle:
             writer = csv.writer(handle)
             writer.writerow([*header, last])

@@ -32,12 +32,21 @@ def _compare(aggregates: dict, golden_run: dict, bounds: bool) -> None:
         assert [aggregates[f"cpm_at_{key}_ci_high"] for key in KEYS] == pytest.approx(boot["high"], abs=TOL)
 
 
-def _evaluate(tmp_path, seed: int, declaration_text: str, *options: str, excluded: bool = True) -> dict:
-    demo.generate(tmp_path / "gt", tmp_path / "outputs", seed)
-    for path in () if excluded else (tmp_path / "gt" / "nodules").iterdir():  # the excluded findings left out
-        document = json.loads(path.read_text())
-        document["points"] = [p for p in document["points"] if p.get("name") != demo.EXCLUDED]
-        path.write_text(json.dumps(document))
+JSON_REFERENCE = """reference = "nodules/{case}.json"
+reference_diameter = "diameter_mm"
+reference_ignore = "excluded"
+missing = "empty"
+"""
+
+
+def _json_reference(text: str) -> str:
+    """The declaration reading one "Multiple points" JSON per scan instead of the script's CSVs."""
+    head, _, rest = text.partition('reference = "annotations.csv"')
+    return head + JSON_REFERENCE + rest.split('missing = "empty"', 1)[1].split("\n", 1)[1]
+
+
+def _evaluate(tmp_path, seed: int, declaration_text: str, *options: str, reference: str = "csv") -> dict:
+    demo.generate(tmp_path / "gt", tmp_path / "outputs", seed, reference)
     declaration = tmp_path / "luna16.toml"
     declaration.write_text(declaration_text)
     made = run("-m", "evaluation.make_input", "--challenge", str(declaration), "--outputs", str(tmp_path / "outputs"),
@@ -81,9 +90,20 @@ def test_the_interpolated_reading_and_the_calculator_without_excluded_findings(t
     found = _evaluate(tmp_path, golden_run["seed"], text)
     assert [found[f"cpm_at_{key}"] for key in KEYS] == pytest.approx(golden_run["interpolate"], abs=TOL)
     text = DECLARATION.read_text().replace("max_marks = 100", "").replace("bootstrap = true", "")
-    text = text.replace('bootstrap_draws = "legacy"', "")
-    found = _evaluate(tmp_path / "alone", golden_run["seed"], text, excluded=False)
+    text = text.replace('bootstrap_draws = "legacy"', "").replace('reference_excluded = "annotations_excluded.csv"', "")
+    found = _evaluate(tmp_path / "alone", golden_run["seed"], text)
     assert found["cpm"] == pytest.approx(golden_run["calculator_cpm_without_excluded_uncapped"], abs=TOL)
+
+
+def test_a_reference_json_per_scan_gives_the_same_numbers(tmp_path):
+    """The reference as one "Multiple points" JSON per scan (``diameter_mm`` per point, the excluded
+    findings named "excluded"), with the script's bootstrap."""
+    golden_run = GOLDEN["runs"][-1]
+    boot = golden_run["bootstrap"]
+    text = _json_reference(DECLARATION.read_text())
+    options = (f"seed={boot['seed']}", f"bootstrap_resamples={boot['resamples']}")
+    found = _evaluate(tmp_path, golden_run["seed"], text, *options, reference="json")
+    _compare(found, golden_run, bounds=True)
 
 
 def test_legacy_draws_need_a_bootstrap(tmp_path):
@@ -97,15 +117,49 @@ def test_legacy_draws_need_a_bootstrap(tmp_path):
     assert not (tmp_path / "out" / "metrics.json").exists()
 
 
-def test_a_diameter_that_is_not_a_number_is_the_organizers_error(tmp_path):
-    demo.generate(tmp_path / "gt", tmp_path / "outputs", 0)
-    path = tmp_path / "gt" / "nodules" / "scan-02.json"
-    document = json.loads(path.read_text())
-    document["points"][0]["diameter_mm"] = "big"
-    path.write_text(json.dumps(document))
-    done = run("-m", "evaluation", "--challenge", str(DECLARATION), "--input", str(REPO / "test" / "input" / "luna16"),
+@pytest.mark.parametrize(
+    ("reference", "file", "old", "new", "message"),
+    [
+        ("json", "nodules/scan-02.json", '"diameter_mm": 8.0', '"diameter_mm": "big"', "'diameter_mm' of point 0"),
+        ("csv", "annotations.csv", "scan-02,0.0,0.0,0.0,8.0", "scan-02,0.0,0.0,0.0,big", "line 4: diameter_mm"),
+        ("csv", "annotations_excluded.csv", "scan-02,30.0", "scan-02,nan", "line 2: coordX of case scan-02"),
+        ("csv", "seriesuids.csv", "scan-02\n", "", "annotations.csv has case scan-02, which"),
+        ("csv", "seriesuids.csv", "scan-05\n", "scan-05\nscan-05\n", "lists case scan-05 twice"),
+        ("csv", "annotations.csv", "coordZ", "z", "annotations.csv lacks the column(s) coordZ"),
+    ],
+)  # fmt: skip
+def test_a_bad_reference_is_the_organizers_error(tmp_path, reference, file, old, new, message):
+    demo.generate(tmp_path / "gt", tmp_path / "outputs", 0, reference)
+    path = tmp_path / "gt" / file
+    assert old in path.read_text()
+    path.write_text(path.read_text().replace(old, new, 1))
+    declaration = tmp_path / "luna16.toml"
+    declaration.write_text(_json_reference(DECLARATION.read_text()) if reference == "json" else DECLARATION.read_text())
+    done = run("-m", "evaluation", "--challenge", str(declaration), "--input", str(REPO / "test" / "input" / "luna16"),
                "--ground-truth", str(tmp_path / "gt"), "--output", str(tmp_path / "out"))  # fmt: skip
     assert done.returncode != 0
     last = done.stderr.strip().splitlines()[-1]
-    assert "scan-02" in last and "diameter_mm" in last and "Traceback" not in done.stderr, last
+    assert message in last and "Traceback" not in done.stderr, last
     assert not (tmp_path / "out" / "metrics.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ('reference_coordinates = ["coordX", "coordY", "coordZ"]', "", "reference_coordinates"),
+        ('reference_coordinates = ["coordX", "coordY", "coordZ"]', 'reference_coordinates = ["coordX"]',
+         "must name the 2 or 3 coordinate columns"),
+        ('reference_cases = "seriesuids.csv"', 'reference_cases = "../seriesuids.csv"', "inside the ground truth"),
+        ('reference_cases = "seriesuids.csv"', 'reference_cases = "seriesuids.txt"', "is not a .csv file"),
+        ('reference_cases = "seriesuids.csv"', 'reference_ignore = "excluded"', "reference_excluded"),
+        ('reference = "annotations.csv"', 'reference = "nodules/{case}.json"', "only a reference CSV"),
+    ],
+)  # fmt: skip
+def test_a_bad_points_reference_declaration_is_refused(old, new, message):
+    from evaluation.declarative.schema import parse
+    from evaluation.errors import ConfigurationError
+
+    text = DECLARATION.read_text()
+    assert old in text
+    with pytest.raises(ConfigurationError, match=message):
+        parse(text.replace(old, new), "luna16.toml")
