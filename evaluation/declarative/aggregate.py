@@ -396,7 +396,8 @@ def _hit_radius_metric(
     if not cases:
         return {key: math.nan for key in keys}, {key: np.array([np.nan]) for key in keys}
     findings = reference.findings.get(output.slug, {})
-    cases = sorted(cases, key=list(findings).index) if set(cases) <= set(findings) else cases  # in reference_cases' order (the script's draws)
+    if set(cases) <= set(findings):  # in the order of reference_cases (the script's bootstrap draws)
+        cases = sorted(cases, key=list(findings).index)
     scans = []
     for case in cases:
         points = reference.values[output.slug][case]

@@ -503,8 +503,12 @@ class Points(Boxes):
         "reference_diameter": {"type": "string", "minLength": 1},
         "reference_ignore": {"type": "string", "minLength": 1},
         **{key: {"type": "string", "pattern": r"^.+\.csv$"} for key in ("reference_excluded", "reference_cases")},
-        "reference_coordinates": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 2,
-                                  "maxItems": 3},
+        "reference_coordinates": {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1},
+            "minItems": 2,
+            "maxItems": 3,
+        },
     }
 
     def parse(self, entry: Entry) -> Reference:

@@ -288,6 +288,8 @@ def _metric(table: Table, outputs: dict[str, OutputSpec], earlier: Mapping[str, 
         _checked_parameters(table, record, output, params)
         if params.get("bootstrap_draws") == "legacy" and not bootstrap:
             table.fail("bootstrap_draws", "'legacy' draws the LUNA16 script's bootstrap: declare bootstrap = true")
+        if metric in HIT_RADIUS_METRICS and len(set(params["fp_rates"])) != len(params["fp_rates"]):
+            table.fail("fp_rates", "must be distinct rates (each gives a key)")
     group = table.get("group", str, None)
     if group is not None and not KEY.fullmatch(group):
         table.fail("group", f"{group!r} may hold letters, digits, '_' and '-' only (it becomes a metrics.json key)")

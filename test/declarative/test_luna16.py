@@ -153,6 +153,8 @@ def test_a_bad_reference_is_the_organizers_error(tmp_path, reference, file, old,
         ('reference_cases = "seriesuids.csv"', 'reference_cases = "seriesuids.txt"', "is not a .csv file"),
         ('reference_cases = "seriesuids.csv"', 'reference_ignore = "excluded"', "reference_excluded"),
         ('reference = "annotations.csv"', 'reference = "nodules/{case}.json"', "only a reference CSV"),
+        ("max_marks = 100", "max_marks = 100\nfp_rates = [1, 1.0]", "must be distinct rates"),
+        ("bootstrap = true", "", "declare bootstrap = true"),
     ],
 )  # fmt: skip
 def test_a_bad_points_reference_declaration_is_refused(old, new, message):
