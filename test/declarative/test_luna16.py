@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import json
 
+import numpy as np
 import pytest
 from declarative.helpers import REPO, TOL, run
 
@@ -165,3 +166,24 @@ def test_a_bad_points_reference_declaration_is_refused(old, new, message):
     assert old in text
     with pytest.raises(ConfigurationError, match=message):
         parse(text.replace(old, new), "luna16.toml")
+
+
+def test_the_projects_bootstrap_resamples_the_scans(tmp_path):
+    """``bootstrap_draws = "project"``: the percentile interval of each resample's values, the resamples
+    drawn as every declared metric's (``metrics.bootstrap.resample_weights``) in seriesuids.csv's order."""
+    from evaluation.metrics import hit_radius as hr
+    from evaluation.metrics.bootstrap import drawn_cases, percentile_interval, resample_weights
+
+    text = DECLARATION.read_text().replace('bootstrap_draws = "legacy"', "")
+    found = _evaluate(tmp_path, 0, text, "seed=3", "bootstrap_resamples=40")
+    scans = []
+    for scan in demo.luna_scans(0).values():
+        rows = np.array(scan["nodules"] + scan["excluded"], float).reshape(-1, 4)
+        marks = np.array(scan["marks"], float).reshape(-1, 4)
+        ignored = np.arange(len(rows)) >= len(scan["nodules"])
+        scans.append(hr.ScanFindings(rows[:, :3], rows[:, 3], ignored, marks[:, :3], marks[:, 3]))
+    entries = [hr.scan_entries(scan, max_marks=100) for scan in scans]
+    boot = hr.resampled_sensitivities(entries, drawn_cases(resample_weights(len(scans), 40, 3)), hr.CPM_FP_RATES,
+                                      "nearest")  # fmt: skip
+    for key, values in zip(("cpm", *(f"cpm_at_{k}" for k in KEYS)), (boot.mean(axis=1), *boot.T), strict=True):
+        assert (found[f"{key}_ci_low"], found[f"{key}_ci_high"]) == pytest.approx(percentile_interval(values), abs=TOL)
