@@ -87,6 +87,22 @@ def luna_scans(seed: int = 0) -> dict[str, dict[str, list[list[float]]]]:
     return scans
 
 
+def scan_findings(scans: dict[str, dict[str, list[list[float]]]], excluded: bool = True) -> list:
+    """The scans as ``evaluation.metrics.hit_radius`` takes them (the excluded findings ignored, or
+    left out), in order."""
+    import numpy as np
+
+    from evaluation.metrics.hit_radius import ScanFindings
+
+    found = []
+    for scan in scans.values():
+        rows = np.array(scan["nodules"] + (scan["excluded"] if excluded else []), float).reshape(-1, 4)
+        marks = np.array(scan["marks"], float).reshape(-1, 4)
+        ignored = np.arange(len(rows)) >= len(scan["nodules"])
+        found.append(ScanFindings(rows[:, :3], rows[:, 3], ignored, marks[:, :3], marks[:, 3]))
+    return found
+
+
 def reference_document(scan: dict[str, list[list[float]]]) -> dict:
     """A scan's reference points: the nodules, then the excluded findings named "excluded"."""
     points = [{"point": row[:3], "diameter_mm": row[3]} for row in scan["nodules"]]

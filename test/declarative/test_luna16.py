@@ -11,7 +11,6 @@ from __future__ import annotations
 import importlib.util
 import json
 
-import numpy as np
 import pytest
 from declarative.helpers import REPO, TOL, run
 
@@ -176,12 +175,7 @@ def test_the_projects_bootstrap_resamples_the_scans(tmp_path):
 
     text = DECLARATION.read_text().replace('bootstrap_draws = "legacy"', "")
     found = _evaluate(tmp_path, 0, text, "seed=3", "bootstrap_resamples=40")
-    scans = []
-    for scan in demo.luna_scans(0).values():
-        rows = np.array(scan["nodules"] + scan["excluded"], float).reshape(-1, 4)
-        marks = np.array(scan["marks"], float).reshape(-1, 4)
-        ignored = np.arange(len(rows)) >= len(scan["nodules"])
-        scans.append(hr.ScanFindings(rows[:, :3], rows[:, 3], ignored, marks[:, :3], marks[:, 3]))
+    scans = demo.scan_findings(demo.luna_scans(0))
     entries = [hr.scan_entries(scan, max_marks=100) for scan in scans]
     boot = hr.resampled_sensitivities(entries, drawn_cases(resample_weights(len(scans), 40, 3)), hr.CPM_FP_RATES,
                                       "nearest")  # fmt: skip

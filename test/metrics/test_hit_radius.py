@@ -17,18 +17,12 @@ REPO = Path(__file__).resolve().parents[2]
 GOLDEN = json.loads((REPO / "test" / "metrics" / "golden" / "luna16.json").read_text())
 sys.path.insert(0, str(REPO / "scripts"))
 
-from make_demo_luna16 import luna_scans  # noqa: E402
+from make_demo_luna16 import luna_scans, scan_findings  # noqa: E402
 
 
 def findings(seed: int, excluded: bool = True) -> list[hr.ScanFindings]:
     """The generator's scans as the metric takes them (excluded findings ignored, or left out)."""
-    scans = []
-    for scan in luna_scans(seed).values():
-        rows = np.array(scan["nodules"] + (scan["excluded"] if excluded else []), float).reshape(-1, 4)
-        marks = np.array(scan["marks"], float).reshape(-1, 4)
-        ignored = np.arange(len(rows)) >= len(scan["nodules"])
-        scans.append(hr.ScanFindings(rows[:, :3], rows[:, 3], ignored, marks[:, :3], marks[:, 3]))
-    return scans
+    return scan_findings(luna_scans(seed), excluded)
 
 
 @pytest.mark.parametrize("run", GOLDEN["runs"], ids=lambda r: f"seed{r['seed']}-cap{r['max_marks']}")
