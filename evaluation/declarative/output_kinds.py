@@ -529,22 +529,70 @@ class Boxes(OutputKind):
 class Points(Boxes):
     """Points; each keeps its ``name`` (a decision metric's ``classes`` filter them); ``missing_score``:
     the score of a point without a ``probability`` ("error": refused), e.g. MIDOG's F1, which ignores
-    the scores."""
+    the scores. ``reference_diameter``: the key of each reference point holding its diameter (LUNA16's
+    ``diameter_mm``, a hit radius metric's); ``reference_ignore``: the name of the reference points that
+    are ignored findings (LUNA16's excluded ones). ``reference = "<file>.csv"``: a row per reference
+    point (LUNA16's annotations.csv), the case in ``[cases] id_column``, the coordinates in the columns
+    ``reference_coordinates``, the diameter in ``reference_diameter``; ``reference_excluded``: a CSV of
+    the same columns whose points are ignored findings; ``reference_cases``: a CSV whose first cell of
+    each row is a case (LUNA16's seriesuids.csv: the cases without a point too)."""
 
     name, platform_kind = "points", "Multiple points"
     parser: ClassVar[Callable[..., Any]] = staticmethod(parse_points)
     criteria: ClassVar[dict[str, str]] = {"distance": "distance"}  # points match by distance only
     keys: ClassVar[dict[str, Any]] = {
-        "missing_score": {"anyOf": [{"const": "error"}, {"type": "number", "minimum": 0, "maximum": 1}]}
+        "missing_score": {"anyOf": [{"const": "error"}, {"type": "number", "minimum": 0, "maximum": 1}]},
+        "reference_diameter": {"type": "string", "minLength": 1},
+        "reference_ignore": {"type": "string", "minLength": 1},
+        **{key: {"type": "string", "pattern": r"^.+\.csv$"} for key in ("reference_excluded", "reference_cases")},
+        "reference_coordinates": {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1},
+            "minItems": 2,
+            "maxItems": 3,
+        },
     }
 
     def parse(self, entry: Entry) -> Reference:
         score = entry.table.get("missing_score", (float, str), "error")
         if score != "error" and (isinstance(score, str) or not 0 <= score <= 1):
             entry.table.fail("missing_score", f"must be 'error' or a score in [0, 1], not {score!r}")
-        if score != "error":
-            entry.extra["options"] = (("missing_score", score),)
+        options: tuple[tuple[str, Any], ...] = (("missing_score", score),) if score != "error" else ()
+        for key in ("reference_diameter", "reference_ignore"):  # a hit radius metric's reference findings
+            if key in entry.table.data:
+                text = entry.table.get(key, str)
+                if not text:
+                    entry.table.fail(key, "must name a key of the reference points" if key == "reference_diameter"
+                                     else "must be a point name")  # fmt: skip
+                options += ((key, text),)
+        options += self._point_table(entry)
+        if options:
+            entry.extra["options"] = options
         return entry.reference
+
+    @staticmethod
+    def _point_table(entry: Entry) -> tuple[tuple[str, Any], ...]:
+        """The keys of a reference CSV with a row per point (``reference = "<file>.csv"``)."""
+        table, rows = entry.table, POINT_TABLE_KEYS
+        if not entry.reference.text.endswith(".csv"):
+            wrong = next((key for key in (*rows, "reference_coordinates") if key in table.data), None)
+            if wrong:
+                table.fail(wrong, "only a reference CSV with a row per point (reference = '<file>.csv') has it")
+            return ()
+        if "reference_ignore" in table.data:
+            table.fail("reference_ignore", "names ignored points in JSON; a reference CSV's are reference_excluded")
+        coordinates = table.strings("reference_coordinates")
+        if len(coordinates) not in (2, 3) or not all(coordinates) or entry.id_column in coordinates:
+            table.fail("reference_coordinates", "must name the 2 or 3 coordinate columns (x, y(, z))")
+        options: tuple[tuple[str, Any], ...] = (("reference_coordinates", list(coordinates)),)
+        for key in rows:
+            if key in table.data:
+                text = table.get(key, str)
+                if not text.endswith(".csv"):
+                    table.fail(key, f"{text!r} is not a .csv file")
+                _inside(table, key, text, text)
+                options += ((key, text),)
+        return options
 
     def answer(self, output: OutputSpec, raw: Any, case: str, what: str, predicted_time: bool) -> Any:
         score = dict(output.options).get("missing_score")
@@ -669,9 +717,15 @@ def _inside(table: Table, key: str, text: str, path: str) -> None:
         table.fail(key, f"{text!r} must be a relative path inside the ground truth")
 
 
+POINT_TABLE_KEYS = ("reference_excluded", "reference_cases")  # the other CSVs of a points reference CSV
+
+
 def _reference(table: Table, kind: OutputKind) -> Reference:
     """The ``reference`` key (and ``reference_suffixes``) as the output's kind allows it."""
     text = table.get("reference", str)
+    if kind.name == "points" and text.endswith(".csv") and "{" not in text and ":" not in text:  # a row per point
+        _inside(table, "reference", text, text)
+        return Reference(text)
     if ":" in text:
         csv_file, _, column = text.partition(":")
         if not csv_file.endswith(".csv") or not column:

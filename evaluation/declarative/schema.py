@@ -23,6 +23,7 @@ from evaluation.declarative.metric_records import (
     COUNT_FORMS,
     COUNTED,
     EVALUTILS,
+    HIT_RADIUS,
     NULL,
     OMITTED,
     PER_CLASS_FORMS,
@@ -250,10 +251,21 @@ def metric_keys(metric: MetricSpec) -> list[tuple[str, str, str]]:
         return [(label, form, metric.key(label, form)) for label in metric.labels or ("",) for form in forms]
     if metric.metric in SEGMENTATION_METRICS:
         return [(label, form, metric.key(label, form)) for label in metric.labels for form in metric.aggregates]
+    if metric.metric in HIT_RADIUS_METRICS:  # the CPM, then the sensitivity at each rate (<name>_at_0_125, ...)
+        value = metric.key("", "value")
+        return [("", "value", value), *((label, "rate", f"{value}_at_{label}") for label in rate_labels(metric))]
     if metric.aggregates:  # per class and macro (labels: the classes)
         return [(label, form, metric.key(label, form)) for form in metric.aggregates
                 for label in (metric.labels if form == "per_class" else ("",))]  # fmt: skip
     return [("", "value", metric.key("", "value"))]
+
+
+HIT_RADIUS_METRICS = tuple(r.name for r in HIT_RADIUS)
+
+
+def rate_labels(metric: MetricSpec) -> tuple[str, ...]:
+    """A hit radius metric's false-positive rates as key labels: 0.125 -> "0_125", 1.0 -> "1"."""
+    return tuple(f"{rate:g}".replace(".", "_").replace("-", "_") for rate in metric.param("fp_rates"))
 
 
 # ------------------------------------------------------------------------------------- validation
@@ -294,6 +306,10 @@ def _metric(
             labels, aggregates = _labels_and_forms(table, record, output)
         params = _parameters(table, record, output, per_class)
         _checked_parameters(table, record, output, params)
+        if params.get("bootstrap_draws") == "legacy" and not bootstrap:
+            table.fail("bootstrap_draws", "'legacy' draws the LUNA16 script's bootstrap: declare bootstrap = true")
+        if metric in HIT_RADIUS_METRICS and len(set(params["fp_rates"])) != len(params["fp_rates"]):
+            table.fail("fp_rates", "must be distinct rates (each gives a key)")
     group = table.get("group", str, None)
     if group is not None and not KEY.fullmatch(group):
         table.fail("group", f"{group!r} may hold letters, digits, '_' and '-' only (it becomes a metrics.json key)")
@@ -332,10 +348,12 @@ def _grouping(
     if not csv_file.endswith(".csv") or not column:
         table.fail("groups", f"{text!r} is not 'file.csv:column' (the group of each case)")
     one_value = len(labels) == 1 and len(aggregates) == 1 and aggregates[0] not in COUNT_FORMS
-    refused = metric == COMBINED or (aggregates and not (metric in SEGMENTATION_METRICS and one_value))
+    several = metric in (COMBINED, *HIT_RADIUS_METRICS)
+    refused = several or (aggregates and not (metric in SEGMENTATION_METRICS and one_value))
     if refused or (metric == PYTHON and not python_of_one_value):
         table.fail("groups", f"{metric} cannot be scored by group (a metric of one value can: a segmentation "
-                   "metric of one label and one form other than a count, a python metric over the set)")  # fmt: skip
+                   "metric of one label and one form other than a count, a python metric over the set; not the "
+                   "CPM's several values)")  # fmt: skip
     if bootstrap:
         table.fail("bootstrap", "a metric by group is not bootstrapped")
     over = table.get("over_groups", str, "mean", GROUP_FORMS)
