@@ -51,7 +51,7 @@ HASHED = ("predictions", "ground_truth", "declaration", "metrics.json")  # the r
 # Folders of the operating system: no input, ground truth or declaration of a record lies in them
 # (the package's own bundled data may, when it is installed under /usr).
 SYSTEM_FOLDERS = tuple(Path(p) for p in ("/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32",
-                                         "/proc", "/root", "/run", "/sbin", "/sys", "/usr", "/var"))  # fmt: skip
+                                         "/proc", "/run", "/sbin", "/sys", "/usr"))  # fmt: skip
 SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
