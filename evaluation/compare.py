@@ -120,7 +120,12 @@ def replay(record_path: Path, tolerance: float = 1e-9) -> int:
         return _replay(record_path, tolerance)
     except EvaluationError as error:
         print(str(error), file=sys.stderr)
-        return 1
+    except Exception as error:  # a defect: the traceback goes to stdout, the last stderr line says so
+        import traceback
+
+        traceback.print_exc(file=sys.stdout)
+        print(f"The replay of {record_path} failed with an internal error ({type(error).__name__}).", file=sys.stderr)
+    return 1
 
 
 def _replay(record_path: Path, tolerance: float) -> int:
