@@ -16,6 +16,7 @@ import resource
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -1379,11 +1380,11 @@ PROVENANCE_LIMIT = 4 * 2**30
 
 
 def _audited(root: Path, *command: str) -> tuple[subprocess.CompletedProcess, list[str]]:
-    """``python -m command`` in ``root`` under the audit hook; the run and every path it opened that
-    lies (itself or through its links) outside where it may look."""
-    (root / "tmp").mkdir(exist_ok=True)
-    log = root / "tmp" / "audit.log"
-    environment = {**os.environ, "PYTHONPATH": str(REPO), "EVALUATION_WORKERS": "1", "TMPDIR": str(root / "tmp"),
+    """``python -m command`` in ``root`` under the audit hook (temporary files in a folder of its own);
+    the run and every path it opened that lies (itself or through its links) outside where it may look."""
+    scratch = Path(tempfile.mkdtemp(prefix="audit-"))  # short: multiprocessing's socket paths live in it
+    log = root / "audit.log"
+    environment = {**os.environ, "PYTHONPATH": str(REPO), "EVALUATION_WORKERS": "1", "TMPDIR": str(scratch),
                    "AUDIT_LOG": str(log)}  # fmt: skip
     for name in ("EVALUATION_CASE_TIMEOUT", "EVALUATION_CASE_RESULTS", "EVALUATION_CHALLENGE"):
         environment.pop(name, None)
@@ -1393,7 +1394,8 @@ def _audited(root: Path, *command: str) -> tuple[subprocess.CompletedProcess, li
 
     run = subprocess.run([sys.executable, "-c", AUDITED, *command], cwd=root, env=environment, capture_output=True,
                          text=True, timeout=240, preexec_fn=limited)  # fmt: skip
-    places = {root, REPO, Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)}
+    shutil.rmtree(scratch, ignore_errors=True)
+    places = {root, scratch, REPO, Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)}
     places |= {Path(os.path.realpath(place)) for place in places}
     outside = sorted({
         opened for opened in log.read_text(encoding="utf-8").splitlines()
@@ -1427,7 +1429,7 @@ def recorded(tmp_path_factory) -> Path:
     """A folder holding a kits-example case and its record (out/provenance.json beside out/metrics.json)."""
     root = _kits_case(tmp_path_factory.mktemp("recorded"))
     run, outside = _provenance_run(root)
-    assert run.returncode == 0 and outside == [], (run.stderr[-2000:], outside)
+    assert run.returncode == 0 and outside == [], (run.stdout[-3000:], run.stderr[-2000:], outside)
     return root
 
 
@@ -1452,11 +1454,11 @@ def test_provenance_hashes_what_the_evaluation_may_read(tmp_path, name):
     root = _kits_case(tmp_path)
     HOSTILE_INPUT[name](root)
     run, outside = _provenance_run(root)
-    assert run.returncode == 0 and outside == [], (run.stderr[-2000:], outside)
+    assert run.returncode == 0 and outside == [], (run.stdout[-3000:], run.stderr[-2000:], outside)
     record = json.loads((root / "out" / "provenance.json").read_text())
     assert record["command"]["input"] == str(root / ("real-in" if "root" in name else "in"))
     run, outside = _audited(root, "evaluation.compare", "--replay", str(root / "out" / "provenance.json"))
-    assert run.returncode == 0 and outside == [], (run.stderr[-2000:], outside)
+    assert run.returncode == 0 and outside == [], (run.stdout[-3000:], run.stderr[-2000:], outside)
     assert "wrote the same metrics.json bytes" in run.stdout.splitlines()[-1]
 
 
