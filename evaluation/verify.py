@@ -483,7 +483,7 @@ def declared_map(challenge: str) -> NumberMap:
     from evaluation.registry import get
 
     declaration = getattr(get(challenge), "declaration", None)
-    data = getattr(declaration, "data", None) or {}
+    data = getattr(declaration, "raw", None) or {}
     if "verify" not in data:
         return NumberMap()
     return NumberMap.from_table(data["verify"], f"{challenge} [verify]")

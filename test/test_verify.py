@@ -1,0 +1,157 @@
+"""``python -m evaluation.verify`` (gc-verify): the declaration against official evaluations run as commands,
+on submissions generated from the declaration (evaluation/declarative/synthesize.py).
+
+References, each run live here (their versions pinned in requirements-dev.txt):
+- picai_eval 1.4.13 (github DIAGNijmegen/picai_eval, ``picai_eval.evaluate``), the official PI-CAI evaluation,
+  behind test/verify_references/picai_eval_command.py, against evaluation/declarations/picai2022.toml;
+- DeepMind's surface-distance 0.1 (github google-deepmind/surface-distance, ``surface_distance.metrics``)
+  behind test/verify_references/surface_distance_command.py, against test/verify_references/segmentation.toml.
+The evalutils container (Docker) is test/test_verify_docker.py. For each: the correct declaration verifies
+clean, and a declaration with one key wrong is caught, naming the number and the smallest case.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+from evaluation import verify
+from evaluation.provenance import tree_sha256
+
+REFERENCES = REPO / "test" / "verify_references"
+sys.path.insert(0, str(REFERENCES))
+from ground_truth import write_ground_truth  # noqa: E402
+
+PICAI = REPO / "evaluation" / "declarations" / "picai2022.toml"
+SEGMENTATION = REFERENCES / "segmentation.toml"
+PICAI_COMMAND = f"{sys.executable} {REFERENCES / 'picai_eval_command.py'} {{input}} {{ground_truth}} {{output}}"
+NSD_COMMAND = f"{sys.executable} {REFERENCES / 'surface_distance_command.py'} {{input}} {{ground_truth}} {{output}} 2.0"
+
+
+def picai_ground_truth(folder: Path, cases: tuple[str, ...] = ("case-00", "case-01", "case-02", "case-05")) -> Path:
+    """A few cases of the bundled PI-CAI demo's ground truth (benign and malignant), to keep the runs short."""
+    (folder / "labels").mkdir(parents=True)
+    for case in cases:
+        (folder / "labels" / f"{case}.mha").write_bytes(
+            (REPO / "ground-truth" / "picai2022" / "labels" / f"{case}.mha").read_bytes()
+        )
+    return folder
+
+
+def verified(capsys, tmp_path: Path, *arguments: str) -> tuple[int, list[str], dict]:
+    code = verify.main([*arguments, "--work", str(tmp_path / "work"), "--save", str(tmp_path / "smallest"),
+                        "--json", str(tmp_path / "report.json")])  # fmt: skip
+    captured = capsys.readouterr()
+    report = json.loads((tmp_path / "report.json").read_text()) if (tmp_path / "report.json").is_file() else {}
+    return code, (captured.out + captured.err).splitlines(), report
+
+
+def wrong(tmp_path: Path, declaration: Path, old: str, new: str) -> Path:
+    text = declaration.read_text()
+    assert old in text
+    path = tmp_path / declaration.name
+    path.write_text(text.replace(old, new))
+    return path
+
+
+PICAI_MAP = """[verify.map]
+auroc = "aggregates.auroc"
+AP = "aggregates.AP"
+sensitivity_at_1fp = "aggregates.sensitivity_at_1fp"
+score = "aggregates.ranking_score"
+"""
+
+
+@pytest.mark.slow
+def test_picai_eval_verifies_the_picai2022_declaration_clean(tmp_path, capsys):
+    (tmp_path / "map.toml").write_text(PICAI_MAP)
+    gt = picai_ground_truth(tmp_path / "gt")
+    code, lines, report = verified(capsys, tmp_path, "--challenge", str(PICAI), "--reference-command", PICAI_COMMAND,
+                                   "--reference-layout", "flat", "--ground-truth", str(gt),
+                                   "--synthesize", "3", "--seed", "1", "--map", str(tmp_path / "map.toml"))  # fmt: skip
+    assert code == 0, "\n".join(lines)
+    assert report["counts"] == {"equal": 4, "differs": 0, "unmapped": 0, "ignored": 0}
+    assert lines[-1].startswith("verified: 4 equal, 0 differ, 0 unmapped, 0 ignored of 4 reference numbers")
+
+
+@pytest.mark.slow
+def test_a_wrong_min_overlap_is_caught_with_the_smallest_case(tmp_path, capsys):
+    (tmp_path / "map.toml").write_text(PICAI_MAP)
+    declaration = wrong(tmp_path, PICAI, "min_overlap = 0.1 ", "min_overlap = 0.5 ")
+    code, lines, report = verified(capsys, tmp_path, "--challenge", str(declaration), "--reference-command",
+                                   PICAI_COMMAND, "--reference-layout", "flat", "--ground-truth",
+                                   str(picai_ground_truth(tmp_path / "gt")), "--synthesize", "3", "--seed", "1",
+                                   "--map", str(tmp_path / "map.toml"))  # fmt: skip
+    assert code == 1
+    assert lines[-1].startswith("NOT verified")
+    shrunk = next(row["difference"] for row in report["numbers"] if row.get("difference", {}).get("smallest"))
+    assert shrunk["smallest"].count(":") == 1, shrunk  # one case, one output: "case-xx: cspca-detection-map <variant>"
+    saved = Path(shrunk["saved"])
+    assert (saved / "input" / "predictions.json").is_file() and (saved / "case.json").is_file()
+    assert any(line.startswith(f"differs   {shrunk['path']} vs ") and shrunk["smallest"] in line for line in lines)
+
+
+@pytest.mark.slow
+def test_surface_distance_verifies_the_declaration_clean_and_catches_a_wrong_tolerance(tmp_path, capsys):
+    gt = write_ground_truth(tmp_path / "gt")
+    arguments = ("--reference-command", NSD_COMMAND, "--reference-layout", "flat", "--ground-truth", str(gt),
+                 "--synthesize", "3", "--seed", "3")  # fmt: skip
+    code, lines, report = verified(capsys, tmp_path / "right", "--challenge", str(SEGMENTATION), *arguments)
+    assert code == 0, "\n".join(lines)
+    assert report["counts"]["equal"] == 5 and report["counts"]["differs"] == 0  # four cases and the mean
+    declaration = wrong(tmp_path, SEGMENTATION, "tolerance_mm = 2.0", "tolerance_mm = 1.0")
+    code, lines, report = verified(capsys, tmp_path / "wrong", "--challenge", str(declaration), *arguments)
+    assert code == 1
+    shrunk = next(row["difference"] for row in report["numbers"] if row.get("difference", {}).get("smallest"))
+    assert shrunk["path"].startswith("case.case-") and shrunk["smallest"].count(":") == 1, shrunk
+    assert shrunk["smallest"].startswith(shrunk["path"].split(".")[1])  # the case of the number that differs
+
+
+def test_synthesize_writes_the_same_inputs_for_the_same_seed(tmp_path):
+    """Reproducible by seed on any machine: the generated platform inputs hash to the recorded value."""
+    gt = write_ground_truth(tmp_path / "gt")
+    hashes = []
+    for attempt in ("a", "b"):
+        verifier = verify.Verifier(str(SEGMENTATION), verify.Reference(command="true"), gt, tmp_path / attempt,
+                                   verify.NumberMap(), seed=11, log=lambda line: None)  # fmt: skip
+        submissions = verifier.synthesize(2)
+        hashes.append([tree_sha256(verifier.write(s, tmp_path / attempt / str(k))[0])
+                       for k, s in enumerate(submissions)])  # fmt: skip
+    assert hashes[0] == hashes[1]
+    assert hashes[0] == RECORDED
+
+
+RECORDED = [
+    "e78b8915cb20b1278771282d7cdd982aba1e9708633f9461c1bc26b80941b5fe",
+    "edb7b3cf5e39480d504b704085d8d12c7b3eabad6595feef8b1707ef712d7982",
+]  # sha256 of the two platform inputs (evaluation.provenance.tree_sha256), seed 11
+
+
+def test_every_output_kind_has_a_generator_entry():
+    from evaluation.declarative.output_kinds import KINDS
+    from evaluation.declarative.synthesize import GENERATORS, IDENTICAL
+
+    assert set(GENERATORS) == set(KINDS)
+    assert all(callable(g) or g is None for g in GENERATORS.values())
+    assert IDENTICAL == "identical"
+
+
+def test_the_map_pairs_positions_wildcards_and_reasons():
+    number_map = verify.NumberMap((("case.Dice.#", "case.#.dice"), ("a.*.b", "x.*")), (("a.skip.b", "why"),))
+    assert number_map.resolve("case.Dice.1", ["c0", "c1"]) == ("map", "case.c1.dice")
+    assert number_map.resolve("case.Dice.2", ["c0", "c1"]) == ("unmapped", "")
+    assert number_map.resolve("a.k.b", []) == ("map", "x.k")
+    assert number_map.resolve("a.skip.b", []) == ("ignore", "why")
+
+
+def test_a_bad_map_is_one_line(tmp_path, capsys):
+    (tmp_path / "map.toml").write_text("[verify.map]\nx = 1\n")
+    code = verify.main(["--challenge", str(SEGMENTATION), "--reference-command", "true", "--synthesize", "1",
+                        "--map", str(tmp_path / "map.toml"), "--work", str(tmp_path / "w")])  # fmt: skip
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and err[-1].endswith("[verify.map] must map reference paths to strings.")
+    assert not (tmp_path / "w").exists()
