@@ -155,3 +155,25 @@ def test_a_bad_map_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 1 and err[-1].endswith("[verify.map] must map reference paths to strings.")
     assert not (tmp_path / "w").exists()
+
+
+@pytest.mark.slow
+def test_the_readme_guide_runs_as_it_stands(tmp_path):
+    """The first command block of the README's "Move an evaluation container to a declaration", run from a
+    folder laid out like the repository root (its test/ linked), with this interpreter as ``python``."""
+    import os
+    import re
+    import subprocess
+
+    section = (REPO / "README.md").read_text().split("## Move an evaluation container to a declaration", 1)[1]
+    block = re.search(r"```bash\n(.*?)```", section, re.S).group(1)
+    (tmp_path / "test").symlink_to(REPO / "test")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python").write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')  # a link would lose the venv
+    (bin_dir / "python").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "PYTHONPATH": str(REPO)}
+    done = subprocess.run(["bash", "-ec", block], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    last = done.stdout.strip().splitlines()[-1]
+    assert last.startswith("verified: 5 equal, 0 differ, 0 unmapped, 0 ignored of 5 reference numbers over 3 ")

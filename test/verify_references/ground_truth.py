@@ -22,3 +22,9 @@ def write_ground_truth(folder: Path, seed: int = 7, cases: int = 4) -> Path:
         image.SetSpacing((1.0, 1.5, 2.0))
         sitk.WriteImage(image, str(folder / "labels" / f"case-{index:02d}.mha"), useCompression=False)
     return folder
+
+
+if __name__ == "__main__":  # python test/verify_references/ground_truth.py FOLDER (the README's guide)
+    import sys
+
+    write_ground_truth(Path(sys.argv[1]))
