@@ -15,12 +15,13 @@ with --synthesize and none given, a synthetic one drawn from the declaration.
 
 Each reference number is paired with one of ours by the declaration's [verify.map] table or --map
 ("reference.path" = "our.path"; "*" matches one key and fills the next "*" on our side; "#" matches a
-position n among the sorted cases and becomes that case's name), or left out by [verify.ignore]
-("reference.path" = "the organizer's reason"). Numbers whose values coincide with exactly one of ours in
-every run are suggested as map lines. The report names each number: equal, differs (the submission,
-both values, the smallest case that still shows it, saved as a ready-to-run input under --save),
-unmapped or ignored; --json writes it as JSON. Exit 0 only when every mapped number agrees, both sides
-refuse the same submissions and no number is unmapped; the last line gives the figure.
+position n among the sorted cases and becomes that case's name; a last "**" matches the rest), or left
+out by [verify.ignore] ("reference.path" = "the organizer's reason"). Numbers whose values coincide with
+exactly one of ours in every run are suggested as map lines. The report names each number: equal,
+differs (the submission, both values, the smallest case that still shows it, saved as a ready-to-run
+input under --save), unmapped or ignored; --json writes it as JSON. Exit 0 only when every mapped
+number agrees, both sides refuse the same submissions and no number is unmapped; the last line gives
+the figure.
 """
 
 from __future__ import annotations
@@ -55,7 +56,14 @@ Outcome = dict[str, Any] | str  # a metrics.json, or the one line of a refusal
 
 
 def _match(pattern: Sequence[str], path: Sequence[str], cases: Sequence[str]) -> list[str] | None:
-    """The captures of ``pattern`` ("*": any key, "#": a case position, as the case name) in ``path``."""
+    """The captures of ``pattern`` ("*": any key, "#": a case position, as the case name; a last "**":
+    the rest of the path, one key or more) in ``path``."""
+    if pattern and pattern[-1] == "**":
+        head = len(pattern) - 1
+        if len(path) <= head:
+            return None
+        captured = _match(pattern[:head], path[:head], cases)
+        return None if captured is None else [*captured, ".".join(path[head:])]
     if len(pattern) != len(path):
         return None
     captured = []
@@ -110,7 +118,7 @@ class NumberMap:
             captured = _match(pattern.split("."), keys, cases)
             if captured is not None:
                 filled = iter(captured)
-                return "map", ".".join(next(filled, key) if key in ("*", "#") else key for key in ours.split("."))
+                return "map", ".".join(next(filled, key) if key in ("*", "#", "**") else key for key in ours.split("."))
         return "unmapped", ""
 
 

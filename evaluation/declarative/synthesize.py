@@ -35,10 +35,13 @@ Variants = dict[str, Any]
 
 @dataclass(frozen=True)
 class Truth:
-    """One case's reference of one output: an array on its image's grid (image kinds), or its value."""
+    """One case's reference of one output: an array on its image's grid (image kinds), its objects
+    (points (n, 3), boxes (n, 4)) or its value; ``radius``: the declared match distance of its
+    detection metrics (points exactly on it), 1.0 when none is declared."""
 
     value: Any
     image: sitk.Image | None = None
+    radius: float = 1.0
 
 
 def _foreground_values(output: OutputSpec) -> tuple[int, ...]:
@@ -173,6 +176,63 @@ def probabilities_variants(output: OutputSpec, truth: Truth, rng: np.random.Gene
             "missing-output": MISSING}  # fmt: skip
 
 
+def _scored(objects: list[list[float]], scores: Any, kind: str) -> dict[str, Any]:
+    """Objects with their scores as the platform's JSON of points or boxes."""
+    if kind == "points":
+        items = [{"point": list(map(float, o)), "probability": float(p)} for o, p in zip(objects, scores, strict=True)]
+        return {"type": "Multiple points", "points": items, "version": {"major": 1, "minor": 0}}
+    items = [{"corners": [[x1, y1, 0.0], [x2, y1, 0.0], [x2, y2, 0.0], [x1, y2, 0.0]], "probability": float(p)}
+             for (x1, y1, x2, y2), p in zip(objects, scores, strict=True)]  # fmt: skip
+    return {"type": "Multiple 2D bounding boxes", "boxes": items, "version": {"major": 1, "minor": 0}}
+
+
+def _object_variants(
+    kind: str, truth: np.ndarray, moved: np.ndarray, far: list[float], rng: np.random.Generator
+) -> Variants:
+    """The variants shared by points and boxes: the reference objects with drawn scores, none, ``moved``
+    copies, duplicated, tied, extra and missing objects, the boundary scores 0 and 1, a missing output."""
+    objects = [list(map(float, o)) for o in truth]
+    drawn = rng.uniform(0.05, 0.95, len(objects))
+    return {
+        IDENTICAL: _scored(objects, drawn, kind),
+        "empty": _scored([], [], kind),
+        "moved": _scored([list(map(float, o)) for o in moved], drawn, kind),
+        "duplicated": _scored(objects + objects, np.concatenate([drawn, drawn]), kind),
+        "tied-scores": _scored(objects, np.full(len(objects), 0.5), kind),
+        "extra": _scored([*objects, far], [*drawn, 0.5], kind),
+        "missing-one": _scored(objects[1:], drawn[1:], kind),
+        "boundary-scores": _scored(objects, (np.arange(len(objects)) % 2).astype(float), kind),
+        "missing-output": MISSING,
+    }
+
+
+def points_variants(output: OutputSpec, truth: Truth, rng: np.random.Generator) -> Variants:
+    """Points: the reference's, each moved exactly the match radius along x (on it) and 1.5 times it
+    (beyond), duplicated, tied, extra, missing; and the shared object variants."""
+    points = np.asarray(truth.value, dtype=float).reshape(-1, 3)
+    on = points + np.array([truth.radius, 0.0, 0.0])
+    far = [float(points[:, 0].max(initial=0.0) + 10 * truth.radius), 0.0, 0.0]
+    found = _object_variants("points", points, on, far, rng)
+    found["on-radius"] = found.pop("moved")
+    beyond = points + np.array([1.5 * truth.radius, 0.0, 0.0])
+    found["beyond-radius"] = _scored(beyond.tolist(), np.full(len(points), 0.5), "points")
+    return found
+
+
+def boxes_variants(output: OutputSpec, truth: Truth, rng: np.random.Generator) -> Variants:
+    """Boxes: the reference's, shifted by half their width, enlarged twice about their centres,
+    duplicated, tied, extra, missing; and the shared object variants."""
+    boxes = np.asarray(truth.value, dtype=float).reshape(-1, 4)
+    width = boxes[:, 2] - boxes[:, 0]
+    shifted = boxes + np.stack([width / 2, 0 * width, width / 2, 0 * width], axis=1)
+    far_x = float(boxes[:, 2].max(initial=0.0)) + 10.0
+    found = _object_variants("boxes", boxes, shifted, [far_x, 0.0, far_x + 4.0, 4.0], rng)
+    found["shifted"] = found.pop("moved")
+    centre, half = (boxes[:, :2] + boxes[:, 2:]) / 2, (boxes[:, 2:] - boxes[:, :2])
+    found["enlarged"] = _scored(np.hstack([centre - half, centre + half]).tolist(), np.full(len(boxes), 0.5), "boxes")
+    return found
+
+
 # output kind -> its generator; a kind without one (None) is not synthesised yet (give --outputs)
 GENERATORS: dict[str, Callable[[OutputSpec, Truth, np.random.Generator], Variants] | None] = {
     "segmentation": segmentation_variants,
@@ -181,8 +241,8 @@ GENERATORS: dict[str, Callable[[OutputSpec, Truth, np.random.Generator], Variant
     "boolean": boolean_variants,
     "choice": choice_variants,
     "probabilities": probabilities_variants,
-    "boxes": None,
-    "points": None,
+    "boxes": boxes_variants,
+    "points": points_variants,
 }
 assert set(GENERATORS) == set(KINDS), "every output kind has an entry (None: not synthesised yet)"
 
@@ -202,6 +262,8 @@ def case_variants(declaration: Declaration, ground_truth: Path, seed: int) -> di
         raise ConfigurationError(f"--synthesize does not generate {lacking[0]} outputs yet: give the organizer's "
                                  "outputs with --outputs DIR.")  # fmt: skip
     reference = load_declared_reference(ground_truth, declaration)
+    radii = {m.output: float(dict(m.params)["threshold"]) for m in reversed(declaration.metrics)
+             if dict(m.params).get("match") == "distance" and "threshold" in dict(m.params)}  # fmt: skip
     found: dict[str, dict[str, Variants]] = {}
     for case in reference.cases:
         found[case] = {}
@@ -210,7 +272,7 @@ def case_variants(declaration: Declaration, ground_truth: Path, seed: int) -> di
                 image = sitk.ReadImage(str(reference.files[output.slug][case]))
                 truth = Truth(sitk.GetArrayFromImage(image), image)
             else:
-                truth = Truth(reference.values[output.slug].get(case))
+                truth = Truth(reference.values[output.slug].get(case), radius=radii.get(output.slug, 1.0))
             generator = GENERATORS[output.kind]
             assert generator is not None
             found[case][output.slug] = generator(output, truth, case_rng(seed, case, output.slug))
