@@ -131,13 +131,12 @@ RECORDED = [
 ]  # sha256 of the two platform inputs (evaluation.provenance.tree_sha256), seed 11
 
 
-def test_every_output_kind_has_a_generator_entry():
+def test_every_output_kind_has_its_variants_first_the_identical_copy():
     from evaluation.declarative.output_kinds import KINDS
-    from evaluation.declarative.synthesize import GENERATORS, IDENTICAL
+    from evaluation.declarative.synthesize import SYNTHESIS
 
-    assert set(GENERATORS) == set(KINDS)
-    assert all(callable(g) or g is None for g in GENERATORS.values())
-    assert IDENTICAL == "identical"
+    assert set(SYNTHESIS) == set(KINDS)
+    assert all(callable(entry.variants) for entry in SYNTHESIS.values())
 
 
 def test_the_map_pairs_positions_wildcards_and_reasons():
@@ -177,3 +176,38 @@ def test_the_readme_guide_runs_as_it_stands(tmp_path):
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     last = done.stdout.strip().splitlines()[-1]
     assert last.startswith("verified: 5 equal, 0 differ, 0 unmapped, 0 ignored of 5 reference numbers over 3 ")
+
+
+SELF_MAP = """[verify.map]
+"aggregates.**" = "aggregates.**"
+"case.**" = "case.**"
+
+[verify.ignore]
+"settings.**" = "the settings echo"
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("challenge", "ground_truth"),
+    [
+        ("kits-example", "kits-example"),  # segmentation, number (CSV reference)
+        ("midog2021", "midog2021"),  # points
+        ("hecktor2025-task3", "hecktor2025-task3"),  # boolean
+        ("cibmtr2025", "cibmtr2025"),  # a prediction-file phase (CSV)
+        (str(REFERENCES / "classes.toml"), None),  # probabilities, boolean, choice on a synthetic ground truth
+        (str(SEGMENTATION), None),  # a synthetic ground truth with an empty reference case
+    ],
+)
+def test_every_output_kind_verifies_against_our_own_command(tmp_path, capsys, challenge, ground_truth):
+    """Our evaluation as the reference command: every generated variant of every kind goes through make_input,
+    both sides and the pairing, and must come out equal (the generator's own check: nothing it writes is read
+    differently by the two paths)."""
+    (tmp_path / "map.toml").write_text(SELF_MAP)
+    command = f"{sys.executable} -m evaluation --challenge {challenge} --input {{input}} --output {{output}} "
+    command += "--ground-truth {ground_truth}"
+    where = ("--ground-truth", str(REPO / "ground-truth" / ground_truth)) if ground_truth else ()
+    code, lines, report = verified(capsys, tmp_path, "--challenge", challenge, "--reference-command", command, *where,
+                                   "--synthesize", "2", "--seed", "5", "--map", str(tmp_path / "map.toml"))  # fmt: skip
+    assert code == 0, "\n".join(lines[-15:])
+    assert report["counts"]["equal"] > 0 and report["counts"]["differs"] == report["counts"]["unmapped"] == 0

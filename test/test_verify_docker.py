@@ -97,4 +97,5 @@ def test_a_wrong_missing_policy_is_caught_with_the_smallest_case(evalutils_image
     assert refusal["ours"] == "scored it" and "no metrics.json" in refusal["reference"]
     assert refusal["smallest"].endswith("lesion-segmentation missing-output") and refusal["smallest"].count(":") == 1
     assert (Path(refusal["saved"]) / "input-flat").is_dir()
-    assert lines[-1].startswith("NOT verified") and lines[-1].endswith("1 refused by one side only")
+    assert lines[-1].startswith("NOT verified") and lines[-1].endswith("refused by one side only")
+    assert report["counts"]["differs"] == 0  # every number agrees where both score

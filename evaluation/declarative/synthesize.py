@@ -3,7 +3,7 @@ output kind the cases official evaluations treat specially (empty and full masks
 shifted / dilated / eroded / split / merged copies of the reference, extra and missing lesions, tied
 scores, boundary values, missing outputs), drawn reproducibly from a seed.
 
-One generator per output kind in ``GENERATORS`` (keyed by the kind's name, beside the kinds of
+One entry per output kind in ``SYNTHESIS`` (keyed by the kind's name, beside the kinds of
 ``output_kinds.KINDS``): reference value in, named variants out, the first (``IDENTICAL``) the neutral
 one a shrunk case falls back to. A variant's value is an array (an image kind: written on the
 reference's grid), a JSON value, or ``MISSING`` (the job lacks the output).
@@ -26,10 +26,13 @@ from scipy import ndimage
 from evaluation.declarative.output_kinds import KINDS, OutputSpec, region_of
 from evaluation.declarative.reference import load_declared_reference
 from evaluation.declarative.schema import Declaration
+from evaluation.errors import ConfigurationError
 
 IDENTICAL = "identical"
 MISSING = None  # the variant's value of an absent output
 MISSING_JOB = "missing-job"  # a case without any job (the case folder absent)
+MISSING_OUTPUT = "missing-output"  # a job without this output
+ABSENT = (MISSING_OUTPUT, MISSING_JOB)  # the variants that leave an output out
 Variants = dict[str, Any]
 
 
@@ -123,7 +126,7 @@ def segmentation_variants(output: OutputSpec, truth: Truth, rng: np.random.Gener
     """Empty and full masks, a single voxel, shifted / dilated / eroded / split / merged copies, an
     extra and a missing lesion, and a missing output."""
     found: Variants = dict(_label_variants(np.asarray(truth.value), _foreground_values(output), rng))
-    found["missing-output"] = MISSING
+    found[MISSING_OUTPUT] = MISSING
     return found
 
 
@@ -142,7 +145,7 @@ def heat_map_variants(output: OutputSpec, truth: Truth, rng: np.random.Generator
     found["tied-scores"] = tied
     found["boundary-one"] = mask.astype(np.float32)
     found["boundary-tiny"] = np.where(mask, np.float32(1e-6), np.float32(0.0))
-    found["missing-output"] = MISSING
+    found[MISSING_OUTPUT] = MISSING
     return found
 
 
@@ -152,16 +155,16 @@ def number_variants(output: OutputSpec, truth: Truth, rng: np.random.Generator) 
     low, high = output.range or (0.0, 1.0)
     value = float(truth.value)
     return {IDENTICAL: value, "boundary-low": low, "boundary-high": high, "tied": (low + high) / 2,
-            "drawn": float(rng.uniform(low, high)), "missing-output": MISSING}  # fmt: skip
+            "drawn": float(rng.uniform(low, high)), MISSING_OUTPUT: MISSING}  # fmt: skip
 
 
 def boolean_variants(output: OutputSpec, truth: Truth, rng: np.random.Generator) -> Variants:
-    return {IDENTICAL: bool(truth.value), "wrong": not bool(truth.value), "missing-output": MISSING}
+    return {IDENTICAL: bool(truth.value), "wrong": not bool(truth.value), MISSING_OUTPUT: MISSING}
 
 
 def choice_variants(output: OutputSpec, truth: Truth, rng: np.random.Generator) -> Variants:
     wrong = next(c for c in output.classes if c != truth.value)
-    return {IDENTICAL: truth.value, "wrong": wrong, "first-class": output.classes[0], "missing-output": MISSING}
+    return {IDENTICAL: truth.value, "wrong": wrong, "first-class": output.classes[0], MISSING_OUTPUT: MISSING}
 
 
 def probabilities_variants(output: OutputSpec, truth: Truth, rng: np.random.Generator) -> Variants:
@@ -173,36 +176,43 @@ def probabilities_variants(output: OutputSpec, truth: Truth, rng: np.random.Gene
             "uniform": dict.fromkeys(classes, 1.0 / len(classes)),
             "wrong": {c: float(c == wrong) for c in classes},
             "drawn": dict(zip(classes, (float(p) for p in drawn), strict=True)),
-            "missing-output": MISSING}  # fmt: skip
+            MISSING_OUTPUT: MISSING}  # fmt: skip
 
 
-def _scored(objects: list[list[float]], scores: Any, kind: str) -> dict[str, Any]:
-    """Objects with their scores as the platform's JSON of points or boxes."""
-    if kind == "points":
-        items = [{"point": list(map(float, o)), "probability": float(p)} for o, p in zip(objects, scores, strict=True)]
-        return {"type": "Multiple points", "points": items, "version": {"major": 1, "minor": 0}}
+def _points_json(points: list[list[float]], scores: Any) -> dict[str, Any]:
+    """Points with their scores as the platform's "Multiple points" JSON."""
+    items = [{"point": list(map(float, o)), "probability": float(p)} for o, p in zip(points, scores, strict=True)]
+    return {"type": "Multiple points", "points": items, "version": {"major": 1, "minor": 0}}
+
+
+def _boxes_json(boxes: list[list[float]], scores: Any) -> dict[str, Any]:
+    """Boxes (x1, y1, x2, y2) with their scores as the platform's "Multiple 2D bounding boxes" JSON."""
     items = [{"corners": [[x1, y1, 0.0], [x2, y1, 0.0], [x2, y2, 0.0], [x1, y2, 0.0]], "probability": float(p)}
-             for (x1, y1, x2, y2), p in zip(objects, scores, strict=True)]  # fmt: skip
+             for (x1, y1, x2, y2), p in zip(boxes, scores, strict=True)]  # fmt: skip
     return {"type": "Multiple 2D bounding boxes", "boxes": items, "version": {"major": 1, "minor": 0}}
 
 
 def _object_variants(
-    kind: str, truth: np.ndarray, moved: np.ndarray, far: list[float], rng: np.random.Generator
+    written: Callable[[list[list[float]], Any], dict[str, Any]],
+    truth: np.ndarray,
+    moved: np.ndarray,
+    far: list[float],
+    rng: np.random.Generator,
 ) -> Variants:
     """The variants shared by points and boxes: the reference objects with drawn scores, none, ``moved``
     copies, duplicated, tied, extra and missing objects, the boundary scores 0 and 1, a missing output."""
     objects = [list(map(float, o)) for o in truth]
     drawn = rng.uniform(0.05, 0.95, len(objects))
     return {
-        IDENTICAL: _scored(objects, drawn, kind),
-        "empty": _scored([], [], kind),
-        "moved": _scored([list(map(float, o)) for o in moved], drawn, kind),
-        "duplicated": _scored(objects + objects, np.concatenate([drawn, drawn]), kind),
-        "tied-scores": _scored(objects, np.full(len(objects), 0.5), kind),
-        "extra": _scored([*objects, far], [*drawn, 0.5], kind),
-        "missing-one": _scored(objects[1:], drawn[1:], kind),
-        "boundary-scores": _scored(objects, (np.arange(len(objects)) % 2).astype(float), kind),
-        "missing-output": MISSING,
+        IDENTICAL: written(objects, drawn),
+        "empty": written([], []),
+        "moved": written([list(map(float, o)) for o in moved], drawn),
+        "duplicated": written(objects + objects, np.concatenate([drawn, drawn])),
+        "tied-scores": written(objects, np.full(len(objects), 0.5)),
+        "extra": written([*objects, far], [*drawn, 0.5]),
+        "missing-one": written(objects[1:], drawn[1:]),
+        "boundary-scores": written(objects, (np.arange(len(objects)) % 2).astype(float)),
+        MISSING_OUTPUT: MISSING,
     }
 
 
@@ -212,10 +222,10 @@ def points_variants(output: OutputSpec, truth: Truth, rng: np.random.Generator) 
     points = np.asarray(truth.value, dtype=float).reshape(-1, 3)
     on = points + np.array([truth.radius, 0.0, 0.0])
     far = [float(points[:, 0].max(initial=0.0) + 10 * truth.radius), 0.0, 0.0]
-    found = _object_variants("points", points, on, far, rng)
+    found = _object_variants(_points_json, points, on, far, rng)
     found["on-radius"] = found.pop("moved")
     beyond = points + np.array([1.5 * truth.radius, 0.0, 0.0])
-    found["beyond-radius"] = _scored(beyond.tolist(), np.full(len(points), 0.5), "points")
+    found["beyond-radius"] = _points_json(beyond.tolist(), np.full(len(points), 0.5))
     return found
 
 
@@ -226,25 +236,61 @@ def boxes_variants(output: OutputSpec, truth: Truth, rng: np.random.Generator) -
     width = boxes[:, 2] - boxes[:, 0]
     shifted = boxes + np.stack([width / 2, 0 * width, width / 2, 0 * width], axis=1)
     far_x = float(boxes[:, 2].max(initial=0.0)) + 10.0
-    found = _object_variants("boxes", boxes, shifted, [far_x, 0.0, far_x + 4.0, 4.0], rng)
+    found = _object_variants(_boxes_json, boxes, shifted, [far_x, 0.0, far_x + 4.0, 4.0], rng)
     found["shifted"] = found.pop("moved")
     centre, half = (boxes[:, :2] + boxes[:, 2:]) / 2, (boxes[:, 2:] - boxes[:, :2])
-    found["enlarged"] = _scored(np.hstack([centre - half, centre + half]).tolist(), np.full(len(boxes), 0.5), "boxes")
+    found["enlarged"] = _boxes_json(np.hstack([centre - half, centre + half]).tolist(), np.full(len(boxes), 0.5))
     return found
 
 
-# output kind -> its generator; a kind without one (None) is not synthesised yet (give --outputs)
-GENERATORS: dict[str, Callable[[OutputSpec, Truth, np.random.Generator], Variants] | None] = {
-    "segmentation": segmentation_variants,
-    "heat_map": heat_map_variants,
-    "number": number_variants,
-    "boolean": boolean_variants,
-    "choice": choice_variants,
-    "probabilities": probabilities_variants,
-    "boxes": boxes_variants,
-    "points": points_variants,
+def label_truth(output: OutputSpec, index: int, rng: np.random.Generator) -> np.ndarray:
+    """A drawn reference label image: 8 x 16 x 16 (2D: 32 x 32), two boxes of its voxel values (none in
+    the first case)."""
+    shape = (32, 32) if output.dimension == 2 else (8, 16, 16)
+    array = np.zeros(shape, dtype=np.uint8)
+    values = output.voxel_values or (1,)
+    for _ in range(2 if index else 0):
+        corner = [int(rng.integers(0, s - 3)) for s in shape]
+        size = [int(rng.integers(1, 4)) for _ in shape]
+        array[tuple(slice(c, c + z) for c, z in zip(corner, size, strict=True))] = rng.choice(values)
+    return array
+
+
+def number_truth(output: OutputSpec, index: int, rng: np.random.Generator) -> str:
+    """A drawn reference CSV cell: 0 and 1 in turn for a [0, 1] range (a binary reference), else drawn."""
+    low, high = output.range or (0.0, 1.0)
+    return repr(float(index % 2)) if (low, high) == (0.0, 1.0) else repr(float(rng.uniform(low, high)))
+
+
+def boolean_truth(output: OutputSpec, index: int, rng: np.random.Generator) -> str:
+    return output.true_values[0] if index % 2 else output.false_values[0]
+
+
+def class_truth(output: OutputSpec, index: int, rng: np.random.Generator) -> str:
+    return str(output.classes[index % len(output.classes)])
+
+
+@dataclass(frozen=True)
+class Synthesis:
+    """What --synthesize draws for one output kind: the variants of a reference value, and a reference
+    value (an image array, or a CSV cell) for a synthetic ground truth; None: not drawn."""
+
+    variants: Callable[[OutputSpec, Truth, np.random.Generator], Variants]
+    truth: Callable[[OutputSpec, int, np.random.Generator], Any] | None
+
+
+# output kind -> what is synthesised for it
+SYNTHESIS: dict[str, Synthesis] = {
+    "segmentation": Synthesis(segmentation_variants, label_truth),
+    "heat_map": Synthesis(heat_map_variants, label_truth),
+    "number": Synthesis(number_variants, number_truth),
+    "boolean": Synthesis(boolean_variants, boolean_truth),
+    "choice": Synthesis(choice_variants, class_truth),
+    "probabilities": Synthesis(probabilities_variants, class_truth),
+    "boxes": Synthesis(boxes_variants, None),
+    "points": Synthesis(points_variants, None),
 }
-assert set(GENERATORS) == set(KINDS), "every output kind has an entry (None: not synthesised yet)"
+assert set(SYNTHESIS) == set(KINDS), "every output kind has an entry"
 
 
 def case_rng(seed: int, case: str, slug: str) -> np.random.Generator:
@@ -255,12 +301,7 @@ def case_rng(seed: int, case: str, slug: str) -> np.random.Generator:
 
 def case_variants(declaration: Declaration, ground_truth: Path, seed: int) -> dict[str, dict[str, Variants]]:
     """case -> output slug -> that output's variants, from the reference of every case."""
-    from evaluation.errors import ConfigurationError
 
-    lacking = [o.kind for o in declaration.outputs if GENERATORS[o.kind] is None]
-    if lacking:
-        raise ConfigurationError(f"--synthesize does not generate {lacking[0]} outputs yet: give the organizer's "
-                                 "outputs with --outputs DIR.")  # fmt: skip
     reference = load_declared_reference(ground_truth, declaration)
     radii = {m.output: float(dict(m.params)["threshold"]) for m in reversed(declaration.metrics)
              if dict(m.params).get("match") == "distance" and "threshold" in dict(m.params)}  # fmt: skip
@@ -273,16 +314,15 @@ def case_variants(declaration: Declaration, ground_truth: Path, seed: int) -> di
                 truth = Truth(sitk.GetArrayFromImage(image), image)
             else:
                 truth = Truth(reference.values[output.slug].get(case), radius=radii.get(output.slug, 1.0))
-            generator = GENERATORS[output.kind]
-            assert generator is not None
-            found[case][output.slug] = generator(output, truth, case_rng(seed, case, output.slug))
+            found[case][output.slug] = SYNTHESIS[output.kind].variants(output, truth, case_rng(seed, case, output.slug))
     return found
 
 
 def plan(cases: list[str], names: Mapping[str, list[str]], submissions: int) -> list[dict[str, dict[str, str]]]:
     """Which variant each case's output gets in each submission: every variant in turn (round robin,
     each output and each case offset), a missing job among them; the first submission's cases the
-    first variants."""
+    first variants, none of them absent (a missing output or job, which a declaration may refuse: the
+    first submission is scored whatever the missing policies)."""
     plans = []
     for k in range(submissions):
         chosen: dict[str, dict[str, str]] = {}
@@ -290,6 +330,8 @@ def plan(cases: list[str], names: Mapping[str, list[str]], submissions: int) -> 
             chosen[case] = {}
             for j, (slug, options) in enumerate(names.items()):
                 turn = [*options, MISSING_JOB] if j == 0 else options
+                if k == 0:
+                    turn = [name for name in turn if name not in ABSENT]
                 chosen[case][slug] = turn[(i + k * len(cases) + j) % len(turn)]
         plans.append(chosen)
     return plans
@@ -320,8 +362,8 @@ def write_outputs(
                 path = folder / output.relative_path / f"{case}.mha"
                 path.parent.mkdir(parents=True, exist_ok=True)
                 sitk.WriteImage(image, str(path), useCompression=False)
-            else:
-                path = folder / output.relative_path
+            else:  # a prediction-file phase's output: <slug>.json, as make_input reads it
+                path = folder / (output.relative_path or f"{output.slug}.json")
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(json.dumps(value))
 
@@ -335,36 +377,23 @@ def reference_images(declaration: Declaration, ground_truth: Path) -> dict[str, 
 
 def synthetic_ground_truth(declaration: Declaration, target: Path, seed: int, cases: int = 4) -> Path:
     """A small ground truth drawn from the declaration when the organizer gives none: ``cases`` cases,
-    each image output a 16 x 16 x 8 (2D: 32 x 32) label image with two drawn boxes of its voxel values
-    (a case without lesion among them), each CSV column a drawn value of its kind."""
-    from evaluation.errors import ConfigurationError
-
+    each output's reference drawn by its kind (``Synthesis.truth``: a label image, a CSV cell)."""
     names = [f"synth-{i:02d}" for i in range(cases)]
     rows: dict[str, dict[str, dict[str, str]]] = {}  # csv file -> case -> column -> cell
     for output in declaration.outputs:
         reference = output.reference
         for index, case in enumerate(names):
             rng = case_rng(seed, case, f"truth/{output.slug}")
-            if output.type.image and reference.pattern and "{case}" in reference.pattern:
-                shape = (32, 32) if output.dimension == 2 else (8, 16, 16)
-                array = np.zeros(shape, dtype=np.uint8)
-                values = output.voxel_values or (1,)
-                for _ in range(2 if index else 0):  # the first case holds no lesion
-                    corner = [int(rng.integers(0, s - 3)) for s in shape]
-                    size = [int(rng.integers(1, 4)) for _ in shape]
-                    array[tuple(slice(c, c + z) for c, z in zip(corner, size, strict=True))] = rng.choice(values)
+            draw = SYNTHESIS[output.kind].truth
+            if draw is not None and output.type.image and reference.pattern and "{case}" in reference.pattern:
                 path = target / reference.pattern.replace("{case}", case).replace(".*", ".mha")
                 path.parent.mkdir(parents=True, exist_ok=True)
-                sitk.WriteImage(sitk.GetImageFromArray(array), str(path), useCompression=False)
-            elif reference.csv_file and reference.column:
-                if output.kind in ("choice", "probabilities"):
-                    cell = str(output.classes[index % len(output.classes)])
-                elif output.kind == "boolean":
-                    cell = output.true_values[0] if index % 2 else output.false_values[0]
-                else:
-                    low, high = output.range or (0.0, 1.0)
-                    cell = repr(float(index % 2)) if (low, high) == (0.0, 1.0) else repr(float(rng.uniform(low, high)))
-                rows.setdefault(reference.csv_file, {}).setdefault(case, {})[reference.column] = cell
+                image = sitk.GetImageFromArray(draw(output, index, rng))
+                sitk.WriteImage(image, str(path), useCompression=False)
+            elif draw is not None and reference.csv_file and reference.column:
+                rows.setdefault(reference.csv_file, {}).setdefault(case, {})[reference.column] = draw(
+                    output, index, rng
+                )
             else:
                 raise ConfigurationError(f"--synthesize cannot draw a ground truth for output '{output.slug}' "
                                          f"({reference.text}): give --ground-truth.")  # fmt: skip
