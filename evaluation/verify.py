@@ -479,11 +479,36 @@ class Verifier:
             else:
                 row.update(status="equal", ours=target)
             report.rows.append(row)
+        report.suggested = generalised(report.suggested, self.cases)
         for path, difference in first.items():
             if path not in seen:
                 report.rows.append({"reference": path, "runs": 0, "status": "differs", "ours": difference.ours_path,
                                     "difference": vars(difference)})  # fmt: skip
         return report
+
+
+def generalised(suggested: dict[str, str], cases: Sequence[str]) -> dict[str, str]:
+    """Suggested pairs with a case's name on both sides (or its position on the reference's, as evalutils
+    keys cases) written once as a pattern ("*" / "#"), where every case of the pattern pairs alike."""
+    names = set(cases)
+    patterns: dict[tuple[str, str], list[str]] = {}
+    for reference, ours in suggested.items():
+        left, right = reference.split("."), ours.split(".")
+        for index, key in enumerate(left):
+            case = key if key in names else (cases[int(key)] if key.isdigit() and int(key) < len(cases) else None)
+            if case is not None and right.count(case) == 1:
+                wildcard = "*" if key == case else "#"
+                pattern = (".".join([*left[:index], wildcard, *left[index + 1 :]]),
+                           ".".join(wildcard if k == case else k for k in right))  # fmt: skip
+                patterns.setdefault(pattern, []).append(reference)
+                break
+    found = dict(suggested)
+    for (reference, ours), members in patterns.items():
+        if len(members) > 1:
+            for member in members:
+                found.pop(member, None)
+            found[reference] = ours
+    return found
 
 
 def declared_map(challenge: str) -> NumberMap:

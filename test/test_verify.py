@@ -211,3 +211,18 @@ def test_every_output_kind_verifies_against_our_own_command(tmp_path, capsys, ch
                                    "--synthesize", "2", "--seed", "5", "--map", str(tmp_path / "map.toml"))  # fmt: skip
     assert code == 0, "\n".join(lines[-15:])
     assert report["counts"]["equal"] > 0 and report["counts"]["differs"] == report["counts"]["unmapped"] == 0
+
+
+def test_suggestions_of_every_case_are_written_once_as_a_pattern():
+    suggested = {
+        "case.DiceCoefficient.0": "case.c0.dice",
+        "case.DiceCoefficient.1": "case.c1.dice",
+        "case.c0.nsd": "case.c0.nsd_lesion",
+        "case.c1.nsd": "case.c1.nsd_lesion",
+        "mean": "aggregates.m",
+    }
+    assert verify.generalised(suggested, ["c0", "c1"]) == {
+        "mean": "aggregates.m",
+        "case.DiceCoefficient.#": "case.#.dice",
+        "case.*.nsd": "case.*.nsd_lesion",
+    }
