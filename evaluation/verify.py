@@ -568,40 +568,43 @@ def parser() -> argparse.ArgumentParser:
     return result
 
 
+def run(arguments: argparse.Namespace) -> Report:
+    """The verification the parsed command line asks for."""
+    if not arguments.challenge:
+        raise ConfigurationError("No challenge given: use --challenge or set EVALUATION_CHALLENGE.")
+    if arguments.synthesize is not None and arguments.synthesize < 1:
+        raise ConfigurationError("--synthesize needs at least 1 submission.")
+    number_map = declared_map(arguments.challenge)
+    if arguments.map is not None:
+        number_map = number_map + map_file(arguments.map)
+    reference = Reference(arguments.reference_image, arguments.reference_command, arguments.memory,
+                          arguments.ground_truth_mount, arguments.reference_layout, arguments.timeout)  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="gc-verify-") as scratch:
+        work = arguments.work or Path(scratch)
+        ground_truth = arguments.ground_truth
+        if ground_truth is None and arguments.synthesize is None:
+            from evaluation.platform.ground_truth import resolve_ground_truth
+
+            ground_truth = resolve_ground_truth(arguments.challenge, None)
+        verifier = Verifier(arguments.challenge, reference, ground_truth or work / "ground-truth", work,
+                            number_map, arguments.tol, arguments.seed)  # fmt: skip
+        if ground_truth is None:
+            from evaluation.declarative.synthesize import synthetic_ground_truth
+
+            if verifier.declaration is None:
+                raise ConfigurationError("A synthetic ground truth needs a declared challenge: give --ground-truth.")
+            synthetic_ground_truth(verifier.declaration, work / "ground-truth", arguments.seed)
+        if arguments.synthesize is not None:
+            submissions = verifier.synthesize(arguments.synthesize)
+        else:
+            submissions = [Submission(f"the outputs in {arguments.outputs}", outputs=arguments.outputs)]
+        return verifier.verify(submissions, arguments.save)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = parser().parse_args(argv)
     try:
-        if not arguments.challenge:
-            raise ConfigurationError("No challenge given: use --challenge or set EVALUATION_CHALLENGE.")
-        if arguments.synthesize is not None and arguments.synthesize < 1:
-            raise ConfigurationError("--synthesize needs at least 1 submission.")
-        number_map = declared_map(arguments.challenge)
-        if arguments.map is not None:
-            number_map = number_map + map_file(arguments.map)
-        reference = Reference(arguments.reference_image, arguments.reference_command, arguments.memory,
-                              arguments.ground_truth_mount, arguments.reference_layout, arguments.timeout)  # fmt: skip
-        with tempfile.TemporaryDirectory(prefix="gc-verify-") as scratch:
-            work = arguments.work or Path(scratch)
-            ground_truth = arguments.ground_truth
-            if ground_truth is None and arguments.synthesize is None:
-                from evaluation.platform.ground_truth import resolve_ground_truth
-
-                ground_truth = resolve_ground_truth(arguments.challenge, None)
-            verifier = Verifier(arguments.challenge, reference, ground_truth or work / "ground-truth", work,
-                                number_map, arguments.tol, arguments.seed)  # fmt: skip
-            if ground_truth is None:
-                from evaluation.declarative.synthesize import synthetic_ground_truth
-
-                if verifier.declaration is None:
-                    raise ConfigurationError(
-                        "A synthetic ground truth needs a declared challenge: give --ground-truth."
-                    )
-                synthetic_ground_truth(verifier.declaration, work / "ground-truth", arguments.seed)
-            if arguments.synthesize is not None:
-                submissions = verifier.synthesize(arguments.synthesize)
-            else:
-                submissions = [Submission(f"the outputs in {arguments.outputs}", outputs=arguments.outputs)]
-            report = verifier.verify(submissions, arguments.save)
+        report = run(arguments)
         for line in report.lines()[:-1]:
             print(line)
         if arguments.json is not None:

@@ -226,3 +226,21 @@ def test_suggestions_of_every_case_are_written_once_as_a_pattern():
         "case.DiceCoefficient.#": "case.#.dice",
         "case.*.nsd": "case.*.nsd_lesion",
     }
+
+
+@pytest.mark.slow
+def test_the_organizers_own_outputs_verify(tmp_path, capsys):
+    """--outputs DIR: outputs as make_input reads them (here those a synthesized run wrote), one submission."""
+    (tmp_path / "map.toml").write_text(SELF_MAP)
+    command = f"{sys.executable} -m evaluation --challenge kits-example --input {{input}} --output {{output}} "
+    command += "--ground-truth {ground_truth}"
+    gt = str(REPO / "ground-truth" / "kits-example")
+    first = verified(capsys, tmp_path / "a", "--challenge", "kits-example", "--reference-command", command,
+                     "--ground-truth", gt, "--synthesize", "1", "--map", str(tmp_path / "map.toml"))  # fmt: skip
+    assert first[0] == 0
+    outputs = tmp_path / "a" / "work" / "run-001" / "outputs"
+    code, lines, report = verified(capsys, tmp_path / "b", "--challenge", "kits-example", "--reference-command",
+                                   command, "--ground-truth", gt, "--outputs", str(outputs), "--map",
+                                   str(tmp_path / "map.toml"))  # fmt: skip
+    assert code == 0, "\n".join(lines[-10:])
+    assert report["submissions"] == 1 and report["counts"]["equal"] == first[2]["counts"]["equal"]
