@@ -441,6 +441,10 @@ class Verifier:
             if save is not None:
                 ours, theirs, folder = self.run(smallest, keep=save)
                 difference.saved = str(folder)
+                ground_truth = self.ground_truth.resolve()
+                if ground_truth.is_relative_to(self.work.resolve()):  # a synthetic one, gone with the work folder
+                    shutil.copytree(ground_truth, folder / "ground-truth")
+                    ground_truth = folder / "ground-truth"
                 again = self.differences(ours, theirs, smallest.name)
                 match = next((d for d in again if d.path == difference.path), None)
                 if match is not None:
@@ -449,20 +453,20 @@ class Verifier:
                     json.dumps(
                         {
                             "challenge": self.challenge,
-                            "ground_truth": str(self.ground_truth.resolve()),
+                            "ground_truth": str(ground_truth),
                             "number": difference.path,
                             "ours": difference.ours_path,
                             "reference_value": difference.reference,
                             "our_value": difference.ours,
                             "variants": smallest.chosen,
                             "run_ours": f"python -m evaluation --challenge {self.challenge} --input {folder / 'input'} "
-                            f"--output OUT --ground-truth {self.ground_truth.resolve()}",
+                            f"--output OUT --ground-truth {ground_truth}",
                         },
                         indent=2,
                         default=str,
                     )
                 )
-        report.refusals = refusals[:1] + [d for d in refusals[1:] if d.submission != refusals[0].submission]
+        report.refusals = refusals
         for path, runs in seen.items():
             what, target = self.number_map.resolve(path, self.cases)
             row: dict[str, Any] = {"reference": path, "runs": len(runs)}
@@ -574,6 +578,9 @@ def run(arguments: argparse.Namespace) -> Report:
         raise ConfigurationError("No challenge given: use --challenge or set EVALUATION_CHALLENGE.")
     if arguments.synthesize is not None and arguments.synthesize < 1:
         raise ConfigurationError("--synthesize needs at least 1 submission.")
+    save = arguments.save
+    if save.exists() and (not save.is_dir() or (any(save.iterdir()) and not (save / "case.json").is_file())):
+        raise ConfigurationError(f"--save {save} exists and is not a case verify saved: give a new folder.")
     number_map = declared_map(arguments.challenge)
     if arguments.map is not None:
         number_map = number_map + map_file(arguments.map)

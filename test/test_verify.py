@@ -244,3 +244,31 @@ def test_the_organizers_own_outputs_verify(tmp_path, capsys):
                                    str(tmp_path / "map.toml"))  # fmt: skip
     assert code == 0, "\n".join(lines[-10:])
     assert report["submissions"] == 1 and report["counts"]["equal"] == first[2]["counts"]["equal"]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "line"),
+    [
+        (["--challenge", "no-such-challenge", "--synthesize", "1"], "Unknown challenge 'no-such-challenge'"),
+        (["--challenge", str(SEGMENTATION), "--synthesize", "0"], "--synthesize needs at least 1 submission."),
+        (["--synthesize", "1"], "No challenge given"),
+    ],
+)
+def test_a_wrong_command_line_is_one_line(tmp_path, capsys, monkeypatch, arguments, line):
+    monkeypatch.delenv("EVALUATION_CHALLENGE", raising=False)
+    code = verify.main([*arguments, "--reference-command", "true", "--work", str(tmp_path / "w")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and err[-1].startswith(line)
+
+
+def test_gc_verify_is_a_console_command():
+    assert 'gc-verify = "evaluation.verify:main"' in (REPO / "pyproject.toml").read_text()
+
+
+def test_save_never_replaces_a_folder_it_did_not_write(tmp_path, capsys):
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "keep.txt").write_text("organizer's file")
+    code = verify.main(["--challenge", str(SEGMENTATION), "--reference-command", "true", "--synthesize", "1",
+                        "--save", str(tmp_path / "mine"), "--work", str(tmp_path / "w")])  # fmt: skip
+    assert code == 1 and "is not a case verify saved" in capsys.readouterr().err.strip().splitlines()[-1]
+    assert (tmp_path / "mine" / "keep.txt").read_text() == "organizer's file"
