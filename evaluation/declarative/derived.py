@@ -224,6 +224,7 @@ def json_schema() -> dict[str, Any]:
     outputs from their kinds; the parser's checks remain the authority (references between sections,
     paths, key templates)."""
     table = {"type": "object"}
+    _strings = {"type": "object", "additionalProperties": {"type": "string"}}  # [verify.map], [verify.ignore]
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://github.com/evaluation/declaration.schema.json",
@@ -261,6 +262,8 @@ def json_schema() -> dict[str, Any]:
                 "required": ["score"], "additionalProperties": False},
             "report": table,
             "options": {"type": "array", "items": {"type": "object", "required": ["name", "default", "sets"]}},
+            "verify": {"type": "object", "properties": {"map": _strings, "ignore": _strings},
+                       "additionalProperties": False},
         },
         "required": ["name", "title", "outputs", "metrics", "leaderboard"],
         "additionalProperties": False,

@@ -853,6 +853,7 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
     leaderboard = _leaderboard(top.sub("leaderboard"), partial.aggregate_keys())
     report = _report(top.sub("report"), outputs, metrics, submission)
     top.read.add("options")
+    top.read.add("verify")  # python -m evaluation.verify's [verify.map] and [verify.ignore] (read there)
     options = _options(top, data, folder) if check_options and "options" in data else ()
     hidden = next((key for key, _ in report.notes if key in ("challenge", *(o.name for o in options))), None)
     if hidden is not None:
