@@ -219,6 +219,13 @@ class OutputKind:
         return output.classes
 
 
+GEOMETRY_KEYS: dict[str, Any] = {
+    "geometry": {"enum": list(GEOMETRY_POLICIES)},
+    "tolerance": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
+    "grid": {"type": "string"},
+}
+
+
 class Segmentation(OutputKind):
     name, platform_kind = "segmentation", "Segmentation"
     missing = ("error", "empty-mask", "exclude")
@@ -230,9 +237,7 @@ class Segmentation(OutputKind):
                        {"type": "integer", "minimum": 1}, {"const": NONZERO},
                        {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1,
                         "uniqueItems": True}]}},
-        "geometry": {"enum": list(GEOMETRY_POLICIES)},
-        "tolerance": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
-        "grid": {"type": "string"},
+        **GEOMETRY_KEYS,
         "dimension": {"enum": [2, 3]},
     }  # fmt: skip
 
@@ -260,11 +265,7 @@ class Segmentation(OutputKind):
         if len({frozenset(region_of(value)) for value in labels.values()}) != len(labels):
             table.fail("labels", "two labels share a voxel value (or, as regions, the same voxel values)")
         extra["labels"] = tuple(labels.items())
-        extra["geometry"] = table.get("geometry", str, "error", GEOMETRY_POLICIES)
-        extra["tolerance"] = table.get("tolerance", float, GEOMETRY_TOLERANCE)
-        extra["grid"] = table.get("grid", str, OutputSpec.grid)
-        if not 0 <= extra["tolerance"] < 1:
-            table.fail("tolerance", "must be in [0, 1) (relative and absolute)")
+        _geometry(table, extra)
         extra["dimension"] = table.get("dimension", int, 3, (2, 3))
         if NONZERO in labels.values() and extra["dimension"] != 2:
             table.fail("dimension", f"a {NONZERO!r} mask is a 2D image: declare dimension = 2")
@@ -274,6 +275,17 @@ class Segmentation(OutputKind):
 
     def settings(self, output: OutputSpec) -> dict[str, Any]:
         return {"geometry": output.geometry, "tolerance": output.tolerance, "labels": dict(output.labels)}
+
+
+def _geometry(table: Table, extra: dict[str, Any]) -> None:
+    """An image output's grid policy (segmentation, heat map): ``geometry`` "error" (the reference's size,
+    and its spacing, origin, direction within ``tolerance``) or "nearest" (resampled onto it); ``grid``
+    names that grid in messages."""
+    extra["geometry"] = table.get("geometry", str, "error", GEOMETRY_POLICIES)
+    extra["tolerance"] = table.get("tolerance", float, GEOMETRY_TOLERANCE)
+    extra["grid"] = table.get("grid", str, OutputSpec.grid)
+    if not 0 <= extra["tolerance"] < 1:
+        table.fail("tolerance", "must be in [0, 1) (relative and absolute)")
 
 
 def _voxel_value(value: Any) -> bool:
@@ -528,6 +540,7 @@ class HeatMap(OutputKind):
     aggregation = staticmethod(heat_maps.heat_map_metric)
     keys: ClassVar[dict[str, Any]] = {
         "dimension": {"enum": [2, 3]},
+        **GEOMETRY_KEYS,
         "min_overlap": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
         "overlap": {"enum": list(OVERLAPS)},
         "candidates": {"anyOf": [{"enum": ["given", *DYNAMIC]},
@@ -542,6 +555,7 @@ class HeatMap(OutputKind):
     def parse(self, entry: Entry) -> Reference:
         table = entry.table
         entry.extra["dimension"] = table.get("dimension", int, 3, (2, 3))
+        _geometry(table, entry.extra)
         min_overlap = table.get("min_overlap", float, MIN_OVERLAP)
         if not 0 < min_overlap <= 1:
             table.fail("min_overlap", "must be in (0, 1] (the least IoU or Dice of a match)")
@@ -560,7 +574,9 @@ class HeatMap(OutputKind):
         return entry.reference
 
     def settings(self, output: OutputSpec) -> dict[str, Any]:
-        return {"dimension": output.dimension, **dict(output.options)}
+        declared = (output.geometry, output.tolerance) != ("error", GEOMETRY_TOLERANCE)  # the default: unechoed
+        geometry = {"geometry": output.geometry, "tolerance": output.tolerance} if declared else {}
+        return {"dimension": output.dimension, **geometry, **dict(output.options)}
 
 
 KINDS: dict[str, OutputKind] = {kind.name: kind() for kind in (Segmentation, Number, Boolean, Choice, Probabilities,

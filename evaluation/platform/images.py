@@ -74,19 +74,22 @@ def on_reference_grid(
     what: str = "segmentation",
     grid: str = "reference grid",
     hint: str = "",
+    named: str = "",
 ) -> sitk.Image:
     """The prediction on the reference grid: the same geometry (``policy="error"``: size exact;
     spacing, origin, direction within ``tolerance``) or resampled by nearest neighbour
     (``policy="nearest"``, background 0; an image SimpleITK cannot resample so, e.g. 2D for a 3D
     grid, is an error naming both geometries). ``grid`` names the reference grid in messages (e.g.
-    "CT grid"); ``hint`` ends the size message (e.g. how to ask for resampling)."""
+    "CT grid"); ``hint`` ends the size message (e.g. how to ask for resampling); ``named`` names the
+    case in messages when not as ``case`` ("case 10001")."""
+    named = named or case
     if policy == "nearest":
         pixel = prediction.GetPixelID()
         try:
             return sitk.Resample(prediction, reference, sitk.Transform(), sitk.sitkNearestNeighbor, 0, pixel)
         except RuntimeError:  # e.g. a 2D image for a 3D grid; SimpleITK's own text is no participant's line
             raise SubmissionError(
-                f"The {what} of {case} ({prediction.GetDimension()}D, size {prediction.GetSize()}) cannot be "
+                f"The {what} of {named} ({prediction.GetDimension()}D, size {prediction.GetSize()}) cannot be "
                 f"resampled onto the {grid} ({reference.GetDimension()}D, size {reference.GetSize()}).",
                 case,
             ) from None
@@ -94,7 +97,8 @@ def on_reference_grid(
         raise ValueError(f"unknown geometry policy {policy!r}")
     if prediction.GetSize() != reference.GetSize():
         raise SubmissionError(
-            f"The {what} of {case} has size {prediction.GetSize()} but the {grid} is {reference.GetSize()}{hint}.", case
+            f"The {what} of {named} has size {prediction.GetSize()} but the {grid} is {reference.GetSize()}{hint}.",
+            case,
         )
     for aspect in ("Spacing", "Origin", "Direction"):
         found, expected = getattr(prediction, f"Get{aspect}")(), getattr(reference, f"Get{aspect}")()
@@ -102,7 +106,7 @@ def on_reference_grid(
             shown = ", ".join(f"{v:.6g}" for v in found)
             wanted = ", ".join(f"{v:.6g}" for v in expected)
             raise SubmissionError(
-                f"The {what} of {case} has {aspect.lower()} ({shown}) but the {grid} has ({wanted}).", case
+                f"The {what} of {named} has {aspect.lower()} ({shown}) but the {grid} has ({wanted}).", case
             )
     return prediction
 
