@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import signal
 
+LONGEST = 1000  # characters of a message (the platform cuts the last stderr line at 1,024)
+
 
 def printable(text: str) -> str:
     """``text`` with every non-printable character (ESC, NUL, a direction override) escaped as Python
@@ -25,6 +27,8 @@ class EvaluationError(Exception):
 
     def __init__(self, message: str, case: str | None = None) -> None:
         message = printable(" ".join(str(message).split()))
+        if len(message) > LONGEST:  # the platform shows 1,024 characters: keep the start and the advice at the end
+            message = f"{message[: LONGEST - 204]} ... {message[-200:]}"
         if case is not None and case not in message:
             message = f"Case {case}: {message}"
         super().__init__(message)

@@ -299,8 +299,10 @@ def _region(table: Table, label: str, values: list[Any]) -> tuple[int, ...]:
     bad = next((v for v in values if not _voxel_value(v)), None)
     if bad is not None:
         table.fail(f"labels.{label}", f"a region's voxel values must be positive integers, not {bad!r}")
-    if len(set(values)) != len(values):
-        table.fail(f"labels.{label}", f"a region lists a voxel value twice: {values}")
+    seen: set[int] = set()
+    twice = next((v for v in values if v in seen or seen.add(v)), None)  # the first value listed again
+    if twice is not None:
+        table.fail(f"labels.{label}", f"a region lists the voxel value {twice} twice")
     return tuple(values)
 
 
@@ -356,6 +358,9 @@ class Number(OutputKind):
         return low if abs(low - truth) >= abs(high - truth) else high
 
     def reference_value(self, output: OutputSpec, text: str, binary: bool, case: str, where: str) -> float:
+        if not text.isascii():  # float() reads Arabic-Indic and full-width digits as numbers: say so instead
+            raise ConfigurationError(f"{where}: the value of case {case} holds non-ASCII characters (e.g. "
+                                     "Arabic-Indic or full-width digits); write it in ASCII digits.")  # fmt: skip
         try:
             number = float(text)
         except ValueError:
@@ -801,11 +806,12 @@ def cell_number(text: str, what: str, case: str) -> float:
     """A prediction CSV's cell as a finite decimal number (``what`` names the cell in messages); not
     Python's digit separators, which ``float`` reads ("0.2_5" would be 0.25)."""
     try:
-        if "_" in text:
+        if "_" in text or not text.isascii():  # float() reads "0.2_5" and Arabic-Indic or full-width digits too
             raise ValueError(text)
         number = float(text)
     except ValueError:
-        raise SubmissionError(f"{what} is {shown(text)}, not a number.", case) from None
+        ascii_only = "" if text.isascii() else " in ASCII digits"
+        raise SubmissionError(f"{what} is {shown(text)}, not a number{ascii_only}.", case) from None
     if not math.isfinite(number):
         raise SubmissionError(f"{what} is {shown(text)}, not a finite number.", case)
     return number

@@ -128,9 +128,25 @@ def label_array(
     else:  # gaps in the declared values: one comparison per unlisted value in range (a boolean temporary)
         bad = next((v for v in range(low, high + 1) if v not in allowed_set and (array == v).any()), None)
     if bad is not None:
-        shown = ", ".join(str(v) for v in sorted(allowed_set))
-        raise _error(whose)(f"The {whose} {what} of {case} has the label {bad}; only {shown} are allowed.", case)
+        raise _error(whose)(
+            f"The {whose} {what} of {case} has the label {bad}; only {_runs(sorted(allowed_set))} are allowed.", case
+        )
     return array
+
+
+def _runs(values: list[int], most: int = 20) -> str:
+    """Sorted whole numbers as written ("0, 1, 2"), or, more than ``most``, as runs ("0-10000, 20005"), the
+    first ``most`` of them: a region of 10,000 voxel values stays one readable line."""
+    if len(values) <= most:
+        return ", ".join(map(str, values))
+    runs: list[list[int]] = []
+    for value in values:
+        if runs and value == runs[-1][1] + 1:
+            runs[-1][1] = value
+        else:
+            runs.append([value, value])
+    shown = [str(a) if a == b else f"{a}, {b}" if b == a + 1 else f"{a}-{b}" for a, b in runs]
+    return ", ".join(shown[:most]) + (f" (and {len(shown) - most} more runs)" if len(shown) > most else "")
 
 
 def spacing_zyx(image: sitk.Image) -> tuple[float, ...]:
