@@ -23,7 +23,13 @@ from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics import catalogue
 from evaluation.metrics.bootstrap import drawn_cases, resample_weights
 from evaluation.metrics.detection_maps import LARGEST, CaseLesions, case_lesions
-from evaluation.platform.images import GEOMETRY_TOLERANCE, on_reference_grid, read_input_image, read_label_image
+from evaluation.platform.images import (
+    GEOMETRY_TOLERANCE,
+    on_reference_grid,
+    read_image,
+    read_input_image,
+    read_label_image,
+)
 
 
 @dataclass(frozen=True)
@@ -80,7 +86,7 @@ def _size(array: np.ndarray) -> str:
 def read_map_image(path: Path, case: str, named: str, what: str, dimension: int | None = None) -> sitk.Image:
     """A submitted map as read: one channel (of ``dimension`` dimensions when given)."""
     try:
-        image = sitk.ReadImage(str(path))
+        image = read_image(path)
     except RuntimeError:
         raise SubmissionError(f"The {what} of {named} could not be read as an image file.", case) from None
     if image.GetNumberOfComponentsPerPixel() != 1:

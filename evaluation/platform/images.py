@@ -30,6 +30,17 @@ INTEGER_PIXELS = frozenset(
 )  # fmt: skip
 
 
+def read_image(path: Path) -> sitk.Image:
+    """``sitk.ReadImage``; ITK's failure to allocate the voxels (a memory limit met while reading) raised as
+    the ``MemoryError`` it is, which the runner names with the case and the limit, not as an unreadable file."""
+    try:
+        return sitk.ReadImage(str(path))
+    except RuntimeError as error:
+        if "allocate memory" in str(error) or "bad_alloc" in str(error):
+            raise MemoryError(str(error).strip().splitlines()[-1]) from None
+        raise
+
+
 def _error(whose: str) -> type[EvaluationError]:
     return ConfigurationError if whose == "reference" else SubmissionError
 
@@ -42,7 +53,7 @@ def read_label_image(
     "; replace labels/P2.mha in the phase's ground truth")."""
     error = _error(whose)
     try:
-        image = sitk.ReadImage(str(path))
+        image = read_image(path)
     except RuntimeError:
         raise error(f"The {whose} {what} of {case} could not be read as an image file{fix}.", case) from None
     if image.GetDimension() != dimension or image.GetNumberOfComponentsPerPixel() != 1:
@@ -60,7 +71,7 @@ def read_input_image(path: Path) -> sitk.Image:
     """An input image from the participant's own folder (the pre-flight check's grid: the case's
     CT or image, which the reference shares)."""
     try:
-        return sitk.ReadImage(str(path))
+        return read_image(path)
     except RuntimeError:
         raise ConfigurationError(f"The input image {path.name} cannot be read as an image file.") from None
 
@@ -171,8 +182,10 @@ def read_nonzero_mask(path: Path, case: str, whose: str, named: str, what: str =
                 array = np.asarray(image)
             colour = array.ndim == 3  # (height, width, channels)
         else:
-            image = sitk.ReadImage(str(path))
+            image = read_image(path)
             array, colour = sitk.GetArrayFromImage(image), image.GetNumberOfComponentsPerPixel() > 1
+    except MemoryError:
+        raise
     except Exception:  # every reader error means the same to a participant: unreadable
         if whose == "reference":
             raise ConfigurationError(
