@@ -126,4 +126,3 @@ def test_a_port_in_use_is_one_line_and_exit_1(server):
     assert run.returncode == 1
     expected = f"The invoke server cannot listen on 127.0.0.1:{port}: Address already in use."
     assert run.stderr.strip().splitlines() == [expected]
-

@@ -296,4 +296,3 @@ def test_library_gives_the_cli_document(tmp_path: Path) -> None:
     assert ranking.order == ["B", "A", "C", "D"] and ranking.ranks == {"A": 2, "B": 1, "C": 3, "D": 4}
     resampled = bootstrap(ranking, 50, seed=0)
     assert resampled.to_json()["winner_frequency"] == result.to_json()["tasks"]["task"]["bootstrap"]["winner_frequency"]
-
