@@ -1692,11 +1692,11 @@ def test_a_memory_limit_met_while_reading_an_image_is_memory(tmp_path, monkeypat
     """ITK's allocation failure is the MemoryError it is (the runner's line names the case and the limit:
     "Case case_00006: the evaluation ran out of memory (limit 300 MiB per process) while scoring this case in a
     worker process." in that real run), not "could not be read as an image file"; another reader error still is."""
-    from evaluation.declarative.heat_maps import read_heat_map
+    from evaluation.declarative.heat_maps import read_map_image
     from evaluation.platform.images import read_label_image, read_nonzero_mask
 
     read = {"label image": lambda p: read_label_image(p, "c1", "submitted"),
-            "heat map": lambda p: read_heat_map(p, "c1", "c1", "map"),
+            "heat map": lambda p: read_map_image(p, "c1", "c1", "map"),
             "2D mask": lambda p: read_nonzero_mask(p, "c1", "predicted", "c1")}[reader]  # fmt: skip
     image = tmp_path / "big.mha"
     sitk.WriteImage(sitk.Image([4, 4, 4], sitk.sitkUInt8), str(image))

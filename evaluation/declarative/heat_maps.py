@@ -118,11 +118,6 @@ def map_values(image: sitk.Image, case: str, named: str, what: str) -> np.ndarra
     return array
 
 
-def read_heat_map(path: Path, case: str, named: str, what: str, dimension: int | None = None) -> np.ndarray:
-    """A submitted map: one channel, finite, non-negative values (as an array z, y, x)."""
-    return map_values(read_map_image(path, case, named, what, dimension), case, named, what)
-
-
 def heat_map_task(
     declaration: Any, output: Any, case: str, reference: Path, shown: str, prediction: Path | None
 ) -> HeatMapTask:
