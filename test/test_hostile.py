@@ -1581,6 +1581,9 @@ ORGANIZER_27 = {
         "k.toml: outputs[0].labels.kidney: a region lists the voxel value 5 twice",),
         kits((r"^labels = \{.*\}$", "labels = { kidney = [" + ", ".join(map(str, range(1, 9999))) + ", 5], "
               "tumour = 20000, cyst = 20001 }"))),
+    "a title of 5,000 numbers": Fault("evaluation", (
+        "k.toml: title: " + f"must be a string, not a list {list(range(1, 5001))}"[:496] + " ...",),
+        kits((r"^title = .*$", f"title = {list(range(1, 5001))}"))),
     "ESC and NUL in a label name": Fault("evaluation", (
         "k.toml: outputs[0].labels.kid\\x1b[31mney\\x00: a label name may hold letters, digits, '_' and '-' only",),
         kits((r"kidney = 1,", '"kid\\u001b[31mney\\u0000" = 1,'))),

@@ -13,7 +13,7 @@ from evaluation.errors import ConfigurationError
 NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
 KEY = re.compile(r"[A-Za-z0-9_-]+")  # a metrics.json key: no dot (the platform splits paths on dots)
-LONGEST = 300  # characters of a problem: the platform shows 1,024 of the line, its file and key come first
+LONGEST = 500  # characters of a problem: the platform shows 1,024 of the line, its file and key come first
 LONG_QUOTE = re.compile(r"'([^'\s]{57})[^'\s]{4,}'")  # a quoted value of more than 60 characters, no space
 
 
