@@ -28,7 +28,7 @@ class EvaluationError(Exception):
     def __init__(self, message: str, case: str | None = None) -> None:
         message = printable(" ".join(str(message).split()))
         if len(message) > LONGEST:  # the platform shows 1,024 characters: keep the start and the advice at the end
-            message = f"{message[: LONGEST - 204]} ... {message[-200:]}"
+            message = f"{message[: LONGEST - 205]} ... {message[-200:]}"
         if case is not None and case not in message:
             message = f"Case {case}: {message}"
         super().__init__(message)

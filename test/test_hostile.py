@@ -1601,6 +1601,18 @@ def test_an_organizer_fault_of_the_newest_surfaces(tmp_path, name):
     assert all(character.isprintable() for character in lines[-1])  # no raw ESC or NUL reaches a terminal
 
 
+def test_every_message_is_one_printable_line_of_at_most_1000_characters():
+    """errors.EvaluationError, the one place every participant and organizer line passes: control characters
+    escaped as Python writes them, a message over 1,000 characters cut in its middle (its start names the file
+    and case, its end says what to do)."""
+    from evaluation.errors import ConfigurationError
+
+    error = ConfigurationError("k.toml: labels.kid\x1b[2Jney\x00\u202e: " + "x" * 3000 + " Fix it in the ground truth.")
+    text = str(error)
+    assert text.startswith("k.toml: labels.kid\\x1b[2Jney\\x00\\u202e: xxx") and text.isprintable()
+    assert len(text) <= 1000 and text.endswith(" Fix it in the ground truth.") and " ... " in text
+
+
 @pytest.mark.parametrize(("column", "cells", "line"), [
     ("cohort", ("\u0661", "1", "\u0662", "2", "\uff11", "\uff12", "1", "2"),
      "clinical.csv:cohort: the group of case case_00000 ('\\u0661') holds non-ASCII digits; write ASCII digits or "
