@@ -9,6 +9,14 @@ from __future__ import annotations
 
 import signal
 
+LONGEST = 1000  # characters of a message (the platform cuts the last stderr line at 1,024)
+
+
+def printable(text: str) -> str:
+    """``text`` with every non-printable character (ESC, NUL, a direction override) escaped as Python
+    writes it (``\\x1b``): a value echoed into a message cannot colour a terminal, hide text or cut a line."""
+    return text if text.isprintable() else "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
 
 class EvaluationError(Exception):
     """A problem with a submission (or its evaluation) that a participant may read.
@@ -18,7 +26,9 @@ class EvaluationError(Exception):
     """
 
     def __init__(self, message: str, case: str | None = None) -> None:
-        message = " ".join(str(message).split())
+        message = printable(" ".join(str(message).split()))
+        if len(message) > LONGEST:  # the platform shows 1,024 characters: keep the start and the advice at the end
+            message = f"{message[: LONGEST - 205]} ... {message[-200:]}"
         if case is not None and case not in message:
             message = f"Case {case}: {message}"
         super().__init__(message)

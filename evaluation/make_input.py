@@ -36,6 +36,24 @@ from evaluation.platform.predictions import Socket
 from evaluation.platform.sockets import IMAGE_SUFFIXES, parse_json_bytes
 from evaluation.registry import get
 
+# the platform's value kinds that hold one JSON type (its socket validates the value against it: a string in a
+# Float socket never reaches an evaluation); others (String, Anything, JSON kinds) are written as given
+VALUE_TYPES: dict[str, tuple[type, ...]] = {"Float": (int, float), "Integer": (int,), "Bool": (bool,)}
+JSON_TYPES = {bool: "true or false", int: "a number", float: "a number", str: "a string", list: "a list",
+              dict: "an object", type(None): "null"}  # fmt: skip
+
+
+def _typed(socket: Socket, value: Any, case: str) -> Any:
+    """A value output as its socket's kind holds it, or one line saying what the file holds instead."""
+    wanted = VALUE_TYPES.get(socket.kind or "")
+    if wanted is None or value is None or (isinstance(value, wanted) and (bool in wanted) == isinstance(value, bool)):
+        return value  # null: no answer, which the challenge's missing policy handles
+    raise SubmissionError(
+        f"{socket.relative_path} holds {JSON_TYPES.get(type(value), type(value).__name__)}, but the output "
+        f"'{socket.slug}' is a {socket.kind} socket: write {JSON_TYPES[wanted[-1]]} (JSON, without quotes).",
+        case,
+    )
+
 
 def _case_outputs(challenge: Challenge, case_dir: Path) -> dict[Socket, Any]:
     case = case_dir.name
@@ -58,7 +76,7 @@ def _case_outputs(challenge: Challenge, case_dir: Path) -> dict[Socket, Any]:
             claimed.add(images[0])
         elif os.path.lexists(path) and not path.is_dir():  # a FIFO or device: the evaluation's line, never a read
             data = read_bytes(path.resolve(), f"the output '{socket.slug}'", case)
-            outputs[socket] = parse_json_bytes(data, f"{socket.relative_path}", case)
+            outputs[socket] = _typed(socket, parse_json_bytes(data, f"{socket.relative_path}", case), case)
             claimed.add(path)
     unknown = sorted(p for p in case_dir.rglob("*") if not p.is_dir() and p not in claimed)
     if unknown:

@@ -1647,3 +1647,404 @@ def test_a_replay_in_another_environment_names_it(recorded, tmp_path):
 
 def test_at_least_thirty_provenance_and_replay_faults():
     assert len(REPLAY_FAULTS) + len(HOSTILE_INPUT) >= 30
+
+
+# ------------------------------------------------------------------ the newest surfaces (issue 27)
+# By surface, each row one hostile change and the exact answer: the invoke server's requests (a status,
+# and no evaluation started), heat maps, the organizer's declarations and ground truth, the ranking tool,
+# then three older surfaces (an image read under a memory limit, a prediction CSV, make_input).
+
+# --- the invoke server: real sockets on 127.0.0.1, against a server in this process whose "evaluation"
+# only appends a line to a file; every wait is bounded (the server's request time 0.5 s, each client's 10 s)
+
+
+@pytest.fixture
+def invoke_server(tmp_path):
+    from evaluation.platform.invoke import InvokeServer
+
+    runs = tmp_path / "runs"
+    command = [sys.executable, "-c", f"open({str(runs)!r}, 'a').write('run\\n')"]
+    server = InvokeServer(("127.0.0.1", 0), command, request_seconds=0.5)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield server.server_address[1], runs
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+def exchange(port: int, pieces: list[bytes], pause: float = 0.0, close: bool = False) -> int | None:
+    """Sends ``pieces`` (``pause`` s apart), half-closes when ``close``; the status answered (None: none)."""
+    import contextlib
+    import socket
+    import time
+
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+        for piece in pieces:
+            try:
+                connection.sendall(piece)
+            except (BrokenPipeError, ConnectionResetError):
+                break  # the server gave up on it: read its answer
+            time.sleep(pause)
+        if close:
+            connection.shutdown(socket.SHUT_WR)
+        answer = b""
+        with contextlib.suppress(ConnectionResetError):
+            while chunk := connection.recv(65536):
+                answer += chunk
+    match = re.match(rb"HTTP/1\.[01] (\d{3}) ", answer)
+    return int(match.group(1)) if match else None
+
+
+INVOKE = b"POST /invoke HTTP/1.1\r\nHost: localhost\r\n"
+HEALTH = b"GET /health HTTP/1.0\r\n\r\n"
+INVOKE_REQUESTS = {  # name: (pieces sent, half-close after them, the status answered)
+    "huge Content-Length": ([INVOKE + b"Content-Length: " + b"9" * 30 + b"\r\n\r\n"], False, 413),
+    "Content-Length over the bound": ([INVOKE + b"Content-Length: 1000000\r\n\r\n"], False, 413),
+    "60,000-digit Content-Length": ([INVOKE + b"Content-Length: " + b"9" * 60_000 + b"\r\n\r\n"], False, 413),
+    "negative Content-Length": ([INVOKE + b"Content-Length: -1\r\n\r\n"], False, 400),
+    "Arabic-Indic Content-Length": ([INVOKE + "Content-Length: \u0661\u0660\r\n\r\n".encode()], False, 400),
+    "two Content-Lengths": ([INVOKE + b"Content-Length: 0\r\nContent-Length: 1\r\n\r\nx"], False, 400),
+    "chunked body": ([INVOKE + b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n"], False, 400),
+    "body cut short": ([INVOKE + b"Content-Length: 10\r\n\r\nabc"], True, 400),
+    "body never finished": ([INVOKE + b"Content-Length: 10\r\n\r\nabc"], False, 408),
+    "headers cut short": ([INVOKE], True, 400),
+    "headers never finished": ([INVOKE], False, 408),
+    "request line cut short": ([b"POST /inv"], True, 400),
+    "nothing sent": ([], False, 408),
+    "control characters for a request line": ([b"\x00\x1b[31m hello\r\n\r\n"], False, 400),
+    "a 70,000-byte request line": ([b"GET /" + b"a" * 70_000 + b" HTTP/1.0\r\n\r\n"], False, 414),
+    "unsupported version": ([b"POST /invoke HTTP/2.0\r\n\r\n"], False, 505),
+    "another method on /invoke": ([b"PUT /invoke HTTP/1.0\r\n\r\n"], False, 405),
+    "GET /invoke": ([b"GET /invoke HTTP/1.0\r\n\r\n"], False, 405),
+    "another path": ([b"DELETE /admin HTTP/1.0\r\n\r\n"], False, 404),
+    "a client sending a byte at a time": ([bytes([c]) for c in b"POST /invoke HTTP/1.0\r\n"], False, 408),
+}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("name", INVOKE_REQUESTS)
+def test_a_hostile_request_gets_a_status_and_starts_nothing(invoke_server, name):
+    port, runs = invoke_server
+    pieces, close, status = INVOKE_REQUESTS[name]
+    assert exchange(port, pieces, 0.05 if len(pieces) > 1 else 0.0, close) == status
+    assert exchange(port, [HEALTH]) == 200  # still serving
+    assert not runs.exists()  # no evaluation started
+
+
+def test_a_whole_invoke_runs_once_and_a_small_body_is_drained(invoke_server):
+    port, runs = invoke_server
+    assert exchange(port, [INVOKE + b"Content-Length: 5\r\n\r\nhello"]) == 201
+    assert exchange(port, [INVOKE + b"\r\n"]) == 201
+    assert runs.read_text() == "run\nrun\n"
+
+
+def test_health_answers_while_idle_clients_hold_connections(invoke_server):
+    import socket
+
+    port, runs = invoke_server
+    idle = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(100)]
+    try:
+        for connection in idle[:50]:
+            connection.sendall(INVOKE)  # headers never finished
+        assert exchange(port, [HEALTH]) == 200
+    finally:
+        for connection in idle:
+            connection.close()
+    assert not runs.exists()
+
+
+@pytest.mark.parametrize(("arguments", "environment", "shown"), [
+    (["--port", "70000"], None, "(--port) must be a whole number from 0 to 65535, not '70000'."),
+    (["--port", "-1"], None, "(--port) must be a whole number from 0 to 65535, not '-1'."),
+    (["--port", "\u0664\u0667"], None, "(--port) must be a whole number from 0 to 65535, not '\u0664\u0667'."),
+    ([], "http", "(EVALUATION_INVOKE_PORT) must be a whole number from 0 to 65535, not 'http'."),
+])  # fmt: skip
+def test_a_bad_invoke_port_is_one_line_and_exit_2(arguments, environment, shown):
+    environ = {k: v for k, v in os.environ.items() if k != "EVALUATION_INVOKE_PORT"}
+    if environment is not None:
+        environ["EVALUATION_INVOKE_PORT"] = environment
+    serve = [sys.executable, "-m", "evaluation.platform.invoke", "--host", "127.0.0.1", *arguments]
+    run = subprocess.run(serve, cwd=REPO, capture_output=True, text=True, timeout=60, env=environ)
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines() == [f"The invoke server's port {shown}"]
+
+
+# --- heat maps (PI-CAI): two cases, a lesion in the first; the first case's map made hostile
+
+(PICAI_T2,), (PICAI_MAP,) = get("picai2022").phase.inputs, get("picai2022").phase.outputs
+PICAI_LESION = "10001_1000001"
+PICAI = REPO / "evaluation/declarations/picai2022.toml"
+
+
+def picai(root: Path, change: Callable[[sitk.Image], sitk.Image] = lambda image: image) -> Built:
+    ground_truth, scratch = _folders(root)
+    (ground_truth / "labels").mkdir()
+    jobs = []
+    for case in (PICAI_LESION, "10002_1000002"):
+        label = np.zeros((2, 4, 4), np.uint8)
+        label[0, :2, :2] = case == PICAI_LESION
+        reference = sitk.GetImageFromArray(label)
+        reference.SetSpacing((0.5, 0.5, 3.0))
+        sitk.WriteImage(reference, str(ground_truth / "labels" / f"{case}.mha"))
+        detection = sitk.GetImageFromArray(label.astype(np.float32) * 0.8)
+        detection.CopyInformation(reference)
+        sitk.WriteImage(change(detection) if case == PICAI_LESION else detection, str(scratch / f"{case}.mha"))
+        jobs.append(JobSpec({PICAI_T2: f"{case}_t2w.mha"}, {PICAI_MAP: scratch / f"{case}.mha"}))
+    return Built(ground_truth, root / "input", write_input(root / "input", jobs), scratch)
+
+
+def _geometry(aspect: str, value: tuple[float, ...]) -> Callable[[sitk.Image], sitk.Image]:
+    def change(image: sitk.Image) -> sitk.Image:
+        getattr(image, f"Set{aspect}")(value)
+        return image
+
+    return change
+
+
+def _values(change: Callable[[np.ndarray], np.ndarray], vector: bool = False) -> Callable[[sitk.Image], sitk.Image]:
+    def made(image: sitk.Image) -> sitk.Image:
+        changed = sitk.GetImageFromArray(change(sitk.GetArrayFromImage(image)), isVector=vector)
+        changed.CopyInformation(image)
+        return changed
+
+    return made
+
+
+def _set(array: np.ndarray, value: float) -> np.ndarray:
+    array = array.astype(np.float64)
+    array[0, 0, 0] = value
+    return array
+
+
+MAP_OF = f"The 'cspca-detection-map' map of {PICAI_LESION}"
+HEAT_MAPS = {
+    "another spacing": (_geometry("Spacing", (0.6, 0.5, 3.0)),
+                        f"{MAP_OF} has spacing (0.6, 0.5, 3) but the reference grid has (0.5, 0.5, 3)."),
+    "another origin": (_geometry("Origin", (0.0, 0.0, 10.0)),
+                       f"{MAP_OF} has origin (0, 0, 10) but the reference grid has (0, 0, 0)."),
+    "another direction": (_geometry("Direction", (0, 1, 0, 1, 0, 0, 0, 0, 1)),
+                          f"{MAP_OF} has direction (0, 1, 0, 1, 0, 0, 0, 0, 1) but the reference grid has "
+                          "(1, 0, 0, 0, 1, 0, 0, 0, 1)."),
+    "1e300": (_values(lambda a: _set(a, 1e300)), f"{MAP_OF} holds a value too large to score (1e+300; at most "
+              "3.403e+38, the float32 range maps are scored in)."),
+    "NaN": (_values(lambda a: _set(a, np.nan)), f"{MAP_OF} holds a non-finite value."),
+    "a vector image": (_values(lambda a: np.stack([a, a, a], -1), vector=True),
+                       f"{MAP_OF} has 3 components per pixel; a single-channel map is expected."),
+}  # fmt: skip
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("name", HEAT_MAPS)
+def test_a_hostile_heat_map(tmp_path, evaluate_cli, name):
+    change, line = HEAT_MAPS[name]
+    built = picai(tmp_path, change)
+    run = evaluate_cli("picai2022", built.input, "--workers", "1", ground_truth=built.ground_truth)
+    assert (run.exit_code, run.wrote_metrics, run.last_error_line) == (1, False, line), run.stdout[-2000:]
+
+
+def test_a_heat_map_off_the_grid_is_resampled_when_declared_nearest(tmp_path, evaluate_cli):
+    """geometry = "nearest", as for a segmentation: the map of another spacing resampled onto the reference
+    grid (here it covers the lesion still: AP 1), and the settings echo the policy (the default echoes none)."""
+    declaration = tmp_path / "picai.toml"
+    declaration.write_text(
+        PICAI.read_text(encoding="utf-8").replace('case_score = "max"', 'case_score = "max"\ngeometry = "nearest"'),
+        encoding="utf-8",
+    )
+    built = picai(tmp_path / "b", _geometry("Spacing", (0.5, 0.5, 3.0001)))
+    run = evaluate_cli(str(declaration), built.input, "--workers", "1", ground_truth=built.ground_truth)
+    assert run.exit_code == 0, run.stderr
+    assert run.metrics["aggregates"]["AP"] == 1.0
+    settings = run.metrics["settings"]["outputs"]["cspca-detection-map"]
+    assert (settings["geometry"], settings["tolerance"]) == ("nearest", 1e-4)
+
+
+# --- the organizer's declarations and ground truth (kits-example), as the organizer faults above
+
+ORGANIZER_27 = {
+    "a groups column the CSV lacks": Fault("evaluation", (
+        "clinical.csv lacks the column(s) cohort, which metric 'ece' reads as groups.",),
+        kits((r'^metric = "ece"', 'metric = "ece"\ngroups = "clinical.csv:cohort"'))),
+    "dilation 10**17": Fault("evaluation", (
+        "k.toml: metrics[7].dilation: must be a whole number of voxels from 0 to 1000 (BraTS: 1-3)",),
+        KITS + '\n[[metrics]]\nname = "lw"\nmetric = "lesion_wise_dice"\noutput = "kidney-segmentation"\n'
+        'dilation = 100000000000000000\n'),
+    "a region of 10,000 voxel values, one twice": Fault("evaluation", (
+        "k.toml: outputs[0].labels.kidney: a region lists the voxel value 5 twice",),
+        kits((r"^labels = \{.*\}$", "labels = { kidney = [" + ", ".join(map(str, range(1, 9999))) + ", 5], "
+              "tumour = 20000, cyst = 20001 }"))),
+    "a title of 5,000 numbers": Fault("evaluation", (
+        "k.toml: title: " + f"must be a string, not a list {list(range(1, 5001))}"[:496] + " ...",),
+        kits((r"^title = .*$", f"title = {list(range(1, 5001))}"))),
+    "ESC and NUL in a label name": Fault("evaluation", (
+        "k.toml: outputs[0].labels.kid\\x1b[31mney\\x00: a label name may hold letters, digits, '_' and '-' only",),
+        kits((r"kidney = 1,", '"kid\\u001b[31mney\\u0000" = 1,'))),
+}  # fmt: skip
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("name", ORGANIZER_27)
+def test_an_organizer_fault_of_the_newest_surfaces(tmp_path, name):
+    fault = ORGANIZER_27[name]
+    run = _run_fault(tmp_path, fault)
+    lines = [line for line in run.stderr.splitlines() if line.strip()]
+    assert run.returncode == 1 and lines[-1] == fault.words[0], run.stderr[-2000:]
+    assert "Traceback" not in run.stdout + run.stderr and not (tmp_path / "out" / "metrics.json").exists()
+    assert all(character.isprintable() for character in lines[-1])  # no raw ESC or NUL reaches a terminal
+
+
+def test_every_message_is_one_printable_line_of_at_most_1000_characters():
+    """errors.EvaluationError, the one place every participant and organizer line passes: control characters
+    escaped as Python writes them, a message over 1,000 characters cut in its middle (its start names the file
+    and case, its end says what to do)."""
+    from evaluation.errors import ConfigurationError
+
+    error = ConfigurationError("k.toml: labels.kid\x1b[2Jney\x00\u202e: " + "x" * 3000 + " Fix it in the ground truth.")
+    text = str(error)
+    assert text.startswith("k.toml: labels.kid\\x1b[2Jney\\x00\\u202e: xxx") and text.isprintable()
+    assert len(text) <= 1000 and text.endswith(" Fix it in the ground truth.") and " ... " in text
+
+
+@pytest.mark.parametrize(("column", "cells", "line"), [
+    ("cohort", ("\u0661", "1", "\u0662", "2", "\uff11", "\uff12", "1", "2"),
+     "clinical.csv:cohort: the group of case case_00000 ('\\u0661') holds non-ASCII digits; write ASCII digits or "
+     "a word."),
+    ("malignant", ("\uff11",), "clinical.csv:malignant: the value of case case_00000 holds non-ASCII characters "
+     "(e.g. Arabic-Indic or full-width digits); write it in ASCII digits."),
+])  # fmt: skip
+def test_non_ascii_digits_in_the_ground_truth_are_named(tmp_path, evaluate_cli, column, cells, line):
+    """float() reads '\u0661' and '\uff11' as 1: a group apart from the '1' it looks like, or a number read silently."""
+    truth = tmp_path / "truth"
+    shutil.copytree(KITS_TRUTH, truth)
+    header, *rows = (truth / "clinical.csv").read_text().splitlines()
+    if column == "cohort":  # a new column, a group per case
+        header, rows = f"{header},cohort", [f"{row},{cells[k % len(cells)]}" for k, row in enumerate(rows)]
+    else:  # the first case's value
+        rows[0] = f"{rows[0].rsplit(',', 1)[0]},{cells[0]}"
+    (truth / "clinical.csv").write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
+    declaration = tmp_path / "k.toml"
+    declaration.write_text(kits((r'^metric = "ece"', 'metric = "ece"\ngroups = "clinical.csv:cohort"'))
+                           if column == "cohort" else KITS, encoding="utf-8")  # fmt: skip
+    run = evaluate_cli(str(declaration), KITS_INPUT, "--workers", "1", ground_truth=truth)
+    assert (run.exit_code, run.wrote_metrics, run.last_error_line) == (1, False, line)
+
+
+# --- the ranking tool (python -m evaluation.ranking, in this process)
+
+
+def rank(*arguments: object) -> tuple[int, list[str]]:
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from evaluation.ranking.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main([str(a) for a in arguments])
+    return code, err.getvalue().strip().splitlines()
+
+
+def long_table(path: Path, algorithms: int, cases: int) -> Path:
+    rows = [f"a{i},c{j},{(i * 7 + j) % 10 / 10}" for i in range(algorithms) for j in range(cases)]
+    path.write_text("\n".join(["algorithm,case,value", *rows]) + "\n", encoding="utf-8")
+    return path
+
+
+def test_what_cannot_be_ranked_in_memory_is_refused_in_one_line(tmp_path, monkeypatch):
+    """The allocation estimated before it is made (analysis.working_bytes, within 40% of tracemalloc's
+    peaks) and refused over the budget, with what to reduce; the same table ranks without the resamples."""
+    monkeypatch.setattr(files, "memory_budget", lambda: (64 * 2**20, "the memory limit in force (64 MiB)"))
+    data = long_table(tmp_path / "many.csv", 300, 4)
+    code, lines = rank("--data", data, "--output", tmp_path / "out", "--scheme", "test-then-rank", "--bootstrap", 1000)
+    assert (code, lines) == (2, [
+        "Task 'task': ranking 300 algorithms on 4 cases by test-then-rank with 1,000 bootstrap resamples needs about "
+        "3.0 GiB, more than the memory limit in force (64 MiB): rank fewer algorithms, or fewer resamples "
+        "(--bootstrap), or aggregate-then-rank (its tests compare every pair of algorithms)."])  # fmt: skip
+    assert not (tmp_path / "out" / "ranking.json").exists()
+    assert rank("--data", data, "--output", tmp_path / "out")[0] == 0
+
+
+def test_a_huge_line_of_ranking_data_is_refused_unread(tmp_path):
+    data = tmp_path / "line.csv"
+    data.write_text("algorithm,case,value\n" + "A," * 2**20 + "\n", encoding="utf-8")
+    assert rank("--data", data, "--output", tmp_path / "out") == (2, [
+        f"The data file {data} has a line longer than 1,048,576 characters (line 2); a row holds an algorithm, a "
+        "case and a value."])  # fmt: skip
+
+
+@pytest.mark.parametrize("url", ["javascript:alert(document.cookie)", "data:text/html,<script>x</script>",
+                                 "//evil.example", "http://[::1", "ftp://example.org", " JavaScript:x"])  # fmt: skip
+def test_only_http_links_in_the_ranking_report(tmp_path, url):
+    from evaluation.ranking.analysis import Design, analyse
+    from evaluation.ranking.data import read_long_csv
+    from evaluation.ranking.report import Metadata, render
+
+    data = long_table(tmp_path / "data.csv", 3, 4)
+    code, lines = rank("--data", data, "--output", tmp_path / "out", "--report", "--challenge-url", url)
+    assert code == 2 and lines[-1].startswith("--challenge-url must be an http:// or https:// address, not ")
+    page = render(analyse(read_long_csv(data), Design()), Metadata(url=url))  # the library: the address as text
+    assert not re.search(r"href='(?!#)", page)
+
+
+# --- older surfaces
+
+
+ITK_OUT_OF_MEMORY = (  # SimpleITK 2's text under RLIMIT_DATA (a 1000 x 512 x 512 mask read under 300 MiB here)
+    "Exception thrown in SimpleITK ImageFileReader_Execute: /tmp/SimpleITK-build/ITK-prefix/include/ITK-5.4/"
+    "itkImportImageContainer.hxx:179:\nFailed to allocate memory for image."
+)
+
+
+@pytest.mark.parametrize("reader", ["label image", "heat map", "2D mask"])
+def test_a_memory_limit_met_while_reading_an_image_is_memory(tmp_path, monkeypatch, reader):
+    """ITK's allocation failure is the MemoryError it is (the runner's line names the case and the limit:
+    "Case case_00006: the evaluation ran out of memory (limit 300 MiB per process) while scoring this case in a
+    worker process." in that real run), not "could not be read as an image file"; another reader error still is."""
+    from evaluation.declarative.heat_maps import read_map_image
+    from evaluation.platform.images import read_label_image, read_nonzero_mask
+
+    read = {"label image": lambda p: read_label_image(p, "c1", "submitted"),
+            "heat map": lambda p: read_map_image(p, "c1", "c1", "map"),
+            "2D mask": lambda p: read_nonzero_mask(p, "c1", "predicted", "c1")}[reader]  # fmt: skip
+    image = tmp_path / "big.mha"
+    sitk.WriteImage(sitk.Image([4, 4, 4], sitk.sitkUInt8), str(image))
+    text = ITK_OUT_OF_MEMORY
+
+    def failing(*arguments, **keywords):
+        raise RuntimeError(text)
+
+    monkeypatch.setattr(sitk, "ReadImage", failing)
+    with pytest.raises(MemoryError):
+        read(image)
+    text = "Exception thrown in SimpleITK ImageFileReader_Execute: Unable to determine ImageIO reader"
+    with pytest.raises(Exception, match=r"could not be read|cannot be read"):
+        read(image)
+
+
+def test_an_unclosed_quote_is_reported_at_its_own_line(tmp_path, evaluate_cli):
+    """A declared prediction CSV (CIBMTR 2025): the quote opened on line 3 and never closed swallowed the
+    rows after it (then named as missing cases), or was reported at a later line as a wrong cell count."""
+    submission = tmp_path / "input"
+    shutil.copytree(REPO / "test/input/cibmtr2025", submission)
+    lines = (submission / "predictions.csv").read_text().splitlines()
+    lines[2] = lines[2].replace(",", ',"', 1)
+    (submission / "predictions.csv").write_text("\n".join(lines) + "\n")
+    run = evaluate_cli("cibmtr2025", submission, "--workers", "1", ground_truth=REPO / "ground-truth/cibmtr2025")
+    assert (run.exit_code, run.wrote_metrics, run.last_error_line) == (1, False, (
+        f"Line 3 of the prediction file predictions.csv opens a quote that is not closed on that line (the quoted "
+        f"cell runs on to line {len(lines)})."))  # fmt: skip
+
+
+def test_make_input_refuses_a_string_for_a_number_socket(tmp_path, capsys):
+    from evaluation.make_input import main
+
+    (tmp_path / "outputs" / "case_00000").mkdir(parents=True)
+    (tmp_path / "outputs" / "case_00000" / "malignancy-likelihood.json").write_text('"0.7"')
+    code = main(["--challenge", "kits-example", "--outputs", str(tmp_path / "outputs"), "--output",
+                 str(tmp_path / "made")])  # fmt: skip
+    assert code == 1 and not (tmp_path / "made").exists()
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "Case case_00000: malignancy-likelihood.json holds a string, but the output 'malignancy-likelihood' is a "
+        "Float socket: write a number (JSON, without quotes)."
+    )

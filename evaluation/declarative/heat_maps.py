@@ -22,8 +22,14 @@ import SimpleITK as sitk
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics import catalogue
 from evaluation.metrics.bootstrap import drawn_cases, resample_weights
-from evaluation.metrics.detection_maps import CaseLesions, case_lesion_counts, case_lesions
-from evaluation.platform.images import read_label_image
+from evaluation.metrics.detection_maps import LARGEST, CaseLesions, case_lesion_counts, case_lesions
+from evaluation.platform.images import (
+    GEOMETRY_TOLERANCE,
+    on_reference_grid,
+    read_image,
+    read_input_image,
+    read_label_image,
+)
 
 
 @dataclass(frozen=True)
@@ -39,49 +45,76 @@ class HeatMapTask:
     named: str = ""
     noun: str = ""
     shown: str = ""
+    geometry: str = "error"  # as a segmentation's: "error" (the reference grid within tolerance) or "nearest"
+    tolerance: float = GEOMETRY_TOLERANCE
+    grid: str = "reference grid"
 
     def score(self, case: str) -> CaseLesions:
-        """The case's lesion entries and case score; a map of another size, a negative or non-finite
-        value is the participant's error."""
+        """The case's lesion entries and case score; a map that is not on the reference grid (``geometry``
+        "error": size, spacing, origin, direction as a segmentation's) or holds a negative, non-finite or
+        too large value is the participant's error; "nearest" resamples it onto the grid."""
         fix = f"; replace {self.shown} in the phase's ground truth" if self.shown else ""
         image = read_label_image(self.reference, case, "reference", "lesion mask", self.dimension, fix)
         reference = sitk.GetArrayFromImage(image)
         if reference.size and reference.min() < 0:
             raise ConfigurationError(f"The reference lesion mask of {case} has a negative label{fix}.", case)
+        what, named = self.noun or f"{self.slug!r} map", self.named or case
         if self.prediction is None:
             prediction = np.zeros(reference.shape)
         else:
-            prediction = read_heat_map(self.prediction, case, self.named or case, self.noun or f"'{self.slug}' map")
-            if prediction.shape != reference.shape:
+            submitted = read_map_image(self.prediction, case, named, what, self.dimension)
+            prediction = map_values(submitted, case, named, what)
+            if self.geometry == "error" and prediction.shape != reference.shape:
                 raise SubmissionError(
-                    f"The {self.noun or f'{self.slug!r} map'} of {self.named or case} has size "
-                    f"{_size(prediction)}; the reference has {_size(reference)}.",
-                    case,
+                    f"The {what} of {named} has size {_size(prediction)}; the reference has {_size(reference)}.", case
                 )
+            on_grid = on_reference_grid(
+                submitted, image, case, self.geometry, self.tolerance, what, self.grid, named=named
+            )
+            if on_grid is not submitted:  # resampled ("nearest")
+                prediction = sitk.GetArrayFromImage(on_grid).astype(np.float64)
         try:
             return case_lesions(prediction, reference, **dict(self.matching))
         except ValueError as error:  # e.g. a heat map where a detection map is expected (candidates = "given")
-            what = self.noun or f"{self.slug!r} map"
-            raise SubmissionError(f"The {what} of {self.named or case} cannot be scored: {error}.", case) from None
+            raise SubmissionError(f"The {what} of {named} cannot be scored: {error}.", case) from None
 
 
 def _size(array: np.ndarray) -> str:
     return " x ".join(str(n) for n in array.shape[::-1])
 
 
-def read_heat_map(path: Path, case: str, named: str, what: str, dimension: int | None = None) -> np.ndarray:
-    """A submitted map: one channel, finite, non-negative values (as an array z, y, x)."""
+def read_map_image(path: Path, case: str, named: str, what: str, dimension: int | None = None) -> sitk.Image:
+    """A submitted map as read: one channel (of ``dimension`` dimensions when given)."""
     try:
-        image = sitk.ReadImage(str(path))
+        image = read_image(path)
     except RuntimeError:
         raise SubmissionError(f"The {what} of {named} could not be read as an image file.", case) from None
-    if image.GetNumberOfComponentsPerPixel() != 1 or (dimension is not None and image.GetDimension() != dimension):
-        raise SubmissionError(f"The {what} of {named} is not a single-channel {dimension or ''}D image.", case)
+    if image.GetNumberOfComponentsPerPixel() != 1:
+        raise SubmissionError(
+            f"The {what} of {named} has {image.GetNumberOfComponentsPerPixel()} components per pixel; a "
+            "single-channel map is expected.",
+            case,
+        )
+    if dimension is not None and image.GetDimension() != dimension:
+        raise SubmissionError(
+            f"The {what} of {named} is a {image.GetDimension()}D image; a {dimension}D map is expected.", case
+        )
+    return image
+
+
+def map_values(image: sitk.Image, case: str, named: str, what: str) -> np.ndarray:
+    """A map's values (z, y, x) as float64: finite, non-negative and within the float32 range scored in."""
     array = sitk.GetArrayFromImage(image).astype(np.float64)
     if not np.isfinite(array).all():
         raise SubmissionError(f"The {what} of {named} holds a non-finite value.", case)
     if (array < 0).any():
         raise SubmissionError(f"The {what} of {named} holds a negative value ({array.min():g}).", case)
+    if array.size and array.max() > LARGEST:
+        raise SubmissionError(
+            f"The {what} of {named} holds a value too large to score ({array.max():g}; at most {LARGEST:.4g}, "
+            "the float32 range maps are scored in).",
+            case,
+        )
     return array
 
 
@@ -92,21 +125,25 @@ def heat_map_task(
     return HeatMapTask(
         slug=output.slug, reference=reference, prediction=prediction, dimension=output.dimension,
         matching=output.options, named=declaration.cases.named(case), noun=output.noun, shown=shown,
+        geometry=output.geometry, tolerance=output.tolerance, grid=output.grid,
     )  # fmt: skip
 
 
 def check_heat_map(declaration: Any, output: Any, path: Path, grid: Path | None, case: str, named: str) -> None:
-    """``check_job``'s check of a submitted map: readable, one channel, finite, non-negative, and of
-    the input image's size when at hand."""
+    """``check_job``'s check of a submitted map: readable, one channel, finite, non-negative, and on the
+    input image's grid (the output's ``geometry`` policy) when at hand."""
     what = output.noun or f"'{output.slug}' map"
-    array = read_heat_map(path, case, named, what, output.dimension)
+    image = read_map_image(path, case, named, what, output.dimension)
+    array = map_values(image, case, named, what)
     if grid is not None:
-        size = sitk.ReadImage(str(grid)).GetSize()
-        if tuple(array.shape[::-1]) != tuple(size):
+        grid_image = read_input_image(grid)
+        size = grid_image.GetSize()
+        if output.geometry == "error" and tuple(array.shape[::-1]) != tuple(size):
             raise SubmissionError(
                 f"The {what} of {named} has size {_size(array)}; the input image has {' x '.join(map(str, size))}.",
                 case,
             )
+        on_reference_grid(image, grid_image, case, output.geometry, output.tolerance, what, "input image", named=named)
 
 
 def heat_map_metric(

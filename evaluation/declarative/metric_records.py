@@ -359,10 +359,14 @@ _PRECISION = Param("precision", str, "float64", PRECISIONS, doc="'nifti': the vo
 _UNIT = Param("unit", str, "ml", VOLUME_UNITS)
 
 
+MAX_DILATION = 1000  # iterations: more merges nothing more on any grid a challenge uses, and takes hours
+_DILATION = Interval(0, MAX_DILATION, "both", f"must be a whole number of voxels from 0 to {MAX_DILATION} (BraTS: 1-3)")
+
+
 def _lesion_wise(name: str, doc: str) -> MetricRecord:
     return MetricRecord(
         name, "lesion_wise", ("segmentation",), doc, ("mean", *COUNT_FORMS),
-        (Param("dilation", int, 3, interval=Interval(0, None, "left", "must be a non-negative number of voxels")),
+        (Param("dilation", int, 3, interval=_DILATION),
          Param("minimum_volume", float, 50.0, interval=Interval(0, None, "left", "must be non-negative"),
                doc="reference lesions of at most this volume are left out"),
          Param("volume_unit", str, "mm3", VOLUME_UNITS), Param("connectivity", int, 26, (6, 18, 26)),

@@ -221,6 +221,13 @@ class OutputKind:
         return output.classes
 
 
+GEOMETRY_KEYS: dict[str, Any] = {
+    "geometry": {"enum": list(GEOMETRY_POLICIES)},
+    "tolerance": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
+    "grid": {"type": "string"},
+}
+
+
 class Segmentation(OutputKind):
     name, platform_kind = "segmentation", "Segmentation"
     missing = ("error", "empty-mask", "exclude")
@@ -232,9 +239,7 @@ class Segmentation(OutputKind):
                        {"type": "integer", "minimum": 1}, {"const": NONZERO},
                        {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1,
                         "uniqueItems": True}]}},
-        "geometry": {"enum": list(GEOMETRY_POLICIES)},
-        "tolerance": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
-        "grid": {"type": "string"},
+        **GEOMETRY_KEYS,
         "dimension": {"enum": [2, 3]},
     }  # fmt: skip
 
@@ -262,11 +267,7 @@ class Segmentation(OutputKind):
         if len({frozenset(region_of(value)) for value in labels.values()}) != len(labels):
             table.fail("labels", "two labels share a voxel value (or, as regions, the same voxel values)")
         extra["labels"] = tuple(labels.items())
-        extra["geometry"] = table.get("geometry", str, "error", GEOMETRY_POLICIES)
-        extra["tolerance"] = table.get("tolerance", float, GEOMETRY_TOLERANCE)
-        extra["grid"] = table.get("grid", str, OutputSpec.grid)
-        if not 0 <= extra["tolerance"] < 1:
-            table.fail("tolerance", "must be in [0, 1) (relative and absolute)")
+        _geometry(table, extra)
         extra["dimension"] = table.get("dimension", int, 3, (2, 3))
         if NONZERO in labels.values() and extra["dimension"] != 2:
             table.fail("dimension", f"a {NONZERO!r} mask is a 2D image: declare dimension = 2")
@@ -276,6 +277,17 @@ class Segmentation(OutputKind):
 
     def settings(self, output: OutputSpec) -> dict[str, Any]:
         return {"geometry": output.geometry, "tolerance": output.tolerance, "labels": dict(output.labels)}
+
+
+def _geometry(table: Table, extra: dict[str, Any]) -> None:
+    """An image output's grid policy (segmentation, heat map): ``geometry`` "error" (the reference's size,
+    and its spacing, origin, direction within ``tolerance``) or "nearest" (resampled onto it); ``grid``
+    names that grid in messages."""
+    extra["geometry"] = table.get("geometry", str, "error", GEOMETRY_POLICIES)
+    extra["tolerance"] = table.get("tolerance", float, GEOMETRY_TOLERANCE)
+    extra["grid"] = table.get("grid", str, OutputSpec.grid)
+    if not 0 <= extra["tolerance"] < 1:
+        table.fail("tolerance", "must be in [0, 1) (relative and absolute)")
 
 
 def _voxel_value(value: Any) -> bool:
@@ -289,8 +301,10 @@ def _region(table: Table, label: str, values: list[Any]) -> tuple[int, ...]:
     bad = next((v for v in values if not _voxel_value(v)), None)
     if bad is not None:
         table.fail(f"labels.{label}", f"a region's voxel values must be positive integers, not {bad!r}")
-    if len(set(values)) != len(values):
-        table.fail(f"labels.{label}", f"a region lists a voxel value twice: {values}")
+    seen: set[int] = set()
+    twice = next((v for v in values if v in seen or seen.add(v)), None)  # the first value listed again
+    if twice is not None:
+        table.fail(f"labels.{label}", f"a region lists the voxel value {twice} twice")
     return tuple(values)
 
 
@@ -350,6 +364,9 @@ class Number(OutputKind):
     def reference_value(self, output: OutputSpec, text: str, binary: bool, case: str, where: str) -> float:
         if dict(output.options).get(CLASS_REFERENCE):
             return _class_target(output, text, case, where)
+        if not text.isascii():  # float() reads Arabic-Indic and full-width digits as numbers: say so instead
+            raise ConfigurationError(f"{where}: the value of case {case} holds non-ASCII characters (e.g. "
+                                     "Arabic-Indic or full-width digits); write it in ASCII digits.")  # fmt: skip
         try:
             number = float(text)
         except ValueError:
@@ -618,6 +635,7 @@ class HeatMap(OutputKind):
     aggregation = staticmethod(heat_maps.heat_map_metric)
     keys: ClassVar[dict[str, Any]] = {
         "dimension": {"enum": [2, 3]},
+        **GEOMETRY_KEYS,
         "min_overlap": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
         "overlap": {"enum": list(OVERLAPS)},
         "candidates": {"anyOf": [{"enum": ["given", *DYNAMIC]},
@@ -632,6 +650,7 @@ class HeatMap(OutputKind):
     def parse(self, entry: Entry) -> Reference:
         table = entry.table
         entry.extra["dimension"] = table.get("dimension", int, 3, (2, 3))
+        _geometry(table, entry.extra)
         min_overlap = table.get("min_overlap", float, MIN_OVERLAP)
         if not 0 < min_overlap <= 1:
             table.fail("min_overlap", "must be in (0, 1] (the least IoU or Dice of a match)")
@@ -650,7 +669,9 @@ class HeatMap(OutputKind):
         return entry.reference
 
     def settings(self, output: OutputSpec) -> dict[str, Any]:
-        return {"dimension": output.dimension, **dict(output.options)}
+        declared = (output.geometry, output.tolerance) != ("error", GEOMETRY_TOLERANCE)  # the default: unechoed
+        geometry = {"geometry": output.geometry, "tolerance": output.tolerance} if declared else {}
+        return {"dimension": output.dimension, **geometry, **dict(output.options)}
 
 
 KINDS: dict[str, OutputKind] = {kind.name: kind() for kind in (Segmentation, Number, Boolean, Choice, Probabilities,
@@ -881,11 +902,12 @@ def cell_number(text: str, what: str, case: str) -> float:
     """A prediction CSV's cell as a finite decimal number (``what`` names the cell in messages); not
     Python's digit separators, which ``float`` reads ("0.2_5" would be 0.25)."""
     try:
-        if "_" in text:
+        if "_" in text or not text.isascii():  # float() reads "0.2_5" and Arabic-Indic or full-width digits too
             raise ValueError(text)
         number = float(text)
     except ValueError:
-        raise SubmissionError(f"{what} is {shown(text)}, not a number.", case) from None
+        ascii_only = "" if text.isascii() else " in ASCII digits"
+        raise SubmissionError(f"{what} is {shown(text)}, not a number{ascii_only}.", case) from None
     if not math.isfinite(number):
         raise SubmissionError(f"{what} is {shown(text)}, not a finite number.", case)
     return number

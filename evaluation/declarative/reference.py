@@ -132,14 +132,16 @@ def _csv_rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
     return header, rows
 
 
-def _csv_column(ground_truth: Path, file: str, column: str, declaration: Declaration, binary: bool) -> dict[str, str]:
-    """One column of a CSV reference by case (stripped)."""
-    cells = _csv_cells(ground_truth, file, (column,), declaration, binary)
+def _csv_column(
+    ground_truth: Path, file: str, column: str, declaration: Declaration, binary: bool, reader: str = ""
+) -> dict[str, str]:
+    """One column of a CSV reference by case (stripped); ``reader`` ends the message of an absent column."""
+    cells = _csv_cells(ground_truth, file, (column,), declaration, binary, reader)
     return {case: texts[0] for case, (_, texts) in cells.items()}
 
 
 def _csv_cells(
-    ground_truth: Path, file: str, columns: tuple[str, ...], declaration: Declaration, binary: bool
+    ground_truth: Path, file: str, columns: tuple[str, ...], declaration: Declaration, binary: bool, reader: str = ""
 ) -> dict[str, tuple[int, tuple[str, ...]]]:
     """The cells of ``columns`` of a CSV reference (stripped) by case, with the row's line; the file
     must hold every column the declaration reads from it (all absent ones named at once)."""
@@ -160,9 +162,9 @@ def _csv_cells(
         raise ConfigurationError(f"{what} ({type(error).__name__}): fix it in the phase's ground truth.") from None
     read = [column for o in declaration.outputs for ref in (o.reference, o.event) if ref and ref.csv_file == file
             for column in ref.read_columns]  # fmt: skip
-    absent = [c for c in dict.fromkeys((id_column, *read)) if c not in header]
+    absent = [c for c in dict.fromkeys((id_column, *read, *columns)) if c not in header]
     if absent:
-        raise ConfigurationError(f"{file} lacks the column(s) {', '.join(absent)}.")
+        raise ConfigurationError(f"{file} lacks the column(s) {', '.join(absent)}{reader}.")
     values: dict[str, tuple[int, tuple[str, ...]]] = {}
     for line, row in rows:
         case = row[id_column].strip()
@@ -285,17 +287,27 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
             values[output.slug] = {c: _reference_objects(files[output.slug][c], c, output) for c in cases}
         if output.slug not in tables and {"reference_diameter", "reference_ignore"} & set(dict(output.options)):
             findings[output.slug] = {c: _reference_findings(files[output.slug][c], c, output) for c in cases}
-    groups = {m.name: _groups(ground_truth, declaration, m.groups, cases) for m in declaration.metrics if m.groups}
+    groups = {m.name: _groups(ground_truth, declaration, m.groups, cases, m.name)
+              for m in declaration.metrics if m.groups}  # fmt: skip
     return DeclaredReference(cases, files, values, ground_truth, events, groups, order, findings)
 
 
-def _groups(ground_truth: Path, declaration: Declaration, text: str, cases: Sequence[str]) -> dict[str, str]:
-    """The group of every case from the ``groups`` column ("file.csv:column"); none may be blank."""
+def _groups(
+    ground_truth: Path, declaration: Declaration, text: str, cases: Sequence[str], metric: str
+) -> dict[str, str]:
+    """The group of every case from the ``groups`` column ("file.csv:column") of ``metric``; none may be
+    blank, none written in non-ASCII digits (a '١' or '１' group would sit apart from the '1' it looks like)."""
     csv_file, _, column = text.partition(":")
-    texts = _csv_column(ground_truth, csv_file, column, declaration, False)
+    texts = _csv_column(
+        ground_truth, csv_file, column, declaration, False, f", which metric '{metric}' reads as groups"
+    )
     missing = next((case for case in cases if not texts.get(case)), None)
     if missing is not None:
         raise ConfigurationError(f"{text}: case {missing} has no group.")
+    digits = next((case for case in cases if any(c.isdigit() and not c.isascii() for c in texts[case])), None)
+    if digits is not None:
+        raise ConfigurationError(f"{text}: the group of case {digits} ({texts[digits]!a}) holds non-ASCII "
+                                 "digits; write ASCII digits or a word.")  # fmt: skip
     return {case: texts[case] for case in cases}
 
 

@@ -13,6 +13,7 @@ from evaluation.errors import ConfigurationError
 NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
 KEY = re.compile(r"[A-Za-z0-9_-]+")  # a metrics.json key: no dot (the platform splits paths on dots)
+LONGEST = 500  # characters of a problem: the platform shows 1,024 of the line, its file and key come first
 LONG_QUOTE = re.compile(r"'([^'\s]{57})[^'\s]{4,}'")  # a quoted value of more than 60 characters, no space
 
 
@@ -28,6 +29,8 @@ class Table:
     def fail(self, key: str, problem: str) -> NoReturn:
         location = ".".join(part for part in (self.where, key) if part) or "(top level)"
         problem = LONG_QUOTE.sub(r"'\1...'", problem)  # a long value is echoed by its start: one readable line
+        if len(problem) > LONGEST:  # a long list echoed whole (a region of 10,000 voxel values): its start
+            problem = problem[: LONGEST - 4] + " ..."
         raise ConfigurationError(f"{self.file}: {location}: {problem}")
 
     def get(self, key: str, kind: type | tuple[type, ...], default: Any = ..., choices: tuple[Any, ...] = ()) -> Any:

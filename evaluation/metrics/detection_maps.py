@@ -47,6 +47,7 @@ CASE_SCORES = ("max", "bayesian")
 LESION_COUNTS = ("reference", "candidates")
 DYNAMIC = ("dynamic", "dynamic-v2", "dynamic-fast")
 MAX_THRESHOLDS = 10_000
+LARGEST = float(np.finfo(np.float32).max)  # maps are scored in float32, picai_eval's type: larger is no number
 _STRUCTURE = np.ones((3, 3, 3))
 
 
@@ -59,9 +60,11 @@ def _volume(name: str, values: np.ndarray) -> np.ndarray:
         raise ValueError(f"{name} must be a non-empty 2D or 3D image, got shape {array.shape}")
     if array.dtype.kind not in "biuf":
         raise ValueError(f"{name} must hold real numbers, got {array.dtype}")
-    array = array.astype(np.float32)
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{name} contains NaN or infinite values")
+    if array.dtype.kind == "f" and np.abs(array).max() > LARGEST:
+        raise ValueError(f"{name} holds {np.abs(array).max():g}, beyond float32's range (at most {LARGEST:.4g})")
+    array = array.astype(np.float32)
     if array.min() < 0:
         raise ValueError(f"{name} must not be negative")
     return array

@@ -30,6 +30,17 @@ INTEGER_PIXELS = frozenset(
 )  # fmt: skip
 
 
+def read_image(path: Path) -> sitk.Image:
+    """``sitk.ReadImage``; ITK's failure to allocate the voxels (a memory limit met while reading) raised as
+    the ``MemoryError`` it is, which the runner names with the case and the limit, not as an unreadable file."""
+    try:
+        return sitk.ReadImage(str(path))
+    except RuntimeError as error:
+        if "allocate memory" in str(error) or "bad_alloc" in str(error):
+            raise MemoryError(str(error).strip().splitlines()[-1]) from None
+        raise
+
+
 def _error(whose: str) -> type[EvaluationError]:
     return ConfigurationError if whose == "reference" else SubmissionError
 
@@ -42,7 +53,7 @@ def read_label_image(
     "; replace labels/P2.mha in the phase's ground truth")."""
     error = _error(whose)
     try:
-        image = sitk.ReadImage(str(path))
+        image = read_image(path)
     except RuntimeError:
         raise error(f"The {whose} {what} of {case} could not be read as an image file{fix}.", case) from None
     if image.GetDimension() != dimension or image.GetNumberOfComponentsPerPixel() != 1:
@@ -60,7 +71,7 @@ def read_input_image(path: Path) -> sitk.Image:
     """An input image from the participant's own folder (the pre-flight check's grid: the case's
     CT or image, which the reference shares)."""
     try:
-        return sitk.ReadImage(str(path))
+        return read_image(path)
     except RuntimeError:
         raise ConfigurationError(f"The input image {path.name} cannot be read as an image file.") from None
 
@@ -74,19 +85,22 @@ def on_reference_grid(
     what: str = "segmentation",
     grid: str = "reference grid",
     hint: str = "",
+    named: str = "",
 ) -> sitk.Image:
     """The prediction on the reference grid: the same geometry (``policy="error"``: size exact;
     spacing, origin, direction within ``tolerance``) or resampled by nearest neighbour
     (``policy="nearest"``, background 0; an image SimpleITK cannot resample so, e.g. 2D for a 3D
     grid, is an error naming both geometries). ``grid`` names the reference grid in messages (e.g.
-    "CT grid"); ``hint`` ends the size message (e.g. how to ask for resampling)."""
+    "CT grid"); ``hint`` ends the size message (e.g. how to ask for resampling); ``named`` names the
+    case in messages when not as ``case`` ("case 10001")."""
+    named = named or case
     if policy == "nearest":
         pixel = prediction.GetPixelID()
         try:
             return sitk.Resample(prediction, reference, sitk.Transform(), sitk.sitkNearestNeighbor, 0, pixel)
         except RuntimeError:  # e.g. a 2D image for a 3D grid; SimpleITK's own text is no participant's line
             raise SubmissionError(
-                f"The {what} of {case} ({prediction.GetDimension()}D, size {prediction.GetSize()}) cannot be "
+                f"The {what} of {named} ({prediction.GetDimension()}D, size {prediction.GetSize()}) cannot be "
                 f"resampled onto the {grid} ({reference.GetDimension()}D, size {reference.GetSize()}).",
                 case,
             ) from None
@@ -94,7 +108,8 @@ def on_reference_grid(
         raise ValueError(f"unknown geometry policy {policy!r}")
     if prediction.GetSize() != reference.GetSize():
         raise SubmissionError(
-            f"The {what} of {case} has size {prediction.GetSize()} but the {grid} is {reference.GetSize()}{hint}.", case
+            f"The {what} of {named} has size {prediction.GetSize()} but the {grid} is {reference.GetSize()}{hint}.",
+            case,
         )
     for aspect in ("Spacing", "Origin", "Direction"):
         found, expected = getattr(prediction, f"Get{aspect}")(), getattr(reference, f"Get{aspect}")()
@@ -102,7 +117,7 @@ def on_reference_grid(
             shown = ", ".join(f"{v:.6g}" for v in found)
             wanted = ", ".join(f"{v:.6g}" for v in expected)
             raise SubmissionError(
-                f"The {what} of {case} has {aspect.lower()} ({shown}) but the {grid} has ({wanted}).", case
+                f"The {what} of {named} has {aspect.lower()} ({shown}) but the {grid} has ({wanted}).", case
             )
     return prediction
 
@@ -124,9 +139,25 @@ def label_array(
     else:  # gaps in the declared values: one comparison per unlisted value in range (a boolean temporary)
         bad = next((v for v in range(low, high + 1) if v not in allowed_set and (array == v).any()), None)
     if bad is not None:
-        shown = ", ".join(str(v) for v in sorted(allowed_set))
-        raise _error(whose)(f"The {whose} {what} of {case} has the label {bad}; only {shown} are allowed.", case)
+        raise _error(whose)(
+            f"The {whose} {what} of {case} has the label {bad}; only {_runs(sorted(allowed_set))} are allowed.", case
+        )
     return array
+
+
+def _runs(values: list[int], most: int = 20) -> str:
+    """Sorted whole numbers as written ("0, 1, 2"), or, more than ``most``, as runs ("0-10000, 20005"), the
+    first ``most`` of them: a region of 10,000 voxel values stays one readable line."""
+    if len(values) <= most:
+        return ", ".join(map(str, values))
+    runs: list[list[int]] = []
+    for value in values:
+        if runs and value == runs[-1][1] + 1:
+            runs[-1][1] = value
+        else:
+            runs.append([value, value])
+    shown = [str(a) if a == b else f"{a}, {b}" if b == a + 1 else f"{a}-{b}" for a, b in runs]
+    return ", ".join(shown[:most]) + (f" (and {len(shown) - most} more runs)" if len(shown) > most else "")
 
 
 def spacing_zyx(image: sitk.Image) -> tuple[float, ...]:
@@ -151,8 +182,10 @@ def read_nonzero_mask(path: Path, case: str, whose: str, named: str, what: str =
                 array = np.asarray(image)
             colour = array.ndim == 3  # (height, width, channels)
         else:
-            image = sitk.ReadImage(str(path))
+            image = read_image(path)
             array, colour = sitk.GetArrayFromImage(image), image.GetNumberOfComponentsPerPixel() > 1
+    except MemoryError:
+        raise
     except Exception:  # every reader error means the same to a participant: unreadable
         if whose == "reference":
             raise ConfigurationError(

@@ -225,18 +225,30 @@ def _split_csv(text: str, id_column: str, name: str) -> Split:
     columns = _columns(header, id_column, name)
     width, position = len(columns), columns.index(id_column)
     stop = None
+    first = start = reader.line_num + 1  # the line the next row starts on, the line the last row started on
     try:
         for row in reader:
             if len(row) != width:
                 if not row or (len(row) == 1 and not row[0].strip()):
+                    first = reader.line_num + 1
                     continue  # a blank line
-                stop = _width_error(reader.line_num, len(row), width, name)
+                stop = _width_error(reader.line_num, len(row), width, name) if reader.line_num == first else \
+                    _open_quote(first, reader.line_num, name)  # fmt: skip
                 break
             records.append(tuple(map(str.strip, row)))
             lines.append(reader.line_num)
+            start, first = first, reader.line_num + 1
     except csv.Error as error:
         stop = reader.line_num, _not_csv(reader.line_num, error, name)
+    if stop is None and lines and lines[-1] > start and text.count('"') % 2:  # the last row ran on to the end
+        stop = _open_quote(start, lines[-1], name)
     return columns, records, [record[position] for record in records], lines, stop
+
+
+def _open_quote(first: int, last: int, name: str) -> tuple[int, SubmissionError]:
+    """A malformed row that spans lines: a quote opened on its first line ran on (unclosed, or closed later)."""
+    return first, SubmissionError(f"Line {first} of the prediction file {name} opens a quote that is not closed on "
+                                  f"that line (the quoted cell runs on to line {last}).")  # fmt: skip
 
 
 def _not_csv(line: int, error: csv.Error, name: str) -> SubmissionError:

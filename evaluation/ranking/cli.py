@@ -234,6 +234,10 @@ def run(argv: Sequence[str] | None = None) -> None:
         return
     design = _design(args)
     design.check()  # before reading the data: a bad setting fails at once
+    if args.challenge_url is not None:
+        from evaluation.ranking.report import check_url
+
+        check_url(args.challenge_url)
     result = analyse(read_long_csv(args.data), design, args.scheduler)
     for name, entry in result.tasks.items():
         if entry.task.missing:
@@ -256,6 +260,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         run(argv)
     except EvaluationError as error:
         print(str(error), file=sys.stderr)
+        return 2
+    except MemoryError:  # past the estimate of analysis.check_memory (e.g. a data file of many millions of rows)
+        from evaluation.platform.files import memory_budget
+
+        print(f"The ranking tool ran out of memory ({memory_budget()[1]}): rank fewer algorithms, cases or "
+              "resamples.", file=sys.stderr)  # fmt: skip
         return 2
     except Exception:  # an unforeseen defect: traceback for the organizer on stdout, one line on stderr
         traceback.print_exc(file=sys.stdout)

@@ -10,10 +10,11 @@ infinite value are errors too, each with one clear sentence.
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import math
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -183,12 +184,29 @@ def tasks_from_columns(table: Mapping[str, list[str]]) -> dict[str, Task]:
     return tasks
 
 
+MAX_LINE = 2**20  # characters of a line of the long CSV: a row is an algorithm, a case and a value
+
+
+def _bounded_lines(stream: Any, path: Path) -> Iterator[str]:
+    """The stream's lines, none read past ``MAX_LINE`` characters (a 1 GB line is refused, not held)."""
+    for number in itertools.count(1):
+        line = stream.readline(MAX_LINE + 1)
+        if not line:
+            return
+        if len(line) > MAX_LINE and not line.endswith("\n"):
+            raise ConfigurationError(
+                f"The data file {path} has a line longer than {MAX_LINE:,} characters (line {number}); a row holds "
+                "an algorithm, a case and a value."
+            )
+        yield line
+
+
 def read_long_csv(path: Path) -> dict[str, Task]:
     """Read and check a long CSV with the standard library (every cell as text, so that nothing is
     coerced silently; blank lines skipped; a UTF-8 byte order mark accepted)."""
     try:
         with open(path, newline="", encoding="utf-8-sig") as stream:
-            rows = [row for row in csv.reader(stream) if row]
+            rows = [row for row in csv.reader(_bounded_lines(stream, path)) if row]
     except FileNotFoundError:
         raise ConfigurationError(f"The data file {path} does not exist.") from None
     except (OSError, csv.Error, UnicodeDecodeError) as error:

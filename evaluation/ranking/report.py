@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import matplotlib
 
@@ -27,6 +28,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
+from evaluation.errors import ConfigurationError
 from evaluation.ranking.analysis import REFERENCE, Consensus, Result, TaskResult, consensus
 from evaluation.ranking.bootstrap import BootstrapResult
 from evaluation.ranking.data import Task
@@ -58,6 +60,22 @@ nav ol { columns: 2; }
 .warning { color: #a40000; }
 @media print { body { max-width: none; margin: 0; } h2, h3, h4 { break-after: avoid; } table { break-inside: avoid; } }
 """
+
+
+def web_address(url: str) -> bool:
+    """An http(s) address: the only kind the report links to (a ``javascript:`` or ``data:`` URL would run)."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:  # e.g. "http://[::1": no address at all
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(parts.netloc)
+
+
+def check_url(url: str) -> None:
+    """``--challenge-url``: an http(s) address, else one line."""
+    if not web_address(url):
+        shown = repr(url) if len(url) <= 60 else f"{url[:57]!r}..."
+        raise ConfigurationError(f"--challenge-url must be an http:// or https:// address, not {shown}.")
 
 
 @dataclass(frozen=True)
@@ -692,7 +710,7 @@ def render(result: Result, metadata: Metadata = Metadata()) -> str:
         f"<li>{label}: "
         + (
             f"<a href='{html.escape(value)}'>{html.escape(value)}</a>"
-            if label == "Challenge page"
+            if label == "Challenge page" and web_address(value)
             else html.escape(value)
         )
         + "</li>"

@@ -18,7 +18,7 @@ AUTOPET = (DECLARATIONS / "autopet4.toml").read_text(encoding="utf-8")
 @pytest.mark.parametrize(
     ("text", "old", "new", "message"),
     [
-        (BRATS, "dilation = 3", "dilation = -1", "metrics[0].dilation: must be a non-negative number of voxels"),
+        (BRATS, "dilation = 3", "dilation = -1", "metrics[0].dilation: must be a whole number of voxels from 0 to"),
         (BRATS, "dilation = 3", "dilation = 1.5", "metrics[0].dilation: must be an integer"),
         (BRATS, "minimum_volume = 50.0", "minimum_volume = -5.0", "metrics[0].minimum_volume: must be non-negative"),
         (BRATS, 'volume_unit = "mm3"', 'volume_unit = "cc"',

@@ -33,6 +33,7 @@ from declarative.helpers import (
     detections,
     ece,
     evaluate,
+    evaluate_input,
     froc,
     harrell,
     iou_matrix,
@@ -1461,14 +1462,16 @@ def test_report_layout_and_option_choices(tmp_path):
         declaration, tmp_path / "outputs", tmp_path / "gt", tmp_path, "--set", "kappa_weights=cubic"
     )
     assert done.returncode != 0 and metrics is None and "kappa_weights" in last_line(done.stderr)
-    # a participant's value that is not a number: one line with the declared noun and word
-    write_json(tmp_path / "bad" / "im3" / "score.json", "high")
+    # a participant's value that is not a number: one line with the declared noun and word (written past
+    # make_input, which refuses a string for a Float socket as the platform does)
     for c in cases:
         (tmp_path / "bad" / c).mkdir(parents=True, exist_ok=True)
         (tmp_path / "bad" / c / "grade.json").write_text(json.dumps(str(answer[0])))
-        if c != "im3":
-            write_json(tmp_path / "bad" / c / "score.json", 0.5)
-    done, metrics = evaluate(declaration, tmp_path / "bad", tmp_path / "gt", tmp_path)
+        write_json(tmp_path / "bad" / c / "score.json", 0.5)
+    platform_input = make_input(declaration, tmp_path / "bad")
+    job = json.loads((platform_input / "predictions.json").read_text())[sorted(cases).index("im3")]
+    write_json(platform_input / job["pk"] / "output" / "score.json", "high")
+    done, metrics = evaluate_input(declaration, platform_input, tmp_path / "gt", tmp_path, "--workers", "2")
     line = last_line(done.stderr)
     assert done.returncode == 1 and metrics is None and "malignancy score" in line and "image im3" in line, line
 

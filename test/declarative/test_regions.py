@@ -38,7 +38,7 @@ def test_a_region_is_a_list_of_voxel_values():
         ("labels = { kidney = [1, 2.5], masses = [2, 3] }",
          "kits.toml: outputs[0].labels.kidney: a region's voxel values must be positive integers, not 2.5"),
         ("labels = { kidney = [1, 2], masses = [2, 2] }",
-         "kits.toml: outputs[0].labels.masses: a region lists a voxel value twice: [2, 2]"),
+         "kits.toml: outputs[0].labels.masses: a region lists the voxel value 2 twice"),
         ("labels = { kidney = [1, 2], masses = [2, 1] }",
          "kits.toml: outputs[0].labels: two labels share a voxel value"),
         ("labels = { kidney = [2], masses = 2 }", "kits.toml: outputs[0].labels: two labels share a voxel value"),

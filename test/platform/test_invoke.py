@@ -2,7 +2,8 @@
 as sagemaker-shim calls it (GET /health until 200, then POST /invoke per job with /input staged anew and
 /output emptied), it must give what the exec mode gives: the demo's expected metrics.json bytes, and for a
 broken submission a failure whose last stderr line is the evaluation's own. The same server inside the image,
-driven by the real shim, is test/test_sagemaker_shim.py's invoke scenarios.
+driven by the real shim, is test/test_sagemaker_shim.py's invoke scenarios; hostile and broken clients are
+test/test_hostile.py's (issue 27).
 """
 
 from __future__ import annotations
@@ -84,10 +85,10 @@ def server(tmp_path: Path) -> Iterator[Server]:
         process.wait(timeout=30)
 
 
-def test_health_answers_200_and_unknown_routes_404(server):
+def test_health_answers_200_unknown_routes_404_other_methods_405(server):
     assert server.call("GET", "/health") == 200
-    assert server.call("GET", "/invoke") == 404
-    assert server.call("POST", "/health") == 404
+    assert server.call("GET", "/invoke") == 405
+    assert server.call("POST", "/health") == 405
     assert server.call("GET", "/") == 404
 
 
