@@ -80,9 +80,3 @@ def test_hostile_input_gives_the_modules_last_line(tmp_path, evaluate_cli, name)
     run = evaluate_cli(toml, built.input, "--workers", "1", *case.extra, ground_truth=built.ground_truth)
     expected = case.line(built) if callable(case.line) else case.line
     assert (run.exit_code, run.wrote_metrics, run.last_error_line) == (1, False, expected)
-
-
-def test_the_module_is_still_registered():
-    """While a blocker above stands, isic2019 / isic2018 are the module's (no packaged declaration)."""
-    assert not any((REPO / "evaluation" / "declarations" / f"{e}.toml").exists() for e in EDITIONS)
-    assert all(type(get(e)).__module__ == "evaluation.challenges.isic" for e in EDITIONS)
