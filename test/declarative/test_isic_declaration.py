@@ -1,10 +1,11 @@
 """ISIC 2019 / 2018 as declarations (issue 29): the drafts in test/declarative/isic/ against the module
 evaluation/challenges/isic.py, while both exist.
 
-The drafts declare the rules the catalogue already has, which score as isic-challenge-scoring where ISIC's
-own rules do not apply (every weight 1, no tied maximum: test_one_hot_reference.py and
-test_prediction_csv_probabilities.py, ``test_an_isic_*``). What still keeps the module (the comparisons below
-are ``xfail(strict=True)``: a blocker removed turns one into a failure to be looked at):
+The drafts declare the rules the catalogue already has; where ISIC's own rules do not apply (every weight 1,
+no tied maximum, no ``.jpg`` suffix) their numbers are the module's (below; against isic-challenge-scoring:
+test_one_hot_reference.py and test_prediction_csv_probabilities.py, ``test_an_isic_*``, and
+test/metrics/test_auroc_above_sensitivity.py). What still keeps the module (the comparisons after that are
+``xfail(strict=True)``: a blocker removed turns one into a failure to be looked at):
 
 1. the document: ``overall`` / ``validation`` at the top, ``macro_average``, ``per_category``, ``deviations``
    (a list and a text), ``dataset`` (integers) and the settings' ``reference`` text; the engine writes
@@ -13,7 +14,7 @@ are ``xfail(strict=True)``: a blocker removed turns one into a failure to be loo
    catalogue metric takes weights from reference columns;
 3. ISIC's own rules: a tied maximum is undecided (always wrong), per-category accuracy, sensitivity,
    specificity, dice, ppv, npv at ``> 0.5`` (the catalogue's threshold is ``>=``, and absent per class),
-   ``auc_sens_80``, ``malignant_auc``, null curve values for a category without positives;
+   ``malignant_auc``, null curve values for a category without weighted positives;
 4. ``.jpg`` suffixes stripped from the CSV's images; the reference's submission messages (the engine's
    generic ones differ: three of the eight hostile inputs of test_hostile.py, below; the corrupt
    truth.csv is worded as the module words it through ``[cases] ground_truth_name``);
@@ -27,11 +28,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 from conftest import DEMO_INPUT, REPO
 from test_hostile import CASES
 
 from evaluation.declarative.engine import DeclaredChallenge, from_file
+from evaluation.platform.metrics_json import json_safe
 from evaluation.registry import get
 
 DRAFTS = Path(__file__).parent / "isic"
@@ -46,6 +50,43 @@ def draft(edition: str) -> DeclaredChallenge:
 @pytest.mark.parametrize("edition", EDITIONS)
 def test_the_drafts_declare_the_modules_categories(edition):
     assert draft(edition).declaration.outputs[0].classes == get(edition).categories
+
+
+def _document(challenge, input_dir: Path, ground_truth: Path) -> dict:
+    settings = challenge.settings({})
+    reference = challenge.load_reference(ground_truth, settings)
+    prepared = challenge.prepare(input_dir, reference, settings)
+    results = {task.case: challenge.score_case(task, settings) for task in prepared.tasks}
+    return json_safe(challenge.aggregate(results, prepared.missing, reference, settings))
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_the_declared_rules_score_as_the_module(tmp_path, edition):
+    """Every weight 1, no tied maximum, no suffix: balanced accuracy, and per category and macro AUROC,
+    average precision and the AUROC above 80% sensitivity."""
+    categories = list(get(edition).categories)
+    rng = np.random.default_rng(29)
+    labels = rng.permutation(np.r_[np.arange(len(categories)), rng.integers(0, len(categories), 300)])
+    images = [f"ISIC_{n:07d}" for n in range(len(labels))]
+    truth = pd.DataFrame(np.eye(len(categories), dtype=int)[labels], columns=categories)
+    truth.insert(0, "image", images)
+    scores = rng.random((len(labels), len(categories))) + 0.6 * np.eye(len(categories))[labels]
+    scores = np.round(scores / scores.sum(axis=1, keepdims=True), 3)  # tied scores, ...
+    scores[np.arange(len(labels)), scores.argmax(axis=1)] += 0.0005
+    assert (np.sort(scores, axis=1)[:, -1] > np.sort(scores, axis=1)[:, -2]).all()  # ... not a tied maximum
+    predictions = pd.DataFrame(scores, columns=categories)
+    predictions.insert(0, "image", images)
+    for folder, table in (("gt", truth), ("in", predictions.sample(frac=1, random_state=1))):
+        (tmp_path / folder).mkdir()
+        table.to_csv(tmp_path / folder / ("truth.csv" if folder == "gt" else "predictions.csv"), index=False)
+    module = _document(get(edition), tmp_path / "in", tmp_path / "gt")
+    declared = _document(draft(edition), tmp_path / "in", tmp_path / "gt")["aggregates"]
+    names = {"auroc": "auc", "average_precision": "ap", "auc_sens_80": "auc_sens_80"}
+    expected = {"balanced_accuracy": module["aggregates"]["balanced_accuracy"]}
+    for ours, theirs in names.items():
+        expected[f"{ours}_macro"] = module["aggregates"][theirs]
+        expected.update({f"{ours}_{c}": module["per_category"][c][theirs] for c in categories})
+    assert {key: declared[key] for key in expected} == pytest.approx(expected, abs=1e-12)
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason=BLOCKED)
