@@ -142,3 +142,16 @@ def test_no_challenge_module_reads_predictions_json_or_writes_the_settings_wrapp
         assert offending([path], ("evaluation.platform.predictions.load_jobs",)) == {}, name
         assert '"challenge":' not in path.read_text(encoding="utf-8"), name
     assert offending(files("declarative"), ("evaluation.platform.predictions.load_jobs",)) == {}
+
+
+def test_no_challenge_is_both_a_module_and_a_packaged_declaration():
+    """Which one the registry gives is then not defined: ``get`` in a fresh process (the CLI) takes the
+    declaration, after ``registry()`` (``--list``, ``--help``, the organizer's tools) the module. A seed
+    challenge that becomes a declaration leaves ``challenges/`` in the same change (issue 29)."""
+    from evaluation.contract import DECLARATIONS, Challenge
+    from evaluation.declarative.engine import DeclaredChallenge
+    from evaluation.registry import _subclasses, registry
+
+    registry()  # imports every challenge module
+    modules = {c.name for c in _subclasses(Challenge) if "name" in vars(c) and not issubclass(c, DeclaredChallenge)}
+    assert modules and not modules & {path.stem for path in DECLARATIONS.glob("*.toml")}

@@ -272,6 +272,8 @@ def per_class_metric(
     keywords: dict[str, Any] = {parameter: float("nan")} if parameter else {}
     if metric == "ece":
         keywords["n_bins"] = params["bins"]
+    if metric == "auroc_above_sensitivity":
+        keywords["sensitivity"] = params["sensitivity"]
     scores = probabilities
     if metric in ("sensitivity", "specificity"):  # the decision "argmax is class k" as a 0/1 score, threshold 0.5
         scores = (argmax_classes(probabilities, classes)[:, None] == np.asarray(classes)[None, :]).astype(float)

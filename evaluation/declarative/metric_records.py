@@ -461,3 +461,16 @@ EVALUTILS = "evalutils"
 def declarable_forms(record: MetricRecord) -> tuple[str, ...]:
     """The aggregate forms a declaration may list for ``record``: its own, and with a mean the statistics."""
     return (*record.forms, *STATISTIC_FORMS) if "mean" in record.forms else record.forms
+
+
+# a partial area of the ROC curve: ISIC 2019's auc_sens_80 (isic-challenge-scoring metrics.auc_above_sensitivity)
+PARTIAL_ROC: tuple[MetricRecord, ...] = (
+    MetricRecord("auroc_above_sensitivity", "auroc_above_sensitivity", _BINARY,
+                 "raw ROC area where the sensitivity is at least sensitivity (ISIC's auc_sens_80)",
+                 params=(Param("sensitivity", float, 0.8, interval=Interval(0, 1, "right"),
+                               doc="the area under the ROC curve from where its TPR reaches it (not normalised)"),),
+                 edges=(Edge("single_class", "single_class", "a single class"),), substituted=True, per_class=True,
+                 binary_reference=True),
+)  # fmt: skip
+RECORDS += PARTIAL_ROC
+RECORD.update((record.name, record) for record in PARTIAL_ROC)

@@ -153,6 +153,8 @@ _ENTRIES = (
            reference="sklearn roc_auc_score"),
     _entry("average_precision", classification.binary_average_precision, "aggregate", ("truth", "scores"),
            ("no_positive",), reference="sklearn average_precision_score"),
+    _entry("auroc_above_sensitivity", classification.auroc_above_sensitivity, "aggregate", ("truth", "scores"),
+           ("single_class",), reference="isic-challenge-scoring metrics.auc_above_sensitivity"),
     _entry("accuracy", classification.accuracy, "aggregate", ("truth_labels", "predicted_labels"),
            reference="sklearn accuracy_score"),
     _entry("balanced_accuracy", classification.balanced_accuracy, "aggregate",

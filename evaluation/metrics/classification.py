@@ -318,6 +318,33 @@ def binary_average_precision(
     return float(_sklearn().average_precision_score(truth, scores, sample_weight=sample_weight))
 
 
+def auroc_above_sensitivity(
+    truth: np.ndarray,
+    scores: np.ndarray,
+    sensitivity: float = 0.8,
+    single_class: float | None = None,
+    sample_weight: np.ndarray | None = None,
+) -> float:
+    """Raw area under the part of the ROC curve where the sensitivity (TPR) is at least ``sensitivity``
+    (over the false-positive rates from where it reaches it to 1; not McClish-normalised):
+    isic-challenge-scoring 5.6.0 ``metrics.auc_above_sensitivity``
+    (ImageMarkup/isic-challenge-scoring, ISIC 2019's ``auc_sens_80``), computed by
+    :func:`auc_above_sensitivity`.
+
+    Parameters: ``truth`` (n,) 0/1; ``scores`` (n,) finite; ``sensitivity`` in (0, 1]; ``single_class``:
+    the value when ``truth`` holds one class only, or one class only with a non-zero ``sample_weight``
+    (the area is undefined), None: the chance diagonal's area (1 - sensitivity²) / 2; ``sample_weight``:
+    (n,) non-negative row weights (ISIC's score weights). Returns a float in [0, 1].
+    """
+    truth, scores = _binary_inputs(truth, scores)
+    if not 0 < sensitivity <= 1:
+        raise ValueError(f"sensitivity must be in (0, 1], got {sensitivity}")
+    value = auc_above_sensitivity(truth, scores, sample_weight, sensitivity)
+    if np.isnan(value):
+        return (1 - sensitivity**2) / 2 if single_class is None else float(single_class)
+    return value
+
+
 def _labels(name: str, values: np.ndarray) -> np.ndarray:
     array = np.asarray(values)
     if array.ndim != 1:
