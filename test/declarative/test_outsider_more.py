@@ -49,17 +49,13 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
-import SimpleITK as sitk
+from declarative.helpers import close, evaluate, run, write_image
 from declarative.outsider_more_data import CONIC_CLASSES, FLARE_ORGANS, conic_counts, flare_cases, hntsmrg_cases
 
-ROOT = Path(__file__).resolve().parents[2]
-GOLDEN = ROOT / "test" / "metrics" / "golden"
+GOLDEN = Path(__file__).resolve().parents[1] / "metrics" / "golden"
 
 FLARE_LABELS = ", ".join(f"{organ} = {value}" for value, organ in enumerate(FLARE_ORGANS, 1))
 FLARE22 = f"""
@@ -175,42 +171,27 @@ def r2(predictions, references, context):
 '''
 
 
-def _python(*argv: str) -> None:
-    done = subprocess.run([sys.executable, *argv], cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
-
-
 def _run(tmp: Path, declaration: str, rules: str | None = None) -> dict:
-    """make_input, then the evaluation in a subprocess, as the README documents."""
+    """The phase check, make_input, then the evaluation in a subprocess, as the README documents."""
     toml = tmp / "challenge.toml"
     toml.write_text(declaration)
     if rules is not None:
         (tmp / "rules.py").write_text(rules)
-    outputs, given, out, truth = (str(tmp / name) for name in ("outputs", "input", "out", "gt"))
-    for argv in (
-        ["-m", "evaluation.phase", "--challenge", str(toml)],
-        ["-m", "evaluation.make_input", "--challenge", str(toml), "--outputs", outputs, "--output", given],
-        ["-m", "evaluation", "--challenge", str(toml), "--input", given, "--output", out, "--ground-truth", truth],
-    ):
-        _python(*argv)
-    return json.loads((tmp / "out" / "metrics.json").read_text())
+    checked = run("-m", "evaluation.phase", "--challenge", str(toml))
+    assert checked.returncode == 0, checked.stderr
+    done, metrics = evaluate(toml, tmp / "outputs", tmp / "gt", tmp)
+    assert metrics is not None, done.stderr
+    return metrics
 
 
-def _close(actual: float | None, expected: float | None) -> None:
-    assert actual == pytest.approx(expected, abs=1e-9, rel=0)
-
-
-def _write_image(path: Path, array: np.ndarray, spacing_zyx: tuple[float, float, float]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    image = sitk.GetImageFromArray(array.astype(np.uint8))
-    image.SetSpacing(tuple(float(s) for s in reversed(spacing_zyx)))
-    sitk.WriteImage(image, str(path))
+def _close(actual: float, expected: float) -> None:
+    close(actual, expected, "official number")
 
 
 def _segmentations(tmp: Path, slug: str, cases: dict) -> None:
     for case, (reference, prediction, spacing) in cases.items():
-        _write_image(tmp / "gt" / "labels" / f"{case}.mha", reference, spacing)
-        _write_image(tmp / "outputs" / case / "images" / slug / "out.mha", prediction, spacing)
+        write_image(reference, tuple(reversed(spacing)), tmp / "gt" / "labels" / f"{case}.mha")
+        write_image(prediction, tuple(reversed(spacing)), tmp / "outputs" / case / "images" / slug / "out.mha")
 
 
 def test_flare22_from_the_readme(tmp_path: Path) -> None:
