@@ -88,8 +88,8 @@ def hntsmrg_cases() -> dict[str, tuple[np.ndarray, np.ndarray, tuple[float, floa
     """Eight head-and-neck MRI cases, GTVp = 1 and GTVn = 2, of different spacings.
 
     Edge cases: a perfect case, an empty prediction, no GTVn in the reference (a false-positive
-    node), no GTVn predicted, random overlaps elsewhere. Every case has each label in one mask at
-    least (the official notebook's SimpleITK overlap filter does not score a label absent from both).
+    node), no GTVn predicted, no GTVn in either mask (SimpleITK's overlap filter warns "Label 2 not
+    found" and gives Dice 0), random overlaps elsewhere.
     """
     rng = np.random.default_rng(24)
     shape = (10, 14, 14)
@@ -115,6 +115,9 @@ def hntsmrg_cases() -> dict[str, tuple[np.ndarray, np.ndarray, tuple[float, floa
         if index == 5:
             reference[reference == 2] = 0
         if index == 6:
+            prediction[prediction == 2] = 0
+        if index == 7:  # no GTVn in either mask
+            reference[reference == 2] = 0
             prediction[prediction == 2] = 0
         cases[f"hnts_{index:02d}"] = (reference, prediction, spacing)
     return cases
