@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, documented_section
 
 from evaluation import verify
 from evaluation.provenance import tree_sha256
@@ -164,7 +164,7 @@ def test_the_readme_guide_runs_as_it_stands(tmp_path):
     import re
     import subprocess
 
-    section = (REPO / "README.md").read_text().split("## Move an evaluation container to a declaration", 1)[1]
+    section = documented_section("Move an evaluation container to a declaration")
     block = re.search(r"```bash\n(.*?)```", section, re.S).group(1)
     (tmp_path / "test").symlink_to(REPO / "test")
     bin_dir = tmp_path / "bin"

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import SimpleITK as sitk
-from conftest import REPO
+from conftest import REPO, documented_section
 from declarative.helpers import bootstrap_ci, close, close_ci
 from isic_challenge_scoring.metrics import auc_above_sensitivity
 from isic_challenge_scoring.segmentation import SegmentationScore
@@ -370,8 +370,7 @@ def test_value_outputs_per_case_over_the_set_and_by_group(tmp_path, evaluate_cli
 
 def test_the_readme_worked_example(tmp_path, evaluate_cli):
     """The README's worked example as written there (its rules.py and its two [[metrics]]), run end to end."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("### Your own metric in Python") : readme.index("### More catalogue metrics")]
+    section = documented_section('Your own metric in Python (`metric = "python"`)')
     code = section.split("```python\n", 1)[1].split("\n```", 1)[0]
     metrics = section.split("```toml\n", 1)[1].split("\n```", 1)[0]
     toml = own(tmp_path / "decl", 'output = "lesion-mask"\nfunction = "rules.py:lesion_count_difference"',

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from conftest import documented_section
+
 from evaluation.ranking.examples.__main__ import EXAMPLE, main
 
 REPO = Path(__file__).resolve().parents[2]
@@ -17,9 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def section_blocks(language: str) -> list[str]:
     """The ``language`` code blocks of the README's "Ranking tool" section that use the example data."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Ranking tool") :]
-    section = section[: section.index("\n## ", 1)]
+    section = documented_section("Ranking tool (organizers): `python -m evaluation.ranking`")
     blocks = re.findall(rf"```{language}\n(.*?)```", section, flags=re.DOTALL)
     return [block for block in blocks if "kits-example-teams.csv" in block]
 
