@@ -54,3 +54,21 @@ def test_a_declared_segmentation_run_loads_no_classification_library_anywhere(tm
     assert (tmp_path / "metrics.json").read_bytes() == (
         REPO / "test" / "expected" / "kits-example" / "metrics.json"
     ).read_bytes()
+
+
+def test_the_pool_forks_only_a_process_without_other_threads():
+    """A fork of a process with other threads may inherit a lock one of them held: then a forkserver."""
+    import threading
+
+    from evaluation.runner import _pool_context, run_cases
+
+    alone = threading.active_count() == 1
+    assert _pool_context(run_cases).get_start_method() == ("fork" if alone else "forkserver")
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert _pool_context(run_cases).get_start_method() == "forkserver"
+    finally:
+        stop.set()
+        other.join()
