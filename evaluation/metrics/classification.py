@@ -252,7 +252,7 @@ def auroc(
         return np.where(defined, area / np.where(defined, tp[:, -1] * fp[:, -1], 1.0), float(single_class))
     if not rows[truth].any() or not rows[~truth].any():
         return float(single_class)
-    return _roc_area(truth, scores, sample_weight)
+    return _roc_area(truth, scores, None if sample_weight is None else rows)
 
 
 def _roc_area(truth: np.ndarray, scores: np.ndarray, sample_weight: np.ndarray | None) -> float:
@@ -266,7 +266,7 @@ def _roc_area(truth: np.ndarray, scores: np.ndarray, sample_weight: np.ndarray |
     ``test/metrics/test_classification.py`` checks equality with scikit-learn on ties and weights."""
     if sample_weight is not None:
         kept = sample_weight != 0
-        truth, scores, sample_weight = truth[kept], scores[kept], np.asarray(sample_weight, dtype=np.float64)[kept]
+        truth, scores, sample_weight = truth[kept], scores[kept], sample_weight.astype(np.float64)[kept]
     order = np.argsort(-scores, kind="stable")  # descending, ties in row order
     positive = truth[order].astype(np.float64)
     ends = np.r_[np.flatnonzero(np.diff(scores[order])), positive.size - 1]

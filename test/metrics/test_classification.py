@@ -149,7 +149,9 @@ def test_auroc_equals_scikit_learn_to_the_last_bit(seed):
     weight = None if seed % 3 == 0 else rng.uniform(0, 3, n) * (rng.uniform(size=n) > 0.2)
     if weight is not None:
         weight[:2] = [0.7, 1.3]
-    assert auroc(truth, scores, sample_weight=weight) == roc_auc_score(truth, scores, sample_weight=weight)
+    expected = roc_auc_score(truth, scores, sample_weight=weight)
+    assert auroc(truth, scores, sample_weight=weight) == expected
+    assert auroc(truth.tolist(), scores.tolist(), sample_weight=None if weight is None else weight.tolist()) == expected
 
 
 @pytest.mark.parametrize("seed", range(20))
