@@ -38,3 +38,37 @@ def test_a_segmentation_worker_loads_no_classification_library() -> None:
     loaded = {parts[-1].strip(): int(parts[1]) for parts in timings if len(parts) == 3 and parts[1].strip().isdigit()}
     heavy = {name: f"{micros / 1e6:.2f} s" for name, micros in loaded.items() if name in FORBIDDEN}
     assert not heavy, f"a segmentation worker imports {heavy} (cumulative import time)"
+
+
+def test_a_declared_segmentation_run_loads_no_classification_library_anywhere(tmp_path):
+    """Issue 30: kits-example (segmentations, and AUROC, Brier and ECE of a likelihood) run as the platform runs
+    it, one worker: neither its command process nor its worker (a fork of it) loads scikit-learn, pandas or
+    scipy.stats (the catalogue's AUROC and Brier restate scikit-learn's arithmetic), nor DeepMind's package
+    (its area table is read alone), and no forkserver is started."""
+    command = [sys.executable, "-X", "importtime", "-m", "evaluation", "--challenge", "kits-example", "--input",
+               str(REPO / "test" / "input" / "kits-example"), "--output", str(tmp_path), "--workers", "1"]  # fmt: skip
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert not loaded & {*FORBIDDEN, "surface_distance", "multiprocessing.forkserver"}
+    assert (tmp_path / "metrics.json").read_bytes() == (
+        REPO / "test" / "expected" / "kits-example" / "metrics.json"
+    ).read_bytes()
+
+
+def test_the_pool_forks_only_a_process_without_other_threads():
+    """A fork of a process with other threads may inherit a lock one of them held: then a forkserver."""
+    import threading
+
+    from evaluation.runner import _pool_context, run_cases
+
+    alone = threading.active_count() == 1
+    assert _pool_context(run_cases).get_start_method() == ("fork" if alone else "forkserver")
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert _pool_context(run_cases).get_start_method() == "forkserver"
+    finally:
+        stop.set()
+        other.join()

@@ -27,6 +27,7 @@ import importlib.util
 import inspect
 import math
 import numbers
+import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -103,12 +104,20 @@ class Function:
             raise self.problem(where, f"{type(error).__name__}: {error}") from None
 
 
-_MODULES: dict[str, ModuleType] = {}
+_MODULES: dict[tuple[str, tuple[int, ...]], ModuleType] = {}
 
 
 def _module(path: str, shown: str) -> ModuleType:
-    """The module of ``path``, executed once per process (``importlib.util.spec_from_file_location``)."""
-    if path not in _MODULES:
+    """The module of ``path``, executed once per process and version of the file (``importlib.util.
+    spec_from_file_location``): a process that evaluates again after the file changed (a replay, a batch),
+    and the workers it forks (evaluation/runner.py), run the new code."""
+    try:
+        found = os.stat(path)
+        version: tuple[int, ...] = (found.st_mtime_ns, found.st_size, found.st_ino)
+    except OSError:
+        version = ()
+    key = (path, version)
+    if key not in _MODULES:
         name = "declared_rules_" + hashlib.sha256(path.encode()).hexdigest()[:16]
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:
@@ -120,8 +129,8 @@ def _module(path: str, shown: str) -> ModuleType:
         except (Exception, SystemExit) as error:  # the organizer's code
             del sys.modules[name]
             raise ConfigurationError(f"{shown}: cannot be imported ({type(error).__name__}: {error}).") from None
-        _MODULES[path] = module
-    return _MODULES[path]
+        _MODULES[key] = module
+    return _MODULES[key]
 
 
 # -------------------------------------------------------------------------------------- declaration

@@ -1,7 +1,8 @@
 """Multi-class classification metrics as defined by the ISIC Challenge scoring package.
 
 Definitions from ImageMarkup/isic-challenge-scoring 5.6.0, ``isic_challenge_scoring/metrics.py``
-and ``confusion.py`` (read, not copied); scikit-learn computes every curve and area:
+and ``confusion.py`` (read, not copied); scikit-learn computes every curve and area (but the plain AUROC
+and Brier score, restated to the last bit so that an evaluation need not import it):
 
 - labels are each row's argmax; a row whose maximum is tied is *undecided* (always wrong);
 - balanced multi-class accuracy is the mean over categories of weighted true positives over the
@@ -259,7 +260,36 @@ def auroc(
         return np.where(defined, area / np.where(defined, tp[:, -1] * fp[:, -1], 1.0), float(single_class))
     if not rows[truth].any() or not rows[~truth].any():
         return float(single_class)
-    return float(_sklearn().roc_auc_score(truth, scores, sample_weight=sample_weight))
+    return _roc_area(truth, scores, None if sample_weight is None else rows)
+
+
+def _roc_area(truth: np.ndarray, scores: np.ndarray, sample_weight: np.ndarray | None) -> float:
+    """``sklearn.metrics.roc_auc_score`` of a binary reference holding both classes (with non-zero weight),
+    computed as scikit-learn 1.9 computes it, to the last bit, without importing it (scikit-learn costs a
+    process a second of start-up; issue 30). The definition, read in ``sklearn/metrics/_ranking.py``
+    (``roc_curve``, ``auc``): zero-weight rows are left out; rows sorted by descending score (stable);
+    weighted true and false positives summed in float64 at the last row of each tied group; the points
+    where neither count bends dropped (the second difference of both is zero); (0, 0) prepended; both
+    counts divided by their totals; the trapezoidal area (``numpy.trapezoid``).
+    ``test/metrics/test_classification.py`` checks equality with scikit-learn on ties and weights."""
+    if sample_weight is not None:
+        kept = sample_weight != 0
+        truth, scores, sample_weight = truth[kept], scores[kept], sample_weight.astype(np.float64)[kept]
+    order = np.argsort(-scores, kind="stable")  # descending, ties in row order
+    positive = truth[order].astype(np.float64)
+    ends = np.r_[np.flatnonzero(np.diff(scores[order])), positive.size - 1]
+    if sample_weight is None:
+        tp = np.cumsum(positive, dtype=np.float64)[ends]
+        fp = 1 + ends.astype(np.float64) - tp
+    else:
+        weight = sample_weight[order]
+        tp = np.cumsum(positive * weight, dtype=np.float64)[ends]
+        fp = np.cumsum((1 - positive) * weight, dtype=np.float64)[ends]
+    if fp.size > 2:
+        bends = np.flatnonzero(np.r_[True, np.logical_or(np.diff(fp, 2), np.diff(tp, 2)), True])
+        tp, fp = tp[bends], fp[bends]
+    tp, fp = np.r_[0.0, tp], np.r_[0.0, fp]
+    return float(np.trapezoid(tp / tp[-1], fp / fp[-1]))
 
 
 def _partial_auroc(
@@ -519,7 +549,12 @@ def brier_score(truth: np.ndarray, probabilities: np.ndarray, weights: np.ndarra
     checks.probabilities("probabilities", probabilities)
     if weights is not None:
         return resample_means(case_weights(weights, truth.size), (probabilities - truth) ** 2)
-    return float(_sklearn().brier_score_loss(truth, probabilities, pos_label=True))
+    # as scikit-learn 1.9's brier_score_loss computes it (sklearn/metrics/_classification.py), to the last bit
+    # and without importing it (issue 30): half the mean over rows of the squared differences of the two
+    # columns (1 - y, y) and (1 - p, p)
+    positive = truth.astype(np.float64)
+    rows = ((1 - positive) - (1 - probabilities)) ** 2 + (positive - probabilities) ** 2
+    return float(np.mean(rows) * 0.5)
 
 
 def expected_calibration_error(

@@ -30,10 +30,13 @@ largest distance the grid can hold) and NSD 0.
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
+from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 
@@ -43,10 +46,22 @@ from evaluation.metrics.boxes import CroppedPair, bounding_box, crop_padded, cro
 
 @lru_cache(maxsize=32)
 def _area_table(spacing: tuple[float, float, float]) -> np.ndarray:
-    # on first use: the package imports scipy.ndimage, 0.5 s of start-up for every evaluation otherwise
-    from surface_distance.lookup_tables import create_table_neighbour_code_to_surface_area
+    return _lookup_tables().create_table_neighbour_code_to_surface_area(spacing)
 
-    return create_table_neighbour_code_to_surface_area(spacing)
+
+@lru_cache(maxsize=1)
+def _lookup_tables() -> ModuleType:
+    """The package's ``surface_distance/lookup_tables.py`` (numpy only), loaded as a module of its own: the
+    package's ``__init__`` imports its metrics and with them scipy.ndimage, 0.25 s of CPU in every
+    segmentation worker that needs no distance transform (issue 30). The package is found, not imported."""
+    found = importlib.util.find_spec("surface_distance")
+    if found is None or not found.submodule_search_locations:
+        raise ImportError("the package surface-distance is not installed")
+    path = Path(next(iter(found.submodule_search_locations))) / "lookup_tables.py"
+    spec = importlib.util.spec_from_file_location("surface_distance.lookup_tables", path)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
 
 
 def surfels(mask: np.ndarray, spacing: tuple[float, float, float]) -> tuple[np.ndarray, np.ndarray]:

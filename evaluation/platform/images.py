@@ -130,7 +130,8 @@ def label_array(
     else the smallest unlisted one in between)."""
     array = sitk.GetArrayViewFromImage(image)
     allowed_set = {int(v) for v in allowed} | {0}
-    low, high = (int(array.min()), int(array.max())) if array.size else (0, 0)
+    unsigned = array.dtype.kind == "u"  # no value below 0: one pass over the voxels (the maximum), not two
+    low, high = (0 if unsigned else int(array.min()), int(array.max())) if array.size else (0, 0)
     bad = None
     if low < min(allowed_set):
         bad = low

@@ -131,3 +131,39 @@ def test_every_metric_equals_the_reference(seed):
         expected = reference.balanced_multiclass_accuracy(frame_truth, frame_scores, pd.Series(weighting))
         got = balanced_multiclass_accuracy(argmax_labels(truth), argmax_labels(scores), weighting)
         assert got == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_auroc_equals_scikit_learn_to_the_last_bit(seed):
+    """The catalogue's AUROC restates ``roc_auc_score`` (no scikit-learn import in an evaluation, issue 30):
+    equal bit for bit on ties, row weights (zeros included) and both sizes of curve, scikit-learn as the oracle."""
+    from sklearn.metrics import roc_auc_score
+
+    from evaluation.metrics.classification import auroc
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 400))
+    truth = rng.integers(0, 2, n).astype(bool)
+    truth[:2] = [True, False]
+    scores = rng.integers(0, int(rng.integers(2, 30)), n) / 7.0 if seed % 2 else rng.normal(size=n)
+    weight = None if seed % 3 == 0 else rng.uniform(0, 3, n) * (rng.uniform(size=n) > 0.2)
+    if weight is not None:
+        weight[:2] = [0.7, 1.3]
+    expected = roc_auc_score(truth, scores, sample_weight=weight)
+    assert auroc(truth, scores, sample_weight=weight) == expected
+    assert auroc(truth.tolist(), scores.tolist(), sample_weight=None if weight is None else weight.tolist()) == expected
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_brier_score_equals_scikit_learn_to_the_last_bit(seed):
+    """The catalogue's Brier score restates ``brier_score_loss`` (no scikit-learn import, issue 30)."""
+    from sklearn.metrics import brier_score_loss
+
+    from evaluation.metrics.classification import brier_score
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 500))
+    truth = rng.integers(0, 2, n).astype(bool)
+    truth[0] = True
+    probabilities = rng.uniform(size=n) if seed % 2 else np.round(rng.uniform(size=n), 2)
+    assert brier_score(truth, probabilities) == brier_score_loss(truth, probabilities, pos_label=True)
