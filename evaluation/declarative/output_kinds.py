@@ -35,6 +35,7 @@ SURVIVAL_MISSING = ("non-concordant", "tie")  # c_index's policies for a missing
 NONZERO = "nonzero"  # a label value: any non-zero pixel of a 2D mask (PNG, RGB) is this label
 SUM_RULES = ("one", "any")  # a probabilities answer: its values sum to 1 (within sum_tolerance), or any sum
 MISCLASSIFIED = "<missing>"  # a class no reference holds: a missing answer is always wrong
+EXTRA_CASES = ("error", "ignore")  # a CSV reference's row of a case that the cases' listing lacks
 CsvCase = tuple[str, str]  # a prediction CSV's case column, and how messages name it
 
 _STRINGS = {"type": "array", "items": {"type": "string"}}
@@ -104,6 +105,7 @@ class OutputSpec:
     blank: str = "error"  # a blank CSV reference cell: "error", or "skip" (the case leaves this output)
     blank_values: tuple[str, ...] = ("",)  # the spellings of a blank cell (case-insensitive)
     together_with: tuple[str, ...] = ()  # outputs whose blank (skipped) reference leaves a case out of this one too
+    extra_cases: str = "error"  # a CSV reference's row of a case the listing output lacks: "error" or "ignore"
     noun: str = ""  # how messages name the output ("malignancy likelihood"); "" = "output '<slug>'"
     unit: str = ""  # how messages follow a value of the output ("days")
     event: Reference | None = None  # a number output scored by c_index: the event column (reference = time)
@@ -763,6 +765,7 @@ def parse_output(table: Table, csv_case: CsvCase | None, id_column: str) -> Outp
             extra["blank_values"] = tuple(text.lower() for text in table.strings("blank_values"))
         if "together_with" in table.data:
             extra["together_with"] = table.strings("together_with")
+        extra["extra_cases"] = table.get("extra_cases", str, "error", EXTRA_CASES)
     entry = Entry(table, reference, missing, extra, csv_case, id_column)
     reference = kind.parse(entry)
     for key in ("reference_columns", "reference_none"):
@@ -966,6 +969,7 @@ COMMON_KEYS = {
     "blank": {"enum": ["error", "skip"]},
     "blank_values": _STRINGS,
     "together_with": _STRINGS,
+    "extra_cases": {"enum": list(EXTRA_CASES)},
 }
 
 
