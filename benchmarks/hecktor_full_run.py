@@ -32,8 +32,11 @@ sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
 from hecktor_segmentation import synthetic_case  # noqa: E402
 
-from evaluation.challenges.hecktor import CT, N_STAGE, PET, RFS, SEGMENTATION_2026, T_STAGE  # noqa: E402
 from evaluation.platform.layout import JobSpec, write_input  # noqa: E402
+from evaluation.registry import get  # noqa: E402
+
+CT, PET = get("hecktor2026").phase.inputs  # the declared challenge's sockets
+SEGMENTATION_2026, T_STAGE, N_STAGE, RFS = get("hecktor2026").phase.outputs
 
 SPACING = (3.0, 0.98, 0.98)
 

@@ -34,8 +34,11 @@ sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
 from hecktor_full_run import run_and_watch  # noqa: E402
 
-from evaluation.challenges.hecktor import CT, PET, RFS  # noqa: E402
 from evaluation.platform.layout import JobSpec, write_input  # noqa: E402
+from evaluation.registry import get  # noqa: E402
+
+CT, PET = get("hecktor2026").phase.inputs  # the declared challenge's sockets
+*_, RFS = get("hecktor2026").phase.outputs
 
 REFERENCE_SCRIPT = """
 import json, sys, time

@@ -18,11 +18,12 @@ import SimpleITK as sitk
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from evaluation.challenges import hecktor  # noqa: E402
 from evaluation.platform.layout import JobSpec, write_input  # noqa: E402
 from evaluation.registry import get  # noqa: E402
 
 (HPV,) = get("hecktor2025-task3").phase.outputs  # the declared task 3's socket
+CT, PET = get("hecktor2026").phase.inputs  # the declared challenge's sockets
+SEGMENTATION_2026, T_STAGE, N_STAGE, RFS = get("hecktor2026").phase.outputs
 (SEGMENTATION_2025,) = get("hecktor2025-task1").phase.outputs  # the declared task 1's socket
 
 SEED = 2026
@@ -110,19 +111,19 @@ def main() -> None:
         }
         for i in order:
             p = truth[i]
-            inputs = {hecktor.CT: f"{p['patient']}__CT.mha", hecktor.PET: f"{p['patient']}__PT.mha"}
+            inputs = {CT: f"{p['patient']}__CT.mha", PET: f"{p['patient']}__PT.mha"}
             guess_t = p["t"] if rng.random() < 0.6 else stage(rng, "T", range(1, 5))
             guess_n = p["n"] if rng.random() < 0.6 else stage(rng, "N", range(0, 4))
             predicted_days = float(np.round(max(30.0, 2000 - 300 * (p["risk"] + rng.normal(0, 1))), 1))
             segmentation = segmentations[p["patient"]]
-            outputs_2026 = {hecktor.SEGMENTATION_2026: segmentation, hecktor.T_STAGE: guess_t,
-                            hecktor.N_STAGE: guess_n, hecktor.RFS: predicted_days}  # fmt: skip
+            outputs_2026 = {SEGMENTATION_2026: segmentation, T_STAGE: guess_t,
+                            N_STAGE: guess_n, RFS: predicted_days}  # fmt: skip
             if i == 3:
-                del outputs_2026[hecktor.RFS]  # one patient without a prognosis: the missing policy applies
+                del outputs_2026[RFS]  # one patient without a prognosis: the missing policy applies
             jobs["hecktor2026"].append(JobSpec(inputs, outputs_2026))
             jobs["hecktor2025-task1"].append(JobSpec(inputs, {SEGMENTATION_2025: segmentation}))
             risk = round(float(p["risk"] + rng.normal(0, 1)), 3)
-            jobs["hecktor2025-task2"].append(JobSpec(inputs, {hecktor.RFS: risk}))
+            jobs["hecktor2025-task2"].append(JobSpec(inputs, {RFS: risk}))
             hpv = bool(p["hpv"]) if rng.random() < 0.75 else not p["hpv"]
             jobs["hecktor2025-task3"].append(JobSpec(inputs, {HPV: hpv}))
         for name, specs in jobs.items():

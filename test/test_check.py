@@ -20,13 +20,13 @@ from PIL import Image
 from test_hostile import CASES, LIMIT_MIB, Built, digestpath2, hecktor, rare25, text
 from test_make_input import plain_outputs
 
-from evaluation.challenges.hecktor import RFS, SEGMENTATION_2026, T_STAGE
 from evaluation.challenges.rare25 import OUTPUT as LIKELIHOODS
 from evaluation.check import main
 from evaluation.platform import files
 from evaluation.registry import get, names
 
 (SEGMENTATION_2025,) = get("hecktor2025-task1").phase.outputs  # the declared challenge's socket
+SEGMENTATION_2026, T_STAGE, _, RFS = get("hecktor2026").phase.outputs
 TISSUE_MASK, MALIGNANCY = get("digestpath2019-task2").phase.outputs  # the declared challenge's sockets
 
 DEMOS = [name for name in names() if (DEMO_INPUT / name).is_dir()]
@@ -252,8 +252,9 @@ def test_hecktor_missing_outputs_are_warnings_not_failures(tmp_path, evaluate_cl
         built.output(1, relative).unlink()
     code, out, line = check_cli("--challenge", "hecktor2026", "--input", built.input, "--images", _cts(built))
     assert (code, line) == (0, "")
-    assert "Warning: Case P2 has no output 't-stage'; it will count as missing." in out
-    assert "Warning: Case P2 has no segmentation; it will count as an empty mask." in out
+    policy = "Warning: Case P2 has no output '{}'; the evaluation applies its missing policy '{}'."  # the engine's
+    assert policy.format("t-stage", "misclassification") in out  # (the module said "it will count as missing")
+    assert policy.format(SEGMENTATION_2026.slug, "empty-mask") in out  # ("... as an empty mask")
     assert "2 cases checked, all outputs valid" in out and "grid against the CT" not in out
     assert evaluate_cli("hecktor2026", built.input, ground_truth=built.ground_truth).exit_code == 0
 

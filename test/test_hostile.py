@@ -32,7 +32,6 @@ from conftest import REPO, tiff_header
 from PIL import Image
 
 from evaluation.challenges.digestpath import DETECTION_INPUT, DETECTIONS
-from evaluation.challenges.hecktor import CT, N_STAGE, PET, RFS, SEGMENTATION_2026, T_STAGE
 from evaluation.challenges.rare25 import INPUT as STACK
 from evaluation.challenges.rare25 import OUTPUT as LIKELIHOODS
 from evaluation.platform import files, sockets
@@ -46,6 +45,8 @@ TASK2 = get("digestpath2019-task2").phase  # the declared challenge's sockets
 (TISSUE_INPUT,), (TISSUE_MASK, MALIGNANCY) = TASK2.inputs, TASK2.outputs
 (HPV,) = get("hecktor2025-task3").phase.outputs  # the declared challenge's socket
 (SEGMENTATION_2025,) = get("hecktor2025-task1").phase.outputs  # the declared challenge's socket
+CT, PET = get("hecktor2026").phase.inputs  # the declared challenge's sockets
+SEGMENTATION_2026, T_STAGE, N_STAGE, RFS = get("hecktor2026").phase.outputs
 
 
 @dataclass

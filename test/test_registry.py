@@ -34,7 +34,7 @@ def test_a_module_that_fails_to_import_is_named_not_raised(monkeypatch):
         ("digestpath2019-task1", "digestpath"),
         ("digestpath2019-task2", "declared"),
         ("hecktor2025-task2", "declared"),
-        ("hecktor2026", "hecktor"),
+        ("hecktor2026", "declared"),
     ],
 )
 def test_get_imports_only_the_module_defining_the_challenge(name, module):

@@ -1,6 +1,6 @@
 """A segmentation worker imports only what its case needs (issue 20): the process pool's forkserver
 preloads the module of ``score_case`` (evaluation/runner.py ``_run_in_pool``), for every declared
-challenge and HECKTOR 2026 ``evaluation.declarative.engine``, and each case then runs
+challenge ``evaluation.declarative.engine``, and each case then runs
 ``summarise_label_maps`` (evaluation/declarative/segmentation.py). Measured as the worker pays it, in
 a fresh interpreter under ``python -X importtime``: scikit-learn, pandas and scipy.stats (seconds of
 start-up in every pool process) must not load."""
@@ -17,7 +17,6 @@ FORBIDDEN = ("sklearn", "pandas", "scipy.stats")
 WORKER = """
 import numpy as np
 import evaluation.declarative.engine  # what the forkserver preloads
-import evaluation.challenges.hecktor  # HECKTOR 2026's challenge module (its score_case is the engine's)
 from evaluation.metrics.segmentation import LabelRequest, summarise_label_maps
 
 reference = np.zeros((6, 12, 12), np.uint8)

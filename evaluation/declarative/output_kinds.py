@@ -35,6 +35,7 @@ SURVIVAL_MISSING = ("non-concordant", "tie")  # c_index's policies for a missing
 NONZERO = "nonzero"  # a label value: any non-zero pixel of a 2D mask (PNG, RGB) is this label
 SUM_RULES = ("one", "any")  # a probabilities answer: its values sum to 1 (within sum_tolerance), or any sum
 MISCLASSIFIED = "<missing>"  # a class no reference holds: a missing answer is always wrong
+EXTRA_CASES = ("error", "ignore")  # a CSV reference's row of a case that the cases' listing lacks
 CsvCase = tuple[str, str]  # a prediction CSV's case column, and how messages name it
 
 _STRINGS = {"type": "array", "items": {"type": "string"}}
@@ -103,6 +104,8 @@ class OutputSpec:
     false_values: tuple[str, ...] = ("0", "0.0", "false", "no")  # (case-insensitive)
     blank: str = "error"  # a blank CSV reference cell: "error", or "skip" (the case leaves this output)
     blank_values: tuple[str, ...] = ("",)  # the spellings of a blank cell (case-insensitive)
+    together_with: tuple[str, ...] = ()  # outputs whose blank (skipped) reference leaves a case out of this one too
+    extra_cases: str = "error"  # a CSV reference's row of a case the listing output lacks: "error" or "ignore"
     noun: str = ""  # how messages name the output ("malignancy likelihood"); "" = "output '<slug>'"
     unit: str = ""  # how messages follow a value of the output ("days")
     event: Reference | None = None  # a number output scored by c_index: the event column (reference = time)
@@ -450,12 +453,29 @@ class Boolean(OutputKind):
         return ("False", "True")
 
 
+UNKNOWN_ANSWERS = ("error", "misclassification")  # a choice's answer that is no class (``unknown``)
+_SPELLED_CLASSES = {
+    "ignore_case": {"type": "boolean"},
+    "subcategories": _STRINGS,
+    "wrong_answers": _STRINGS,
+    "unknown": {"enum": list(UNKNOWN_ANSWERS)},
+    "expected": {"type": "string", "minLength": 1},
+}
+
+
 class Choice(OutputKind):
+    """A class name. How an answer may spell a class (the keys of ``_SPELLED_CLASSES``, HECKTOR 2026's
+    stages: BioMedIA-MBZUAI/HECKTOR2026 README): ``ignore_case`` (spaces around it and letter case
+    ignored), ``subcategories`` (a trailing letter folding into its class: ``N2b`` is ``N2``),
+    ``wrong_answers`` (recognised, never right: a misclassification, ``Tx``), ``unknown`` (any other
+    answer: an error, or a misclassification) and ``expected`` (the error then reads "<what> is 'T5';
+    expected <expected>.")."""
+
     name, platform_kind = "choice", "String"
     missing = ("error", "misclassification", "exclude")
     one_hot = True
     required = ("classes",)
-    keys: ClassVar[dict[str, Any]] = {"classes": _CLASSES, **_ONE_HOT, **_COLUMN}
+    keys: ClassVar[dict[str, Any]] = {"classes": _CLASSES, **_ONE_HOT, **_COLUMN, **_SPELLED_CLASSES}
 
     def parse(self, entry: Entry) -> Reference:
         table, reference, extra = entry.table, entry.reference, entry.extra
@@ -464,15 +484,57 @@ class Choice(OutputKind):
             table.fail("classes", "needs at least two distinct classes")
         self.checked_classes(table, classes)
         extra["classes"] = classes
+        spelled = self._spelled(table)
+        if spelled:
+            extra["options"] = spelled
         return _one_hot(table, reference, classes, entry.id_column, extra) if reference.one_hot else reference
+
+    def _spelled(self, table: Table) -> tuple[tuple[str, Any], ...]:
+        """The declared keys of ``_SPELLED_CLASSES`` (a probabilities output has none)."""
+        if self.per_class:
+            return ()
+        found: list[tuple[str, Any]] = []
+        if "ignore_case" in table.data:
+            found.append(("ignore_case", table.get("ignore_case", bool)))
+        for key in ("subcategories", "wrong_answers"):
+            if key in table.data:
+                found.append((key, table.strings(key)))
+        if "unknown" in table.data:
+            found.append(("unknown", table.get("unknown", str, "error", UNKNOWN_ANSWERS)))
+        if "expected" in table.data:
+            found.append(("expected", table.get("expected", str)))
+        return tuple(found)
 
     def checked_classes(self, table: Table, classes: tuple[str, ...]) -> None:
         """Further checks of the declared classes (a probabilities output's become metrics.json keys)."""
 
+    def spelled_class(self, output: OutputSpec, raw: Any) -> str | None:
+        """The class ``raw`` names under the output's spelling keys, ``MISCLASSIFIED`` for a wrong answer,
+        None for no class."""
+        spelled = dict(output.options)
+        if not isinstance(raw, str):
+            return None
+        text = raw.strip().upper() if spelled.get("ignore_case") else raw
+        classes = {(c.upper() if spelled.get("ignore_case") else c): c for c in output.classes}
+        if text in classes:
+            return classes[text]
+        for suffix in spelled.get("subcategories", ()):
+            folded = suffix.upper() if spelled.get("ignore_case") else suffix
+            if text.endswith(folded) and text[: -len(folded)] in classes:
+                return classes[text[: -len(folded)]]
+        wrong = [w.upper() if spelled.get("ignore_case") else w for w in spelled.get("wrong_answers", ())]
+        return MISCLASSIFIED if text in wrong else None
+
     def answer(self, output: OutputSpec, raw: Any, case: str, what: str, predicted_time: bool) -> str:
-        if not isinstance(raw, str) or raw not in output.classes:
-            raise SubmissionError(f"{what} is not one of the strings {', '.join(output.classes)}.", case)
-        return raw
+        found = self.spelled_class(output, raw)
+        if found is not None:
+            return found
+        spelled = dict(output.options)
+        if spelled.get("unknown") == "misclassification":
+            return MISCLASSIFIED
+        if "expected" in spelled:
+            raise SubmissionError(f"{what} is {repr(raw)[:40]}; expected {spelled['expected']}.", case)
+        raise SubmissionError(f"{what} is not one of the strings {', '.join(output.classes)}.", case)
 
     def missing_value(self, output: OutputSpec, truth: Any, case: str) -> str:
         return MISCLASSIFIED
@@ -481,9 +543,10 @@ class Choice(OutputKind):
         return text  # checked against the classes by answer
 
     def reference_value(self, output: OutputSpec, text: str, binary: bool, case: str, where: str) -> str:
-        if text not in output.classes:
+        found = self.spelled_class(output, text) if output.options else (text if text in output.classes else None)
+        if found is None or found == MISCLASSIFIED:
             raise ConfigurationError(f"{where}: the value of case {case} is not one of the declared classes.")
-        return text
+        return found
 
 
 class Probabilities(Choice):
@@ -721,6 +784,9 @@ def parse_output(table: Table, csv_case: CsvCase | None, id_column: str) -> Outp
         extra["blank"] = table.get("blank", str, "error", ("error", "skip"))
         if "blank_values" in table.data:
             extra["blank_values"] = tuple(text.lower() for text in table.strings("blank_values"))
+        if "together_with" in table.data:
+            extra["together_with"] = table.strings("together_with")
+        extra["extra_cases"] = table.get("extra_cases", str, "error", EXTRA_CASES)
     entry = Entry(table, reference, missing, extra, csv_case, id_column)
     reference = kind.parse(entry)
     for key in ("reference_columns", "reference_none"):
@@ -924,6 +990,8 @@ COMMON_KEYS = {
     "platform_kind": {"type": "string"},
     "blank": {"enum": ["error", "skip"]},
     "blank_values": _STRINGS,
+    "together_with": _STRINGS,
+    "extra_cases": {"enum": list(EXTRA_CASES)},
 }
 
 

@@ -258,6 +258,8 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
         found = files.get(output.slug) or texts.get(output.slug) or classes.get(output.slug) \
             or tables.get(output.slug) or {}  # fmt: skip
         extra, lacking = sorted(set(found) - set(cases)), [c for c in cases if c not in found]
+        if output.extra_cases == "ignore" and output is not first:  # the CSV may list other cases (a cohort)
+            extra = []
         if extra or lacking:
             which = f"has no reference for case {lacking[0]}" if lacking else f"has case {extra[0]}"
             raise ConfigurationError(
@@ -273,6 +275,10 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
             }
         if output.slug in classes:
             values[output.slug] = {c: classes[output.slug][c] for c in cases if classes[output.slug][c] is not None}
+    for output in declaration.outputs:  # a case scored for every output of together_with or for none
+        if output.together_with:
+            kept = [c for c in values[output.slug] if all(c in values[other] for other in output.together_with)]
+            values[output.slug] = {c: values[output.slug][c] for c in kept}
     if all(o.slug in texts or o.slug in classes for o in declaration.outputs):  # a case blank (skipped) everywhere
         cases = tuple(c for c in cases if any(c in found for found in values.values()))
         if not cases:

@@ -822,6 +822,13 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
             key = next((f"columns.{c}" for c, column in output.columns if column == shared), "column")
             table.fail(key, f"{shared!r} is the column of another output too ({taken[shared]!r})")
         outputs[output.slug] = output
+    for index, output in enumerate(outputs.values()):
+        for slug in output.together_with:  # a case scored for all of them or for none (HECKTOR 2026's staging)
+            other = outputs.get(slug)
+            if other is None or other is output or other.reference.column is None:
+                Table(file, f"outputs[{index}]", {}).fail(
+                    "together_with", f"{slug!r} is not another output with a CSV column reference"
+                )
     if all(output.reference.per_case for output in outputs.values()):
         top.fail("outputs", "no output's reference lists the cases: one needs a {case} pattern or a CSV column")
     if "stack_size" in cases_table.data:

@@ -16,20 +16,15 @@ from conftest import DEMO_INPUT, GROUND_TRUTH
 from lifelines.utils import concordance_index as lifelines_c_index
 from sklearn.metrics import balanced_accuracy_score
 
-from evaluation.challenges.hecktor import (
-    CT,
-    N_STAGE,
-    PET,
-    RFS,
-    SEGMENTATION_2026,
-    T_STAGE,
-    patient_of_image,
-)
+from evaluation.declarative.reference import strip_marker
 from evaluation.metrics.classification import balanced_accuracy
 from evaluation.platform.layout import JobSpec, write_input
+from evaluation.platform.matching import stem
 from evaluation.registry import get
 
 (HPV,) = get("hecktor2025-task3").phase.outputs  # the declared challenge's socket
+CT, PET = get("hecktor2026").phase.inputs  # the declared challenge's sockets
+SEGMENTATION_2026, T_STAGE, N_STAGE, RFS = get("hecktor2026").phase.outputs
 (SEGMENTATION_2025,) = get("hecktor2025-task1").phase.outputs  # the declared challenge's socket
 CHALLENGES = ("hecktor2026", "hecktor2025-task1", "hecktor2025-task2", "hecktor2025-task3")
 WORKERS = ("--workers", "1")  # tiny cases: one worker process is enough (and starts faster)
@@ -580,6 +575,12 @@ def test_weighted_balanced_accuracy_equals_sklearn():
     weights = rng.integers(0, 3, size=(6, 30))
     expected = [balanced_accuracy_score(truth, predicted, sample_weight=w) for w in weights]
     assert balanced_accuracy(truth, predicted, weights) == pytest.approx(expected, abs=1e-12)
+
+
+def patient_of_image(name: str) -> str:
+    """The patient of a CT's name, as the declarations' [cases] strip_suffixes and strip take it."""
+    cases = get("hecktor2026").declaration.cases
+    return strip_marker(stem(name, cases.strip_suffixes), cases.strip)
 
 
 def test_patient_of_image():
