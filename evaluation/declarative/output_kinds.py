@@ -59,6 +59,7 @@ class Reference:
     suffixes: tuple[str, ...] = ()
     columns: tuple[tuple[str, str], ...] = ()
     none: str = "error"
+    document: str | None = None  # a boxes / points output: one JSON file {case: objects} for every case
 
     @property
     def one_hot(self) -> bool:
@@ -643,8 +644,15 @@ def _reference(table: Table, kind: OutputKind) -> Reference:
     if kind.one_hot and text.endswith(".csv") and "{" not in text:  # one-hot: columns come with the classes
         _inside(table, "reference", text, text)
         return Reference(text, csv_file=text)
+    if kind.objects and text.endswith(".json") and not any(c in text for c in "{}*"):
+        _inside(table, "reference", text, text)  # one JSON document {case: objects} lists the cases
+        return Reference(text, document=text)
     if kind.objects and (text.count("{case}") != 1 or "{stem}" in text or not text.endswith(".json")):
-        table.fail("reference", f"{text!r} is not a path pattern with exactly one {{case}} ending in .json")
+        table.fail(
+            "reference",
+            f"{text!r} is not a path pattern with exactly one {{case}} ending in .json, nor "
+            "one .json file of every case's objects",
+        )
     if (text.count("{case}") + text.count("{stem}") != 1 or not kind.image) and not kind.objects:
         what = "a path pattern with exactly one {case} or {stem}" if kind.image else "'file.csv:column'"
         if kind.one_hot:

@@ -3,7 +3,7 @@
 ``load_declared_reference`` lists the cases (from the first output whose reference lists them) and reads every
 reference: path patterns resolve to one file per case (``{stem}`` / ``.*`` patterns case by case), CSV columns
 to one value per case (c_index: with the ``event`` column; one-hot class columns: one class per case), boxes /
-points references to one JSON file per image (``platform.detections``).
+points references to one JSON file per image or one JSON document ``{image: objects}`` (``platform.detections``).
 """
 
 from __future__ import annotations
@@ -221,6 +221,7 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
     files: dict[str, dict[str, Path]] = {}
     texts: dict[str, dict[str, str]] = {}
     classes: dict[str, dict[str, str | None]] = {}  # one-hot references: the class of each case (None: blank)
+    documents: dict[str, dict[str, Any]] = {}  # boxes / points in one JSON document: each case's objects
     listing = [output for output in declaration.outputs if not output.reference.per_case]
     for output in listing:
         ref = output.reference
@@ -230,12 +231,15 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
             files[output.slug] = _pattern_cases(ground_truth, ref.pattern)
         elif ref.one_hot:
             classes[output.slug] = _one_hot(ground_truth, output, declaration)
+        elif ref.document is not None:
+            documents[output.slug] = _object_document(ground_truth, output)
         else:
             texts[output.slug] = _csv_column(
                 ground_truth, ref.csv_file, ref.column, declaration, _binary(declaration, output)
             )
     first = listing[0]
-    cases = tuple(sorted(files.get(first.slug) or texts.get(first.slug) or classes.get(first.slug) or {}))
+    listed = files.get(first.slug) or texts.get(first.slug) or classes.get(first.slug) or documents.get(first.slug)
+    cases = tuple(sorted(listed or {}))
     if not cases:
         raise ConfigurationError(f"The ground truth holds no case for {first.reference.text}.")
     for output in declaration.outputs:
@@ -244,6 +248,7 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
     values: dict[str, dict[str, Any]] = {}
     for output in declaration.outputs:
         found = files.get(output.slug) or texts.get(output.slug) or classes.get(output.slug) or {}
+        found = found or documents.get(output.slug, {})
         extra, lacking = sorted(set(found) - set(cases)), [c for c in cases if c not in found]
         if extra or lacking:
             which = f"has no reference for case {lacking[0]}" if lacking else f"has case {extra[0]}"
@@ -266,7 +271,9 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
             raise ConfigurationError(f"The ground truth holds no case for {first.reference.text}.")
     events = {o.slug: _events(ground_truth, declaration, o, values[o.slug]) for o in declaration.outputs if o.event}
     for output in declaration.outputs:
-        if output.type.objects:
+        if output.slug in documents:
+            values[output.slug] = {c: _objects(documents[output.slug][c], c, output, "") for c in cases}
+        elif output.type.objects:
             values[output.slug] = {c: _reference_objects(files[output.slug][c], c, output) for c in cases}
     groups = {m.name: _groups(ground_truth, declaration, m.groups, cases) for m in declaration.metrics if m.groups}
     return DeclaredReference(cases, files, values, ground_truth, events, groups)
@@ -288,9 +295,33 @@ def _reference_objects(path: Path, case: str, output: OutputSpec) -> np.ndarray:
     kind = output.kind
     try:
         document = parse_json_bytes(read_bytes(path, f"reference {kind}", case), f"reference {kind}", case)
-        return output.type.parser(document, case, scored=False)[0]
     except SubmissionError as error:
         raise ConfigurationError(f"The reference {kind} of case {case} ({path.name}): {error}") from None
+    return _objects(document, case, output, f" ({path.name})")
+
+
+def _objects(document: Any, case: str, output: OutputSpec, where: str) -> np.ndarray:
+    """A case's parsed reference objects (``where``: its file, for messages)."""
+    try:
+        return output.type.parser(document, case, scored=False)[0]
+    except SubmissionError as error:
+        raise ConfigurationError(f"The reference {output.kind} of case {case}{where}: {error}") from None
+
+
+def _object_document(ground_truth: Path, output: OutputSpec) -> dict[str, Any]:
+    """Every case's objects from one JSON document ``{case: objects}`` (``reference = "boxes.json"``; an
+    empty list: an image without objects), as written; each is parsed as a per-case file would be."""
+    name = output.reference.document or ""
+    path, what = ground_truth / name, f"The reference {output.kind} {name}"
+    if not path.is_file():
+        raise ConfigurationError(f"The ground truth has no {name} (the reference {output.kind} of every case).")
+    try:
+        document = parse_json_bytes(read_bytes(path, what), what)
+    except SubmissionError as error:
+        raise ConfigurationError(str(error)) from None
+    if not isinstance(document, dict):
+        raise ConfigurationError(f"{what} is not a JSON object {{case: {output.kind}}}.")
+    return document
 
 
 def _events(ground_truth: Path, declaration: Declaration, output: OutputSpec, times: Mapping[str, Any]) -> dict:
