@@ -471,12 +471,28 @@ class Probabilities(Choice):
 
 
 class Boxes(OutputKind):
+    """Boxes. With a reference in one document (``reference = "boxes.json"``): ``reference_voc``, without
+    that file the PASCAL VOC XML files of the ground truth (one per image); ``reference_fault``, the words
+    of the one-line error when those files cannot be read, ``{problem}`` naming the error's kind."""
+
     name, platform_kind = "boxes", "Multiple 2D bounding boxes"
     missing = ("error", "empty", "exclude")  # empty: an image without detections
     objects, value, csv, scoring = True, False, "", "detection"
     parser: ClassVar[Callable[..., Any]] = staticmethod(parse_detections)
     # a detection metric's declared ``match`` -> the catalogue's criterion (the first: the default)
     criteria: ClassVar[dict[str, str]] = {"iou": "iou", "distance": "centre_distance"}
+    keys: ClassVar[dict[str, Any]] = {"reference_voc": {"type": "boolean"}, "reference_fault": {"type": "string"}}
+
+    def parse(self, entry: Entry) -> Reference:
+        voc = entry.table.get("reference_voc", bool, False)
+        fault = entry.table.get("reference_fault", str, "")
+        for key, given in (("reference_voc", voc), ("reference_fault", fault)):
+            if given and entry.reference.document is None:
+                entry.table.fail(key, "needs the reference in one document (reference = 'boxes.json')")
+        if fault and not fault.strip():
+            entry.table.fail("reference_fault", "must be a sentence (the one-line error)")
+        entry.extra["options"] = (("reference_voc", True),) * voc + (("reference_fault", fault),) * bool(fault)
+        return entry.reference
 
     def answer(self, output: OutputSpec, raw: Any, case: str, what: str, predicted_time: bool) -> Any:
         return self.parser(raw, case)

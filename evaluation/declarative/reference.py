@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import csv
 import glob
+import json
 import re
-from collections.abc import Mapping, Sequence
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -310,18 +313,61 @@ def _objects(document: Any, case: str, output: OutputSpec, where: str) -> np.nda
 
 def _object_document(ground_truth: Path, output: OutputSpec) -> dict[str, Any]:
     """Every case's objects from one JSON document ``{case: objects}`` (``reference = "boxes.json"``; an
-    empty list: an image without objects), as written; each is parsed as a per-case file would be."""
-    name = output.reference.document or ""
+    empty list: an image without objects), as written; each is parsed as a per-case file would be. Without
+    the file, under ``reference_voc``, the PASCAL VOC XML files. ``reference_fault``: the words of the error
+    when they cannot be read (``{problem}``: the error's kind, e.g. RecursionError)."""
+    name, options = output.reference.document or "", dict(output.options)
     path, what = ground_truth / name, f"The reference {output.kind} {name}"
+    fault = options.get("reference_fault")
+    if not path.is_file() and options.get("reference_voc"):
+        return _voc_boxes(ground_truth, name, fault)
     if not path.is_file():
         raise ConfigurationError(f"The ground truth has no {name} (the reference {output.kind} of every case).")
     try:
-        document = parse_json_bytes(read_bytes(path, what), what)
+        data = read_bytes(path, what, None, None)  # the organizer's file: as large as the test set needs
+        document = _faulted(fault, lambda: json.loads(data)) if fault else parse_json_bytes(data, what)
     except SubmissionError as error:
         raise ConfigurationError(str(error)) from None
     if not isinstance(document, dict):
-        raise ConfigurationError(f"{what} is not a JSON object {{case: {output.kind}}}.")
+        raise ConfigurationError(fault.format(problem="not an object") if fault else
+                                 f"{what} is not a JSON object {{case: {output.kind}}}.")  # fmt: skip
     return document
+
+
+def _faulted(fault: str, read: Callable[[], Any]) -> Any:
+    """``read()``; a failure is the declared ``reference_fault`` naming its kind."""
+    try:
+        return read()
+    except (ValueError, TypeError, AttributeError, RecursionError, ElementTree.ParseError) as error:
+        raise ConfigurationError(fault.format(problem=type(error).__name__)) from None
+
+
+def _voc_boxes(ground_truth: Path, name: str, fault: str | None) -> dict[str, Any]:
+    """``{image: [[xmin, ymin, xmax, ymax], ...]}`` of every PASCAL VOC XML file under the ground truth (the
+    image: its ``filename``, else the file's stem; every ``object/bndbox``), PASCAL VOC's devkit layout."""
+    files = sorted(ground_truth.rglob("*.xml"))
+    if not files:
+        raise ConfigurationError(f"The ground truth has no {name} and no PASCAL VOC XML file.")
+    found: dict[str, Any] = {}
+    for file in files:
+        what = f"The PASCAL VOC file {file.relative_to(ground_truth).as_posix()}"
+        try:
+            image, boxes = _faulted(fault, partial(_voc_file, file, what)) if fault else _voc_file(file, what)
+        except (ValueError, TypeError, ElementTree.ParseError) as error:
+            raise ConfigurationError(f"{what} cannot be read ({type(error).__name__}).") from None
+        except SubmissionError as error:  # (a link leaving the ground truth, a FIFO, ...)
+            raise ConfigurationError(str(error)) from None
+        if image in found:
+            raise ConfigurationError(f"{what} names image {image} again.")
+        found[image] = boxes
+    return found
+
+
+def _voc_file(file: Path, what: str) -> tuple[str, list[list[float]]]:
+    """One PASCAL VOC file's image name and boxes."""
+    root = ElementTree.fromstring(read_bytes(file, what, None, None))
+    boxes = [[float(box.findtext(tag)) for tag in ("xmin", "ymin", "xmax", "ymax")] for box in root.iter("bndbox")]
+    return root.findtext("filename") or file.stem, boxes
 
 
 def _events(ground_truth: Path, declaration: Declaration, output: OutputSpec, times: Mapping[str, Any]) -> dict:
