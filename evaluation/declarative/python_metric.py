@@ -32,6 +32,7 @@ import numbers
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -203,7 +204,13 @@ def function(table: Table, text: str, folder: str, over: str) -> Function:
 
 def function_of(metric_params: Mapping[str, Any], folder: str) -> Function:
     """The function of a parsed python metric (validated when its declaration loaded)."""
-    file, _, name = metric_params["function"].rpartition(":")
+    return _function_at(metric_params["function"], folder)
+
+
+@cache
+def _function_at(text: str, folder: str) -> Function:
+    """``file.py:name`` of ``folder`` (resolved once per process: each case's calls name it)."""
+    file, _, name = text.rpartition(":")
     return Function(str((Path(folder).resolve() / file).resolve()), name, file)
 
 
