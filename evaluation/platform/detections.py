@@ -5,6 +5,7 @@ parsed into arrays for ``evaluation.metrics.detection`` (DigestPath 2019 task 1,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -62,6 +63,19 @@ def parse_detections(document: Any, case: str, scored: bool = True) -> tuple[np.
     if outside.size:
         raise SubmissionError(f"Detection {outside[0]} of image {case} has a score outside [0, 1].", case)
     return boxes, scores
+
+
+def platform_boxes(rows: Sequence[Sequence[float]]) -> dict[str, Any]:
+    """``[x1, y1, x2, y2(, score)]`` rows as the platform's "Multiple 2D bounding boxes" JSON (corners in the
+    plane z = 0; a row's score as the box's ``probability``): what make_input and the demos write."""
+    boxes = []
+    for row in rows:
+        x1, y1, x2, y2 = row[:4]
+        box: dict[str, Any] = {"corners": [[x1, y1, 0], [x2, y1, 0], [x2, y2, 0], [x1, y2, 0]]}
+        if len(row) == 5:
+            box["probability"] = row[4]
+        boxes.append(box)
+    return {"type": "Multiple 2D bounding boxes", "boxes": boxes, "version": {"major": 1, "minor": 0}}
 
 
 def _plain(rows: list[Any]) -> np.ndarray | None:
