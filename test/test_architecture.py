@@ -142,3 +142,22 @@ def test_no_challenge_module_reads_predictions_json_or_writes_the_settings_wrapp
         assert offending([path], ("evaluation.platform.predictions.load_jobs",)) == {}, name
         assert '"challenge":' not in path.read_text(encoding="utf-8"), name
     assert offending(files("declarative"), ("evaluation.platform.predictions.load_jobs",)) == {}
+
+
+def test_a_declarations_own_rules_import_only_metrics_and_errors():
+    """The open interface's files beside the packaged declarations are rules over numbers (issue 29): they
+    may use the metric catalogue (``evaluation.metrics``) and say an organizer's fault (``evaluation.errors``),
+    nothing of the engine, the platform or a challenge."""
+    assert offending(files("declarations"), ("evaluation",), ("evaluation.metrics", "evaluation.errors")) == {}
+
+
+def test_no_challenge_is_both_declared_and_a_module():
+    """A name is defined once: a packaged declaration replaces its challenge module (issue 29), never sits
+    beside it (the registry would pick one of the two)."""
+    declared = {path.stem for path in (PACKAGE / "declarations").glob("*.toml")}
+    for name in CHALLENGE_MODULES - {"declared"}:
+        text = (PACKAGE / "challenges" / f"{name}.py").read_text(encoding="utf-8")
+        defined = {node.value.value for node in ast.walk(ast.parse(text))
+                   if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "name" for t in node.targets)
+                   and isinstance(node.value, ast.Constant)}  # fmt: skip
+        assert not defined & declared, (name, defined & declared)
