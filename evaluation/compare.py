@@ -5,9 +5,12 @@ A regression diff of two metrics.json files. Every numeric leaf is compared with
 else 1 with one line per differing dotted path (``path: expected X, actual Y``).
 
 With ``--replay OUTPUT/provenance.json`` (the record ``python -m evaluation --provenance`` writes)
-it checks that the predictions, ground truth and declaration still have the recorded hashes,
-re-runs the recorded evaluation in a temporary folder and says whether metrics.json came out with
-the same bytes (exit 0) or not (exit 1, with the differences from the metrics.json beside the record).
+it checks the record (its shape and paths: ``provenance.check_record``), that the metrics.json
+beside it, the predictions, ground truth and declaration still have the recorded hashes (else exit
+1 with one line naming what changed), re-runs the recorded evaluation in a temporary folder and says
+whether metrics.json came out with the same bytes (exit 0, naming any other image or library
+version it ran with) or not (exit 1, with the differences from the metrics.json beside the record).
+Every JSON file is read by ``predictions.read_json_file`` (bounded, no FIFO).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -103,53 +107,79 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def replay(record_path: Path, tolerance: float = 1e-9) -> int:
-    """Re-run the evaluation ``record_path`` records; 0 when metrics.json has the recorded bytes."""
+    """Check a record and re-run the evaluation it records; 0 when metrics.json has the recorded bytes.
+
+    A check, not a demonstration: the record must pass ``provenance.check_record`` (shape, paths),
+    the metrics.json beside it, the predictions, ground truth and declaration must still have their
+    recorded hashes (hashed under the evaluation's own rules), and the re-run must write the same
+    bytes; anything else fails in one line naming what. A different image or library version is
+    named in the verdict, not a failure."""
+    from evaluation.errors import EvaluationError
+
+    try:
+        return _replay(record_path, tolerance)
+    except EvaluationError as error:
+        print(str(error), file=sys.stderr)
+    except Exception as error:  # a defect: the traceback goes to stdout, the last stderr line says so
+        import traceback
+
+        traceback.print_exc(file=sys.stdout)
+        print(f"The replay of {record_path} failed with an internal error ({type(error).__name__}).", file=sys.stderr)
+    return 1
+
+
+def _replay(record_path: Path, tolerance: float) -> int:
+    import contextlib
+    import io
     import tempfile
 
     from evaluation import cli
-    from evaluation.provenance import file_sha256, tree_sha256
+    from evaluation.contract import DECLARATIONS
+    from evaluation.errors import ConfigurationError
+    from evaluation.platform.files import MAX_JSON_BYTES
+    from evaluation.platform.predictions import read_json_file
+    from evaluation.provenance import changed_inputs, check_record, environment_changes, file_sha256
 
-    document = _load(record_path)
-    command, hashes = (document.get("command"), document.get("sha256")) if isinstance(document, dict) else ({}, {})
-    needed = {"challenge", "input", "ground_truth", "set", "case_results"}
-    if (
-        not isinstance(command, dict)
-        or not isinstance(hashes, dict)
-        or not needed <= set(command)
-        or (not {"predictions", "ground_truth", "metrics.json"} <= set(hashes))
-    ):
-        raise SystemExit(f"{record_path} is not a provenance record of python -m evaluation --provenance.")
-    changed = [f"the {what} ({path}) changed since the record" for what, path, digest in (
-        ("predictions", Path(command["input"]), hashes["predictions"]),
-        ("ground truth", Path(command["ground_truth"]), hashes["ground_truth"]))
-        if not path.is_dir() or tree_sha256(path) != digest]  # fmt: skip
-    declaration = command.get("declaration")
-    if declaration and (not Path(declaration).is_file() or file_sha256(Path(declaration)) != hashes["declaration"]):
-        changed.append(f"the declaration {declaration} changed since the record")
-    for name, digest in (hashes.get("code") or {}).items() if declaration else ():  # its python metrics' files
-        code = Path(declaration).parent / name
-        if not code.is_file() or file_sha256(code) != digest:
-            changed.append(f"the code file {code} changed since the record")
-    for line in changed:
-        print(f"Warning: {line}")
+    document = check_record(read_json_file(record_path), record_path)
+    command, hashes = document["command"], document["sha256"]
+    beside = record_path.parent / "metrics.json"
+    if not os.path.lexists(beside):
+        raise ConfigurationError(f"The replay of {record_path} has no metrics.json beside it to check.")
+    recorded = read_json_file(beside)  # bounded, no FIFO; the same file is hashed next
+    if file_sha256(Path(os.path.realpath(beside)), str(beside), MAX_JSON_BYTES) != hashes["metrics.json"]:
+        raise ConfigurationError(
+            f"The replay of {record_path} failed: {beside} does not have the sha256 the record holds (one of the two "
+            "was changed since the run)."
+        )
+    challenge = command["challenge"]
+    declaration = Path(challenge) if challenge.endswith(".toml") else DECLARATIONS / f"{challenge}.toml"
+    changed = changed_inputs(document, declaration if os.path.lexists(declaration) else None)
+    if changed:
+        raise ConfigurationError(f"The replay of {record_path} failed: {'; '.join(changed)} since the record.")
     with tempfile.TemporaryDirectory(prefix="gc-replay-") as scratch:
-        arguments = ["--challenge", command["challenge"], "--input", command["input"], "--output", scratch]
+        arguments = ["--challenge", challenge, "--input", command["input"], "--output", scratch]
         arguments += ["--ground-truth", command["ground_truth"], "--case-results", command["case_results"]]
         for key, value in command["set"].items():
             arguments += ["--set", f"{key}={value}"]
-        if cli.main(arguments) != 0:
-            print(f"The replay of {record_path} failed (the line above says why).", file=sys.stderr)
-            return 1
+        said = io.StringIO()
+        with contextlib.redirect_stderr(said):
+            status = cli.main(arguments)
+        if status != 0:
+            lines = [line for line in said.getvalue().splitlines() if line.strip()]
+            raise ConfigurationError(f"The replay of {record_path} failed: {lines[-1] if lines else 'no reason given'}")
         replayed = Path(scratch) / "metrics.json"
-        if file_sha256(replayed) == hashes["metrics.json"]:
-            print(f"The replay of {record_path} wrote the same metrics.json bytes (sha256 {hashes['metrics.json']}).")
-            return 0
-        original = record_path.parent / "metrics.json"
-        found = list(differences(_load(original), _load(replayed), tolerance)) if original.is_file() else []
-        for line in found:
-            print(line)
+        digest = file_sha256(replayed, str(replayed))
+        same = digest == hashes["metrics.json"]
+        found = [] if same else list(differences(recorded, read_json_file(replayed), tolerance))
+    environment = environment_changes(document)
+    ran = f"; it ran with {', '.join(environment)}" if environment else ""
+    if same:
+        print(f"The replay of {record_path} wrote the same metrics.json bytes (sha256 {digest}){ran}.")
+        return 0
+    for line in found:
+        print(line)
     print(f"The replay of {record_path} wrote different metrics.json bytes ({len(found)} difference(s) beyond "
-          f"{tolerance:g}).", file=sys.stderr)  # fmt: skip
+          f"{tolerance:g}){ran}.", file=sys.stderr)  # fmt: skip
     return 1
 
 

@@ -195,6 +195,11 @@ class Challenge(ABC):
             return Matched(jobs_for_every_case(load_jobs(input_dir), case_of_job, cases, every), [])
         return match_jobs(load_jobs(input_dir), case_of_job, cases)
 
+    def submitted_jobs(self, input_dir: Path) -> list[Job]:
+        """predictions.json's jobs, for a challenge that places them itself (a declared stacked input: a job
+        per stack of frames, ``declarative.stacks``)."""
+        return load_jobs(input_dir)
+
     def settings_echo(
         self,
         settings: Mapping[str, Any],

@@ -55,8 +55,11 @@ def check_output_folder(output_dir: Path) -> None:
         for stale in (METRICS_FILE, CASE_RESULTS_FILE):
             (output_dir / stale).unlink(missing_ok=True)
     except OSError as error:
+        left = [name for name in (METRICS_FILE, CASE_RESULTS_FILE, RECORD_FILE) if os.path.lexists(output_dir / name)]
+        verb = "is" if len(left) == 1 else "are"
+        still = f"; the {' and '.join(left)} of an earlier run {verb} still there" if left else ""
         raise ConfigurationError(
-            f"The output folder {output_dir} is not writable ({error.strerror}); metrics.json cannot be written."
+            f"The output folder {output_dir} is not writable ({error.strerror}); metrics.json cannot be written{still}."
         ) from None
 
 
@@ -105,13 +108,19 @@ def evaluate(
     results = executor.map(challenge.score_case, prepared.tasks, settings, log, challenge.cases_in_process)
     with _memory_named(f"while aggregating the results of all {len(results)} cases"):
         metrics = challenge.aggregate(results, prepared.missing, reference, settings)
-    write_metrics(output_dir / METRICS_FILE, metrics, challenge.phase_for(settings).leaderboard_paths, case_results)
-    log(f"Wrote {output_dir / METRICS_FILE} in {time.monotonic() - start:.1f} s")
-    if provenance:
+    document = None
+    if provenance:  # hashed before metrics.json is written: a failure here leaves none
         declaration = (
             Path(challenge_name) if challenge_name.endswith(".toml") else DECLARATIONS / f"{challenge.name}.toml"
         )
-        document = record(challenge_name, input_dir, output_dir, gt_dir, overrides or {}, settings, case_results,
+        document = record(challenge_name, input_dir, gt_dir, overrides or {}, settings, case_results,
                           declaration if declaration.is_file() else None, challenge.code_files())  # fmt: skip
-        log(f"Wrote the reproducibility record {write_record(output_dir, document)}")
+    write_metrics(output_dir / METRICS_FILE, metrics, challenge.phase_for(settings).leaderboard_paths, case_results)
+    log(f"Wrote {output_dir / METRICS_FILE} in {time.monotonic() - start:.1f} s")
+    if document is not None:
+        try:
+            log(f"Wrote the reproducibility record {write_record(output_dir, document, output_dir / METRICS_FILE)}")
+        except BaseException:
+            clear_stale(output_dir)  # no metrics.json without the record asked for
+            raise
     return metrics

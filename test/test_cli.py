@@ -204,6 +204,9 @@ RUN_BY = {
     "./demo.sh": ("test/test_demo.py",),
     "python -m evaluation": ("test/test_cli.py", "test/conftest.py", "test/test_dask.py", "test/test_compare.py"),
     "gc-evaluate": ("test/test_cli.py",),
+    "python -m evaluation.verify": ("test/test_verify.py", "test/test_verify_docker.py"),
+    "gc-verify": ("test/test_verify.py",),
+    "python test/verify_references/ground_truth.py": ("test/test_verify.py",),
 }
 ELSEWHERE = (
     "./build.sh", "./test-run.sh", "./export.sh", "./test.sh", "bash scripts/", "pip ", "dask ",
@@ -211,6 +214,7 @@ ELSEWHERE = (
     "docker ", "EVALUATION_IMAGE=",  # the invoke image: test/test_sagemaker_shim.py builds and runs it
     "EXPORT_GZIP_LEVEL=",  # test/test_docker.py: export.sh at its default level and a refused one
     "python -m evaluation.ranking", "gc-rank", "gc-absolute", "gc-mean-of-ranks", "gc-median-of-ranks",
+    "evalutils ",  # test/test_verify_docker.py: evalutils' template generated and built
 )  # fmt: skip
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -68,7 +69,8 @@ def test_a_tolerance_that_is_not_a_number_keeps_argparse_words(tmp_path, capsys)
 
 def test_a_provenance_record_replays_to_the_same_bytes(tmp_path, capsys):
     """Issue 21 item 4: ``--provenance`` writes the record beside an unchanged metrics.json;
-    ``--replay`` re-runs it and says whether the bytes match."""
+    ``--replay`` re-runs it and says whether the bytes match. Issue 27: a check, not a
+    demonstration (every refusal of a record: test_hostile.py, the provenance table)."""
     from conftest import DEMO_INPUT, REPO
 
     from evaluation import cli
@@ -80,10 +82,10 @@ def test_a_provenance_record_replays_to_the_same_bytes(tmp_path, capsys):
     assert (output / "metrics.json").read_bytes() == (REPO / "test/expected/rare25/metrics.json").read_bytes()
     record = json.loads((output / "provenance.json").read_text())
     assert record["sha256"] == {
-        "predictions": tree_sha256(DEMO_INPUT / "rare25"),
-        "ground_truth": tree_sha256(REPO / "ground-truth/rare25"),
+        "predictions": tree_sha256(DEMO_INPUT / "rare25", "input"),
+        "ground_truth": tree_sha256(REPO / "ground-truth/rare25", "ground truth"),
         "declaration": None,
-        "metrics.json": file_sha256(output / "metrics.json"),
+        "metrics.json": file_sha256(output / "metrics.json", "metrics.json"),
     }
     assert record["seed"] == 0 and record["command"]["set"] == {"iterations": "1000"}
     assert {"numpy", "scipy", "scikit-learn"} <= set(record["libraries"])
@@ -91,10 +93,21 @@ def test_a_provenance_record_replays_to_the_same_bytes(tmp_path, capsys):
     assert main(["--replay", str(output / "provenance.json")]) == 0
     assert "wrote the same metrics.json bytes" in capsys.readouterr().out
 
-    record["sha256"]["metrics.json"] = "0" * 64  # as if the recorded run had written other bytes
-    record["sha256"]["predictions"] = "1" * 64
+    record["libraries"]["numpy"] = "0.1"  # another environment: named in the verdict, not a failure
+    (output / "provenance.json").write_text(json.dumps(record))
+    assert main(["--replay", str(output / "provenance.json")]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].endswith("; it ran with numpy " + __import__("numpy").__version__
+                                                             + " (recorded 0.1).")  # fmt: skip
+
+    record["command"]["set"] = {"iterations": "500"}  # the same inputs, another run: other bytes
     (output / "provenance.json").write_text(json.dumps(record))
     assert main(["--replay", str(output / "provenance.json")]) == 1
     captured = capsys.readouterr()
-    assert "Warning: the predictions" in captured.out and "changed since the record" in captured.out
-    assert captured.err.splitlines()[-1].endswith("wrote different metrics.json bytes (0 difference(s) beyond 1e-09).")
+    assert "settings.iterations: expected 1000, actual 500" in captured.out, captured
+    assert re.search(r"wrote different metrics.json bytes \([1-9]\d* difference\(s\) beyond 1e-09\)", captured.err)
+
+    record["sha256"]["predictions"] = "1" * 64  # a recorded hash that is no longer the input's: refused
+    (output / "provenance.json").write_text(json.dumps(record))
+    assert main(["--replay", str(output / "provenance.json")]) == 1
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last.endswith(f"failed: the predictions ({DEMO_INPUT / 'rare25'}) changed since the record.")

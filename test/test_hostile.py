@@ -16,11 +16,13 @@ import resource
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -1353,3 +1355,295 @@ def test_the_memory_message_names_the_lower_of_the_data_and_address_space_limits
         str(out_of_memory("c1", "while reading"))
         == f"Case c1: the evaluation ran out of memory ({said}) while reading."
     )
+
+
+# ---------------------------------------------------------------- provenance and replay (issue 27)
+# ``--provenance`` hashes under the evaluation's own file rules; ``compare --replay`` is a check; every
+# tool reads a JSON file it is given through one bounded reader. Each run is a process of its own
+# under an audit hook (``sys.addaudithook``: events open, os.scandir, os.listdir) and RLIMIT_DATA of
+# 4 GiB (the largest file the evaluation reads is then 4 GiB); no path is opened outside the case's
+# folder (its input, ground truth, output and temporary files), the repository, the Python
+# installation and a few files the runtime reads (CPU count, time zone). Faults end in one line.
+
+AUDITED = """import os, runpy, sys
+log = open(os.environ["AUDIT_LOG"], "w", encoding="utf-8", buffering=1)
+def hook(event, args):
+    if event in ("open", "os.scandir", "os.listdir") and args and isinstance(args[0], (str, bytes, os.PathLike)):
+        log.write(os.path.abspath(os.fsdecode(args[0])) + "\\n")
+sys.addaudithook(hook)
+sys.argv = sys.argv[1:]
+runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+"""
+RUNTIME_FILES = ("/proc/stat", "/proc/meminfo", "/proc/cpuinfo", "/proc/self/cgroup", "/sys/fs/cgroup/",
+                 "/usr/share/zoneinfo/", "/dev/null", "/dev/urandom")  # fmt: skip
+PROVENANCE_LIMIT = 4 * 2**30
+
+
+def _audited(root: Path, *command: str) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """``python -m command`` in ``root`` under the audit hook (temporary files in a folder of its own);
+    the run and every path it opened that lies (itself or through its links) outside where it may look."""
+    scratch = Path(tempfile.mkdtemp(prefix="audit-"))  # short: multiprocessing's socket paths live in it
+    log = root / "audit.log"
+    environment = {**os.environ, "PYTHONPATH": str(REPO), "EVALUATION_WORKERS": "1", "TMPDIR": str(scratch),
+                   "AUDIT_LOG": str(log)}  # fmt: skip
+    for name in ("EVALUATION_CASE_TIMEOUT", "EVALUATION_CASE_RESULTS", "EVALUATION_CHALLENGE"):
+        environment.pop(name, None)
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_DATA, (PROVENANCE_LIMIT, PROVENANCE_LIMIT))
+
+    run = subprocess.run([sys.executable, "-c", AUDITED, *command], cwd=root, env=environment, capture_output=True,
+                         text=True, timeout=240, preexec_fn=limited)  # fmt: skip
+    shutil.rmtree(scratch, ignore_errors=True)
+    places = {root, scratch, REPO, Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)}
+    places |= {Path(os.path.realpath(place)) for place in places}
+    outside = sorted({
+        opened for opened in log.read_text(encoding="utf-8").splitlines()
+        for seen in (Path(opened), Path(os.path.realpath(opened)))
+        if not any(seen == place or place in seen.parents for place in places)
+        and not str(seen).startswith(RUNTIME_FILES)
+    })  # fmt: skip
+    return run, outside
+
+
+def _last_line(run: subprocess.CompletedProcess) -> str:
+    lines = [line for line in run.stderr.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def _kits_case(root: Path) -> Path:
+    """A copy of the kits-example demo (input, ground truth, declaration) in ``root``."""
+    shutil.copytree(KITS_INPUT, root / "in")
+    shutil.copytree(KITS_TRUTH, root / "gt")
+    (root / DECLARATION).write_text(KITS, encoding="utf-8")
+    return root
+
+
+def _provenance_run(root: Path) -> tuple[subprocess.CompletedProcess, list[str]]:
+    return _audited(root, "evaluation", "--challenge", str(root / DECLARATION), "--input", str(root / "in"),
+                    "--ground-truth", str(root / "gt"), "--output", str(root / "out"), "--provenance")  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory) -> Path:
+    """A folder holding a kits-example case and its record (out/provenance.json beside out/metrics.json)."""
+    root = _kits_case(tmp_path_factory.mktemp("recorded"))
+    run, outside = _provenance_run(root)
+    assert run.returncode == 0 and outside == [], (run.stdout[-3000:], run.stderr[-2000:], outside)
+    return root
+
+
+HOSTILE_INPUT = {  # name: (what is added to the input folder, the words of the record's hash line for it)
+    "a link to /etc/passwd": lambda root: link(root / "in" / "passwd", Path("/etc/passwd")),
+    "a link to /proc/self/mem": lambda root: link(root / "in" / "mem", Path("/proc/self/mem")),
+    "a link to a ground-truth label": lambda root: link(
+        root / "in" / "label.mha", next((root / "gt" / "labels").iterdir())
+    ),
+    "a link to the ground-truth folder": lambda root: link(root / "in" / "truth", root / "gt"),
+    "a FIFO": lambda root: fifo(root / "in" / "pipe"),
+    "an unreferenced 100 GB sparse file": lambda root: sparse(root / "in" / "huge.bin", 100 * 2**30),
+    "a linked input root": lambda root: link(root / "in", (root / "in").rename(root / "real-in")),
+}
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("name", HOSTILE_INPUT)
+def test_provenance_hashes_what_the_evaluation_may_read(tmp_path, name):
+    """Issue 27 item 1: a hostile input folder is hashed without opening a file outside it, a FIFO or
+    a file larger than any the evaluation reads; the evaluation succeeds and the record replays."""
+    root = _kits_case(tmp_path)
+    HOSTILE_INPUT[name](root)
+    run, outside = _provenance_run(root)
+    assert run.returncode == 0 and outside == [], (run.stdout[-3000:], run.stderr[-2000:], outside)
+    record = json.loads((root / "out" / "provenance.json").read_text())
+    assert record["command"]["input"] == str(root / ("real-in" if "root" in name else "in"))
+    run, outside = _audited(root, "evaluation.compare", "--replay", str(root / "out" / "provenance.json"))
+    assert run.returncode == 0 and outside == [], (run.stdout[-3000:], run.stderr[-2000:], outside)
+    assert "wrote the same metrics.json bytes" in run.stdout.splitlines()[-1]
+
+
+def test_a_ground_truth_label_behind_a_link_stays_out_of_the_predictions_hash(tmp_path):
+    """The content of a label an output links to never enters the predictions' hash."""
+    from evaluation.provenance import tree_sha256
+
+    root = _kits_case(tmp_path)
+    label = next((root / "gt" / "labels").iterdir())
+    link(root / "in" / "label.mha", label)
+    before = tree_sha256(root / "in", "input")
+    label.write_bytes(label.read_bytes() + b"changed")
+    assert tree_sha256(root / "in", "input") == before
+
+
+def test_a_record_that_cannot_be_written_leaves_no_metrics(tmp_path):
+    root = _kits_case(tmp_path)
+    (root / "out" / "provenance.json").mkdir(parents=True)
+    run, outside = _provenance_run(root)
+    assert (run.returncode, outside) == (1, []), run.stderr[-2000:]
+    assert _last_line(run) == (f"The reproducibility record {root / 'out' / 'provenance.json'} cannot be written "
+                               "(Is a directory).")  # fmt: skip
+    assert sorted(p.name for p in (root / "out").iterdir()) == ["provenance.json"]
+    assert "Traceback" not in run.stdout + run.stderr
+
+
+def test_a_read_only_output_folder_says_the_earlier_metrics_is_still_there(tmp_path, monkeypatch):
+    """A folder that takes no file (read-only; as root, simulated) cannot lose its old metrics.json either."""
+    from evaluation import pipeline
+    from evaluation.errors import ConfigurationError
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise PermissionError(13, "Permission denied")
+
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "metrics.json").write_text('{"Score": 1}')
+    monkeypatch.setattr(pipeline.tempfile, "mkstemp", refused)
+    with pytest.raises(ConfigurationError) as failed:
+        pipeline.check_output_folder(tmp_path / "out")
+    assert str(failed.value) == (f"The output folder {tmp_path / 'out'} is not writable (Permission denied); "
+                                 "metrics.json cannot be written; the metrics.json of an earlier run is still "
+                                 "there.")  # fmt: skip
+
+
+def _record(change: Callable[[dict, Path], None]) -> Callable[[Path], None]:
+    """A change of the record (its parsed document and the case's folder)."""
+
+    def edit(root: Path) -> None:
+        path = root / "out" / "provenance.json"
+        document = json.loads(path.read_text())
+        change(document, root)
+        path.write_text(json.dumps(document))
+
+    return edit
+
+
+def _setting(*keys: str, value: Any) -> Callable[[Path], None]:
+    def put(document: dict, root: Path) -> None:
+        *parents, last = keys
+        for key in parents:
+            document = document[key]
+        document[last] = value(root) if callable(value) else value
+
+    return _record(put)
+
+
+@dataclass
+class Replayed:
+    """One replay (or JSON reader) fault: what is changed in a copy of the recorded case, the words of
+    the last stderr line, and the tool's arguments (``{root}`` is the case's folder)."""
+
+    change: Callable[[Path], None]
+    words: tuple[str, ...]
+    command: tuple[str, ...] = ("evaluation.compare", "--replay", "{root}/out/provenance.json")
+
+
+NOT_A_RECORD = "is not a provenance record of python -m evaluation --provenance:"
+REPLAY_FAULTS = {
+    "the predictions changed": Replayed(lambda root: text(root / "in" / "predictions.json",
+                                                          (root / "in" / "predictions.json").read_text() + " "),
+                                        ("failed: the predictions (", "/in) changed since the record.")),
+    "the ground truth changed": Replayed(lambda root: text(root / "gt" / "extra.csv", "a\n"),
+                                         ("failed: the ground truth (", "/gt) changed since the record.")),
+    "the declaration changed": Replayed(lambda root: text(root / DECLARATION, KITS + "# edited\n"),
+                                        ("failed: the declaration (", "k.toml) changed since the record.")),
+    "the predictions and ground truth gone": Replayed(lambda root: [shutil.rmtree(root / f) for f in ("in", "gt")],
+                                                      ("/in is gone; the ground truth folder", "/gt is gone since")),
+    "metrics.json edited (Score 0.99)": Replayed(
+        lambda root: text(root / "out" / "metrics.json", json.dumps({"Score": 0.99})),
+        ("out/metrics.json does not have the sha256 the record holds",)),
+    "metrics.json gone": Replayed(lambda root: (root / "out" / "metrics.json").unlink(),
+                                  ("has no metrics.json beside it to check.",)),
+    "the record's metrics.json hash edited": Replayed(_setting("sha256", "metrics.json", value="0" * 64),
+                                                      ("does not have the sha256 the record holds",)),
+    "the input /etc": Replayed(_setting("command", "input", value="/etc"),
+                               (NOT_A_RECORD, "command.input (/etc) is a folder of the operating system")),
+    "the ground truth /": Replayed(_setting("command", "ground_truth", value="/"),
+                                   (NOT_A_RECORD, "command.ground_truth (/) is a folder of the operating system")),
+    "an input linking to /etc": Replayed(
+        lambda root: link(root / "etc", Path("/etc")) or _setting("command", "input", value=str(root / "etc"))(root),
+        (NOT_A_RECORD, "etc) is a folder of the operating system")),
+    "an input with ..": Replayed(_setting("command", "input", value=lambda root: f"{root}/in/../../../../.."),
+                                 (NOT_A_RECORD, "is not an absolute path without '..'")),
+    "a relative input": Replayed(_setting("command", "input", value="in"),
+                                 (NOT_A_RECORD, "command.input ('in') is not an absolute path")),
+    "a declaration in /etc": Replayed(
+        _record(lambda document, root: document["command"].update(challenge="/etc/k.toml", declaration="/etc/k.toml")),
+        (NOT_A_RECORD, "command.declaration (/etc/k.toml) is a folder of the operating system")),
+    "a challenge with a slash": Replayed(_setting("command", "challenge", value="../kits"),
+                                         (NOT_A_RECORD, "command.challenge is neither a challenge name nor")),
+    "set a list": Replayed(_setting("command", "set", value=[]), (NOT_A_RECORD, "command.set is not an object")),
+    "set null": Replayed(_setting("command", "set", value=None), (NOT_A_RECORD, "command.set is not an object")),
+    "set a key with =": Replayed(_setting("command", "set", value={"seed=1": "2"}), (NOT_A_RECORD, "command.set")),
+    "input an integer": Replayed(_setting("command", "input", value=3), (NOT_A_RECORD, "command.input is not a path")),
+    "challenge an integer": Replayed(_setting("command", "challenge", value=3), (NOT_A_RECORD, "command.challenge")),
+    "case_results an integer": Replayed(_setting("command", "case_results", value=3),
+                                        (NOT_A_RECORD, "command.case_results is not one of public, private")),
+    "command a list": Replayed(_setting("command", value=[]), (NOT_A_RECORD, "command is not an object")),
+    "a hash that is no hash": Replayed(_setting("sha256", "predictions", value=7),
+                                       (NOT_A_RECORD, "sha256.predictions is not a SHA-256 hex digest")),
+    "libraries a list": Replayed(_setting("libraries", value=[]), (NOT_A_RECORD, "libraries is not an object")),
+    "an unknown option": Replayed(_setting("command", "set", value={"colour": "red"}),
+                                  ("failed: kits-example has no option 'colour'",)),
+    "a record that is a FIFO": Replayed(lambda root: replace_with(root / "out" / "provenance.json", fifo),
+                                        ("provenance.json is a FIFO (named pipe), not a regular file;",)),
+    "a 20 GB sparse record": Replayed(lambda root: replace_with(root / "out" / "provenance.json", sparse),
+                                      ("provenance.json is 20480.0 MiB, more than the 64.0 MiB allowed;",)),
+    "a record that is a folder": Replayed(lambda root: replace_with(root / "out" / "provenance.json", folder),
+                                          ("provenance.json is a folder, not a regular file",)),
+    "a record that is a list": Replayed(lambda root: text(root / "out" / "provenance.json", "[]"),
+                                        (NOT_A_RECORD, "it is not a JSON object")),
+    "compare A B with a FIFO": Replayed(lambda root: fifo(root / "a.json"), ("a.json is a FIFO (named pipe)",),
+                                        ("evaluation.compare", "{root}/a.json", "{root}/out/metrics.json")),
+    "compare A B with a 20 GB file": Replayed(lambda root: sparse(root / "b.json"), ("b.json is 20480.0 MiB",),
+                                              ("evaluation.compare", "{root}/out/metrics.json", "{root}/b.json")),
+    "phase --check of a FIFO": Replayed(lambda root: fifo(root / "a.json"), ("a.json is a FIFO (named pipe)",),
+                                        ("evaluation.phase", "--challenge", "kits-example", "--check",
+                                         "{root}/a.json")),
+    "phase --check of a 20 GB file": Replayed(lambda root: sparse(root / "b.json"), ("b.json is 20480.0 MiB",),
+                                              ("evaluation.phase", "--challenge", "kits-example", "--check",
+                                               "{root}/b.json")),
+    "ranking --collect of a FIFO": Replayed(
+        lambda root: (root / "runs" / "a").mkdir(parents=True) or fifo(root / "runs" / "a" / "metrics.json"),
+        ("metrics.json is a FIFO (named pipe)",),
+        ("evaluation.ranking", "--collect", "--metrics-dir", "{root}/runs", "--output", "{root}/runs.csv")),
+}  # fmt: skip
+
+
+def _copy_recorded(recorded: Path, root: Path) -> None:
+    """The recorded case copied to ``root``, its record naming the copy (the hashes stay valid)."""
+    for name in ("in", "gt", DECLARATION, "out"):
+        (shutil.copytree if (recorded / name).is_dir() else shutil.copy)(recorded / name, root / name)
+    record = root / "out" / "provenance.json"
+    record.write_text(record.read_text().replace(str(recorded), str(root)))
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("name", REPLAY_FAULTS)
+def test_replay_fault(recorded, tmp_path, name):
+    """Issue 27 items 2-4: each fault fails in one line naming the file or what changed; nothing
+    outside the case's folder is opened; nothing is written beside the record."""
+    fault = REPLAY_FAULTS[name]
+    _copy_recorded(recorded, tmp_path)
+    fault.change(tmp_path)
+    before = sorted(p.name for p in (tmp_path / "out").iterdir())
+    run, outside = _audited(tmp_path, *(part.format(root=tmp_path) for part in fault.command))
+    last = _last_line(run)
+    assert run.returncode != 0 and all(word in last for word in fault.words), (last, run.stderr[-2000:])
+    assert len(last) < 1024 and "Traceback" not in run.stdout + run.stderr, run.stdout[-2000:] + run.stderr[-2000:]
+    assert outside == [], outside
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == before
+    assert not (tmp_path / "runs.csv").exists()
+
+
+def test_a_replay_in_another_environment_names_it(recorded, tmp_path):
+    """Another image or library version is named in the verdict, not a failure: the bytes decide."""
+    _copy_recorded(recorded, tmp_path)
+    _setting("image_digest", value="sha256:" + "a" * 64)(tmp_path)
+    _setting("libraries", "numpy", value="0.1")(tmp_path)
+    run, outside = _audited(tmp_path, "evaluation.compare", "--replay", str(tmp_path / "out" / "provenance.json"))
+    assert (run.returncode, outside) == (0, []), run.stderr[-2000:]
+    verdict = run.stdout.splitlines()[-1]
+    assert "wrote the same metrics.json bytes" in verdict and f"image unknown (recorded sha256:{'a' * 64})" in verdict
+    assert f"numpy {np.__version__} (recorded 0.1)" in verdict
+
+
+def test_at_least_thirty_provenance_and_replay_faults():
+    assert len(REPLAY_FAULTS) + len(HOSTILE_INPUT) >= 30

@@ -24,6 +24,7 @@ from evaluation.declarative.reference import DeclaredReference
 from evaluation.declarative.schema import (
     COMBINED,
     COUNT_FORMS,
+    HIT_RADIUS_METRICS,
     SEGMENTATION_METRICS,
     SURFACE_METRICS,
     Declaration,
@@ -42,6 +43,7 @@ from evaluation.errors import ConfigurationError
 from evaluation.metrics.bootstrap import percentile_interval, resample_weights
 from evaluation.metrics.detection import ImageDetections
 from evaluation.metrics.groups import over_groups
+from evaluation.metrics.hit_radius import ScanFindings
 from evaluation.metrics.summary_statistics import STATISTICS, resampled_statistic, statistic
 from evaluation.metrics.volumes import UNITS
 
@@ -63,6 +65,7 @@ def aggregate_metrics(
     counted: dict[str, int] = {}  # mean aggregate path -> the cases it averaged
     slots: dict[str, tuple[int, ...]] = {}  # per-case key -> its place label by label
     by_group: list[tuple[MetricSpec, dict[str, float]]] = []  # each grouped metric's value per group
+    intervals: dict[str, tuple[float, float]] = {}  # aggregate path -> bounds a metric gives itself (LUNA16's)
     for position, metric in enumerate(declaration.metrics):
         if metric.metric == COMBINED:  # the mean of earlier aggregates, resample by resample
             parts = [computed[path] for path in metric.param("of")]
@@ -77,6 +80,10 @@ def aggregate_metrics(
             values, resamples = _segmentation_metric(
                 declared, metric, cases, results, settings, per_case, counted, place, slots
             )
+        elif metric.metric in HIT_RADIUS_METRICS:  # LUNA16's CPM and sensitivities (legacy: the script's bounds)
+            cases = [c for c in reference.cases if output.slug in results[c].values]
+            found = _hit_radius_metric(metric, output, cases, results, reference, settings, level, intervals)
+            values, resamples = found
         elif metric.groups:  # the metric per group of cases, combined over the groups
             score = partial(_case_set_values, output, results, reference, settings, per_case)
             if metric.metric == python_metric.PYTHON:
@@ -96,7 +103,8 @@ def aggregate_metrics(
         value, resamples_of_key = computed[f"{metric.group}.{key}" if metric.group else key]
         target[key] = value
         if metric.bootstrap and form not in COUNT_FORMS:
-            low, high = percentile_interval(resamples_of_key, level)
+            path = f"{metric.group}.{key}" if metric.group else key
+            low, high = intervals[path] if path in intervals else percentile_interval(resamples_of_key, level)
             target[f"{key}_ci_low"], target[f"{key}_ci_high"] = low, high
     for metric, found in by_group:  # each group's value beside the combined one
         (aggregates.setdefault(metric.group, {}) if metric.group else aggregates)[f"{metric.name}_by_group"] = found
@@ -385,6 +393,44 @@ def _detection_metric(
     boot = np.array([np.nan]) if weights is None else measures.detection_metric(metric.metric, images, params, weights)
     key = metric.key("", "value")
     return {key: value}, {key: boot}
+
+
+def _hit_radius_metric(
+    metric: MetricSpec,
+    output: OutputSpec,
+    cases: list[str],
+    results: Mapping[str, CaseResult],
+    reference: DeclaredReference,
+    settings: Mapping[str, Any],
+    level: float,
+    intervals: dict[str, tuple[float, float]],
+) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+    """The CPM and the sensitivity at each rate over the scored scans (``metrics.hit_radius``); with
+    ``bootstrap_draws = "legacy"`` the LUNA16 script's bootstrap bounds go to ``intervals``."""
+    keys = [key for _, _, key in metric_keys(metric)]
+    if not cases:
+        return {key: math.nan for key in keys}, {key: np.array([np.nan]) for key in keys}
+    findings = reference.findings.get(output.slug, {})
+    if set(cases) <= set(findings):  # in the order of reference_cases (the script's bootstrap draws)
+        cases = sorted(cases, key=list(findings).index)
+    scans = []
+    for case in cases:
+        points = reference.values[output.slug][case]
+        diameters, ignored = findings.get(case, (np.full(len(points), -1.0), np.zeros(len(points), bool)))
+        scans.append(ScanFindings(points, diameters, ignored, *results[case].values[output.slug][:2]))
+    params = dict(metric.params)
+    legacy = metric.bootstrap and params["bootstrap_draws"] == "legacy"
+    weights = None if legacy else _weights(len(cases), settings, metric)
+    sensitivities, boot = measures.hit_radius_metric(scans, params, weights)
+    values = dict(zip(keys, (float(np.mean(sensitivities)), *map(float, sensitivities)), strict=True))
+    resamples = {key: np.array([np.nan]) for key in keys}
+    if boot is not None:
+        resamples = dict(zip(keys, (boot.mean(axis=1), *boot.T), strict=True))
+    if legacy:
+        found = measures.legacy_bootstrap(scans, params, settings["bootstrap_resamples"], settings["seed"], level)
+        for key, bounds in zip(keys, found, strict=True):
+            intervals[f"{metric.group}.{key}" if metric.group else key] = bounds
+    return values, resamples
 
 
 def _scored(output: OutputSpec, cases: Sequence[str], results: Mapping[str, CaseResult]) -> list[str]:

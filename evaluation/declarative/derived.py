@@ -224,6 +224,7 @@ def json_schema() -> dict[str, Any]:
     outputs from their kinds; the parser's checks remain the authority (references between sections,
     paths, key templates)."""
     table = {"type": "object"}
+    _strings = {"type": "object", "additionalProperties": {"type": "string"}}  # [verify.map], [verify.ignore]
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://github.com/evaluation/declaration.schema.json",
@@ -242,7 +243,8 @@ def json_schema() -> dict[str, Any]:
             "cases": {"type": "object", "properties": {
                 "input": {"type": "string"}, "strip_suffixes": _STRINGS, "strip": _STRINGS,
                 "id_column": {"type": "string"}, "word": {"type": "string"}, "same_stem": {"type": "boolean"},
-                "ground_truth_name": {"type": "string"}}, "additionalProperties": False},
+                "ground_truth_name": {"type": "string"}, "stack_size": {"type": "integer", "minimum": 1}},
+                "additionalProperties": False},
             "outputs": {"type": "array", "minItems": 1, "items": outputs_schema()},
             "metrics": {"type": "array", "minItems": 1, "items": _metrics_schema()},
             "bootstrap": {"type": "object", "properties": {"resamples": {"type": "integer", "minimum": 1},
@@ -260,6 +262,8 @@ def json_schema() -> dict[str, Any]:
                 "required": ["score"], "additionalProperties": False},
             "report": table,
             "options": {"type": "array", "items": {"type": "object", "required": ["name", "default"]}},
+            "verify": {"type": "object", "properties": {"map": _strings, "ignore": _strings},
+                       "additionalProperties": False},
         },
         "required": ["name", "title", "outputs", "metrics", "leaderboard"],
         "additionalProperties": False,

@@ -45,12 +45,14 @@ from evaluation.declarative.segmentation import (
     check_segmentation,
     segmentation_task,
 )
+from evaluation.declarative.stacks import frame_answers, frame_list
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
 from evaluation.platform.files import not_there
 from evaluation.platform.matching import stem
 from evaluation.platform.predictions import Job, Socket
 from evaluation.platform.sockets import image_output_file, parse_json_bytes, read_json_output
 
+STACKED_KIND = "Anything"  # the socket of a stacked input's answer: a JSON list, one value per frame
 NEEDS_TRUTH_ROWS = "which cases the test set holds (a case without a row, a row for an unknown case)"
 
 
@@ -62,7 +64,9 @@ def _phase(declaration: Declaration) -> Phase:
         inputs=tuple(Socket(i.slug, i.relative_path, i.kind, "Image") for i in declaration.inputs),
         outputs=()
         if csv_phase
-        else tuple(Socket(o.slug, o.relative_path, o.platform_kind, o.super_kind) for o in declaration.outputs),
+        else tuple(
+            Socket(o.slug, o.relative_path, _platform_kind(declaration, o), o.super_kind) for o in declaration.outputs
+        ),
         score_title=board.title,
         score_jsonpath=board.score,
         score_default_sort=board.sort,
@@ -91,6 +95,11 @@ def _options(declaration: Declaration) -> tuple[Option, ...]:
     )
     declared = tuple(Option(o.name, o.default, o.help, o.choices) for o in declaration.options)
     return declared + bootstrap if any(m.bootstrap for m in declaration.metrics) else declared
+
+
+def _platform_kind(declaration: Declaration, output: Any) -> str:
+    """The output socket's kind: a stacked input's answer is a JSON list (``STACKED_KIND``)."""
+    return STACKED_KIND if declaration.cases.stack_size else output.platform_kind
 
 
 class DeclaredChallenge(Challenge):
@@ -127,7 +136,12 @@ class DeclaredChallenge(Challenge):
         declaration = self.in_force(settings)
         if declaration.submission.csv:
             return self._prepare_rows(input_dir, reference, declaration)
-        matched = self.jobs_by_case(input_dir, reference.cases, same_stem=declaration.cases.same_stem)
+        stacked = None
+        if declaration.cases.stack_size:  # a job per stack of frames, a case per frame
+            stacked = frame_answers(input_dir, self.submitted_jobs(input_dir), self.case_of_job, declaration, reference)
+        matched = stacked.matched if stacked else self.jobs_by_case(
+            input_dir, reference.cases, same_stem=declaration.cases.same_stem
+        )  # fmt: skip
         needs_job = [o.slug for o in declaration.outputs if o.missing == "error"]
         word = declaration.cases.noun
         if matched.missing and needs_job:
@@ -152,8 +166,11 @@ class DeclaredChallenge(Challenge):
                         segmentations.append(make(declaration, output, case, file, shown, path))
                     submitted[output.slug] = path is not None
                     continue
-                raw = read_json_output(input_dir, job, output.slug, case) if job else None
-                named = declaration.cases.named(case)
+                if stacked:  # the case's frame of its stack's list
+                    raw, named = stacked.answers[output.slug].get(case), stacked.names[case]
+                else:
+                    raw = read_json_output(input_dir, job, output.slug, case) if job else None
+                    named = declaration.cases.named(case)
                 absent = partial(no_output, output, case)
                 add_value(declaration, output, case, named, raw, absent, reference, values, submitted)
             python = _python_cases(declaration, reference, case, values)
@@ -271,6 +288,9 @@ class DeclaredChallenge(Challenge):
         declaration = self.in_force(settings)
         checked = Checked()
         named = declaration.cases.named(case)
+        stack_size = declaration.cases.stack_size
+        if stack_size:
+            checked.unchecked.append("each list's length against its stack's frames (the reference's rows)")
         for output in declaration.outputs:
             if output.type.image:
                 found = image_output_file(input_dir, job, output.slug, case)
@@ -280,7 +300,10 @@ class DeclaredChallenge(Challenge):
                         checked.unchecked.append("the segmentations' grid against the input image (give --images)")
                     check = output.type.check_file or check_segmentation
                     checked.later.append(partial(check, declaration, output, found, grid, case, named))
-            elif (found := read_json_output(input_dir, job, output.slug, case)) is not None:
+            elif (found := read_json_output(input_dir, job, output.slug, case)) is not None and stack_size:
+                for frame, value in enumerate(frame_list(output, found, f"stack {case} (job {job.pk})", case)):
+                    checked_value(output, value, case, f"stack {case}, frame {frame}", declaration)
+            elif found is not None:
                 checked_value(output, found, case, named, declaration)
             if found is None and output.missing == "error":
                 raise no_output(output, case)

@@ -35,10 +35,11 @@ import numpy as np
 
 from evaluation.declarative.metric_records import RECORD, RECORDS
 from evaluation.declarative.output_kinds import KINDS
-from evaluation.metrics import catalogue
+from evaluation.metrics import catalogue, hit_radius
 from evaluation.metrics.bootstrap import drawn_cases
 from evaluation.metrics.detection import ImageDetections
 from evaluation.metrics.detection import decision_counts as decision_counts_of
+from evaluation.metrics.hit_radius import ScanFindings
 from evaluation.metrics.lesions import f1_score
 from evaluation.metrics.overlap import aggregated_dice, dice_from_counts
 
@@ -389,3 +390,35 @@ def decision_value(
     if weights is None:
         return value(counts)
     return np.array([value(counts * row[:, None]) for row in np.asarray(weights, dtype=float)])
+
+
+# ---------------------------------------------------------- hit radius detection (LUNA16's CPM)
+
+
+def _scan_entries(scans: list[ScanFindings], params: Mapping[str, Any]) -> list[tuple[np.ndarray, np.ndarray]]:
+    return [hit_radius.scan_entries(scan, params["default_diameter"], params["distance"], params.get("max_marks"))
+            for scan in scans]  # fmt: skip
+
+
+def hit_radius_metric(
+    scans: list[ScanFindings], params: Mapping[str, Any], weights: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The sensitivity at each declared rate over the scans (the catalogue's ``cpm`` is their mean) and,
+    with ``weights``, each resample's of its drawn scans (resamples x rates; None without)."""
+    entries = _scan_entries(scans, params)
+    rates, reading = params["fp_rates"], params["reading"]
+    found = hit_radius.resampled_sensitivities(entries, [np.arange(len(scans))], rates, reading)[0]
+    if weights is None:
+        return found, None
+    return found, hit_radius.resampled_sensitivities(entries, drawn_cases(weights), rates, reading)
+
+
+def legacy_bootstrap(
+    scans: list[ScanFindings], params: Mapping[str, Any], resamples: int, seed: int, level: float
+) -> list[tuple[float, float]]:
+    """The LUNA16 script's bounds (``hit_radius.official_bootstrap``, after ``np.random.seed(seed)``) of
+    the CPM (the script's rule on each resample's mean sensitivity; the script reports none) and of
+    each rate."""
+    found = hit_radius.official_bootstrap(_scan_entries(scans, params), resamples, seed, params["fp_rates"], level)
+    _, low, high = hit_radius.script_bounds(found.values.astype(float).mean(axis=1, keepdims=True), level)
+    return [(float(low[0]), float(high[0])), *zip(found.low.tolist(), found.high.tolist(), strict=True)]

@@ -19,6 +19,7 @@ from typing import Any
 
 from evaluation.declarative.output_kinds import Boxes, Points
 from evaluation.metrics.detection_maps import LESION_COUNTS
+from evaluation.metrics.hit_radius import CPM_FP_RATES, DEFAULT_DIAMETER, DISTANCES, READINGS
 from evaluation.metrics.summary_statistics import STATISTICS
 from evaluation.metrics.volumes import PRECISIONS, VOLUME_UNITS
 
@@ -275,6 +276,9 @@ RECORDS: tuple[MetricRecord, ...] = (
                  label_image=True, resampling="cases"),
     # case-level values: the set of cases
     MetricRecord("auroc", "auroc", _BINARY, "area under the ROC curve",
+                 params=(Param("max_fpr", float, OMITTED, interval=Interval(0, 1, "right"), when=("per_class", False),
+                               doc="the partial area over false-positive rates up to it, McClish-standardised "
+                               "(scikit-learn roc_auc_score(max_fpr=...))"),),
                  edges=(Edge("single_class", "single_class", "a single class"),), per_class=True,
                  binary_reference=True, resampling="weights"),
     MetricRecord("average_precision", "average_precision", _BINARY, "average precision",
@@ -406,6 +410,27 @@ OVERLAP_DETECTION: tuple[MetricRecord, ...] = (
 )  # fmt: skip
 RECORDS += OVERLAP_DETECTION
 
+# point detection scored as LUNA16 scores it (README "LUNA16: the CPM"): the set of scans
+HIT_RADIUS: tuple[MetricRecord, ...] = (
+    MetricRecord("cpm", "cpm", ("points",),
+                 "mean sensitivity at fp_rates FPs per scan, hits within each reference's radius (LUNA16)",
+                 params=(Param("fp_rates", list, list(CPM_FP_RATES), parameter="rates",
+                               interval=Interval(0, None, "neither", "must be a non-empty list of positive numbers "
+                                                 "(false positives per scan)")),
+                         Param("reading", str, "nearest", READINGS,
+                               doc="the curve's nearest point (the leaderboard's) or np.interp"),
+                         Param("distance", str, "strict", DISTANCES,
+                               doc="strict: a hit is closer than the radius (LUNA16); inclusive: within it"),
+                         Param("default_diameter", float, DEFAULT_DIAMETER,
+                               interval=Interval(0, None, "neither", "must be a positive diameter"),
+                               doc="of a reference point without (or with a negative) reference_diameter"),
+                         Param("max_marks", int, OMITTED, interval=Interval(1, None, "left", "must be at least 1"),
+                               doc="at most this many marks per scan, by score (LUNA16: 100); not set: all"),
+                         Param("bootstrap_draws", str, "project", ("project", "legacy"),
+                               doc="legacy: the LUNA16 script's bootstrap (np.random.seed(seed), its bounds)")),
+                 resampling="images"),
+)  # fmt: skip
+RECORDS += HIT_RADIUS
 COUNTED = tuple(r.name for r in RECORDS if r.segmentation and "tp" in r.forms)  # per-case TP / FP / FN keys
 
 RECORD: dict[str, MetricRecord] = {record.name: record for record in RECORDS}

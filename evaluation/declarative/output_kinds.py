@@ -25,6 +25,8 @@ from evaluation.platform.prediction_file import shown
 from evaluation.platform.sockets import finite_number
 
 RESERVED_KINDS = ("list",)  # in the format, not yet in the engine
+LIST_HINT = ("; a list of class probabilities per case is kind = 'probabilities'; a list with one value per frame of a "
+             "stacked input: [cases] stack_size")  # fmt: skip
 CSV_COLUMN = "csv-column"  # the issue's name for a prediction CSV's column: a [submission] kind = "csv" phase
 NO_CLASS_POLICIES = ("error", "skip")  # a one-hot row without a class at 1 (``reference_none``), or a class name
 MISSING_POLICIES = ("error", "empty-mask", "worst-value", "misclassification", "exclude", "empty", "non-concordant",
@@ -306,10 +308,12 @@ class Number(OutputKind):
         "range": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2},
         "event": {"type": "string", "pattern": r"^.+\.csv:.+$"},
         **_COLUMN,
+        **_SPELLINGS,
     }
 
     def parse(self, entry: Entry) -> Reference:
         table, reference, extra = entry.table, entry.reference, entry.extra
+        _class_reference(entry)
         if reference.csv_file is not None and "event" in table.data:
             event = table.get("event", str)
             csv_file, _, column = event.partition(":")
@@ -345,6 +349,8 @@ class Number(OutputKind):
         return low if abs(low - truth) >= abs(high - truth) else high
 
     def reference_value(self, output: OutputSpec, text: str, binary: bool, case: str, where: str) -> float:
+        if dict(output.options).get(CLASS_REFERENCE):
+            return _class_target(output, text, case, where)
         try:
             number = float(text)
         except ValueError:
@@ -355,7 +361,43 @@ class Number(OutputKind):
         return number
 
     def settings(self, output: OutputSpec) -> dict[str, Any]:
-        return {"range": list(output.range)} if output.range else {}
+        spelled = dict(output.options).get(CLASS_REFERENCE)
+        return {**({"range": list(output.range)} if output.range else {}),
+                **({"true_values": list(output.true_values), "false_values": list(output.false_values)}
+                   if spelled else {})}  # fmt: skip
+
+
+CLASS_REFERENCE = "class_reference"  # a number output's option: its reference is a class column, read as 0 / 1
+
+
+def _class_reference(entry: Entry) -> None:
+    """A number output whose reference is a class column (AIROGS's ``class``: NRG / RG / U): the
+    classes in ``true_values`` are read as 1, those in ``false_values`` as 0 (letter case ignored),
+    and a class in ``blank_values`` with ``blank = "skip"`` leaves the case out of this output; any
+    other cell is the organizer's error. The organizer's CSV is read as it is."""
+    table, keys = entry.table, ("true_values", "false_values")
+    declared = [key for key in keys if key in table.data]
+    if not declared:
+        return
+    if len(declared) == 1:
+        absent = next(key for key in keys if key not in declared)
+        table.fail(absent, "is required beside the other: the classes read as 1 (true_values) and as 0 (false_values)")
+    if "event" in table.data:
+        table.fail("true_values", "an output with an event column reads its reference as times, not as classes")
+    _spellings(table, entry.extra)
+    entry.extra["options"] = ((CLASS_REFERENCE, True),)
+
+
+def _class_target(output: OutputSpec, text: str, case: str, where: str) -> float:
+    """A class cell of a number output's class reference as its 0 / 1 target (never echoing the cell)."""
+    lowered = text.lower()
+    if lowered not in output.true_values + output.false_values:
+        raise ConfigurationError(
+            f"{where}: the class of case {case} is none of true_values ({', '.join(output.true_values)}) and "
+            f"false_values ({', '.join(output.false_values)}); a class to leave out belongs in blank_values, "
+            "with blank = 'skip'."
+        )
+    return float(lowered in output.true_values)
 
 
 class Boolean(OutputKind):
@@ -504,22 +546,72 @@ class Boxes(OutputKind):
 class Points(Boxes):
     """Points; each keeps its ``name`` (a decision metric's ``classes`` filter them); ``missing_score``:
     the score of a point without a ``probability`` ("error": refused), e.g. MIDOG's F1, which ignores
-    the scores."""
+    the scores. ``reference_diameter``: the key of each reference point holding its diameter (LUNA16's
+    ``diameter_mm``, a hit radius metric's); ``reference_ignore``: the name of the reference points that
+    are ignored findings (LUNA16's excluded ones). ``reference = "<file>.csv"``: a row per reference
+    point (LUNA16's annotations.csv), the case in ``[cases] id_column``, the coordinates in the columns
+    ``reference_coordinates``, the diameter in ``reference_diameter``; ``reference_excluded``: a CSV of
+    the same columns whose points are ignored findings; ``reference_cases``: a CSV whose first cell of
+    each row is a case (LUNA16's seriesuids.csv: the cases without a point too)."""
 
     name, platform_kind = "points", "Multiple points"
     parser: ClassVar[Callable[..., Any]] = staticmethod(parse_points)
     criteria: ClassVar[dict[str, str]] = {"distance": "distance"}  # points match by distance only
     keys: ClassVar[dict[str, Any]] = {
-        "missing_score": {"anyOf": [{"const": "error"}, {"type": "number", "minimum": 0, "maximum": 1}]}
+        "missing_score": {"anyOf": [{"const": "error"}, {"type": "number", "minimum": 0, "maximum": 1}]},
+        "reference_diameter": {"type": "string", "minLength": 1},
+        "reference_ignore": {"type": "string", "minLength": 1},
+        **{key: {"type": "string", "pattern": r"^.+\.csv$"} for key in ("reference_excluded", "reference_cases")},
+        "reference_coordinates": {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1},
+            "minItems": 2,
+            "maxItems": 3,
+        },
     }
 
     def parse(self, entry: Entry) -> Reference:
         score = entry.table.get("missing_score", (float, str), "error")
         if score != "error" and (isinstance(score, str) or not 0 <= score <= 1):
             entry.table.fail("missing_score", f"must be 'error' or a score in [0, 1], not {score!r}")
-        if score != "error":
-            entry.extra["options"] = (("missing_score", score),)
+        options: tuple[tuple[str, Any], ...] = (("missing_score", score),) if score != "error" else ()
+        for key in ("reference_diameter", "reference_ignore"):  # a hit radius metric's reference findings
+            if key in entry.table.data and entry.reference.document is not None:
+                entry.table.fail(key, "needs the reference points in a file per image or a CSV, not one document")
+            if key in entry.table.data:
+                text = entry.table.get(key, str)
+                if not text:
+                    entry.table.fail(key, "must name a key of the reference points" if key == "reference_diameter"
+                                     else "must be a point name")  # fmt: skip
+                options += ((key, text),)
+        options += self._point_table(entry)
+        if options:
+            entry.extra["options"] = options
         return entry.reference
+
+    @staticmethod
+    def _point_table(entry: Entry) -> tuple[tuple[str, Any], ...]:
+        """The keys of a reference CSV with a row per point (``reference = "<file>.csv"``)."""
+        table, rows = entry.table, POINT_TABLE_KEYS
+        if not entry.reference.text.endswith(".csv"):
+            wrong = next((key for key in (*rows, "reference_coordinates") if key in table.data), None)
+            if wrong:
+                table.fail(wrong, "only a reference CSV with a row per point (reference = '<file>.csv') has it")
+            return ()
+        if "reference_ignore" in table.data:
+            table.fail("reference_ignore", "names ignored points in JSON; a reference CSV's are reference_excluded")
+        coordinates = table.strings("reference_coordinates")
+        if len(coordinates) not in (2, 3) or not all(coordinates) or entry.id_column in coordinates:
+            table.fail("reference_coordinates", "must name the 2 or 3 coordinate columns (x, y(, z))")
+        options: tuple[tuple[str, Any], ...] = (("reference_coordinates", list(coordinates)),)
+        for key in rows:
+            if key in table.data:
+                text = table.get(key, str)
+                if not text.endswith(".csv"):
+                    table.fail(key, f"{text!r} is not a .csv file")
+                _inside(table, key, text, text)
+                options += ((key, text),)
+        return options
 
     def answer(self, output: OutputSpec, raw: Any, case: str, what: str, predicted_time: bool) -> Any:
         score = dict(output.options).get("missing_score")
@@ -599,7 +691,7 @@ def parse_output(table: Table, csv_case: CsvCase | None, id_column: str) -> Outp
         table.fail("kind", f"{name!r}: declare [submission] kind = 'csv' and give a {csv_kinds} output "
                    f"its column = '<CSV column>' (a {csv_classes} output: a column per class)")  # fmt: skip
     if name in RESERVED_KINDS:
-        hint = "; a list of class probabilities per case is kind = 'probabilities'" if name == "list" else ""
+        hint = LIST_HINT if name == "list" else ""
         table.fail("kind", f"{name!r} is not supported by this version (supported: {', '.join(OUTPUT_KINDS)}){hint}")
     if name not in KINDS:
         table.fail("kind", f"{name!r} is not one of {', '.join(OUTPUT_KINDS + RESERVED_KINDS)}")
@@ -644,9 +736,15 @@ def _inside(table: Table, key: str, text: str, path: str) -> None:
         table.fail(key, f"{text!r} must be a relative path inside the ground truth")
 
 
+POINT_TABLE_KEYS = ("reference_excluded", "reference_cases")  # the other CSVs of a points reference CSV
+
+
 def _reference(table: Table, kind: OutputKind) -> Reference:
     """The ``reference`` key (and ``reference_suffixes``) as the output's kind allows it."""
     text = table.get("reference", str)
+    if kind.name == "points" and text.endswith(".csv") and "{" not in text and ":" not in text:  # a row per point
+        _inside(table, "reference", text, text)
+        return Reference(text)
     if ":" in text:
         csv_file, _, column = text.partition(":")
         if not csv_file.endswith(".csv") or not column:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import glob
 import json
+import math
 import re
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Mapping, Sequence
@@ -24,6 +25,7 @@ import numpy as np
 from evaluation.declarative.output_kinds import OutputSpec
 from evaluation.declarative.schema import BINARY_REFERENCE_METRICS, Cases, Declaration
 from evaluation.errors import ConfigurationError, SubmissionError
+from evaluation.platform.detections import point_names, point_numbers
 from evaluation.platform.files import read_bytes
 from evaluation.platform.matching import stem
 from evaluation.platform.sockets import parse_json_bytes
@@ -39,6 +41,9 @@ class DeclaredReference:
     root: Path  # the ground-truth folder
     events: Mapping[str, Mapping[str, bool]] = field(default_factory=dict)  # c_index: output -> case -> event
     groups: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # a grouped metric -> case -> group
+    order: tuple[str, ...] = ()  # the cases in the row order of the first output's reference CSV (stacked frames)
+    # points outputs with reference_diameter / reference_ignore: output -> case -> (diameters, ignored)
+    findings: Mapping[str, Mapping[str, tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
 
 
 def strip_marker(name: str, markers: Sequence[str]) -> str:
@@ -226,9 +231,12 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
     classes: dict[str, dict[str, str | None]] = {}  # one-hot references: the class of each case (None: blank)
     documents: dict[str, dict[str, Any]] = {}  # boxes / points in one JSON document: each case's objects
     listing = [output for output in declaration.outputs if not output.reference.per_case]
+    tables: dict[str, dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}  # points CSVs: a row per point
     for output in listing:
         ref = output.reference
-        if ref.lists_suffixes:
+        if _point_rows(output):
+            tables[output.slug] = _point_table(ground_truth, output, declaration)
+        elif ref.lists_suffixes:
             files[output.slug] = _listed_cases(ground_truth, output, declaration.cases)
         elif ref.pattern is not None:
             files[output.slug] = _pattern_cases(ground_truth, ref.pattern)
@@ -241,8 +249,9 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
                 ground_truth, ref.csv_file, ref.column, declaration, _binary(declaration, output)
             )
     first = listing[0]
-    listed = files.get(first.slug) or texts.get(first.slug) or classes.get(first.slug) or documents.get(first.slug)
-    cases = tuple(sorted(listed or {}))
+    order = tuple(texts.get(first.slug) or classes.get(first.slug) or ())  # a CSV's cases in file order
+    listed = files.get(first.slug) or texts.get(first.slug) or classes.get(first.slug) or tables.get(first.slug)
+    cases = tuple(sorted(listed or documents.get(first.slug) or {}))
     if not cases:
         raise ConfigurationError(f"The ground truth holds no case for {first.reference.text}.")
     for output in declaration.outputs:
@@ -250,8 +259,8 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
             files[output.slug] = _per_case_files(ground_truth, output, cases)
     values: dict[str, dict[str, Any]] = {}
     for output in declaration.outputs:
-        found = files.get(output.slug) or texts.get(output.slug) or classes.get(output.slug) or {}
-        found = found or documents.get(output.slug, {})
+        found = files.get(output.slug) or texts.get(output.slug) or classes.get(output.slug) \
+            or tables.get(output.slug) or documents.get(output.slug) or {}  # fmt: skip
         extra, lacking = sorted(set(found) - set(cases)), [c for c in cases if c not in found]
         if extra or lacking:
             which = f"has no reference for case {lacking[0]}" if lacking else f"has case {extra[0]}"
@@ -273,13 +282,19 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
         if not cases:
             raise ConfigurationError(f"The ground truth holds no case for {first.reference.text}.")
     events = {o.slug: _events(ground_truth, declaration, o, values[o.slug]) for o in declaration.outputs if o.event}
+    findings: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = {}
     for output in declaration.outputs:
-        if output.slug in documents:
+        if output.slug in tables:
+            values[output.slug] = {c: tables[output.slug][c][0] for c in cases}
+            findings[output.slug] = {c: found[1:] for c, found in tables[output.slug].items()}  # (listed order)
+        elif output.slug in documents:
             values[output.slug] = {c: _objects(documents[output.slug][c], c, output, "") for c in cases}
         elif output.type.objects:
             values[output.slug] = {c: _reference_objects(files[output.slug][c], c, output) for c in cases}
+        if output.slug not in tables and {"reference_diameter", "reference_ignore"} & set(dict(output.options)):
+            findings[output.slug] = {c: _reference_findings(files[output.slug][c], c, output) for c in cases}
     groups = {m.name: _groups(ground_truth, declaration, m.groups, cases) for m in declaration.metrics if m.groups}
-    return DeclaredReference(cases, files, values, ground_truth, events, groups)
+    return DeclaredReference(cases, files, values, ground_truth, events, groups, order, findings)
 
 
 def _groups(ground_truth: Path, declaration: Declaration, text: str, cases: Sequence[str]) -> dict[str, str]:
@@ -368,6 +383,89 @@ def _voc_file(file: Path, what: str) -> tuple[str, list[list[float]]]:
     root = ElementTree.fromstring(read_bytes(file, what, None, None))
     boxes = [[float(box.findtext(tag)) for tag in ("xmin", "ymin", "xmax", "ymax")] for box in root.iter("bndbox")]
     return root.findtext("filename") or file.stem, boxes
+
+
+def _point_rows(output: OutputSpec) -> bool:
+    """A points reference CSV with a row per point (``reference = "<file>.csv"``)."""
+    return output.kind == "points" and output.reference.text.endswith(".csv") and output.reference.pattern is None
+
+
+def _point_table(
+    ground_truth: Path, output: OutputSpec, declaration: Declaration
+) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Each case's reference points (n, 3), diameters (n,; -1: unknown) and ignored flags (n,) from a
+    CSV with a row per point and its ``reference_excluded`` CSV (ignored findings, after the others),
+    for the cases of ``reference_cases`` (each row's first cell; else the cases the CSV lists)."""
+    options, id_column = dict(output.options), declaration.cases.id_column
+    columns = (*options["reference_coordinates"], *filter(None, [options.get("reference_diameter")]))
+    rows: dict[str, list[list[float]]] = {}
+    for file, ignored in ((output.reference.text, 0.0), (options.get("reference_excluded"), 1.0)):
+        for line, case, cells in _table_rows(ground_truth, file, (id_column, *columns)) if file else ():
+            numbers = []
+            for column, cell in zip(columns, cells, strict=True):
+                try:
+                    number = float(cell)
+                except ValueError:
+                    number = math.nan
+                if not math.isfinite(number):
+                    raise ConfigurationError(f"{file} line {line}: {column} of case {case} is not a finite number.")
+                numbers.append(number)
+            point = [*numbers[: len(options["reference_coordinates"])], 0.0][:3]
+            rows.setdefault(case, []).append([*point, numbers[3] if len(numbers) > 3 else -1.0, ignored])
+    listed = options.get("reference_cases")
+    cases = [case for _, case, _ in _table_rows(ground_truth, listed, (), header=False)] if listed else sorted(rows)
+    twice = next((case for n, case in enumerate(cases) if case in cases[:n]), None)
+    if twice is not None:
+        raise ConfigurationError(f"{listed} lists case {twice} twice.")
+    stray = next((case for case in rows if case not in cases), None)
+    if stray is not None:
+        raise ConfigurationError(f"{output.reference.text} has case {stray}, which {listed} does not list.")
+    found = {}
+    for case in cases:
+        table = np.array(sorted(rows.get(case, []), key=lambda row: row[4]), dtype=float).reshape(-1, 5)
+        found[case] = (table[:, :3], table[:, 3], table[:, 4] > 0)
+    return found
+
+
+def _table_rows(
+    ground_truth: Path, file: str, columns: tuple[str, ...], header: bool = True
+) -> list[tuple[int, str, tuple[str, ...]]]:
+    """(line, case, the cells of ``columns`` after the case's) of each row of a reference CSV (stripped);
+    ``header=False``: a CSV without a header whose first cell is the case."""
+    path = ground_truth / file
+    if not path.is_file():
+        raise ConfigurationError(f"The ground truth has no {file}.")
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as handle:
+            lines = [(n + 1, row) for n, row in enumerate(csv.reader(handle, strict=True)) if row]
+    except (UnicodeDecodeError, csv.Error) as error:
+        raise ConfigurationError(f"{file} cannot be parsed as UTF-8 CSV ({type(error).__name__}).") from None
+    if not header:
+        return [(line, row[0].strip(), ()) for line, row in lines if row[0].strip()]
+    names = lines[0][1] if lines else []
+    absent = [column for column in columns if column not in names]
+    if absent:
+        raise ConfigurationError(f"{file} lacks the column(s) {', '.join(absent)}.")
+    places = [names.index(column) for column in columns]
+    short = next((line for line, row in lines[1:] if len(row) != len(names)), None)
+    if short is not None:
+        raise ConfigurationError(f"{file} line {short} has {len(names)} cells in its header but not in this row.")
+    return [(line, row[places[0]].strip(), tuple(row[p].strip() for p in places[1:])) for line, row in lines[1:]]
+
+
+def _reference_findings(path: Path, case: str, output: OutputSpec) -> tuple[np.ndarray, np.ndarray]:
+    """A case's reference points' diameters (under ``reference_diameter``; -1, an unknown size, where
+    a point has none or none is declared) and ignored flags (named ``reference_ignore``)."""
+    options = dict(output.options)
+    try:
+        document = parse_json_bytes(read_bytes(path, "reference points", case), "reference points", case)
+        count = len(output.type.parser(document, case, scored=False)[0])
+        key = options.get("reference_diameter")
+        diameters = point_numbers(document, key, case) if key else np.full(count, np.nan)
+        ignored = np.array([name == options.get("reference_ignore", object()) for name in point_names(document, case)])
+    except SubmissionError as error:
+        raise ConfigurationError(f"The reference points of case {case} ({path.name}): {error}") from None
+    return np.where(np.isnan(diameters), -1.0, diameters), ignored.astype(bool).reshape(count)
 
 
 def _events(ground_truth: Path, declaration: Declaration, output: OutputSpec, times: Mapping[str, Any]) -> dict:

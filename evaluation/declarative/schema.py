@@ -24,6 +24,7 @@ from evaluation.declarative.metric_records import (
     COUNT_FORMS,
     COUNTED,
     EVALUTILS,
+    HIT_RADIUS,
     NULL,
     OMITTED,
     PER_CLASS_FORMS,
@@ -70,6 +71,7 @@ class Cases:
     word: str = ""  # how messages name a case ("image a.png"); "" names it alone
     same_stem: bool = False  # an unknown job name matches the one case with the same stem
     ground_truth_name: str = ""  # how a CSV decoding error names the ground truth ("The HECKTOR ground truth ...")
+    stack_size: int = 0  # a job's input is a stack of this many frames, one case each (``stacks``); 0: one case
 
     def named(self, case: str) -> str:
         """The case as messages name it."""
@@ -257,10 +259,21 @@ def metric_keys(metric: MetricSpec) -> list[tuple[str, str, str]]:
         return [(label, form, metric.key(label, form)) for label in metric.labels or ("",) for form in forms]
     if metric.metric in SEGMENTATION_METRICS:
         return [(label, form, metric.key(label, form)) for label in metric.labels for form in metric.aggregates]
+    if metric.metric in HIT_RADIUS_METRICS:  # the CPM, then the sensitivity at each rate (<name>_at_0_125, ...)
+        value = metric.key("", "value")
+        return [("", "value", value), *((label, "rate", f"{value}_at_{label}") for label in rate_labels(metric))]
     if metric.aggregates:  # per class and macro (labels: the classes)
         return [(label, form, metric.key(label, form)) for form in metric.aggregates
                 for label in (metric.labels if form == "per_class" else ("",))]  # fmt: skip
     return [("", "value", metric.key("", "value"))]
+
+
+HIT_RADIUS_METRICS = tuple(r.name for r in HIT_RADIUS)
+
+
+def rate_labels(metric: MetricSpec) -> tuple[str, ...]:
+    """A hit radius metric's false-positive rates as key labels: 0.125 -> "0_125", 1.0 -> "1"."""
+    return tuple(f"{rate:g}".replace(".", "_").replace("-", "_") for rate in metric.param("fp_rates"))
 
 
 # ------------------------------------------------------------------------------------- validation
@@ -301,6 +314,10 @@ def _metric(
             labels, aggregates = _labels_and_forms(table, record, output)
         params = _parameters(table, record, output, per_class)
         _checked_parameters(table, record, output, params)
+        if params.get("bootstrap_draws") == "legacy" and not bootstrap:
+            table.fail("bootstrap_draws", "'legacy' draws the LUNA16 script's bootstrap: declare bootstrap = true")
+        if metric in HIT_RADIUS_METRICS and len(set(params["fp_rates"])) != len(params["fp_rates"]):
+            table.fail("fp_rates", "must be distinct rates (each gives a key)")
     group = table.get("group", str, None)
     if group is not None and not KEY.fullmatch(group):
         table.fail("group", f"{group!r} may hold letters, digits, '_' and '-' only (it becomes a metrics.json key)")
@@ -339,10 +356,12 @@ def _grouping(
     if not csv_file.endswith(".csv") or not column:
         table.fail("groups", f"{text!r} is not 'file.csv:column' (the group of each case)")
     one_value = len(labels) == 1 and len(aggregates) == 1 and aggregates[0] not in COUNT_FORMS
-    refused = metric == COMBINED or (aggregates and not (metric in SEGMENTATION_METRICS and one_value))
+    several = metric in (COMBINED, *HIT_RADIUS_METRICS)
+    refused = several or (aggregates and not (metric in SEGMENTATION_METRICS and one_value))
     if refused or (metric == PYTHON and not python_of_one_value):
         table.fail("groups", f"{metric} cannot be scored by group (a metric of one value can: a segmentation "
-                   "metric of one label and one form other than a count, a python metric over the set)")  # fmt: skip
+                   "metric of one label and one form other than a count, a python metric over the set; not the "
+                   "CPM's several values)")  # fmt: skip
     if bootstrap:
         table.fail("bootstrap", "a metric by group is not bootstrapped")
     over = table.get("over_groups", str, "mean", GROUP_FORMS)
@@ -797,6 +816,7 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
         word=cases_table.get("word", str, ""),
         same_stem=cases_table.get("same_stem", bool, False),
         ground_truth_name=cases_table.get("ground_truth_name", str, ""),
+        stack_size=cases_table.get("stack_size", int, 0),
     )
     if cases.input not in input_slugs and not submission.csv:
         cases_table.fail("input", f"{cases.input!r} is not a declared input ({', '.join(input_slugs)})")
@@ -814,6 +834,8 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
         outputs[output.slug] = output
     if all(output.reference.per_case for output in outputs.values()):
         top.fail("outputs", "no output's reference lists the cases: one needs a {case} pattern or a CSV column")
+    if "stack_size" in cases_table.data:
+        _stacked(cases_table, top, submission, tuple(outputs.values()))
     metrics: list[MetricSpec] = []
     earlier: dict[str, MetricSpec] = {}
     for table in top.items("metrics"):
@@ -841,6 +863,7 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
     leaderboard = _leaderboard(top.sub("leaderboard"), partial.aggregate_keys())
     report = _report(top.sub("report"), outputs, metrics, submission)
     top.read.add("options")
+    top.read.add("verify")  # python -m evaluation.verify's [verify.map] and [verify.ignore] (read there)
     options = _options(top, data, folder) if check_options and "options" in data else ()
     hidden = next((key for key, _ in report.notes if key in ("challenge", *(o.name for o in options))), None)
     if hidden is not None:
@@ -851,6 +874,24 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
     top.done()
     return Declaration(file, name, title, cases, tuple(inputs), tuple(outputs.values()), tuple(metrics),
                        leaderboard, resamples, seed, level, options, report, submission, data, folder)  # fmt: skip
+
+
+def _stacked(cases_table: Table, top: Table, submission: Submission, outputs: tuple[OutputSpec, ...]) -> None:
+    """``[cases] stack_size``: jobs answer stacks of frames, a list of values per output, paired with
+    the rows of the reference CSV in file order (``stacks``); a CSV must list the cases, and every
+    output is a value (a list's elements)."""
+    if cases_table.get("stack_size", int) < 1:
+        cases_table.fail("stack_size", "must be at least 1 (the frames of a stacked input)")
+    if submission.csv:
+        cases_table.fail("stack_size", "a prediction-file phase ([submission] kind = 'csv') has no stacked inputs")
+    first = next(o for o in outputs if not o.reference.per_case)
+    if first.reference.csv_file is None:
+        cases_table.fail("stack_size", f"the frames are the rows of a reference CSV in file order; the first output's "
+                         f"reference {first.reference.text!r} is no CSV")  # fmt: skip
+    lacking = next((o for o in outputs if not o.type.value), None)
+    if lacking is not None:
+        top.fail("outputs", f"a {lacking.kind} output ({lacking.slug!r}) cannot answer a stacked input: each output "
+                 "is a JSON list with one value per frame")  # fmt: skip
 
 
 def load(path: Path) -> Declaration:

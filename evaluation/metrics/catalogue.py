@@ -49,6 +49,7 @@ from evaluation.metrics import (
     classification,
     detection,
     detection_maps,
+    hit_radius,
     lesion_detection,
     lesion_wise,
     lesions,
@@ -216,6 +217,10 @@ _ENTRIES = (
            reference="ISLES 2022 eval_metrics_isles.py compute_lesion_f1_score (any overlap)"),
     _entry("lesion_count_difference", lesion_detection.lesion_count_difference, "per-case", _MASKS, (), "int",
            "ISLES 2022 eval_metrics_isles.py compute_absolute_lesion_difference"),
+)  # fmt: skip
+_ENTRIES += (  # point detection scored as LUNA16 scores it, the set of scans
+    _entry("cpm", hit_radius.cpm, "aggregate", ("scans",), (), "float: mean sensitivity over rates (0 without a hit)",
+           "LUNA16 noduleCADEvaluationLUNA16.py; DIAGNijmegen/unicorn_eval sensitivity.py getCPM"),
 )  # fmt: skip
 
 CATALOGUE: dict[str, Metric] = {entry.name: entry for entry in _ENTRIES}

@@ -231,6 +231,7 @@ def auroc(
     single_class: float = 0.5,
     weights: np.ndarray | None = None,
     sample_weight: np.ndarray | None = None,
+    max_fpr: float | None = None,
 ) -> float | np.ndarray:
     """Area under the ROC curve (trapezoidal, ties counted half): ``sklearn.metrics.roc_auc_score``.
 
@@ -239,11 +240,18 @@ def auroc(
     (AUROC undefined; 0.5 = chance), or one class only with a non-zero ``sample_weight``;
     ``weights``: (resamples, n) case weights, for one value per row (the trapezoidal area under each
     row's weighted ROC points, ``roc_auc_score`` with the row as ``sample_weight``); ``sample_weight``:
-    (n,) non-negative row weights of the one value (``roc_auc_score``'s, ISIC's score weights).
+    (n,) non-negative row weights of the one value (``roc_auc_score``'s, ISIC's score weights);
+    ``max_fpr``: in (0, 1], the partial area over false-positive rates [0, max_fpr] (specificity at
+    least 1 - max_fpr), McClish-standardised to [0.5, 1] for a curve above the diagonal
+    (McClish, Med Decis Making 1989): ``roc_auc_score(..., max_fpr=max_fpr)`` itself, which AIROGS's
+    ``screening_partial_auc`` calls (qurAI-amsterdam/airogs-evaluation ``evaluation.py``).
     Returns a float in [0, 1] (an array of them with ``weights``).
     """
     truth, scores = _binary_inputs(truth, scores)
     rows = _sample_weight(sample_weight, truth, weights)
+    if max_fpr is not None:
+        max_fpr = checks.fraction("max_fpr", max_fpr, open_low=True)
+        return _partial_auroc(truth, scores, float(single_class), (rows, sample_weight), weights, max_fpr)
     if weights is not None:
         tp, fp = _ranked_counts(truth, scores, case_weights(weights, truth.size))
         area = np.sum(np.diff(fp, axis=1) * (tp[:, 1:] + tp[:, :-1]) / 2.0, axis=1)
@@ -252,6 +260,32 @@ def auroc(
     if not rows[truth].any() or not rows[~truth].any():
         return float(single_class)
     return float(_sklearn().roc_auc_score(truth, scores, sample_weight=sample_weight))
+
+
+def _partial_auroc(
+    truth: np.ndarray,
+    scores: np.ndarray,
+    single_class: float,
+    sample_weights: tuple[np.ndarray, np.ndarray | None],
+    weights: np.ndarray | None,
+    max_fpr: float,
+) -> float | np.ndarray:
+    """``auroc`` with ``max_fpr``: scikit-learn's standardised partial area, of the one value
+    (``sample_weights``: its row weights, and the ``sample_weight`` given, passed on as it is) or of each
+    bootstrap row of ``weights`` (its draw counts as ``sample_weight``; ``single_class`` where a row
+    holds one class)."""
+    score = _sklearn().roc_auc_score
+    if weights is None:
+        rows, sample_weight = sample_weights
+        if not rows[truth].any() or not rows[~truth].any():
+            return single_class
+        return float(score(truth, scores, sample_weight=sample_weight, max_fpr=max_fpr))
+    weights = case_weights(weights, truth.size)
+    values = np.full(weights.shape[0], single_class)
+    defined = (weights[:, truth].sum(axis=1) > 0) & (weights[:, ~truth].sum(axis=1) > 0)
+    for row in np.flatnonzero(defined):  # scikit-learn's curve per resample (its weights form has no partial area)
+        values[row] = score(truth, scores, sample_weight=weights[row], max_fpr=max_fpr)
+    return values
 
 
 def binary_average_precision(

@@ -136,3 +136,15 @@ def point_names(document: Any, case: str) -> list[str | None]:
     if bad is not None:
         raise SubmissionError(f"The name of point {bad} of image {case} is not a string.", case)
     return names
+
+
+def point_numbers(document: Any, key: str, case: str) -> np.ndarray:
+    """Each point's number under ``key`` in a "Multiple points" JSON that ``parse_points`` accepted
+    (e.g. a reference nodule's ``diameter_mm``), NaN where a point has none (a plain array has none);
+    a value that is not a finite number is an error naming the image."""
+    if not isinstance(document, dict):
+        return np.full(len(document), np.nan)
+    values = [point.get(key) for point in document["points"]]
+    what = f"The '{key}' of point {{}} of image {case}"
+    return np.array([np.nan if v is None else finite_number(v, what.format(i), case) for i, v in enumerate(values)],
+                    dtype=float).reshape(len(values))  # fmt: skip

@@ -43,7 +43,7 @@ import zlib
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
-from evaluation.errors import SubmissionError
+from evaluation.errors import ConfigurationError, SubmissionError
 
 MAX_JSON_BYTES = 64 * 2**20  # a value or JSON-file output; far above any honest one
 MAX_PREDICTIONS_BYTES = 256 * 2**20  # predictions.json also carries every Value output inline
@@ -150,10 +150,33 @@ def read_bytes(path: Path, what: str, case: str | None = None, max_bytes: int | 
         return stream.read(-1 if max_bytes is None else max_bytes)
 
 
+def read_named(path: Path, max_bytes: int = MAX_JSON_BYTES) -> bytes:
+    """The bytes of a file an organizer names on a command line (a metrics.json, a provenance
+    record, a ranking's metrics file): the one bounded reader of every tool. Its links are followed
+    (the organizer's own), then the checks of a submitted file apply: a FIFO, device or folder is
+    refused from ``os.stat`` (a FIFO never hangs the tool), a file above ``max_bytes`` from its size
+    (a 20 GB sparse file is never read); else a one-line ``ConfigurationError`` naming ``path``."""
+    try:
+        resolved = Path(os.path.realpath(path))
+        os.stat(resolved)
+    except (OSError, ValueError) as error:
+        raise ConfigurationError(f"{path} cannot be read ({getattr(error, 'strerror', None) or error}).") from None
+    try:
+        return read_bytes(resolved, str(path), max_bytes=max_bytes)
+    except SubmissionError as error:
+        raise ConfigurationError(str(error)) from None
+
+
 def open_text(path: Path, what: str, case: str | None = None) -> TextIO:
     """A checked regular file opened as UTF-8 text with universal newlines (``open``'s defaults),
     without blocking or following a final link."""
     return io.TextIOWrapper(_open(path, what, case), encoding="utf-8")
+
+
+def open_binary(path: Path, what: str, case: str | None = None, max_bytes: int | None = None) -> BinaryIO:
+    """A checked regular file of at most ``max_bytes`` opened for reading in binary (a stream to
+    hash), without blocking or following a final link."""
+    return _open(path, what, case, max_bytes)
 
 
 def _open(path: Path, what: str, case: str | None, max_bytes: int | None = None) -> BinaryIO:

@@ -91,7 +91,8 @@ def split_case_results(metrics: Mapping[str, Any]) -> tuple[dict[str, Any], dict
     return public, {CASE_SECTION: cases, "settings": settings}
 
 
-def _write_atomically(path: Path, text: str) -> None:
+def write_atomically(path: Path, text: str) -> None:
+    """``text`` to ``path`` through a temporary file beside it and a rename: never a partial file."""
     handle, temporary = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=path.suffix, dir=path.parent)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as file:
@@ -127,12 +128,12 @@ def write_metrics(
     text = dumps(public)
     path.parent.mkdir(parents=True, exist_ok=True)
     if private is None:
-        _write_atomically(path, text)
+        write_atomically(path, text)
         return
     organizer = path.with_name(CASE_RESULTS_FILE)
-    _write_atomically(organizer, dumps(private))
+    write_atomically(organizer, dumps(private))
     try:
-        _write_atomically(path, text)
+        write_atomically(path, text)
     except BaseException:
         organizer.unlink(missing_ok=True)
         raise

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluation.errors import ConfigurationError, SubmissionError
-from evaluation.platform.files import MAX_PREDICTIONS_BYTES, contained, read_bytes
+from evaluation.platform.files import MAX_PREDICTIONS_BYTES, contained, read_bytes, read_named
 
 PREDICTIONS_FILE = "predictions.json"
 
@@ -157,11 +157,11 @@ def json_problem(error: ValueError) -> str:
 
 def read_json_file(path: Path) -> Any:
     """A JSON file an organizer names (a metrics.json, a provenance record), parsed; else a
-    ``ConfigurationError`` of one line saying why (unreadable, where the JSON breaks, too deep)."""
+    ``ConfigurationError`` of one line saying why (unreadable, not a regular file, too big: see
+    ``files.read_named``; where the JSON breaks, too deep). Every tool's reader of such a file."""
+    data = read_named(path)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ConfigurationError(f"{path} cannot be read ({error.strerror}).") from None
+        return json.loads(data.decode("utf-8"))
     except RecursionError:
         raise ConfigurationError(f"{path} is not valid JSON (nested too deeply).") from None
     except ValueError as error:

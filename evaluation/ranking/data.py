@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 from evaluation.errors import ConfigurationError
+from evaluation.platform.files import read_named
 from evaluation.platform.metrics_json import CASE_RESULTS_FILE
 
 REQUIRED = ("algorithm", "case", "value")
@@ -235,18 +236,17 @@ def submission_documents(metrics_dir: Path) -> dict[str, Any]:
 
 
 def read_json(path: Path, what: str = "metrics file") -> Any:
-    """A JSON file, or one sentence naming it: invalid JSON (with line and column), NaN/Infinity, nesting
-    too deep for the parser, or an integer beyond a float's range (a value the ranking cannot use)."""
+    """A JSON file (read by ``files.read_named``: bounded, no FIFO), or one sentence naming it: invalid
+    JSON (with line and column), NaN/Infinity, nesting too deep for the parser, or an integer beyond a
+    float's range (a value the ranking cannot use)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse_constant, parse_int=_int)
+        return json.loads(read_named(path).decode("utf-8"), parse_constant=_refuse_constant, parse_int=_int)
     except RecursionError:
         raise ConfigurationError(f"The {what} {path} nests objects or arrays too deeply to read.") from None
     except _TooLarge as error:
         raise ConfigurationError(f"The {what} {path} holds {error}.") from None
     except (ValueError, UnicodeDecodeError) as error:
         raise ConfigurationError(f"The {what} {path} is not valid JSON ({error}).") from None
-    except OSError as error:
-        raise ConfigurationError(f"The {what} {path} cannot be read ({error.strerror}).") from None
 
 
 class _TooLarge(ValueError):

@@ -449,7 +449,8 @@ def test_a_replay_names_a_changed_code_file(tmp_path, evaluate_cli, capsys):
     rules.write_text(rules.read_text().replace("- float(np.count_nonzero(reference))", "+ 0.0"))
     capsys.readouterr()
     assert replay(run.output / "provenance.json") != 0
-    assert f"Warning: the code file {rules} changed since the record" in capsys.readouterr().out
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.endswith(f"failed: the code file {rules} changed since the record."), last
 
 
 def test_missing_policies_apply(tmp_path, evaluate_cli):

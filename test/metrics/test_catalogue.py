@@ -11,6 +11,7 @@ import pytest
 from evaluation.metrics import catalogue
 from evaluation.metrics.detection import ImageDetections
 from evaluation.metrics.detection_maps import CaseLesions
+from evaluation.metrics.hit_radius import ScanFindings
 
 
 def test_entries_match_their_functions():
@@ -90,6 +91,12 @@ def edge_inputs(name: str) -> list[tuple]:
         return [
             ([CaseLesions(np.zeros(1, bool), np.array([0.5]), 0.5)],),
             ([CaseLesions(np.ones(1, bool), np.array([0.5]), 0.5)],),
+        ]
+    if metric.inputs == ("scans",):  # LUNA16's CPM: no finding anywhere, a finding and no mark
+        none, three = np.empty((0, 3)), np.empty(0)
+        return [
+            ([ScanFindings(none, three, three.astype(bool), none, three)],),
+            ([ScanFindings(np.zeros((1, 3)), np.array([5.0]), np.zeros(1, bool), none, three)],),
         ]
     return []  # c_index: survival.py defines its own values
 

@@ -1,0 +1,128 @@
+"""Stacked inputs (``[cases] stack_size``): a job's input is a stack of frames, one case per frame, and
+each of its value outputs is a JSON list with one value per frame, in frame order.
+
+As AIROGS (qurAI-amsterdam/airogs-evaluation ``evaluation.py``: ``AIROGSPredictionsLoader.flatten``
+sorts the jobs by the number of their input's name, ``int(name.split('.')[0])``, and concatenates their
+lists; ``get_screening_cases`` pairs the k-th value with the k-th row of ``reference.csv``): the rows of
+the reference CSV in file order are the frames, ``stack_size`` to a stack (the last may be shorter), and
+the job whose input name (without its suffix and ``strip`` marker) ends in the number k answers stack k,
+rows k * stack_size + 1 ... Unlike a concatenation, each job is placed by its own number, so a missing
+job leaves its own frames missing (the outputs' missing policies) and a list of the wrong length is
+refused in one line instead of shifting every later frame.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evaluation.declarative.output_kinds import OutputSpec
+from evaluation.declarative.reference import DeclaredReference
+from evaluation.declarative.schema import Declaration
+from evaluation.errors import SubmissionError
+from evaluation.platform.matching import Matched
+from evaluation.platform.predictions import Job
+from evaluation.platform.sockets import read_json_output
+
+_NUMBER = re.compile(r"(\d+)$")
+
+
+@dataclass(frozen=True)
+class Frames:
+    """What a stacked submission answers: the jobs by case (every frame of a stack maps to its job),
+    the cases without a job, each value output's answer per case (a list's element, as JSON) and how
+    messages name each case ("TRAIN000143 (stack 0, frame 3)")."""
+
+    matched: Matched
+    answers: dict[str, dict[str, Any]]
+    names: dict[str, str]
+
+
+def stacks(reference: DeclaredReference, size: int) -> tuple[tuple[str, ...], ...]:
+    """The cases of each stack, in frame order: the reference CSV's rows, ``size`` to a stack."""
+    order = reference.order
+    return tuple(order[start : start + size] for start in range(0, len(order), size))
+
+
+def stack_number(name: str, job: Job) -> int:
+    """The stack a job answers: the number its input's name (suffix and marker removed) ends in."""
+    found = _NUMBER.search(name)
+    if found is None:
+        raise SubmissionError(f"Job {job.pk}'s input {name!r} ends in no number: a stacked input names its stack "
+                              "by a number (0.tiff, 1.tiff, ...).")  # fmt: skip
+    return int(found.group(1))
+
+
+def _rows(stack: int, frames: Sequence[str], size: int) -> str:
+    first = stack * size + 1
+    return f"reference rows {first}-{first + len(frames) - 1}" if len(frames) > 1 else f"reference row {first}"
+
+
+def _jobs_by_stack(jobs: Iterable[Job], name_of: Callable[[Job], str], count: int) -> dict[int, Job]:
+    by_stack: dict[int, Job] = {}
+    for job in jobs:
+        stack = stack_number(name_of(job), job)
+        if stack >= count:
+            raise SubmissionError(f"Job {job.pk} is for stack {stack}; the reference has stacks 0 to {count - 1}.")
+        if stack in by_stack:
+            raise SubmissionError(f"Two jobs ({by_stack[stack].pk} and {job.pk}) are for stack {stack}.")
+        by_stack[stack] = job
+    return by_stack
+
+
+def frame_answers(
+    input_dir: Path,
+    jobs: Iterable[Job],
+    name_of: Callable[[Job], str],
+    declaration: Declaration,
+    reference: DeclaredReference,
+) -> Frames:
+    """Each job placed at its stack and each of its value outputs split into frames: a JSON list of as many
+    values as the stack has frames (each value checked later as the output's kind, naming its frame).
+    A stack without a job is missing; an error when an output needs every answer (``missing = "error"``)."""
+    size = declaration.cases.stack_size
+    frames_of = stacks(reference, size)
+    by_stack = _jobs_by_stack(jobs, name_of, len(frames_of))
+    needs_job = next((o.slug for o in declaration.outputs if o.missing == "error"), None)
+    absent = next((k for k in range(len(frames_of)) if k not in by_stack), None)
+    if absent is not None and needs_job:
+        raise SubmissionError(f"No algorithm job for stack {absent} ({_rows(absent, frames_of[absent], size)}); every "
+                              f"frame needs the output '{needs_job}'.")  # fmt: skip
+    answers: dict[str, dict[str, Any]] = {o.slug: {} for o in declaration.outputs}
+    names: dict[str, str] = {}
+    jobs_by_case: dict[str, Job] = {}
+    for stack, frames in enumerate(frames_of):
+        for frame, case in enumerate(frames):
+            names[case] = f"{declaration.cases.named(case)} (stack {stack}, frame {frame})"
+        job = by_stack.get(stack)
+        if job is None:
+            continue
+        jobs_by_case.update(dict.fromkeys(frames, job))
+        for output in declaration.outputs:
+            raw = read_json_output(input_dir, job, output.slug, frames[0])
+            if raw is None and output.missing == "error":
+                raise SubmissionError(f"Stack {stack} (job {job.pk}) has no output '{output.slug}' "
+                                      f"({output.relative_path}).", frames[0])  # fmt: skip
+            if raw is not None:
+                values = frame_list(output, raw, f"stack {stack} (job {job.pk})", frames[0])
+                if len(values) != len(frames):
+                    raise SubmissionError(
+                        f"The output '{output.slug}' of stack {stack} (job {job.pk}) is a list of {len(values)} "
+                        f"values; the stack has {len(frames)} frames ({_rows(stack, frames, size)}), one value each.",
+                        frames[0],
+                    )
+                answers[output.slug].update(zip(frames, values, strict=True))
+    missing = [case for case in reference.cases if case not in jobs_by_case]
+    ordered = {case: jobs_by_case[case] for case in reference.cases if case in jobs_by_case}
+    return Frames(Matched(ordered, missing), answers, names)
+
+
+def frame_list(output: OutputSpec, raw: Any, named: str, case: str | None = None) -> list[Any]:
+    """A stacked job's answer: a JSON list, one value per frame (``named``: the stack, in messages)."""
+    if not isinstance(raw, list):
+        raise SubmissionError(f"The output '{output.slug}' of {named} is not a JSON list (one value per frame of "
+                              "the stacked input).", case)  # fmt: skip
+    return raw
