@@ -19,9 +19,12 @@ from PIL import Image
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from evaluation.challenges.digestpath import DETECTION_INPUT, DETECTIONS, to_platform_boxes  # noqa: E402
+from evaluation.platform.detections import platform_boxes  # noqa: E402
 from evaluation.platform.layout import JobSpec, write_input  # noqa: E402
 from evaluation.registry import get  # noqa: E402
+
+TASK1 = get("digestpath2019-task1").phase  # the declared challenge's sockets
+(DETECTION_INPUT,), (DETECTIONS,) = TASK1.inputs, TASK1.outputs
 
 TASK2 = get("digestpath2019-task2").phase  # the declared challenge's sockets
 (TISSUE_INPUT,), (TISSUE_MASK, MALIGNANCY) = TASK2.inputs, TASK2.outputs
@@ -55,7 +58,7 @@ def task1(rng: np.random.Generator) -> None:
         reference = cell_boxes(rng, int(rng.integers(1, 9))) if index % 3 else np.empty((0, 4))
         truth[name] = reference.tolist()
         rows = detections(rng, reference, int(rng.integers(0, 4)))
-        output = to_platform_boxes(rows) if index % 2 else rows  # both accepted formats
+        output = platform_boxes(rows) if index % 2 else rows  # both accepted formats
         jobs.append(JobSpec({DETECTION_INPUT: name}, {DETECTIONS: output}))
     ground_truth = REPO / "ground-truth" / "digestpath2019-task1"
     ground_truth.mkdir(parents=True, exist_ok=True)

@@ -144,14 +144,20 @@ def test_no_challenge_module_reads_predictions_json_or_writes_the_settings_wrapp
     assert offending(files("declarative"), ("evaluation.platform.predictions.load_jobs",)) == {}
 
 
-def test_no_challenge_is_both_a_module_and_a_packaged_declaration():
-    """Which one the registry gives is then not defined: ``get`` in a fresh process (the CLI) takes the
-    declaration, after ``registry()`` (``--list``, ``--help``, the organizer's tools) the module. A seed
-    challenge that becomes a declaration leaves ``challenges/`` in the same change (issue 29)."""
-    from evaluation.contract import DECLARATIONS, Challenge
-    from evaluation.declarative.engine import DeclaredChallenge
-    from evaluation.registry import _subclasses, registry
+def test_a_declarations_own_rules_import_only_metrics_and_errors():
+    """The open interface's files beside the packaged declarations are rules over numbers (issue 29): they
+    may use the metric catalogue (``evaluation.metrics``) and say an organizer's fault (``evaluation.errors``),
+    nothing of the engine, the platform or a challenge."""
+    assert offending(files("declarations"), ("evaluation",), ("evaluation.metrics", "evaluation.errors")) == {}
 
-    registry()  # imports every challenge module
-    modules = {c.name for c in _subclasses(Challenge) if "name" in vars(c) and not issubclass(c, DeclaredChallenge)}
-    assert modules and not modules & {path.stem for path in DECLARATIONS.glob("*.toml")}
+
+def test_no_challenge_is_both_declared_and_a_module():
+    """A name is defined once: a packaged declaration replaces its challenge module (issue 29), never sits
+    beside it (the registry would pick one of the two)."""
+    declared = {path.stem for path in (PACKAGE / "declarations").glob("*.toml")}
+    for name in CHALLENGE_MODULES - {"declared"}:
+        text = (PACKAGE / "challenges" / f"{name}.py").read_text(encoding="utf-8")
+        defined = {node.value.value for node in ast.walk(ast.parse(text))
+                   if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "name" for t in node.targets)
+                   and isinstance(node.value, ast.Constant)}  # fmt: skip
+        assert not defined & declared, (name, defined & declared)

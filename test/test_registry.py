@@ -31,7 +31,7 @@ def test_a_module_that_fails_to_import_is_named_not_raised(monkeypatch):
     [
         ("rare25", "rare25"),
         ("isic2018", "isic"),
-        ("digestpath2019-task1", "digestpath"),
+        ("digestpath2019-task1", "declared"),
         ("digestpath2019-task2", "declared"),
         ("hecktor2025-task2", "declared"),
         ("hecktor2026", "declared"),

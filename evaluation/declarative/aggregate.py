@@ -634,13 +634,16 @@ def _python_metric(
     output = declaration.output(metric.output)
     if metric.param("over") == "set":
         cases = [c for c in reference.cases if output.slug in results[c].values]
-        return _python_set(metric, declaration.folder, output, cases, results, reference, settings)
+        options = declaration.option_values()
+        return _python_set(metric, declaration.folder, output, cases, results, reference, settings, options=options)
     cases = [c for c in reference.cases if metric.name in results[c].python]
     labels = metric.labels or ("",)
-    per = {label: np.array([results[c].python[metric.name][label] for c in cases], dtype=float) for label in labels}
-    if metric.case_key:
+    found = {label: [results[c].python[metric.name][label] for c in cases] for label in labels}
+    per = {label: np.array([math.nan if v is None else v for v in found[label]], dtype=float) for label in labels}
+    if metric.case_key:  # as returned (a float, an integer, a boolean); None: no entry
         for index, case in enumerate(cases):
-            per_case[case].update({metric.per_case_key(label): float(per[label][index]) for label in labels})
+            per_case[case].update({metric.per_case_key(label): _written_value(found[label][index])
+                                   for label in labels if found[label][index] is not None})  # fmt: skip
     return python_metric.case_aggregates(metric, per, _weights(len(cases), settings, metric))
 
 
@@ -653,24 +656,41 @@ def _python_set(
     reference: DeclaredReference,
     settings: Mapping[str, Any],
     nan: float | str | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     """A whole-set python metric on ``cases``' values (a probabilities output: a cases x classes matrix) and
-    references, in case order; ``nan``: the declared one unless given."""
+    references, in case order; ``nan``: the declared one unless given; ``options``: the context's."""
     if not cases:  # nothing scored: no value (null), the function is not called
         keys = [key for _, _, key in metric_keys(metric)]
         return {key: math.nan for key in keys}, {key: np.array([np.nan]) for key in keys}
     if output.type.per_class:
         predictions = np.array([[results[c].values[output.slug][k] for k in output.classes] for c in cases], float)
         predictions = predictions.reshape(len(cases), len(output.classes))
+    elif output.type.objects:  # each case's parsed objects: arrays of objects, one item per case
+        predictions = _objects([results[c].values[output.slug] for c in cases])
     else:
         predictions = np.array([results[c].values[output.slug] for c in cases])
-    references = np.array([reference.values[output.slug][c] for c in cases])
-    context = python_metric.SetContext(tuple(cases), output.slug, output.classes)
+    found = [reference.values[output.slug][c] for c in cases]
+    references = _objects(found) if output.type.objects else np.array(found)
+    context = python_metric.SetContext(tuple(cases), output.slug, output.classes, options=options or {})
     if nan is not None:
         metric = dataclasses.replace(metric, params=(*metric.params, ("nan", nan)))
     fn = python_metric.function_of(dict(metric.params), folder)
     weights = _weights(len(cases), settings, metric)
     return python_metric.set_aggregates(metric, fn, predictions, references, context, weights)
+
+
+def _written_value(value: float | int | bool) -> float | int | bool:
+    """A python metric's per-case value as metrics.json writes it: integers and booleans as returned."""
+    return value if isinstance(value, (int, bool)) else float(value)
+
+
+def _objects(items: Sequence[Any]) -> np.ndarray:
+    """``items`` (tuples of arrays, arrays of several shapes) as a 1D array of objects (resampled by rows)."""
+    array = np.empty(len(items), dtype=object)
+    for index, item in enumerate(items):
+        array[index] = item
+    return array
 
 
 # an output kind's ``scoring`` -> the aggregation of its metrics over the cases with a value

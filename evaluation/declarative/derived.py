@@ -189,7 +189,7 @@ _PYTHON = {
     "properties": {"metric": {"const": PYTHON}, **_COMMON_METRIC, **_GROUPS,
                    "function": {"type": "string", "pattern": r"^.+\.py:[A-Za-z_][A-Za-z0-9_]*$"},
                    "over": {"enum": list(OVER)}, "returns": {**_STRINGS, "minItems": 1},
-                   "aggregates": {"type": "array", "items": {"enum": list(CASE_FORMS)}, "minItems": 1},
+                   "aggregates": {"type": "array", "items": {"enum": list(CASE_FORMS)}},  # []: per case only
                    "nan": {"anyOf": [{"type": "number"}, {"enum": list(NAN_WORDS["case"])}]},
                    "case_key": {"type": "string"}},
     "required": ["metric", "output", "function"],
@@ -261,7 +261,7 @@ def json_schema() -> dict[str, Any]:
                     "required": ["title", "path"], "additionalProperties": False}}},
                 "required": ["score"], "additionalProperties": False},
             "report": table,
-            "options": {"type": "array", "items": {"type": "object", "required": ["name", "default", "sets"]}},
+            "options": {"type": "array", "items": {"type": "object", "required": ["name", "default"]}},
             "verify": {"type": "object", "properties": {"map": _strings, "ignore": _strings},
                        "additionalProperties": False},
         },

@@ -389,13 +389,13 @@ class DeclaredChallenge(Challenge):
 def _python_cases(
     declaration: Declaration, reference: DeclaredReference, case: str, values: Mapping[str, Any]
 ) -> tuple[Any, ...]:
-    """A case's per-case python metrics of value outputs, with the value and its reference (for the worker)."""
+    """A case's per-case python metrics of value (and boxes / points) outputs, with the value and its reference."""
     return tuple(
         call
         for output in declaration.outputs
-        if output.type.value and output.slug in values
+        if not output.type.image and output.slug in values
         for call in value_cases(declaration.metrics, output, case, values, reference.values[output.slug][case],
-                                declaration.folder)
+                                declaration.folder, declaration.option_values())
     )  # fmt: skip
 
 

@@ -62,6 +62,7 @@ class Reference:
     suffixes: tuple[str, ...] = ()
     columns: tuple[tuple[str, str], ...] = ()
     none: str = "error"
+    document: str | None = None  # a boxes / points output: one JSON file {case: objects} for every case
 
     @property
     def one_hot(self) -> bool:
@@ -592,12 +593,28 @@ class Probabilities(Choice):
 
 
 class Boxes(OutputKind):
+    """Boxes. With a reference in one document (``reference = "boxes.json"``): ``reference_voc``, without
+    that file the PASCAL VOC XML files of the ground truth (one per image); ``reference_fault``, the words
+    of the one-line error when those files cannot be read, ``{problem}`` naming the error's kind."""
+
     name, platform_kind = "boxes", "Multiple 2D bounding boxes"
     missing = ("error", "empty", "exclude")  # empty: an image without detections
     objects, value, csv, scoring = True, False, "", "detection"
     parser: ClassVar[Callable[..., Any]] = staticmethod(parse_detections)
     # a detection metric's declared ``match`` -> the catalogue's criterion (the first: the default)
     criteria: ClassVar[dict[str, str]] = {"iou": "iou", "distance": "centre_distance"}
+    keys: ClassVar[dict[str, Any]] = {"reference_voc": {"type": "boolean"}, "reference_fault": {"type": "string"}}
+
+    def parse(self, entry: Entry) -> Reference:
+        voc = entry.table.get("reference_voc", bool, False)
+        fault = entry.table.get("reference_fault", str, "")
+        for key, given in (("reference_voc", voc), ("reference_fault", fault)):
+            if given and entry.reference.document is None:
+                entry.table.fail(key, "needs the reference in one document (reference = 'boxes.json')")
+        if fault and not fault.strip():
+            entry.table.fail("reference_fault", "must be a sentence (the one-line error)")
+        entry.extra["options"] = (("reference_voc", True),) * voc + (("reference_fault", fault),) * bool(fault)
+        return entry.reference
 
     def answer(self, output: OutputSpec, raw: Any, case: str, what: str, predicted_time: bool) -> Any:
         return self.parser(raw, case)
@@ -639,6 +656,8 @@ class Points(Boxes):
             entry.table.fail("missing_score", f"must be 'error' or a score in [0, 1], not {score!r}")
         options: tuple[tuple[str, Any], ...] = (("missing_score", score),) if score != "error" else ()
         for key in ("reference_diameter", "reference_ignore"):  # a hit radius metric's reference findings
+            if key in entry.table.data and entry.reference.document is not None:
+                entry.table.fail(key, "needs the reference points in a file per image or a CSV, not one document")
             if key in entry.table.data:
                 text = entry.table.get(key, str)
                 if not text:
@@ -826,8 +845,15 @@ def _reference(table: Table, kind: OutputKind) -> Reference:
     if kind.one_hot and text.endswith(".csv") and "{" not in text:  # one-hot: columns come with the classes
         _inside(table, "reference", text, text)
         return Reference(text, csv_file=text)
+    if kind.objects and text.endswith(".json") and not any(c in text for c in "{}*"):
+        _inside(table, "reference", text, text)  # one JSON document {case: objects} lists the cases
+        return Reference(text, document=text)
     if kind.objects and (text.count("{case}") != 1 or "{stem}" in text or not text.endswith(".json")):
-        table.fail("reference", f"{text!r} is not a path pattern with exactly one {{case}} ending in .json")
+        table.fail(
+            "reference",
+            f"{text!r} is not a path pattern with exactly one {{case}} ending in .json, nor "
+            "one .json file of every case's objects",
+        )
     if (text.count("{case}") + text.count("{stem}") != 1 or not kind.image) and not kind.objects:
         what = "a path pattern with exactly one {case} or {stem}" if kind.image else "'file.csv:column'"
         if kind.one_hot:

@@ -11,8 +11,9 @@ the provenance record (the file's SHA-256). The README section "Your own metric 
   arrays, z y x), on a value output where the case is scored. Its values are then aggregated over the cases
   (``CASE_FORMS``; a bootstrap resamples the per-case values).
 - ``over = "set"`` (value outputs): ``function(predictions, references, context)`` once on every scored
-  case's value (numpy arrays in case order; probabilities: a cases x classes matrix), ``context`` a
-  ``SetContext``; a bootstrap calls it again on each resample's drawn cases.
+  case's value (numpy arrays in case order; probabilities: a cases x classes matrix; boxes / points: arrays
+  of objects, each case's parsed answer and reference objects), ``context`` a ``SetContext``; a bootstrap
+  calls it again on each resample's drawn cases.
 
 It returns one number, or (``returns = ["a", "b"]``) a mapping with exactly those names, each then a
 ``{label}`` of the key templates. The code is the organizer's, loaded once per process from the
@@ -22,6 +23,7 @@ declaration's folder (never a participant's) and run with the evaluation's right
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 import importlib.util
 import inspect
@@ -30,7 +32,8 @@ import numbers
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -49,14 +52,15 @@ OVER = ("case", "set")
 CASE_FORMS = ("mean", "median")  # over the per-case values (NaN, "exclude": left out)
 NAN_WORDS = {"case": ("error", "exclude"), "set": ("error",)}
 SIGNATURES = {"case": ("prediction", "reference", "context"), "set": ("predictions", "references", "context")}
-SCORED = ("segmentation", "values", "probabilities")  # the output kinds' ``scoring`` it may score
+SCORED = ("segmentation", "values", "probabilities", "detection")  # the output kinds' ``scoring`` it may score
 
 
 @dataclass(frozen=True)
 class CaseContext:
     """What a per-case function knows of its case beside the two values: the case id, the output's slug,
     and for a segmentation the voxel spacing and origin (mm, in the arrays' axis order z y x) and the
-    declared labels (name -> voxel value); ``classes``: a choice or probabilities output's classes."""
+    declared labels (name -> voxel value); ``classes``: a choice or probabilities output's classes;
+    ``options``: the declared options' values in force (``--set``), by name."""
 
     case: str
     output: str
@@ -64,17 +68,20 @@ class CaseContext:
     origin: tuple[float, ...] | None = None
     labels: Mapping[str, Any] | None = None
     classes: tuple[str, ...] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class SetContext:
     """What a whole-set function knows beside the arrays: the cases (in the arrays' order), the output's
-    slug and classes, and ``resample``: None for the observed set, else the bootstrap resample's index."""
+    slug and classes, ``resample``: None for the observed set, else the bootstrap resample's index, and
+    ``options``: the declared options' values in force, by name."""
 
     cases: tuple[str, ...]
     output: str
     classes: tuple[str, ...] = ()
     resample: int | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -147,8 +154,8 @@ def parse(
         table.fail("output", f"{slug!r} is not a declared output ({', '.join(outputs)})")
     output = outputs[slug]
     if output.type.scoring not in SCORED:
-        table.fail("output", f"python scores a segmentation, number, boolean, choice or probabilities output; "
-                   f"{slug!r} is a {output.kind}")  # fmt: skip
+        table.fail("output", f"python scores a segmentation, number, boolean, choice, probabilities, boxes or "
+                   f"points output; {slug!r} is a {output.kind}")  # fmt: skip
     over = table.get("over", str, "case", OVER)
     if over == "set" and output.type.image:
         table.fail("over", f"'set' needs a value output ({slug!r} is a segmentation: declare over = 'case')")
@@ -158,10 +165,10 @@ def parse(
     if any(not KEY.fullmatch(name) for name in returns) or len(set(returns)) != len(returns):
         table.fail("returns", "must be distinct names of letters, digits, '_' and '-'")
     forms: tuple[str, ...] = ()
-    if over == "case":
+    if over == "case":  # [] : the per-case values only
         forms = table.strings("aggregates", ["mean"])
-        if not forms or len(set(forms)) != len(forms) or not set(forms) <= set(CASE_FORMS):
-            table.fail("aggregates", f"needs one or more of {', '.join(CASE_FORMS)}, each once")
+        if len(set(forms)) != len(forms) or not set(forms) <= set(CASE_FORMS):
+            table.fail("aggregates", f"needs none or more of {', '.join(CASE_FORMS)}, each once")
     elif "aggregates" in table.data:
         table.fail("aggregates", "over = 'set' gives one value (its function sees every case at once)")
     nan = table.get("nan", (float, str), "error")
@@ -206,7 +213,13 @@ def function(table: Table, text: str, folder: str, over: str) -> Function:
 
 def function_of(metric_params: Mapping[str, Any], folder: str) -> Function:
     """The function of a parsed python metric (validated when its declaration loaded)."""
-    file, _, name = metric_params["function"].rpartition(":")
+    return _function_at(metric_params["function"], folder)
+
+
+@cache
+def _function_at(text: str, folder: str) -> Function:
+    """``file.py:name`` of ``folder`` (resolved once per process: each case's calls name it)."""
+    file, _, name = text.rpartition(":")
     return Function(str((Path(folder).resolve() / file).resolve()), name, file)
 
 
@@ -229,9 +242,20 @@ def default_case_key(returns: tuple[str, ...]) -> str:
 # -------------------------------------------------------------------------------------------- values
 
 
-def returned(fn: Function, where: str, value: Any, names: tuple[str, ...], nan: float | str) -> dict[str, float]:
+def returned(
+    fn: Function,
+    where: str,
+    value: Any,
+    names: tuple[str, ...],
+    nan: float | str,
+    per_case: bool = False,
+    flags: bool = False,
+) -> dict[str, Any]:
     """A return checked: one number (or, with ``names``, a mapping of exactly those) per name ("" for one
-    number); NaN becomes the declared ``nan`` value ("exclude": NaN, left out; "error": the one-line error)."""
+    number); NaN becomes the declared ``nan`` value ("exclude": NaN, left out; "error": the one-line error).
+    An integer stays an integer (a count is written as one); per case, None is no value (the case's entry
+    leaves the key out, its aggregates leave the case out); with ``flags`` (values written per case only,
+    never aggregated) a boolean stays a boolean."""
     if names:
         if not isinstance(value, Mapping):
             raise fn.problem(where, f"returned {type_of(value)}, not a mapping of {', '.join(names)} (returns)")
@@ -241,12 +265,21 @@ def returned(fn: Function, where: str, value: Any, names: tuple[str, ...], nan: 
         pairs = [(name, value[name]) for name in names]
     else:
         pairs = [("", value)]
-    found = {}
+    found: dict[str, Any] = {}
     for name, number in pairs:
         named = f"{name!r}: " if name else ""
+        if number is None and per_case:
+            found[name] = None
+            continue
+        if isinstance(number, (bool, np.bool_)) and flags:
+            found[name] = bool(number)
+            continue
         if isinstance(number, (bool, np.bool_)) or not isinstance(number, numbers.Real):
             shown = type(number).__name__
             raise fn.problem(where, f"returned {named}{shown} {str(number)[:40]!r}, not a number")
+        if isinstance(number, numbers.Integral):
+            found[name] = int(number)
+            continue
         number = float(number)
         if math.isnan(number):
             if nan == "error":
@@ -266,21 +299,32 @@ class CaseCall:
     function: Function
     names: tuple[str, ...]
     nan: float | str
+    options: tuple[tuple[str, Any], ...] = ()
+    flags: bool = False  # its values are written per case only (aggregates = []): a boolean is kept
 
     def run(self, case: str, prediction: Any, reference: Any, context: CaseContext) -> dict[str, float]:
         """The function on the case's values (read-only arrays, copies of anything else: what it changes
         changes nothing of the evaluation)."""
         where = f"case {case}"
+        context = dataclasses.replace(context, options=dict(self.options))
         found = self.function.call(where, _untouchable(prediction), _untouchable(reference), context)
-        return returned(self.function, where, found, self.names, self.nan)
+        return returned(self.function, where, found, self.names, self.nan, per_case=True, flags=self.flags)
 
 
 def _untouchable(value: Any) -> Any:
-    """An array as a read-only view, anything else a deep copy."""
-    if isinstance(value, np.ndarray):
+    """An array of numbers as a read-only view; an array of objects or a tuple anew, of untouchable items;
+    anything else a deep copy."""
+    if isinstance(value, np.ndarray) and value.dtype != object:
         view = value.view()
         view.flags.writeable = False
         return view
+    if isinstance(value, np.ndarray):
+        items = np.empty(value.shape, dtype=object)
+        for index, item in enumerate(value.flat):
+            items.flat[index] = _untouchable(item)
+        return items
+    if isinstance(value, tuple):
+        return tuple(_untouchable(item) for item in value)
     return copy.deepcopy(value)
 
 
@@ -297,23 +341,33 @@ class ValueCase:
         return self.call.run(self.context.case, self.prediction, self.reference, self.context)
 
 
-def case_calls(metrics: Sequence[Any], output: str, folder: str) -> tuple[CaseCall, ...]:
-    """The per-case python metrics of ``output``."""
+def case_calls(
+    metrics: Sequence[Any], output: str, folder: str, options: Mapping[str, Any] | None = None
+) -> tuple[CaseCall, ...]:
+    """The per-case python metrics of ``output`` (``options``: the declared options' values in force)."""
+    given = tuple((options or {}).items())
     return tuple(
-        CaseCall(m.name, function_of(dict(m.params), folder), tuple(m.labels), m.param("nan"))
+        CaseCall(m.name, function_of(dict(m.params), folder), tuple(m.labels), m.param("nan"), given, not m.aggregates)
         for m in metrics
         if m.metric == PYTHON and m.output == output and m.param("over") == "case"
     )
 
 
 def value_cases(
-    metrics: Sequence[Any], output: OutputSpec, case: str, values: Mapping[str, Any], truth: Any, folder: str
+    metrics: Sequence[Any],
+    output: OutputSpec,
+    case: str,
+    values: Mapping[str, Any],
+    truth: Any,
+    folder: str,
+    options: Mapping[str, Any] | None = None,
 ) -> tuple[ValueCase, ...]:
     """A scored value's per-case python metrics (none when the case's value is excluded or unscored)."""
     if output.slug not in values:
         return ()
     context = CaseContext(case, output.slug, classes=output.classes)
-    return tuple(ValueCase(c, values[output.slug], truth, context) for c in case_calls(metrics, output.slug, folder))
+    calls = case_calls(metrics, output.slug, folder, options)
+    return tuple(ValueCase(c, values[output.slug], truth, context) for c in calls)
 
 
 # -------------------------------------------------------------------------------------- aggregation
@@ -371,7 +425,8 @@ def set_aggregates(
     if weights is not None:
         drawn = []
         for index, rows in enumerate(drawn_cases(weights)):
-            own = SetContext(tuple(np.asarray(context.cases)[rows]), context.output, context.classes, index)
+            own = SetContext(tuple(np.asarray(context.cases)[rows]), context.output, context.classes, index,
+                             context.options)  # fmt: skip
             drawn.append(set_value(metric, fn, predictions[rows], references[rows], own, "exclude"))
         resamples = {metric.key(label, "value"): np.array([d[label] for d in drawn], float) for label in labels}
     return values, resamples

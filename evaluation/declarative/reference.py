@@ -3,17 +3,20 @@
 ``load_declared_reference`` lists the cases (from the first output whose reference lists them) and reads every
 reference: path patterns resolve to one file per case (``{stem}`` / ``.*`` patterns case by case), CSV columns
 to one value per case (c_index: with the ``event`` column; one-hot class columns: one class per case), boxes /
-points references to one JSON file per image (``platform.detections``).
+points references to one JSON file per image or one JSON document ``{image: objects}`` (``platform.detections``).
 """
 
 from __future__ import annotations
 
 import csv
 import glob
+import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -228,6 +231,7 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
     files: dict[str, dict[str, Path]] = {}
     texts: dict[str, dict[str, str]] = {}
     classes: dict[str, dict[str, str | None]] = {}  # one-hot references: the class of each case (None: blank)
+    documents: dict[str, dict[str, Any]] = {}  # boxes / points in one JSON document: each case's objects
     listing = [output for output in declaration.outputs if not output.reference.per_case]
     tables: dict[str, dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}  # points CSVs: a row per point
     for output in listing:
@@ -240,14 +244,16 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
             files[output.slug] = _pattern_cases(ground_truth, ref.pattern)
         elif ref.one_hot:
             classes[output.slug] = _one_hot(ground_truth, output, declaration)
+        elif ref.document is not None:
+            documents[output.slug] = _object_document(ground_truth, output)
         else:
             texts[output.slug] = _csv_column(
                 ground_truth, ref.csv_file, ref.column, declaration, _binary(declaration, output)
             )
     first = listing[0]
     order = tuple(texts.get(first.slug) or classes.get(first.slug) or ())  # a CSV's cases in file order
-    cases = tuple(sorted(files.get(first.slug) or texts.get(first.slug) or classes.get(first.slug)
-                         or tables.get(first.slug) or {}))  # fmt: skip
+    listed = files.get(first.slug) or texts.get(first.slug) or classes.get(first.slug) or tables.get(first.slug)
+    cases = tuple(sorted(listed or documents.get(first.slug) or {}))
     if not cases:
         raise ConfigurationError(f"The ground truth holds no case for {first.reference.text}.")
     for output in declaration.outputs:
@@ -256,7 +262,7 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
     values: dict[str, dict[str, Any]] = {}
     for output in declaration.outputs:
         found = files.get(output.slug) or texts.get(output.slug) or classes.get(output.slug) \
-            or tables.get(output.slug) or {}  # fmt: skip
+            or tables.get(output.slug) or documents.get(output.slug) or {}  # fmt: skip
         extra, lacking = sorted(set(found) - set(cases)), [c for c in cases if c not in found]
         if output.extra_cases == "ignore" and output is not first:  # the CSV may list other cases (a cohort)
             extra = []
@@ -289,6 +295,8 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
         if output.slug in tables:
             values[output.slug] = {c: tables[output.slug][c][0] for c in cases}
             findings[output.slug] = {c: found[1:] for c, found in tables[output.slug].items()}  # (listed order)
+        elif output.slug in documents:
+            values[output.slug] = {c: _objects(documents[output.slug][c], c, output, "") for c in cases}
         elif output.type.objects:
             values[output.slug] = {c: _reference_objects(files[output.slug][c], c, output) for c in cases}
         if output.slug not in tables and {"reference_diameter", "reference_ignore"} & set(dict(output.options)):
@@ -323,9 +331,76 @@ def _reference_objects(path: Path, case: str, output: OutputSpec) -> np.ndarray:
     kind = output.kind
     try:
         document = parse_json_bytes(read_bytes(path, f"reference {kind}", case), f"reference {kind}", case)
-        return output.type.parser(document, case, scored=False)[0]
     except SubmissionError as error:
         raise ConfigurationError(f"The reference {kind} of case {case} ({path.name}): {error}") from None
+    return _objects(document, case, output, f" ({path.name})")
+
+
+def _objects(document: Any, case: str, output: OutputSpec, where: str) -> np.ndarray:
+    """A case's parsed reference objects (``where``: its file, for messages)."""
+    try:
+        return output.type.parser(document, case, scored=False)[0]
+    except SubmissionError as error:
+        raise ConfigurationError(f"The reference {output.kind} of case {case}{where}: {error}") from None
+
+
+def _object_document(ground_truth: Path, output: OutputSpec) -> dict[str, Any]:
+    """Every case's objects from one JSON document ``{case: objects}`` (``reference = "boxes.json"``; an
+    empty list: an image without objects), as written; each is parsed as a per-case file would be. Without
+    the file, under ``reference_voc``, the PASCAL VOC XML files. ``reference_fault``: the words of the error
+    when they cannot be read (``{problem}``: the error's kind, e.g. RecursionError)."""
+    name, options = output.reference.document or "", dict(output.options)
+    path, what = ground_truth / name, f"The reference {output.kind} {name}"
+    fault = options.get("reference_fault")
+    if not path.is_file() and options.get("reference_voc"):
+        return _voc_boxes(ground_truth, name, fault)
+    if not path.is_file():
+        raise ConfigurationError(f"The ground truth has no {name} (the reference {output.kind} of every case).")
+    try:
+        data = read_bytes(path, what, None, None)  # the organizer's file: as large as the test set needs
+        document = _faulted(fault, lambda: json.loads(data)) if fault else parse_json_bytes(data, what)
+    except SubmissionError as error:
+        raise ConfigurationError(str(error)) from None
+    if not isinstance(document, dict):
+        raise ConfigurationError(fault.format(problem="not an object") if fault else
+                                 f"{what} is not a JSON object {{case: {output.kind}}}.")  # fmt: skip
+    return document
+
+
+def _faulted(fault: str, read: Callable[[], Any]) -> Any:
+    """``read()``; a failure is the declared ``reference_fault`` naming its kind."""
+    try:
+        return read()
+    except (ValueError, TypeError, AttributeError, RecursionError, ElementTree.ParseError) as error:
+        raise ConfigurationError(fault.format(problem=type(error).__name__)) from None
+
+
+def _voc_boxes(ground_truth: Path, name: str, fault: str | None) -> dict[str, Any]:
+    """``{image: [[xmin, ymin, xmax, ymax], ...]}`` of every PASCAL VOC XML file under the ground truth (the
+    image: its ``filename``, else the file's stem; every ``object/bndbox``), PASCAL VOC's devkit layout."""
+    files = sorted(ground_truth.rglob("*.xml"))
+    if not files:
+        raise ConfigurationError(f"The ground truth has no {name} and no PASCAL VOC XML file.")
+    found: dict[str, Any] = {}
+    for file in files:
+        what = f"The PASCAL VOC file {file.relative_to(ground_truth).as_posix()}"
+        try:
+            image, boxes = _faulted(fault, partial(_voc_file, file, what)) if fault else _voc_file(file, what)
+        except (ValueError, TypeError, ElementTree.ParseError) as error:
+            raise ConfigurationError(f"{what} cannot be read ({type(error).__name__}).") from None
+        except SubmissionError as error:  # (a link leaving the ground truth, a FIFO, ...)
+            raise ConfigurationError(str(error)) from None
+        if image in found:
+            raise ConfigurationError(f"{what} names image {image} again.")
+        found[image] = boxes
+    return found
+
+
+def _voc_file(file: Path, what: str) -> tuple[str, list[list[float]]]:
+    """One PASCAL VOC file's image name and boxes."""
+    root = ElementTree.fromstring(read_bytes(file, what, None, None))
+    boxes = [[float(box.findtext(tag)) for tag in ("xmin", "ymin", "xmax", "ymax")] for box in root.iter("bndbox")]
+    return root.findtext("filename") or file.stem, boxes
 
 
 def _point_rows(output: OutputSpec) -> bool:

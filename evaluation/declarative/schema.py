@@ -11,6 +11,7 @@ output)``. The README section "A new challenge without Python" documents every k
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 import tomllib
 from collections.abc import Mapping
@@ -223,6 +224,11 @@ class Declaration:
     submission: Submission = Submission()
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     folder: str = field(default="", compare=False)  # the declaration's folder (python metrics' files are there)
+    in_force: tuple[tuple[str, Any], ...] = field(default=(), compare=False)  # options set otherwise than default
+
+    def option_values(self) -> dict[str, Any]:
+        """The declared options' values in force, by name (a python metric's ``context.options``)."""
+        return {option.name: option.default for option in self.options} | dict(self.in_force)
 
     def output(self, slug: str) -> OutputSpec:
         return next(o for o in self.outputs if o.slug == slug)
@@ -247,6 +253,8 @@ def metric_keys(metric: MetricSpec) -> list[tuple[str, str, str]]:
     other case-level output metric; a python metric's per returned name (label) and form ("value": over
     the set)."""
     if metric.metric == PYTHON:
+        if metric.param("over") == "case" and not metric.aggregates:
+            return []  # its values per case only
         forms = metric.aggregates or ("value",)
         return [(label, form, metric.key(label, form)) for label in metric.labels or ("",) for form in forms]
     if metric.metric in SEGMENTATION_METRICS:
@@ -717,8 +725,9 @@ def _options(top: Table, data: Mapping[str, Any], folder: str = "") -> tuple[Opt
         if not isinstance(default, (str, int, float, bool)):
             table.fail("default", "is required: a string, number or boolean")
         choices = table.get("choices", list, None)
-        sets = table.strings("sets")
-        if not sets:
+        sets = table.strings("sets", [])
+        read_by_python = any(isinstance(m, dict) and m.get("metric") == PYTHON for m in data.get("metrics", []))
+        if not sets and not read_by_python:  # (a python metric reads every option: context.options)
             table.fail("sets", "needs at least one declared value to override")
         targets = tuple(_target(table, data, text) for text in sets)
         values = table.get("values", dict, {})
@@ -752,7 +761,8 @@ def with_options(declaration: Declaration, values: Mapping[str, Any]) -> Declara
     data: Mapping[str, Any] = declaration.raw
     for option in changed:
         data = _overridden(data, option.targets, option.declared(values[option.name]))
-    return parse_data(data, declaration.source, folder=declaration.folder)
+    in_force = tuple((option.name, values[option.name]) for option in changed)
+    return dataclasses.replace(parse_data(data, declaration.source, folder=declaration.folder), in_force=in_force)
 
 
 def parse(text: str, file: str, folder: str = "") -> Declaration:

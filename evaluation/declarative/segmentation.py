@@ -171,7 +171,7 @@ def segmentation_task(
         nonzero=output.nonzero, named=declaration.cases.named(case), noun=output.noun, shown=shown,
         grid=output.grid, hint=_resample_hint(declaration, output) if output.geometry == "error" else "",
         requests=tuple((name, _request(metrics, name, value)) for name, value in output.labels),
-        python=case_calls(declaration.metrics, output.slug, declaration.folder),
+        python=case_calls(declaration.metrics, output.slug, declaration.folder, declaration.option_values()),
     )  # fmt: skip
 
 

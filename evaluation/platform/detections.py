@@ -5,6 +5,7 @@ parsed into arrays for ``evaluation.metrics.detection`` (DigestPath 2019 task 1,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -43,12 +44,14 @@ def parse_detections(document: Any, case: str, scored: bool = True) -> tuple[np.
         )
     else:
         raise SubmissionError(f"The detections of image {case} are neither a list nor bounding-box JSON.", case)
-    parsed = np.empty((len(rows), 5))
-    for position, row in enumerate(rows):
-        if not isinstance(row, list) or len(row) != 5:
-            layout = "[x1, y1, x2, y2, score]" if scored else "[x1, y1, x2, y2]"
-            raise SubmissionError(f"Detection {position} of image {case} is not {layout}.", case)
-        parsed[position] = [finite_number(v, f"Detection {position} of image {case}", case) for v in row]
+    parsed = _plain(rows)
+    if parsed is None:  # row by row: the first problem named
+        parsed = np.empty((len(rows), 5))
+        for position, row in enumerate(rows):
+            if not isinstance(row, list) or len(row) != 5:
+                layout = "[x1, y1, x2, y2, score]" if scored else "[x1, y1, x2, y2]"
+                raise SubmissionError(f"Detection {position} of image {case} is not {layout}.", case)
+            parsed[position] = [finite_number(v, f"Detection {position} of image {case}", case) for v in row]
     boxes, scores = parsed[:, :4], parsed[:, 4]
     negative = np.flatnonzero((boxes < 0).any(axis=1))
     if negative.size:
@@ -60,6 +63,33 @@ def parse_detections(document: Any, case: str, scored: bool = True) -> tuple[np.
     if outside.size:
         raise SubmissionError(f"Detection {outside[0]} of image {case} has a score outside [0, 1].", case)
     return boxes, scores
+
+
+def platform_boxes(rows: Sequence[Sequence[float]]) -> dict[str, Any]:
+    """``[x1, y1, x2, y2(, score)]`` rows as the platform's "Multiple 2D bounding boxes" JSON (corners in the
+    plane z = 0; a row's score as the box's ``probability``): what make_input and the demos write."""
+    boxes = []
+    for row in rows:
+        x1, y1, x2, y2 = row[:4]
+        box: dict[str, Any] = {"corners": [[x1, y1, 0], [x2, y1, 0], [x2, y2, 0], [x1, y2, 0]]}
+        if len(row) == 5:
+            box["probability"] = row[4]
+        boxes.append(box)
+    return {"type": "Multiple 2D bounding boxes", "boxes": boxes, "version": {"major": 1, "minor": 0}}
+
+
+def _plain(rows: list[Any]) -> np.ndarray | None:
+    """``rows`` as an (n, 5) array in one conversion when every row is a list of five finite ints or floats
+    (the common case); None otherwise, and the row-by-row reading names the first problem."""
+    if not rows or not all(type(row) is list and len(row) == 5 for row in rows):
+        return None
+    if not {type(value) for row in rows for value in row} <= {int, float}:
+        return None  # (a boolean, a string, None: refused by name)
+    try:
+        parsed = np.array(rows, dtype=float)
+    except OverflowError:
+        return None
+    return parsed if np.isfinite(parsed).all() else None
 
 
 def parse_points(document: Any, case: str, scored: bool = True) -> tuple[np.ndarray, np.ndarray]:

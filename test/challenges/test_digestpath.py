@@ -12,9 +12,12 @@ import pytest
 import SimpleITK as sitk
 from PIL import Image
 
-from evaluation.challenges.digestpath import DETECTION_INPUT, DETECTIONS, to_platform_boxes
+from evaluation.platform.detections import platform_boxes
 from evaluation.platform.layout import JobSpec, write_input
 from evaluation.registry import get
+
+TASK1 = get("digestpath2019-task1").phase  # the declared challenge's sockets
+(DETECTION_INPUT,), (DETECTIONS,) = TASK1.inputs, TASK1.outputs
 
 TASK2 = get("digestpath2019-task2").phase  # the declared challenge's sockets
 (TISSUE_INPUT,), (TISSUE_MASK, MALIGNANCY) = TASK2.inputs, TASK2.outputs
@@ -50,7 +53,7 @@ def task1_case(root: Path, predictions=GOLDEN_PREDICTIONS, truth=GOLDEN_TRUTH, v
     else:
         (ground_truth / "boxes.json").write_text(json.dumps(truth))
     jobs = [
-        JobSpec({DETECTION_INPUT: name}, {DETECTIONS: to_platform_boxes(rows) if i % 2 else rows})
+        JobSpec({DETECTION_INPUT: name}, {DETECTIONS: platform_boxes(rows) if i % 2 else rows})
         for i, (name, rows) in enumerate(predictions.items())
     ]
     write_input(root / "input", jobs)

@@ -267,8 +267,8 @@ SEG = 'output = "lesion-mask"\n'
         (SEG + 'function = "rules.py:count"\nover = "set"', "own.toml: metrics[0].over: 'set' needs a value output"),
         ('output = "malignancy-likelihood"\nfunction = "rules.py:count"\nover = "set"\nnan = "exclude"',
          "own.toml: metrics[0].nan: must be a number or 'error', not 'exclude'"),
-        (SEG + 'function = "rules.py:count"\naggregates = ["sum"]', "own.toml: metrics[0].aggregates: needs one or "
-         "more of mean, median"),
+        (SEG + 'function = "rules.py:count"\naggregates = ["sum"]', "own.toml: metrics[0].aggregates: needs none "
+         "or more of mean, median"),
         (SEG + 'function = "rules.py:count"\nreturns = ["a", "a"]', "own.toml: metrics[0].returns: must be distinct"),
         (SEG + 'function = "rules.py:count"\nlabels = ["lesion"]', "own.toml: metrics[0].labels: unknown key"),
     ],
