@@ -665,7 +665,9 @@ def _python_set(
     else:
         predictions = np.array([results[c].values[output.slug] for c in cases])
     references = np.array([reference.values[output.slug][c] for c in cases])
-    context = python_metric.SetContext(tuple(cases), output.slug, output.classes)
+    fields = {name: tuple(by_case[c] for c in cases) for name, by_case in reference.fields.items()}
+    own = dict(metric.params).get("params", {})
+    context = python_metric.SetContext(tuple(cases), output.slug, output.classes, fields=fields, params=own)
     if nan is not None:
         metric = dataclasses.replace(metric, params=(*metric.params, ("nan", nan)))
     fn = python_metric.function_of(dict(metric.params), folder)

@@ -99,7 +99,7 @@ def _options(declaration: Declaration) -> tuple[Option, ...]:
 
 def _platform_kind(declaration: Declaration, output: Any) -> str:
     """The output socket's kind: a stacked input's answer is a JSON list (``STACKED_KIND``)."""
-    return STACKED_KIND if declaration.cases.stack_size else output.platform_kind
+    return STACKED_KIND if declaration.cases.stacked else output.platform_kind
 
 
 class DeclaredChallenge(Challenge):
@@ -137,7 +137,7 @@ class DeclaredChallenge(Challenge):
         if declaration.submission.csv:
             return self._prepare_rows(input_dir, reference, declaration)
         stacked = None
-        if declaration.cases.stack_size:  # a job per stack of frames, a case per frame
+        if declaration.cases.stacked:  # a job per stack of frames, a case per frame
             stacked = frame_answers(input_dir, self.submitted_jobs(input_dir), self.case_of_job, declaration, reference)
         matched = stacked.matched if stacked else self.jobs_by_case(
             input_dir, reference.cases, same_stem=declaration.cases.same_stem
@@ -288,7 +288,7 @@ class DeclaredChallenge(Challenge):
         declaration = self.in_force(settings)
         checked = Checked()
         named = declaration.cases.named(case)
-        stack_size = declaration.cases.stack_size
+        stack_size = declaration.cases.stacked
         if stack_size:
             checked.unchecked.append("each list's length against its stack's frames (the reference's rows)")
         for output in declaration.outputs:

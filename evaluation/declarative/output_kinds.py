@@ -61,6 +61,7 @@ class Reference:
     suffixes: tuple[str, ...] = ()
     columns: tuple[tuple[str, str], ...] = ()
     none: str = "error"
+    frames_file: str | None = None  # "file.json:field": a field of the frame records of ``[cases] stacks``
 
     @property
     def one_hot(self) -> bool:
@@ -726,6 +727,12 @@ def _reference(table: Table, kind: OutputKind) -> Reference:
     if kind.name == "points" and text.endswith(".csv") and "{" not in text and ":" not in text:  # a row per point
         _inside(table, "reference", text, text)
         return Reference(text)
+    if ":" in text and text.partition(":")[0].endswith(".json") and kind.value:  # stacks of frame records
+        frames_file, _, field = text.partition(":")
+        if not field:
+            table.fail("reference", f"{text!r} is not 'file.json:field' (a field of each frame record)")
+        _inside(table, "reference", text, frames_file)
+        return Reference(text, column=field, frames_file=frames_file)
     if ":" in text:
         csv_file, _, column = text.partition(":")
         if not csv_file.endswith(".csv") or not column:

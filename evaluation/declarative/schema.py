@@ -71,6 +71,14 @@ class Cases:
     same_stem: bool = False  # an unknown job name matches the one case with the same stem
     ground_truth_name: str = ""  # how a CSV decoding error names the ground truth ("The HECKTOR ground truth ...")
     stack_size: int = 0  # a job's input is a stack of this many frames, one case each (``stacks``); 0: one case
+    stacks: str = ""  # a JSON ground truth {stack: [frame record, ...]}: a job's input names its stack (``stacks``)
+    frame_order: str = "index"  # the frame records' field that orders a stack's frames
+    fields: tuple[str, ...] = ()  # frame record fields handed to python metrics (``SetContext.fields``)
+
+    @property
+    def stacked(self) -> bool:
+        """A job's input is a stack of frames, one case each (numbered, ``stack_size``, or listed, ``stacks``)."""
+        return bool(self.stack_size or self.stacks)
 
     def named(self, case: str) -> str:
         """The case as messages name it."""
@@ -688,13 +696,22 @@ def _submission(table: Table, cases: Table) -> Submission:
 def _overridden(data: Mapping[str, Any], targets: tuple[tuple[str, int, str], ...], value: Any) -> dict[str, Any]:
     changed = copy.deepcopy(dict(data))
     for section, index, key in targets:
-        changed[section][index][key] = value
+        *tables, last = key.split(".")  # "params.<name>": a python metric's parameter
+        entry = changed[section][index]
+        for name in tables:
+            entry = entry[name]
+        entry[last] = value
     return changed
 
 
 def _target(table: Table, data: Mapping[str, Any], text: str) -> tuple[str, int, str]:
     section, _, rest = text.partition(".")
     which, _, key = rest.rpartition(".")
+    if which.endswith(".params") and section == "metrics":  # metrics.<name>.params.<key>
+        which, key = which.removesuffix(".params"), f"params.{key}"
+        entry = next((e for e in data.get("metrics", []) if isinstance(e, dict) and e.get("name") == which), {})
+        if key.removeprefix("params.") not in (entry.get("params") or {}):
+            table.fail("sets", f"{text!r} names no declared parameter (declare it in the metric's params table)")
     entries = data.get(section) if section in ("outputs", "metrics") else None
     if isinstance(entries, list) and which and key:
         for index, entry in enumerate(entries):
@@ -707,9 +724,11 @@ def _target(table: Table, data: Mapping[str, Any], text: str) -> tuple[str, int,
 def _options(top: Table, data: Mapping[str, Any], folder: str = "") -> tuple[OptionSpec, ...]:
     """The ``[[options]]``: each default and choice must give a valid declaration where it applies."""
     options: list[OptionSpec] = []
+    metrics = [m for m in data.get("metrics", []) if isinstance(m, dict)]
+    reserved = RESERVED_OPTIONS if any(m.get("bootstrap") for m in metrics) else ()  # the bootstrap's own options
     for table in top.items("options"):
         name = table.get("name", str)
-        if not KEY.fullmatch(name) or name in RESERVED_OPTIONS or name in [o.name for o in options]:
+        if not KEY.fullmatch(name) or name in reserved or name in [o.name for o in options]:
             table.fail("name", f"{name!r} must be a new option name (letters, digits, '_', '-'; not seed, "
                        "bootstrap_resamples)")  # fmt: skip
         table.read.add("default")
@@ -807,6 +826,9 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
         same_stem=cases_table.get("same_stem", bool, False),
         ground_truth_name=cases_table.get("ground_truth_name", str, ""),
         stack_size=cases_table.get("stack_size", int, 0),
+        stacks=cases_table.get("stacks", str, ""),
+        frame_order=cases_table.get("frame_order", str, "index"),
+        fields=tuple(cases_table.strings("fields", [])),
     )
     if cases.input not in input_slugs and not submission.csv:
         cases_table.fail("input", f"{cases.input!r} is not a declared input ({', '.join(input_slugs)})")
@@ -826,6 +848,7 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
         top.fail("outputs", "no output's reference lists the cases: one needs a {case} pattern or a CSV column")
     if "stack_size" in cases_table.data:
         _stacked(cases_table, top, submission, tuple(outputs.values()))
+    _listed_stacks(cases_table, top, cases, submission, tuple(outputs.values()))
     metrics: list[MetricSpec] = []
     earlier: dict[str, MetricSpec] = {}
     for table in top.items("metrics"):
@@ -882,6 +905,32 @@ def _stacked(cases_table: Table, top: Table, submission: Submission, outputs: tu
     if lacking is not None:
         top.fail("outputs", f"a {lacking.kind} output ({lacking.slug!r}) cannot answer a stacked input: each output "
                  "is a JSON list with one value per frame")  # fmt: skip
+
+
+def _listed_stacks(
+    cases_table: Table, top: Table, cases: Cases, submission: Submission, outputs: tuple[OutputSpec, ...]
+) -> None:
+    """``[cases] stacks``: a JSON ground truth lists the stacks by name, each a list of frame records
+    (``frame_order`` orders them); every output is a value whose reference is a field of those records."""
+    framed = next((o for o in outputs if o.reference.frames_file), None)
+    if not cases.stacks:
+        if framed is not None:
+            top.fail("outputs", f"{framed.slug!r}: a reference 'file.json:field' reads the frame records of "
+                     "[cases] stacks; declare stacks = 'file.json'")  # fmt: skip
+        for key in ("frame_order", "fields"):
+            if key in cases_table.data:
+                cases_table.fail(key, "applies to stacks listed in a JSON ground truth ([cases] stacks)")
+        return
+    if not cases.stacks.endswith(".json") or Path(cases.stacks).is_absolute() or ".." in Path(cases.stacks).parts:
+        cases_table.fail("stacks", f"{cases.stacks!r} must be a JSON file inside the ground truth")
+    if cases.stack_size:
+        cases_table.fail("stacks", "stacks are numbered (stack_size) or listed by name (stacks), not both")
+    if submission.csv:
+        cases_table.fail("stacks", "a prediction-file phase ([submission] kind = 'csv') has no stacked inputs")
+    other = next((o for o in outputs if o.reference.frames_file != cases.stacks), None)
+    if other is not None:
+        top.fail("outputs", f"{other.slug!r}: each output of listed stacks reads a field of their frame records "
+                 f"(reference = '{cases.stacks}:<field>'), not {other.reference.text!r}")  # fmt: skip
 
 
 def load(path: Path) -> Declaration:
