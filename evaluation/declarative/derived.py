@@ -255,13 +255,13 @@ def json_schema() -> dict[str, Any]:
                           "seed": {"type": "integer"}, "level": {"type": "number", "exclusiveMinimum": 0,
                           "exclusiveMaximum": 1}}, "additionalProperties": False},
             "leaderboard": {"type": "object", "properties": {
-                "score": {"type": "string", "pattern": "^aggregates\\."}, "title": {"type": "string"},
+                "score": {"type": "string"}, "title": {"type": "string"},  # aggregates.<key>, <key> when flat
                 "sort": {"enum": list(SORTS)}, "decimal_places": {"type": "integer"},
-                "error": {"type": "string", "pattern": "^aggregates\\."},
+                "error": {"type": "string"},
                 "scoring_method": {"enum": list(SCORING_METHODS)}, "columns": {"type": "array", "items": {
                     "type": "object", "properties": {"title": {"type": "string"}, "path": {"type": "string"},
                     "order": {"enum": list(SORTS)}, "exclude_from_ranking": {"type": "boolean"},
-                    "error": {"type": "string", "pattern": "^aggregates\\."}},
+                    "error": {"type": "string"}},
                     "required": ["title", "path"], "additionalProperties": False}}},
                 "required": ["score"], "additionalProperties": False},
             "report": table,

@@ -344,6 +344,12 @@ class DeclaredChallenge(Challenge):
     ) -> dict[str, Any]:
         declaration = self.in_force(settings)
         aggregated = aggregate_metrics(declaration, self.declaration, results, missing, reference, settings)
+        report = declaration.report
+        if report.flat:  # the aggregates at the top level under their written names, then settings and dataset
+            names = dict(report.names)
+            return {**{names.get(k, k): v for k, v in aggregated["aggregates"].items()},
+                    "settings": self._settings(declaration, settings),
+                    **({"dataset": dataset_counts(declaration, reference)} if report.dataset else {})}  # fmt: skip
         return {**aggregated, "settings": self._settings(declaration, settings)}
 
     def _settings(self, declaration: Declaration, settings: Mapping[str, Any]) -> dict[str, Any]:
@@ -384,6 +390,23 @@ class DeclaredChallenge(Challenge):
             },
             **last,
         })  # fmt: skip
+
+
+def dataset_counts(declaration: Declaration, reference: DeclaredReference) -> dict[str, int]:
+    """``[report.dataset]``: the listed stacks, the cases, the cases whose reference of an output is 1
+    (``positive:<output>``) or the distinct values of a ``[cases] fields`` field (``distinct:<field>``)."""
+    counts = {}
+    for key, what in declaration.report.dataset:
+        kind, _, which = what.partition(":")
+        if kind == "stacks":
+            counts[key] = len(reference.stacks)
+        elif kind == "cases":
+            counts[key] = len(reference.cases)
+        elif kind == "positive":
+            counts[key] = sum(1 for value in reference.values[which].values() if value == 1)
+        else:
+            counts[key] = len(set(reference.fields[which].values()))
+    return counts
 
 
 def _python_cases(

@@ -112,6 +112,7 @@ class OutputSpec:
     column: str = ""  # a prediction-file phase: the column of the participant's CSV holding this output
     columns: tuple[tuple[str, str], ...] = ()  # ... or, for probabilities, (class, column) in the declared order
     options: tuple[tuple[str, Any], ...] = ()  # a kind's own declared keys that no other field holds
+    file_socket: bool = False  # a value output's socket is a JSON file (super_kind "File", as RARE25's), not a value
 
     @property
     def csv_columns(self) -> tuple[str, ...]:
@@ -125,7 +126,7 @@ class OutputSpec:
 
     @property
     def super_kind(self) -> str:
-        return "Image" if self.type.image else "Value"
+        return "Image" if self.type.image else "File" if self.file_socket else "Value"
 
     @property
     def nonzero(self) -> bool:
@@ -697,6 +698,9 @@ def parse_output(table: Table, csv_case: CsvCase | None, id_column: str) -> Outp
     if missing not in kind.missing:
         table.fail("missing", f"{missing!r} is not one of {', '.join(kind.missing)} (for a {name} output)")
     extra: dict[str, Any] = {"noun": table.get("noun", str, ""), "unit": table.get("unit", str, ""), "column": column}
+    if "super_kind" in table.data and not kind.value:
+        table.fail("super_kind", f"applies to a value output (a {name} output's socket is its own)")
+    extra["file_socket"] = table.get("super_kind", str, "Value", ("Value", "File")) == "File"
     if reference.csv_file is not None:
         extra["blank"] = table.get("blank", str, "error", ("error", "skip"))
         if "blank_values" in table.data:
@@ -904,6 +908,7 @@ COMMON_KEYS = {
     "reference": {"type": "string"},
     "reference_suffixes": _STRINGS,
     "noun": {"type": "string"},
+    "super_kind": {"enum": ["Value", "File"]},
     "unit": {"type": "string"},
     "relative_path": {"type": "string"},
     "platform_kind": {"type": "string"},

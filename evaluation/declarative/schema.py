@@ -11,6 +11,7 @@ output)``. The README section "A new challenge without Python" documents every k
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 import tomllib
 from collections.abc import Mapping
@@ -211,6 +212,9 @@ class Report:
     missing_names: tuple[tuple[str, str], ...] = ()  # output slug -> its key in the "missing" block
     order: str = "metric"  # "label": a run of segmentation metrics of one output and group, label by label
     absent_labels: tuple[str, str] | None = None  # (aggregate path, output): the labels in no reference/prediction
+    flat: bool = False  # the aggregates at metrics.json's top level (their ``names``), then settings, then dataset
+    names: tuple[tuple[str, str], ...] = ()  # flat: aggregate key -> its spelling in metrics.json (any text but '.')
+    dataset: tuple[tuple[str, str], ...] = ()  # flat: the "dataset" block, key -> what it counts (DATASET_COUNTS)
 
 
 @dataclass(frozen=True)
@@ -546,11 +550,11 @@ def _case_keys(table: Table, metric: str, name: str, labels: tuple[str, ...], ca
     return count_key
 
 
-def _leaderboard(table: Table, produced: list[str]) -> Leaderboard:
+def _leaderboard(table: Table, produced: list[str], prefix: str = "aggregates.") -> Leaderboard:
     def path(sub: Table, key: str) -> str:
         value = sub.get(key, str)
-        if not value.startswith("aggregates.") or value.removeprefix("aggregates.") not in produced:
-            examples = ", ".join(f"aggregates.{k}" for k in produced[:6])
+        if not value.startswith(prefix) or value.removeprefix(prefix) not in produced:
+            examples = ", ".join(f"{prefix}{k}" for k in produced[:6])
             sub.fail(key, f"{value!r} is not a value this declaration writes (for example {examples})")
         return value
 
@@ -669,8 +673,48 @@ def _report(
         order=table.get("order", str, "metric", ORDERS),
         absent_labels=absent,
     )
+    table.read.update(("flat", "names", "dataset"))  # (read by _flat)
     table.done()
     return report
+
+
+DATASET_COUNTS = ("stacks", "cases", "positive:<output>", "distinct:<field>")  # [report.dataset]'s counts
+
+
+def _flat(table: Table, report: Report, declaration: Declaration, cases: Cases) -> Report:
+    """``[report] flat``, ``names`` and ``dataset``: metrics.json as a challenge's own flat file (RARE25's
+    ``{"Score": ..., "PPV@90RECALL 95% CI Lower Bound": ..., "settings": ..., "dataset": {...}}``)."""
+    flat = table.get("flat", bool, False)
+    names = table.get("names", dict, {})
+    dataset = table.get("dataset", dict, {})
+    if not flat:
+        for key in ("names", "dataset"):
+            if key in table.data:
+                table.fail(key, "applies to a flat metrics.json (flat = true)")
+        return report
+    if report.per_case or report.missing:
+        table.fail("flat", "needs per_case = false and missing = false (the aggregates alone at the top level)")
+    keys = declaration.aggregate_keys()
+    if any("." in key for key in keys):
+        table.fail("flat", "needs aggregates without a group (their keys at the top level)")
+    for key, written in names.items():
+        if key not in keys:
+            table.fail(f"names.{key}", f"is not an aggregate key ({', '.join(keys[:6])})")
+        if not isinstance(written, str) or not written.strip() or "." in written:
+            table.fail(f"names.{key}", "must be a key without '.' (the platform splits paths on dots)")
+    spelled = [names.get(key, key) for key in keys]
+    clash = next((key for key in spelled if spelled.count(key) > 1 or key in ("settings", "dataset")), None)
+    if clash is not None:
+        table.fail("names", f"{clash!r} would be written twice (or over settings or dataset)")
+    outputs = [o.slug for o in declaration.outputs]
+    for key, what in dataset.items():
+        kind, _, which = str(what).partition(":")
+        valid = (kind in ("stacks", "cases") and not which) or (kind == "positive" and which in outputs) or (
+            kind == "distinct" and which in cases.fields)  # fmt: skip
+        if not KEY.fullmatch(key) or not valid or (kind == "stacks" and not cases.stacks):
+            table.fail(f"dataset.{key}", f"{what!r} is not one of {', '.join(DATASET_COUNTS)} (stacks: listed stacks; "
+                       "a distinct field: one of [cases] fields)")  # fmt: skip
+    return dataclasses.replace(report, flat=True, names=tuple(names.items()), dataset=tuple(dataset.items()))
 
 
 def _submission(table: Table, cases: Table) -> Submission:
@@ -873,8 +917,10 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
     boot.done()
     partial = Declaration(file, name, title, cases, tuple(inputs), tuple(outputs.values()), tuple(metrics),
                           Leaderboard("", "", "desc", 4, "abs", ()), resamples, seed, level)  # fmt: skip
-    leaderboard = _leaderboard(top.sub("leaderboard"), partial.aggregate_keys())
     report = _report(top.sub("report"), outputs, metrics, submission)
+    report = _flat(top.sub("report"), report, partial, cases)
+    written = [dict(report.names).get(key, key) for key in partial.aggregate_keys()]
+    leaderboard = _leaderboard(top.sub("leaderboard"), written, "" if report.flat else "aggregates.")
     top.read.add("options")
     top.read.add("verify")  # python -m evaluation.verify's [verify.map] and [verify.ignore] (read there)
     options = _options(top, data, folder) if check_options and "options" in data else ()
