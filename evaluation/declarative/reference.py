@@ -135,8 +135,10 @@ def _listed_stacks(
             records.update((case, {name: record[name] for name in needed}) for case, record in zip(
                 stacks[stack], ordered, strict=True))  # fmt: skip
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
+        name = cases.ground_truth_name
+        where = f" (see the README's {name} section for its format)" if name else ""
         raise ConfigurationError(
-            f"{named} {cases.stacks} is malformed ({type(error).__name__}): fix it in the phase's ground truth."
+            f"{named} {cases.stacks} is malformed ({type(error).__name__}): fix it in the phase's ground truth{where}."
         ) from None
     if not stacks:
         raise ConfigurationError(f"{named} {cases.stacks} lists no stack.")

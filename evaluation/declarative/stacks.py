@@ -65,10 +65,11 @@ def stack_number(name: str, job: Job) -> int:
 
 
 def _rows(stack: int | str, frames: Sequence[str], size: int) -> str:
+    """Where a numbered stack's frames are in the reference CSV (" (reference rows 4-6)"); "" for a listed one."""
     if isinstance(stack, str):
-        return f"{len(frames)} frames" if len(frames) > 1 else "1 frame"
+        return ""
     first = stack * size + 1
-    return f"reference rows {first}-{first + len(frames) - 1}" if len(frames) > 1 else f"reference row {first}"
+    return f" (reference rows {first}-{first + len(frames) - 1})" if len(frames) > 1 else f" (reference row {first})"
 
 
 def _jobs_by_stack(
@@ -108,7 +109,7 @@ def frame_answers(
     needs_job = next((o.slug for o in declaration.outputs if o.missing == "error"), None)
     absent = next((k for k in frames_of if k not in by_stack), None)
     if absent is not None and needs_job:
-        raise SubmissionError(f"No algorithm job for stack {absent} ({_rows(absent, frames_of[absent], size)}); every "
+        raise SubmissionError(f"No algorithm job for stack {absent}{_rows(absent, frames_of[absent], size)}; every "
                               f"frame needs the output '{needs_job}'.")  # fmt: skip
     answers: dict[str, dict[str, Any]] = {o.slug: {} for o in declaration.outputs}
     names: dict[str, str] = {}
@@ -121,18 +122,19 @@ def frame_answers(
         if job is None:
             continue
         jobs_by_case.update(dict.fromkeys(frames, job))
+        named = stack if isinstance(stack, str) else frames[0]  # how a stack's own errors name it: "Case s1.tiff: ..."
         for output in declaration.outputs:
-            raw = read_json_output(input_dir, job, output.slug, frames[0])
+            raw = read_json_output(input_dir, job, output.slug, named)
             if raw is None and output.missing == "error":
                 raise SubmissionError(f"Stack {stack} (job {job.pk}) has no output '{output.slug}' "
-                                      f"({output.relative_path}).", frames[0])  # fmt: skip
+                                      f"({output.relative_path}).", named)  # fmt: skip
             if raw is not None:
-                values = frame_list(output, raw, f"stack {stack} (job {job.pk})", frames[0])
+                values = frame_list(output, raw, f"stack {stack} (job {job.pk})", named)
                 if len(values) != len(frames):
                     raise SubmissionError(
                         f"The output '{output.slug}' of stack {stack} (job {job.pk}) is a list of {len(values)} "
-                        f"values; the stack has {len(frames)} frames ({_rows(stack, frames, size)}), one value each.",
-                        frames[0],
+                        f"values; the stack has {len(frames)} frames{_rows(stack, frames, size)}, one value each.",
+                        named,
                     )
                 answers[output.slug].update(zip(frames, values, strict=True))
     missing = [case for case in reference.cases if case not in jobs_by_case]
