@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import test_hostile as hostile
 from conftest import DEMO_INPUT, GROUND_TRUTH
 from rare25_cases import write_case
 
@@ -70,7 +71,7 @@ def _stacks(tmp_path):
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("[0.5, NaN, 0.1, 0.2]", "Case s1.tiff:0: the output 'stacked-neoplastic-lesion-likelihoods' contains NaN"),
+        ("[0.5, NaN, 0.1, 0.2]", "Case s1.tiff: the output 'stacked-neoplastic-lesion-likelihoods' contains NaN"),
         ('[0.5, "0.3", 0.1, 0.2]', "frame 1 of stack s1.tiff"),
         ("[0.5, 0.3, 0.1]", "is a list of 3 values; the stack has 4 frames"),
         ('{"a": 1}', "is not a JSON list"),
@@ -108,3 +109,28 @@ def test_a_job_for_no_listed_stack_is_named(tmp_path, evaluate_cli):
     (input_dir / "predictions.json").write_text(json.dumps(document))
     run = evaluate_cli("rare25-declared", input_dir, ground_truth=ground_truth)
     assert run.exit_code == 1 and "input 's9' is not a stack of the reference" in run.last_error_line
+
+
+# The hostile inputs of test/test_hostile.py aimed at rare25 whose last line the declaration does not give yet:
+# the module names the list "The likelihoods of stack s1.tiff" and a value "Likelihood 1 of stack s1.tiff"
+# where the engine says "the output '<slug>'", and reads null as "not a JSON list of numbers".
+OWN_WORDS = {
+    "rare25 output is 20 GiB",
+    "rare25 likelihoods nested too deeply",
+    "rare25 likelihood too large for a float",
+    "rare25 likelihood with 5000 digits",
+    "rare25 likelihoods null",
+}
+
+
+@pytest.mark.parametrize("name", sorted(n for n, c in hostile.CASES.items() if c.challenge == "rare25"))
+def test_hostile_input_ends_in_the_modules_line(tmp_path, evaluate_cli, name):
+    case = hostile.CASES[name]
+    lines = []
+    for challenge in ("rare25", "rare25-declared"):
+        built = case.build(tmp_path / challenge)
+        case.change(built)
+        run = evaluate_cli(challenge, built.input, "--workers", "1", *case.extra, ground_truth=built.ground_truth)
+        assert run.exit_code == 1 and not run.wrote_metrics and "Traceback" not in run.stderr
+        lines.append(run.last_error_line)
+    assert (lines[0] == lines[1]) is (name not in OWN_WORDS), lines
