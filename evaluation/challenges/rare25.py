@@ -3,20 +3,9 @@
 Reference: TUE-VCA/Grand-Challenge-RARE25, open-development-phase/example-evaluation-method/
 evaluate.py (``bootstrap_metrics``); choices and options: ../shared/spec/challenges.md (RARE25).
 
-- ``protocol=official``: per iteration draw 10 neoplastic and 10 * 100 NDBE patients with
-  replacement (neoplastic first), take every frame of every drawn patient, and compute AUROC, AUPRC
-  and PPV@90; 1000 iterations; medians and 2.5/97.5 percentiles. With ``rng=legacy`` the draws are
-  those of ``np.random.seed(seed)`` followed by the official loop (``np.random.choice`` is
-  ``RandomState.randint`` over the patient list), patients listed in order of first appearance,
-  frames concatenated by stack name, then by frame index.
-- ``protocol=website``: every NDBE frame once plus ``max(1, round(n_ndbe / 100))`` neoplastic frames
-  drawn with replacement, 1000 iterations (the challenge website's description).
-
-The iterations are computed at once from how often each patient (each neoplastic frame and the
-NDBE frames as one group, for the website protocol) is drawn: one matrix product of the draw counts
-with per-patient counts at the distinct neoplastic scores (evaluation/metrics/precision_recall.py),
-not 3000 scikit-learn calls; the full-dataset values come from the same code, equal to
-scikit-learn's in the tests.
+The bootstrap itself (both protocols, the legacy draws, the counting at the patient level) is the pure
+function ``prevalence_bootstrap`` of evaluation/metrics/prevalence_bootstrap.py; here: the files, the
+checks and messages, the options and the metrics.json layout.
 """
 
 from __future__ import annotations
@@ -31,8 +20,8 @@ import numpy as np
 
 from evaluation.contract import CaseTask, Challenge, Checked, Option, Phase, Prepared, input_image
 from evaluation.errors import ConfigurationError, SubmissionError
-from evaluation.metrics.bootstrap import row_counts
-from evaluation.metrics.precision_recall import PPV_METHODS, CurveMetrics, curve_metrics, grouped_curve_metrics
+from evaluation.metrics.precision_recall import PPV_METHODS
+from evaluation.metrics.prevalence_bootstrap import PROTOCOLS, RNGS, prevalence_bootstrap
 from evaluation.platform.files import MAX_JSON_BYTES, read_bytes
 from evaluation.platform.predictions import Job, Socket
 from evaluation.platform.sockets import finite_number, output_file, parse_json_bytes
@@ -51,6 +40,7 @@ OUTPUT = Socket(
 )
 METADATA_FILE = "val_metadata.json"
 TARGET_RECALL = 0.9
+BOOTSTRAP_OPTIONS = ("protocol", "iterations", "sample_size", "imbalance_ratio", "rng", "seed", "ppv_at_recall")
 
 
 @dataclass(frozen=True)
@@ -122,84 +112,6 @@ def frames(stack: Path) -> int:
     return reader.GetSize()[2] if reader.GetDimension() > 2 else 1
 
 
-def _draw_counts(neo: int, ndbe: int, iterations: int, sample_size: int, ratio: int, rng: str, seed: int) -> np.ndarray:
-    """How often each patient is drawn per iteration, neoplastic then NDBE draws in each iteration:
-    (iterations, neo + ndbe), the neoplastic list's patients first."""
-    n_ndbe_draws = sample_size * ratio
-    if rng == "legacy":
-        # np.random.choice(population, size, replace=True) draws RandomState.randint(0, len, size);
-        # the two calls per iteration interleave, so the stream is consumed in the official order.
-        state = np.random.RandomState(seed)
-        counts = np.empty((iterations, neo + ndbe), dtype=np.int64)
-        for iteration in range(iterations):
-            counts[iteration, :neo] = np.bincount(state.randint(0, neo, size=sample_size), minlength=neo)
-            counts[iteration, neo:] = np.bincount(state.randint(0, ndbe, size=n_ndbe_draws), minlength=ndbe)
-        return counts
-    generator = np.random.default_rng(seed)
-    neo_draws = generator.integers(0, neo, size=(iterations, sample_size))
-    ndbe_draws = generator.integers(0, ndbe, size=(iterations, n_ndbe_draws))
-    return np.hstack([row_counts(neo_draws, neo), row_counts(ndbe_draws, ndbe)])
-
-
-def official_bootstrap_counts(
-    labels: np.ndarray,
-    patients: Sequence[str],
-    *,
-    iterations: int,
-    sample_size: int,
-    imbalance_ratio: int,
-    rng: str,
-    seed: int,
-) -> tuple[np.ndarray, np.ndarray]:
-    """(patient of each frame, draws: iterations x patients): how often each patient, numbered in
-    order of first appearance, is in each iteration's sample of ``sample_size`` neoplastic and
-    ``sample_size * imbalance_ratio`` NDBE patients (``rng``, ``seed``: the options of that name)."""
-    first_seen: dict[str, int] = {}
-    for patient in patients:
-        first_seen.setdefault(patient, len(first_seen))
-    patient_index = np.array([first_seen[p] for p in patients], dtype=np.int64)
-    neoplastic = np.zeros(len(first_seen), dtype=bool)
-    np.logical_or.at(neoplastic, patient_index, labels.astype(bool))
-    neo_patients, ndbe_patients = np.flatnonzero(neoplastic), np.flatnonzero(~neoplastic)
-    if neo_patients.size == 0 or ndbe_patients.size == 0:
-        raise ConfigurationError("The RARE25 ground truth needs both neoplastic and NDBE patients.")
-    drawn = _draw_counts(neo_patients.size, ndbe_patients.size, iterations, sample_size, imbalance_ratio, rng, seed)
-    counts = np.empty_like(drawn)
-    counts[:, np.concatenate([neo_patients, ndbe_patients])] = drawn
-    return patient_index, counts
-
-
-def website_bootstrap_counts(
-    labels: np.ndarray, *, iterations: int, imbalance_ratio: int, rng: str, seed: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """(group of each frame, draws: iterations x groups) for the website protocol: each neoplastic
-    frame is a group drawn with replacement (``round(NDBE frames / imbalance_ratio)`` draws, at least
-    one); the NDBE frames are one last group, taken once."""
-    neo_frames = np.flatnonzero(labels == 1)
-    n_ndbe = int(np.count_nonzero(labels == 0))
-    if neo_frames.size == 0 or n_ndbe == 0:
-        raise ConfigurationError("The RARE25 ground truth needs both neoplastic and NDBE frames.")
-    size = max(1, round(n_ndbe / imbalance_ratio))
-    if rng == "legacy":
-        state = np.random.RandomState(seed)
-        draws = np.stack([state.randint(0, neo_frames.size, size=size) for _ in range(iterations)])
-    else:
-        draws = np.random.default_rng(seed).integers(0, neo_frames.size, size=(iterations, size))
-    group = np.full(labels.size, neo_frames.size, dtype=np.int64)
-    group[neo_frames] = np.arange(neo_frames.size)
-    counts = np.hstack([row_counts(draws, neo_frames.size), np.ones((iterations, 1), dtype=np.int64)])
-    return group, counts
-
-
-def _summary(name: str, values: np.ndarray) -> dict[str, float]:
-    low, high = np.percentile(values, [2.5, 97.5])
-    return {
-        name: float(np.median(values)),
-        f"{name} 95% CI Lower Bound": float(low),
-        f"{name} 95% CI Upper Bound": float(high),
-    }
-
-
 class Rare25(Challenge):
     name = "rare25"
     cases_in_process = True
@@ -221,7 +133,7 @@ class Rare25(Challenge):
             "protocol",
             "official",
             "bootstrap protocol: the official code's patient-level bootstrap, or the website's frame-level one",
-            ("official", "website"),
+            PROTOCOLS,
         ),
         Option("seed", 0, "bootstrap seed"),
         Option(
@@ -229,7 +141,7 @@ class Rare25(Challenge):
             "legacy",
             "legacy: np.random.seed(seed) and the official loop's draws (reproducible "
             "with the official code); generator: numpy.random.default_rng(seed)",
-            ("legacy", "generator"),
+            RNGS,
         ),
         Option("iterations", 1000, "bootstrap iterations"),
         Option("sample_size", 10, "neoplastic patients drawn per iteration (official protocol)"),
@@ -281,25 +193,16 @@ class Rare25(Challenge):
     ) -> dict[str, Any]:
         stacks = sorted(results)  # jobs by input image name, frames by index (challenges.md)
         labels = np.concatenate([reference[s].labels for s in stacks])
-        scores = np.concatenate([results[s] for s in stacks])
         patients = [p for s in stacks for p in reference[s].patients]
-        method = settings["ppv_at_recall"]
-        full = curve_metrics(labels, scores, TARGET_RECALL, method)
-        draws = {key: settings[key] for key in ("iterations", "imbalance_ratio", "rng", "seed")}
-        if settings["protocol"] == "official":
-            group, counts = official_bootstrap_counts(labels, patients, sample_size=settings["sample_size"], **draws)
-        else:
-            group, counts = website_bootstrap_counts(labels, **draws)
-        boot: CurveMetrics = grouped_curve_metrics(labels, scores, group, counts, TARGET_RECALL, method)
-        ppv = _summary("PPV@90RECALL", boot.ppv)
+        options = {key: settings[key] for key in BOOTSTRAP_OPTIONS}
+        try:
+            numbers = prevalence_bootstrap(labels, np.concatenate([results[s] for s in stacks]), patients,
+                                           recall=TARGET_RECALL, **options)  # fmt: skip
+        except ValueError:
+            which = "patients" if settings["protocol"] == "official" else "frames"
+            raise ConfigurationError(f"The RARE25 ground truth needs both neoplastic and NDBE {which}.") from None
         return {
-            "Score": ppv["PPV@90RECALL"],
-            **ppv,
-            **_summary("AUROC", boot.auroc),
-            **_summary("AUPRC", boot.auprc),
-            "AUROC Full Dataset": float(full.auroc[0]),
-            "AUPRC Full Dataset": float(full.auprc[0]),
-            "PPV@90RECALL Full Dataset": float(full.ppv[0]),
+            **numbers,
             "settings": self.settings_echo(settings, before={"target_recall": TARGET_RECALL}),
             "dataset": {
                 "stacks": len(stacks),

@@ -672,7 +672,10 @@ def _python_set(
         predictions = np.array([results[c].values[output.slug] for c in cases])
     found = [reference.values[output.slug][c] for c in cases]
     references = _objects(found) if output.type.objects else np.array(found)
-    context = python_metric.SetContext(tuple(cases), output.slug, output.classes, options=options or {})
+    fields = {name: tuple(by_case[c] for c in cases) for name, by_case in reference.fields.items()}
+    own = dict(metric.params).get("params", {})
+    context = python_metric.SetContext(tuple(cases), output.slug, output.classes, options=options or {}, fields=fields,
+                                       params=own)  # fmt: skip
     if nan is not None:
         metric = dataclasses.replace(metric, params=(*metric.params, ("nan", nan)))
     fn = python_metric.function_of(dict(metric.params), folder)

@@ -106,7 +106,8 @@ def metric_table() -> str:
     rows.append(f"| `{PYTHON}` | segmentation, number, boolean, choice, probabilities | the organizer's function "
                 f"(\"Your own metric in Python\") | over = `case`: {', '.join(f'`{f}`' for f in CASE_FORMS)}; "
                 "`set`: one value | `function` = required (`file.py:name` beside the declaration); `over` = `case` "
-                "(or `set`: value outputs); `returns` = none (a list of names) | `nan` = `error` (or a number; "
+                "(or `set`: value outputs); `returns` = none (a list of names); `params` = none (a table a whole-set "
+                "function reads as `context.params`, options may set) | `nan` = `error` (or a number; "
                 "per case also `exclude`): a NaN returned | per case: the per-case values of the resampled cases; "
                 "over the set: the function on each resample's drawn cases |")  # fmt: skip
     return "\n".join(rows) + "\n"
@@ -191,7 +192,8 @@ _PYTHON = {
                    "over": {"enum": list(OVER)}, "returns": {**_STRINGS, "minItems": 1},
                    "aggregates": {"type": "array", "items": {"enum": list(CASE_FORMS)}},  # []: per case only
                    "nan": {"anyOf": [{"type": "number"}, {"enum": list(NAN_WORDS["case"])}]},
-                   "case_key": {"type": "string"}},
+                   "case_key": {"type": "string"}, "params": {"type": "object", "additionalProperties": {
+                       "type": ["string", "number", "boolean"]}}},
     "required": ["metric", "output", "function"],
     "additionalProperties": False,
 }  # fmt: skip
@@ -243,7 +245,9 @@ def json_schema() -> dict[str, Any]:
             "cases": {"type": "object", "properties": {
                 "input": {"type": "string"}, "strip_suffixes": _STRINGS, "strip": _STRINGS,
                 "id_column": {"type": "string"}, "word": {"type": "string"}, "same_stem": {"type": "boolean"},
-                "ground_truth_name": {"type": "string"}, "stack_size": {"type": "integer", "minimum": 1}},
+                "ground_truth_name": {"type": "string"}, "stack_size": {"type": "integer", "minimum": 1},
+                "stacks": {"type": "string", "pattern": r"\.json$"}, "frame_order": {"type": "string"},
+                "fields": _STRINGS},
                 "additionalProperties": False},
             "outputs": {"type": "array", "minItems": 1, "items": outputs_schema()},
             "metrics": {"type": "array", "minItems": 1, "items": _metrics_schema()},
@@ -251,13 +255,13 @@ def json_schema() -> dict[str, Any]:
                           "seed": {"type": "integer"}, "level": {"type": "number", "exclusiveMinimum": 0,
                           "exclusiveMaximum": 1}}, "additionalProperties": False},
             "leaderboard": {"type": "object", "properties": {
-                "score": {"type": "string", "pattern": "^aggregates\\."}, "title": {"type": "string"},
+                "score": {"type": "string"}, "title": {"type": "string"},  # aggregates.<key>, <key> when flat
                 "sort": {"enum": list(SORTS)}, "decimal_places": {"type": "integer"},
-                "error": {"type": "string", "pattern": "^aggregates\\."},
+                "error": {"type": "string"},
                 "scoring_method": {"enum": list(SCORING_METHODS)}, "columns": {"type": "array", "items": {
                     "type": "object", "properties": {"title": {"type": "string"}, "path": {"type": "string"},
                     "order": {"enum": list(SORTS)}, "exclude_from_ranking": {"type": "boolean"},
-                    "error": {"type": "string", "pattern": "^aggregates\\."}},
+                    "error": {"type": "string"}},
                     "required": ["title", "path"], "additionalProperties": False}}},
                 "required": ["score"], "additionalProperties": False},
             "report": table,

@@ -99,7 +99,7 @@ def _options(declaration: Declaration) -> tuple[Option, ...]:
 
 def _platform_kind(declaration: Declaration, output: Any) -> str:
     """The output socket's kind: a stacked input's answer is a JSON list (``STACKED_KIND``)."""
-    return STACKED_KIND if declaration.cases.stack_size else output.platform_kind
+    return STACKED_KIND if declaration.cases.stacked else output.platform_kind
 
 
 class DeclaredChallenge(Challenge):
@@ -137,7 +137,7 @@ class DeclaredChallenge(Challenge):
         if declaration.submission.csv:
             return self._prepare_rows(input_dir, reference, declaration)
         stacked = None
-        if declaration.cases.stack_size:  # a job per stack of frames, a case per frame
+        if declaration.cases.stacked:  # a job per stack of frames, a case per frame
             stacked = frame_answers(input_dir, self.submitted_jobs(input_dir), self.case_of_job, declaration, reference)
         matched = stacked.matched if stacked else self.jobs_by_case(
             input_dir, reference.cases, same_stem=declaration.cases.same_stem
@@ -288,7 +288,7 @@ class DeclaredChallenge(Challenge):
         declaration = self.in_force(settings)
         checked = Checked()
         named = declaration.cases.named(case)
-        stack_size = declaration.cases.stack_size
+        stack_size = declaration.cases.stacked
         if stack_size:
             checked.unchecked.append("each list's length against its stack's frames (the reference's rows)")
         for output in declaration.outputs:
@@ -344,6 +344,12 @@ class DeclaredChallenge(Challenge):
     ) -> dict[str, Any]:
         declaration = self.in_force(settings)
         aggregated = aggregate_metrics(declaration, self.declaration, results, missing, reference, settings)
+        report = declaration.report
+        if report.flat:  # the aggregates at the top level under their written names, then settings and dataset
+            names = dict(report.names)
+            return {**{names.get(k, k): v for k, v in aggregated["aggregates"].items()},
+                    "settings": self._settings(declaration, settings),
+                    **({"dataset": dataset_counts(declaration, reference)} if report.dataset else {})}  # fmt: skip
         return {**aggregated, "settings": self._settings(declaration, settings)}
 
     def _settings(self, declaration: Declaration, settings: Mapping[str, Any]) -> dict[str, Any]:
@@ -384,6 +390,23 @@ class DeclaredChallenge(Challenge):
             },
             **last,
         })  # fmt: skip
+
+
+def dataset_counts(declaration: Declaration, reference: DeclaredReference) -> dict[str, int]:
+    """``[report.dataset]``: the listed stacks, the cases, the cases whose reference of an output is 1
+    (``positive:<output>``) or the distinct values of a ``[cases] fields`` field (``distinct:<field>``)."""
+    counts = {}
+    for key, what in declaration.report.dataset:
+        kind, _, which = what.partition(":")
+        if kind == "stacks":
+            counts[key] = len(reference.stacks)
+        elif kind == "cases":
+            counts[key] = len(reference.cases)
+        elif kind == "positive":
+            counts[key] = sum(1 for value in reference.values[which].values() if value == 1)
+        else:
+            counts[key] = len(set(reference.fields[which].values()))
+    return counts
 
 
 def _python_cases(

@@ -63,6 +63,7 @@ class Reference:
     columns: tuple[tuple[str, str], ...] = ()
     none: str = "error"
     document: str | None = None  # a boxes / points output: one JSON file {case: objects} for every case
+    frames_file: str | None = None  # "file.json:field": a field of the frame records of ``[cases] stacks``
 
     @property
     def one_hot(self) -> bool:
@@ -115,6 +116,7 @@ class OutputSpec:
     column: str = ""  # a prediction-file phase: the column of the participant's CSV holding this output
     columns: tuple[tuple[str, str], ...] = ()  # ... or, for probabilities, (class, column) in the declared order
     options: tuple[tuple[str, Any], ...] = ()  # a kind's own declared keys that no other field holds
+    file_socket: bool = False  # a value output's socket is a JSON file (super_kind "File", as RARE25's), not a value
 
     @property
     def csv_columns(self) -> tuple[str, ...]:
@@ -128,7 +130,7 @@ class OutputSpec:
 
     @property
     def super_kind(self) -> str:
-        return "Image" if self.type.image else "Value"
+        return "Image" if self.type.image else "File" if self.file_socket else "Value"
 
     @property
     def nonzero(self) -> bool:
@@ -799,6 +801,9 @@ def parse_output(table: Table, csv_case: CsvCase | None, id_column: str) -> Outp
     if missing not in kind.missing:
         table.fail("missing", f"{missing!r} is not one of {', '.join(kind.missing)} (for a {name} output)")
     extra: dict[str, Any] = {"noun": table.get("noun", str, ""), "unit": table.get("unit", str, ""), "column": column}
+    if "super_kind" in table.data and not kind.value:
+        table.fail("super_kind", f"applies to a value output (a {name} output's socket is its own)")
+    extra["file_socket"] = table.get("super_kind", str, "Value", ("Value", "File")) == "File"
     if reference.csv_file is not None:
         extra["blank"] = table.get("blank", str, "error", ("error", "skip"))
         if "blank_values" in table.data:
@@ -832,6 +837,12 @@ def _reference(table: Table, kind: OutputKind) -> Reference:
     if kind.name == "points" and text.endswith(".csv") and "{" not in text and ":" not in text:  # a row per point
         _inside(table, "reference", text, text)
         return Reference(text)
+    if ":" in text and text.partition(":")[0].endswith(".json") and kind.value:  # stacks of frame records
+        frames_file, _, field = text.partition(":")
+        if not field:
+            table.fail("reference", f"{text!r} is not 'file.json:field' (a field of each frame record)")
+        _inside(table, "reference", text, frames_file)
+        return Reference(text, column=field, frames_file=frames_file)
     if ":" in text:
         csv_file, _, column = text.partition(":")
         if not csv_file.endswith(".csv") or not column:
@@ -1011,6 +1022,7 @@ COMMON_KEYS = {
     "reference": {"type": "string"},
     "reference_suffixes": _STRINGS,
     "noun": {"type": "string"},
+    "super_kind": {"enum": ["Value", "File"]},
     "unit": {"type": "string"},
     "relative_path": {"type": "string"},
     "platform_kind": {"type": "string"},

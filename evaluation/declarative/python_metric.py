@@ -32,7 +32,7 @@ import numbers
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -74,14 +74,17 @@ class CaseContext:
 @dataclass(frozen=True)
 class SetContext:
     """What a whole-set function knows beside the arrays: the cases (in the arrays' order), the output's
-    slug and classes, ``resample``: None for the observed set, else the bootstrap resample's index, and
-    ``options``: the declared options' values in force, by name."""
+    slug and classes, ``resample``: None for the observed set, else the bootstrap resample's index,
+    ``options``: the declared options' values in force, by name; ``fields``: the frame record fields of
+    listed stacks (``[cases] fields``), ``params``: the metric's ``params`` table."""
 
     cases: tuple[str, ...]
     output: str
     classes: tuple[str, ...] = ()
     resample: int | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
+    fields: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # [cases] fields, per case in order
+    params: Mapping[str, Any] = field(default_factory=dict)  # the metric's declared params (options may set them)
 
 
 @dataclass(frozen=True)
@@ -176,8 +179,14 @@ def parse(
         table.fail("nan", f"must be a number or {' or '.join(map(repr, NAN_WORDS[over]))}, not {nan!r}")
     if isinstance(nan, float) and not math.isfinite(nan):
         table.fail("nan", f"must be a finite number, not {nan}")
+    own = table.get("params", dict, {})
+    if over == "case" and own:
+        table.fail("params", "is given to a whole-set function (over = 'set')")
+    for key, value in own.items():
+        if not KEY.fullmatch(key) or not isinstance(value, (str, int, float, bool)):
+            table.fail(f"params.{key}", "must be a string, number or boolean under a key of letters, digits, '_', '-'")
     params: dict[str, Any] = {"function": text, "over": over, **({"returns": list(returns)} if returns else {}),
-                              "nan": nan}  # fmt: skip
+                              "nan": nan, **({"params": dict(own)} if own else {})}  # fmt: skip
     return output, returns, forms, params
 
 
@@ -425,8 +434,8 @@ def set_aggregates(
     if weights is not None:
         drawn = []
         for index, rows in enumerate(drawn_cases(weights)):
-            own = SetContext(tuple(np.asarray(context.cases)[rows]), context.output, context.classes, index,
-                             context.options)  # fmt: skip
+            fields = {name: tuple(np.asarray(values)[rows]) for name, values in context.fields.items()}
+            own = replace(context, cases=tuple(np.asarray(context.cases)[rows]), resample=index, fields=fields)
             drawn.append(set_value(metric, fn, predictions[rows], references[rows], own, "exclude"))
         resamples = {metric.key(label, "value"): np.array([d[label] for d in drawn], float) for label in labels}
     return values, resamples

@@ -44,6 +44,8 @@ class DeclaredReference:
     order: tuple[str, ...] = ()  # the cases in the row order of the first output's reference CSV (stacked frames)
     # points outputs with reference_diameter / reference_ignore: output -> case -> (diameters, ignored)
     findings: Mapping[str, Mapping[str, tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
+    stacks: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # listed stacks ([cases] stacks): their frames
+    fields: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # [cases] fields: field -> case -> text
 
 
 def strip_marker(name: str, markers: Sequence[str]) -> str:
@@ -110,6 +112,39 @@ class ParserError(csv.Error):
 
 class EmptyDataError(csv.Error):
     """A CSV without even a header row (pandas' name, as ``ParserError``)."""
+
+
+def frame_case(stack: str, frame: int) -> str:
+    """The case of a listed stack's frame (its position in the stack, from 0)."""
+    return f"{stack}:{frame}"
+
+
+def _listed_stacks(
+    ground_truth: Path, cases: Cases, needed: Sequence[str]
+) -> tuple[dict[str, tuple[str, ...]], dict[str, dict[str, Any]]]:
+    """``[cases] stacks``: the stacks of the JSON ground truth by name (sorted), each its frames' cases in
+    ``frame_order``, and each frame's ``needed`` fields (``{stack: [{field: value, ...}, ...]}``)."""
+    path, named = ground_truth / cases.stacks, cases.ground_truth
+    if not path.is_file():
+        raise ConfigurationError(f"{named} has no {cases.stacks}.")
+    stacks: dict[str, tuple[str, ...]] = {}
+    records: dict[str, dict[str, Any]] = {}
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        for stack, frames in sorted(document.items()):
+            ordered = sorted(frames, key=lambda record: int(record[cases.frame_order]))
+            stacks[stack] = tuple(frame_case(stack, k) for k in range(len(ordered)))
+            records.update((case, {name: record[name] for name in needed}) for case, record in zip(
+                stacks[stack], ordered, strict=True))  # fmt: skip
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
+        name = cases.ground_truth_name
+        where = f" (see the README's {name} section for its format)" if name else ""
+        raise ConfigurationError(
+            f"{named} {cases.stacks} is malformed ({type(error).__name__}): fix it in the phase's ground truth{where}."
+        ) from None
+    if not stacks:
+        raise ConfigurationError(f"{named} {cases.stacks} lists no stack.")
+    return stacks, records
 
 
 def _csv_rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
@@ -234,9 +269,16 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
     documents: dict[str, dict[str, Any]] = {}  # boxes / points in one JSON document: each case's objects
     listing = [output for output in declaration.outputs if not output.reference.per_case]
     tables: dict[str, dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}  # points CSVs: a row per point
+    stacks: dict[str, tuple[str, ...]] = {}
+    records: dict[str, dict[str, Any]] = {}
+    if declaration.cases.stacks:
+        needed = [*(o.reference.column for o in listing if o.reference.frames_file), *declaration.cases.fields]
+        stacks, records = _listed_stacks(ground_truth, declaration.cases, needed)
     for output in listing:
         ref = output.reference
-        if _point_rows(output):
+        if ref.frames_file:
+            texts[output.slug] = {case: str(record[ref.column]).strip() for case, record in records.items()}
+        elif _point_rows(output):
             tables[output.slug] = _point_table(ground_truth, output, declaration)
         elif ref.lists_suffixes:
             files[output.slug] = _listed_cases(ground_truth, output, declaration.cases)
@@ -254,6 +296,8 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
     order = tuple(texts.get(first.slug) or classes.get(first.slug) or ())  # a CSV's cases in file order
     listed = files.get(first.slug) or texts.get(first.slug) or classes.get(first.slug) or tables.get(first.slug)
     cases = tuple(sorted(listed or documents.get(first.slug) or {}))
+    if stacks:
+        cases = order  # stacks by name, frames in order
     if not cases:
         raise ConfigurationError(f"The ground truth holds no case for {first.reference.text}.")
     for output in declaration.outputs:
@@ -303,7 +347,8 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
             findings[output.slug] = {c: _reference_findings(files[output.slug][c], c, output) for c in cases}
     groups = {m.name: _groups(ground_truth, declaration, m.groups, cases, m.name)
               for m in declaration.metrics if m.groups}  # fmt: skip
-    return DeclaredReference(cases, files, values, ground_truth, events, groups, order, findings)
+    fields = {name: {case: str(records[case][name]) for case in cases} for name in declaration.cases.fields}
+    return DeclaredReference(cases, files, values, ground_truth, events, groups, order, findings, stacks, fields)
 
 
 def _groups(

@@ -72,6 +72,14 @@ class Cases:
     same_stem: bool = False  # an unknown job name matches the one case with the same stem
     ground_truth_name: str = ""  # how a CSV decoding error names the ground truth ("The HECKTOR ground truth ...")
     stack_size: int = 0  # a job's input is a stack of this many frames, one case each (``stacks``); 0: one case
+    stacks: str = ""  # a JSON ground truth {stack: [frame record, ...]}: a job's input names its stack (``stacks``)
+    frame_order: str = "index"  # the frame records' field that orders a stack's frames
+    fields: tuple[str, ...] = ()  # frame record fields handed to python metrics (``SetContext.fields``)
+
+    @property
+    def stacked(self) -> bool:
+        """A job's input is a stack of frames, one case each (numbered, ``stack_size``, or listed, ``stacks``)."""
+        return bool(self.stack_size or self.stacks)
 
     def named(self, case: str) -> str:
         """The case as messages name it."""
@@ -204,6 +212,9 @@ class Report:
     missing_names: tuple[tuple[str, str], ...] = ()  # output slug -> its key in the "missing" block
     order: str = "metric"  # "label": a run of segmentation metrics of one output and group, label by label
     absent_labels: tuple[str, str] | None = None  # (aggregate path, output): the labels in no reference/prediction
+    flat: bool = False  # the aggregates at metrics.json's top level (their ``names``), then settings, then dataset
+    names: tuple[tuple[str, str], ...] = ()  # flat: aggregate key -> its spelling in metrics.json (any text but '.')
+    dataset: tuple[tuple[str, str], ...] = ()  # flat: the "dataset" block, key -> what it counts (DATASET_COUNTS)
 
 
 @dataclass(frozen=True)
@@ -546,11 +557,11 @@ def _case_keys(table: Table, metric: str, name: str, labels: tuple[str, ...], ca
     return count_key
 
 
-def _leaderboard(table: Table, produced: list[str]) -> Leaderboard:
+def _leaderboard(table: Table, produced: list[str], prefix: str = "aggregates.") -> Leaderboard:
     def path(sub: Table, key: str) -> str:
         value = sub.get(key, str)
-        if not value.startswith("aggregates.") or value.removeprefix("aggregates.") not in produced:
-            examples = ", ".join(f"aggregates.{k}" for k in produced[:6])
+        if not value.startswith(prefix) or value.removeprefix(prefix) not in produced:
+            examples = ", ".join(f"{prefix}{k}" for k in produced[:6])
             sub.fail(key, f"{value!r} is not a value this declaration writes (for example {examples})")
         return value
 
@@ -669,8 +680,48 @@ def _report(
         order=table.get("order", str, "metric", ORDERS),
         absent_labels=absent,
     )
+    table.read.update(("flat", "names", "dataset"))  # (read by _flat)
     table.done()
     return report
+
+
+DATASET_COUNTS = ("stacks", "cases", "positive:<output>", "distinct:<field>")  # [report.dataset]'s counts
+
+
+def _flat(table: Table, report: Report, declaration: Declaration, cases: Cases) -> Report:
+    """``[report] flat``, ``names`` and ``dataset``: metrics.json as a challenge's own flat file (RARE25's
+    ``{"Score": ..., "PPV@90RECALL 95% CI Lower Bound": ..., "settings": ..., "dataset": {...}}``)."""
+    flat = table.get("flat", bool, False)
+    names = table.get("names", dict, {})
+    dataset = table.get("dataset", dict, {})
+    if not flat:
+        for key in ("names", "dataset"):
+            if key in table.data:
+                table.fail(key, "applies to a flat metrics.json (flat = true)")
+        return report
+    if report.per_case or report.missing:
+        table.fail("flat", "needs per_case = false and missing = false (the aggregates alone at the top level)")
+    keys = declaration.aggregate_keys()
+    if any("." in key for key in keys):
+        table.fail("flat", "needs aggregates without a group (their keys at the top level)")
+    for key, written in names.items():
+        if key not in keys:
+            table.fail(f"names.{key}", f"is not an aggregate key ({', '.join(keys[:6])})")
+        if not isinstance(written, str) or not written.strip() or "." in written:
+            table.fail(f"names.{key}", "must be a key without '.' (the platform splits paths on dots)")
+    spelled = [names.get(key, key) for key in keys]
+    clash = next((key for key in spelled if spelled.count(key) > 1 or key in ("settings", "dataset")), None)
+    if clash is not None:
+        table.fail("names", f"{clash!r} would be written twice (or over settings or dataset)")
+    outputs = [o.slug for o in declaration.outputs]
+    for key, what in dataset.items():
+        kind, _, which = str(what).partition(":")
+        valid = (kind in ("stacks", "cases") and not which) or (kind == "positive" and which in outputs) or (
+            kind == "distinct" and which in cases.fields)  # fmt: skip
+        if not KEY.fullmatch(key) or not valid or (kind == "stacks" and not cases.stacks):
+            table.fail(f"dataset.{key}", f"{what!r} is not one of {', '.join(DATASET_COUNTS)} (stacks: listed stacks; "
+                       "a distinct field: one of [cases] fields)")  # fmt: skip
+    return dataclasses.replace(report, flat=True, names=tuple(names.items()), dataset=tuple(dataset.items()))
 
 
 def _submission(table: Table, cases: Table) -> Submission:
@@ -696,13 +747,22 @@ def _submission(table: Table, cases: Table) -> Submission:
 def _overridden(data: Mapping[str, Any], targets: tuple[tuple[str, int, str], ...], value: Any) -> dict[str, Any]:
     changed = copy.deepcopy(dict(data))
     for section, index, key in targets:
-        changed[section][index][key] = value
+        *tables, last = key.split(".")  # "params.<name>": a python metric's parameter
+        entry = changed[section][index]
+        for name in tables:
+            entry = entry[name]
+        entry[last] = value
     return changed
 
 
 def _target(table: Table, data: Mapping[str, Any], text: str) -> tuple[str, int, str]:
     section, _, rest = text.partition(".")
     which, _, key = rest.rpartition(".")
+    if which.endswith(".params") and section == "metrics":  # metrics.<name>.params.<key>
+        which, key = which.removesuffix(".params"), f"params.{key}"
+        entry = next((e for e in data.get("metrics", []) if isinstance(e, dict) and e.get("name") == which), {})
+        if key.removeprefix("params.") not in (entry.get("params") or {}):
+            table.fail("sets", f"{text!r} names no declared parameter (declare it in the metric's params table)")
     entries = data.get(section) if section in ("outputs", "metrics") else None
     if isinstance(entries, list) and which and key:
         for index, entry in enumerate(entries):
@@ -715,9 +775,11 @@ def _target(table: Table, data: Mapping[str, Any], text: str) -> tuple[str, int,
 def _options(top: Table, data: Mapping[str, Any], folder: str = "") -> tuple[OptionSpec, ...]:
     """The ``[[options]]``: each default and choice must give a valid declaration where it applies."""
     options: list[OptionSpec] = []
+    metrics = [m for m in data.get("metrics", []) if isinstance(m, dict)]
+    reserved = RESERVED_OPTIONS if any(m.get("bootstrap") for m in metrics) else ()  # the bootstrap's own options
     for table in top.items("options"):
         name = table.get("name", str)
-        if not KEY.fullmatch(name) or name in RESERVED_OPTIONS or name in [o.name for o in options]:
+        if not KEY.fullmatch(name) or name in reserved or name in [o.name for o in options]:
             table.fail("name", f"{name!r} must be a new option name (letters, digits, '_', '-'; not seed, "
                        "bootstrap_resamples)")  # fmt: skip
         table.read.add("default")
@@ -817,6 +879,9 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
         same_stem=cases_table.get("same_stem", bool, False),
         ground_truth_name=cases_table.get("ground_truth_name", str, ""),
         stack_size=cases_table.get("stack_size", int, 0),
+        stacks=cases_table.get("stacks", str, ""),
+        frame_order=cases_table.get("frame_order", str, "index"),
+        fields=tuple(cases_table.strings("fields", [])),
     )
     if cases.input not in input_slugs and not submission.csv:
         cases_table.fail("input", f"{cases.input!r} is not a declared input ({', '.join(input_slugs)})")
@@ -843,6 +908,7 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
         top.fail("outputs", "no output's reference lists the cases: one needs a {case} pattern or a CSV column")
     if "stack_size" in cases_table.data:
         _stacked(cases_table, top, submission, tuple(outputs.values()))
+    _listed_stacks(cases_table, top, cases, submission, tuple(outputs.values()))
     metrics: list[MetricSpec] = []
     earlier: dict[str, MetricSpec] = {}
     for table in top.items("metrics"):
@@ -867,8 +933,10 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
     boot.done()
     partial = Declaration(file, name, title, cases, tuple(inputs), tuple(outputs.values()), tuple(metrics),
                           Leaderboard("", "", "desc", 4, "abs", ()), resamples, seed, level)  # fmt: skip
-    leaderboard = _leaderboard(top.sub("leaderboard"), partial.aggregate_keys())
     report = _report(top.sub("report"), outputs, metrics, submission)
+    report = _flat(top.sub("report"), report, partial, cases)
+    written = [dict(report.names).get(key, key) for key in partial.aggregate_keys()]
+    leaderboard = _leaderboard(top.sub("leaderboard"), written, "" if report.flat else "aggregates.")
     top.read.add("options")
     top.read.add("verify")  # python -m evaluation.verify's [verify.map] and [verify.ignore] (read there)
     options = _options(top, data, folder) if check_options and "options" in data else ()
@@ -899,6 +967,32 @@ def _stacked(cases_table: Table, top: Table, submission: Submission, outputs: tu
     if lacking is not None:
         top.fail("outputs", f"a {lacking.kind} output ({lacking.slug!r}) cannot answer a stacked input: each output "
                  "is a JSON list with one value per frame")  # fmt: skip
+
+
+def _listed_stacks(
+    cases_table: Table, top: Table, cases: Cases, submission: Submission, outputs: tuple[OutputSpec, ...]
+) -> None:
+    """``[cases] stacks``: a JSON ground truth lists the stacks by name, each a list of frame records
+    (``frame_order`` orders them); every output is a value whose reference is a field of those records."""
+    framed = next((o for o in outputs if o.reference.frames_file), None)
+    if not cases.stacks:
+        if framed is not None:
+            top.fail("outputs", f"{framed.slug!r}: a reference 'file.json:field' reads the frame records of "
+                     "[cases] stacks; declare stacks = 'file.json'")  # fmt: skip
+        for key in ("frame_order", "fields"):
+            if key in cases_table.data:
+                cases_table.fail(key, "applies to stacks listed in a JSON ground truth ([cases] stacks)")
+        return
+    if not cases.stacks.endswith(".json") or Path(cases.stacks).is_absolute() or ".." in Path(cases.stacks).parts:
+        cases_table.fail("stacks", f"{cases.stacks!r} must be a JSON file inside the ground truth")
+    if cases.stack_size:
+        cases_table.fail("stacks", "stacks are numbered (stack_size) or listed by name (stacks), not both")
+    if submission.csv:
+        cases_table.fail("stacks", "a prediction-file phase ([submission] kind = 'csv') has no stacked inputs")
+    other = next((o for o in outputs if o.reference.frames_file != cases.stacks), None)
+    if other is not None:
+        top.fail("outputs", f"{other.slug!r}: each output of listed stacks reads a field of their frame records "
+                 f"(reference = '{cases.stacks}:<field>'), not {other.reference.text!r}")  # fmt: skip
 
 
 def load(path: Path) -> Declaration:

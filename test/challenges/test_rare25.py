@@ -14,8 +14,9 @@ from oracles.rare25_official import official_bootstrap, platform_arrays, summary
 from rare25_cases import write_case
 from sklearn.metrics import average_precision_score, precision_recall_curve, roc_auc_score
 
-from evaluation.challenges.rare25 import INPUT, OUTPUT, official_bootstrap_counts, website_bootstrap_counts
+from evaluation.challenges.rare25 import INPUT, OUTPUT
 from evaluation.metrics.precision_recall import grouped_curve_metrics
+from evaluation.metrics.prevalence_bootstrap import official_bootstrap_counts, website_bootstrap_counts
 from evaluation.platform.layout import JobSpec
 
 

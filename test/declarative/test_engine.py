@@ -716,7 +716,6 @@ def test_declared_options_override_declared_values(tiny, evaluate_cli):
          "options[0].choices: 'sideways' does not give a valid declaration (tiny.toml: outputs[0].geometry: "
          "'sideways' is not one of error, nearest)"),
         ('default = 1.0', 'default = "one"', "options[1].default: 'one' does not give a valid declaration"),
-        ('name = "resample"', 'name = "seed"', "options[0].name: 'seed' must be a new option name"),
         ('choices = ["error", "nearest"]', 'choices = ["error", 2]',
          "options[0].choices: 2 is not of the default's type"),
     ],
@@ -726,6 +725,16 @@ def test_bad_options_name_the_key(old, new, message):
     with pytest.raises(ConfigurationError) as caught:
         parse(text + OPTIONS.replace(old, new, 1), "tiny.toml")
     assert message in str(caught.value)
+
+
+def test_the_bootstraps_options_are_reserved_beside_a_bootstrapped_metric():
+    """``seed`` and ``bootstrap_resamples`` are the bootstrap's options; without a bootstrapped metric a
+    declaration may have its own ``seed`` (RARE25's, for its own rule's draws)."""
+    options = OPTIONS.replace('name = "resample"', 'name = "seed"', 1)
+    assert next(o.name for o in parse(tiny_text() + options, "tiny.toml").options) == "seed"
+    bootstrapped = tiny_text().replace('metric = "dice"\n', 'metric = "dice"\nbootstrap = true\n', 1)
+    with pytest.raises(ConfigurationError, match=r"options\[0\].name: 'seed' must be a new option name"):
+        parse(bootstrapped + options, "tiny.toml")
 
 
 def test_blank_reference_cells_and_boolean_spellings(tmp_path, evaluate_cli):
