@@ -166,7 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(
                 f"Warning: {arguments.check} holds per-case values ({len(cases)} cases under '{CASE_SECTION}'): the "
                 "platform shows them on the public result page unless the phase sets display_all_metrics to false; "
-                "or evaluate with --case-results private (README, Running an evaluation)."
+                "or evaluate with --case-results private (the documentation's guide 'Running an evaluation')."
             )
         return 0
     except EvaluationError as error:

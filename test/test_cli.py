@@ -213,6 +213,7 @@ ELSEWHERE = (
     "gc-challenge-evaluation",
     "docker ", "EVALUATION_IMAGE=",  # the invoke image: test/test_sagemaker_shim.py builds and runs it
     "EXPORT_GZIP_LEVEL=",  # test/test_docker.py: export.sh at its default level and a refused one
+    ".venv/bin/mkdocs ",  # test/test_docs.py builds the site (python -m mkdocs build --strict)
     "python -m evaluation.ranking", "gc-rank", "gc-absolute", "gc-mean-of-ranks", "gc-median-of-ranks",
     "evalutils ",  # test/test_verify_docker.py: evalutils' template generated and built
 )  # fmt: skip

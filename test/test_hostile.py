@@ -395,14 +395,14 @@ CASES: dict[str, Hostile] = {
         rare25,
         lambda b: text(b.ground_truth / "val_metadata.json", '{"s1.tiff": [{"index": '),
         "The RARE25 ground truth val_metadata.json is malformed (JSONDecodeError): fix it in the phase's ground "
-        "truth (see the README's RARE25 section for its format).",
+        "truth (see the documentation's RARE25 page for its format).",
     ),
     "rare25 val_metadata.json not UTF-8": Hostile(
         "rare25",
         rare25,
         lambda b: text(b.ground_truth / "val_metadata.json", b'{"s\xe9": []}'),
         "The RARE25 ground truth val_metadata.json is malformed (UnicodeDecodeError): fix it in the phase's ground "
-        "truth (see the README's RARE25 section for its format).",
+        "truth (see the documentation's RARE25 page for its format).",
     ),
     # --- ISIC (a prediction-file phase)
     "isic2019 predictions.csv links to /etc/passwd": Hostile(

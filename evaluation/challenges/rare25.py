@@ -70,7 +70,7 @@ def _load_metadata(ground_truth: Path) -> dict[str, Stack]:
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
         raise ConfigurationError(
             f"The RARE25 ground truth {METADATA_FILE} is malformed ({type(error).__name__}): fix it in the "
-            "phase's ground truth (see the README's RARE25 section for its format)."
+            "phase's ground truth (see the documentation's RARE25 page for its format)."
         ) from None
     if not stacks:
         raise ConfigurationError(f"The RARE25 ground truth {METADATA_FILE} lists no stack.")

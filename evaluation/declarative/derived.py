@@ -1,8 +1,9 @@
-"""The documents derived from the metric records and the output kinds: the README's table of metrics
-and the editors' JSON Schema of a declaration (``evaluation/declarations/declaration.schema.json``).
+"""The documents derived from the metric records and the output kinds: the documentation site's table of
+metrics (``metric_table``, made at every site build by scripts/docs_hooks.py, never committed) and the
+editors' JSON Schema of a declaration (``evaluation/declarations/declaration.schema.json``).
 
-``python -m evaluation.declarative.derived`` rewrites both; ``test/declarative/test_records.py``
-checks that the committed files equal what this module generates.
+``python -m evaluation.declarative.derived`` rewrites the JSON Schema; ``test/declarative/test_records.py``
+checks that the committed file equals what this module generates.
 """
 
 from __future__ import annotations
@@ -38,13 +39,9 @@ from evaluation.declarative.schema import (
 from evaluation.metrics.groups import GROUP_FORMS
 
 REPO = Path(__file__).resolve().parents[2]
-README = REPO / "README.md"
 SCHEMA = REPO / "evaluation" / "declarations" / "declaration.schema.json"
-BEGIN = "<!-- the table of metrics: generated from evaluation/declarative/metric_records.py by `python -m " \
-        "evaluation.declarative.derived`; do not edit -->"  # fmt: skip
-END = "<!-- end of the table of metrics -->"
 
-# ---------------------------------------------------------------------------------------- README
+# ------------------------------------------------------------------------------ the table of metrics
 
 
 def _shown(value: Any) -> str:
@@ -83,7 +80,7 @@ def _edge_cell(record: MetricRecord) -> str:
 
 
 def metric_table() -> str:
-    """The README's table of the declarable metrics, one row per record."""
+    """The site's table of the declarable metrics, one row per record."""
     rows = [
         "| metric | scores | catalogue | aggregates | parameters (default) | edge values (default) | bootstrap |",
         "| --- | --- | --- | --- | --- | --- | --- |",
@@ -111,16 +108,6 @@ def metric_table() -> str:
                 "per case also `exclude`): a NaN returned | per case: the per-case values of the resampled cases; "
                 "over the set: the function on each resample's drawn cases |")  # fmt: skip
     return "\n".join(rows) + "\n"
-
-
-def readme_with_table(readme: str) -> str:
-    """``readme`` with the text between the table's markers replaced by ``metric_table()``."""
-    head, _, rest = readme.partition(BEGIN + "\n")
-    _, _, tail = rest.partition(END)
-    return f"{head}{BEGIN}\n{metric_table()}{END}{tail}"
-
-
-# ----------------------------------------------------------------------------------- JSON Schema
 
 
 def _type(kind: Any) -> dict[str, Any]:
@@ -279,8 +266,7 @@ def schema_text() -> str:
 
 
 def main() -> None:
-    """Rewrites the README's table of metrics and the JSON Schema from the records and the kinds."""
-    README.write_text(readme_with_table(README.read_text(encoding="utf-8")), encoding="utf-8")
+    """Rewrites the JSON Schema from the records and the kinds."""
     SCHEMA.write_text(schema_text(), encoding="utf-8")
 
 

@@ -3,7 +3,7 @@
 A ``MetricRecord`` names the catalogue entry (``evaluation.metrics.catalogue``) a declared metric
 calls, the output kinds it scores, its aggregate forms, its parameters with their defaults and
 constraints, its edge values, and how a bootstrap resamples it. The schema's checks
-(``schema._metric`` loops over ``params`` and ``edges``), the adapters (``measures``), the README's
+(``schema._metric`` loops over ``params`` and ``edges``), the adapters (``measures``), the site's
 table of metrics and the editors' JSON Schema (``json_schema``) are all derived from these records.
 
 The models: panoptica's metric records (``panoptica/metrics/metrics.py``: ``_Metric("DSC", "Dice",

@@ -138,7 +138,7 @@ def _listed_stacks(
                 stacks[stack], ordered, strict=True))  # fmt: skip
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
         name = cases.ground_truth_name
-        where = f" (see the README's {name} section for its format)" if name else ""
+        where = f" (see the documentation's {name} page for its format)" if name else ""
         raise ConfigurationError(
             f"{named} {cases.stacks} is malformed ({type(error).__name__}): fix it in the phase's ground truth{where}."
         ) from None

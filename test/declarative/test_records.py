@@ -1,6 +1,6 @@
 """The metric records (``evaluation/declarative/metric_records.py``): each names a catalogue entry with
-the parameters and edge cases it really has, and the documents derived from them (the README's table of
-metrics, the editors' JSON Schema) are the committed ones; the schema accepts every packaged and README
+the parameters and edge cases it really has, and the document derived from them (the editors' JSON Schema)
+is the committed one; the schema accepts every packaged and README
 declaration and refuses bad ones the parser refuses too."""
 
 from __future__ import annotations
@@ -17,12 +17,6 @@ from evaluation.declarative.metric_records import RECORDS, Interval
 from evaluation.declarative.schema import parse
 from evaluation.errors import ConfigurationError
 from evaluation.metrics import catalogue
-
-
-def test_the_readme_table_of_metrics_is_generated_from_the_records():
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert derived.BEGIN in readme and derived.END in readme
-    assert derived.readme_with_table(readme) == readme, "run python -m evaluation.declarative.derived"
 
 
 @pytest.mark.parametrize("record", RECORDS, ids=lambda r: r.name)
