@@ -14,6 +14,8 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -109,27 +111,46 @@ class EmptyDataError(csv.Error):
     """A CSV without even a header row (pandas' name, as ``ParserError``)."""
 
 
-def _csv_rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
-    """The header and the rows of a UTF-8 CSV (a BOM allowed, blank lines skipped), strictly: no
-    quote left open, every row as many cells as the header (a short row is not a blank cell); each
-    row with its line (1 = the header; a row with a quoted line break: its last line)."""
+def _csv_rows(path: Path) -> tuple[list[str], Sequence[int], list[list[str]]]:
+    """The header, the rows' lines (1 = the header; a row with a quoted line break: its last line) and the
+    rows' cells of a UTF-8 CSV (a BOM allowed, blank lines skipped), strictly: no quote left open, every row
+    as many cells as the header (a short row is not a blank cell). A file without quotes, NULs or lone
+    carriage returns is split whole (each line a row); any other by the ``csv`` module, row by row."""
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = ""  # read row by row: a malformed row before the undecodable byte is the error, as always
+    plain = text and '"' not in text and "\x00" not in text and text.count("\r") == text.count("\r\n")
+    lines = (text.replace("\r\n", "\n") if "\r" in text else text).split("\n") if plain else []
+    if lines and not lines[-1]:
+        lines.pop()
+    if lines and lines[0] and max(map(len, lines)) <= csv.field_size_limit():
+        header, body, numbers = lines[0].split(","), lines[1:], range(2, len(lines) + 1)
+        if "" in body:  # a blank line
+            kept = [k for k, line in enumerate(body) if line]
+            body, numbers = [body[k] for k in kept], [k + 2 for k in kept]
+        rows = list(map(str.split, body, repeat(",")))
+        if rows and set(map(len, rows)) != {len(header)}:
+            raise ParserError()
+        return header, numbers, rows
     with path.open(newline="", encoding="utf-8-sig") as handle:
         reader = csv.reader(handle, strict=True)
         try:
             header = next(reader, None)
             if header is None:
                 raise EmptyDataError()
-            rows = []
+            found, rows = [], []
             for cells in reader:
                 if cells and len(cells) != len(header):
                     raise ParserError()
                 if cells:
-                    rows.append((reader.line_num, dict(zip(header, cells, strict=True))))
+                    found.append(reader.line_num)
+                    rows.append(cells)
         except (EmptyDataError, ParserError):
             raise
         except csv.Error:  # the csv module's own: a quote left open
             raise ParserError() from None
-    return header, rows
+    return header, found, rows
 
 
 def _csv_column(ground_truth: Path, file: str, column: str, declaration: Declaration, binary: bool) -> dict[str, str]:
@@ -149,7 +170,7 @@ def _csv_cells(
     if not path.is_file():
         raise ConfigurationError(f"{named} has no {file}.")
     try:
-        header, rows = _csv_rows(path)
+        header, lines, rows = _csv_rows(path)
     except (UnicodeDecodeError, csv.Error) as error:
         what = (
             f"{named} {file} cannot be parsed as UTF-8 CSV"
@@ -163,13 +184,15 @@ def _csv_cells(
     absent = [c for c in dict.fromkeys((id_column, *read)) if c not in header]
     if absent:
         raise ConfigurationError(f"{file} lacks the column(s) {', '.join(absent)}.")
-    values: dict[str, tuple[int, tuple[str, ...]]] = {}
-    for line, row in rows:
-        case = row[id_column].strip()
-        if case in values:
-            raise ConfigurationError(f"{file} lists case {case} twice.")
-        values[case] = (line, tuple(row[column].strip() for column in columns))
-    return values
+    place = {column: k for k, column in enumerate(header)}  # (a column twice: its last, as a dict of the row)
+    ids = list(map(str.strip, map(itemgetter(place[id_column]), rows)))
+    if len(set(ids)) < len(ids):
+        seen: set[str] = set()
+        case = next(case for case in ids if case in seen or seen.add(case))
+        raise ConfigurationError(f"{file} lists case {case} twice.")
+    cells = [list(map(str.strip, map(itemgetter(place[column]), rows))) for column in columns]
+    by_row = list(zip(*cells, strict=True)) if cells else [()] * len(ids)
+    return dict(zip(ids, zip(lines, by_row, strict=True), strict=True))
 
 
 def _one_hot(ground_truth: Path, output: OutputSpec, declaration: Declaration) -> dict[str, str | None]:
