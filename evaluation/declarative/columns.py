@@ -11,7 +11,7 @@ problem with its line, case and column; so the messages are the row reader's, on
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -42,9 +42,39 @@ def _numbers(cells: list[str], low: float, high: float, nonnegative: bool) -> np
     return None if nonnegative and (numbers < 0).any() else numbers
 
 
+class ColumnResults(Mapping[str, CaseResult]):
+    """Each case's result, made when asked for (as ``score_case`` gives it: every output submitted), and
+    each output's values whole (``column``), which the aggregation reads instead of case by case."""
+
+    def __init__(self, cases: Sequence[str], columns: dict[str, list[float]]) -> None:
+        self.cases, self.columns = tuple(cases), columns
+        self._index: dict[str, int] | None = None
+
+    def column(self, slug: str, cases: Sequence[str]) -> list[float]:
+        """The values of output ``slug`` of ``cases``."""
+        if tuple(cases) == self.cases:
+            return self.columns[slug]
+        if self._index is None:
+            self._index = {case: k for k, case in enumerate(self.cases)}
+        return [self.columns[slug][self._index[case]] for case in cases]
+
+    def __getitem__(self, case: str) -> CaseResult:
+        if self._index is None:
+            self._index = {case: k for k, case in enumerate(self.cases)}
+        row = self._index[case]
+        values = {slug: column[row] for slug, column in self.columns.items()}
+        return CaseResult({}, values, dict.fromkeys(self.columns, True), {})
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.cases)
+
+    def __len__(self) -> int:
+        return len(self.cases)
+
+
 def scored_columns(
     table: PredictionTable, reference: DeclaredReference, declaration: Declaration
-) -> dict[str, CaseResult] | None:
+) -> ColumnResults | None:
     """Each reference case's result (reference order), or ``None``: a submission to read row by row."""
     outputs = declaration.outputs
     cases = reference.cases
@@ -57,16 +87,11 @@ def scored_columns(
     ):
         return None
     order = np.fromiter(map({case: k for k, case in enumerate(table.rows)}.__getitem__, cases), np.intp, len(cases))
-    columns: list[list[Any]] = []
+    columns: dict[str, list[float]] = {}
     for output in outputs:
         low, high = output.range or (-np.inf, np.inf)
         numbers = _numbers(table.column(output.column), low, high, _predicted_time(declaration, output.slug))
         if numbers is None:
             return None
-        columns.append(numbers[order].tolist())
-    slugs = [o.slug for o in outputs]
-    submitted = dict.fromkeys(slugs, True)
-    return {
-        case: CaseResult({}, dict(zip(slugs, values, strict=True)), dict(submitted), {})
-        for case, *values in zip(cases, *columns, strict=True)
-    }
+        columns[output.slug] = numbers[order].tolist()
+    return ColumnResults(cases, columns)

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from evaluation.declarative.output_kinds import OutputSpec
+from evaluation.declarative.output_kinds import CLASS_REFERENCE, Number, OutputSpec
 from evaluation.declarative.schema import BINARY_REFERENCE_METRICS, Cases, Declaration
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.platform.detections import point_names, point_numbers
@@ -236,6 +236,26 @@ def _one_hot(ground_truth: Path, output: OutputSpec, declaration: Declaration) -
     return found
 
 
+def _number_column(
+    output: OutputSpec, texts: Mapping[str, str], cases: Sequence[str], binary: bool
+) -> dict[str, float] | None:
+    """A number output's reference cells of ``cases`` read whole, as ``Number.reference_value`` reads each:
+    ``None`` (read cell by cell, which words the problem) for another kind, a class reference, a blank cell
+    or a cell that is not a finite number (``binary``: 0 or 1)."""
+    if type(output.type) is not Number or dict(output.options).get(CLASS_REFERENCE) or not cases:
+        return None
+    column = list(map(texts.__getitem__, cases))
+    if set(map(str.lower, column)) & set(output.blank_values):
+        return None
+    try:
+        numbers = np.fromiter(map(float, column), np.float64, len(column))
+    except ValueError:
+        return None
+    if not np.isfinite(numbers).all() or (binary and not np.isin(numbers, (0.0, 1.0)).all()):
+        return None
+    return dict(zip(cases, numbers.tolist(), strict=True))
+
+
 def _binary(declaration: Declaration, output: OutputSpec) -> bool:
     return output.type.numeric and any(
         m.output == output.slug and m.metric in BINARY_REFERENCE_METRICS for m in declaration.metrics
@@ -287,14 +307,16 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
             )
         if output.slug in texts:
             binary = _binary(declaration, output)
-            values[output.slug] = {
+            values[output.slug] = _number_column(output, texts[output.slug], cases, binary) or {
                 c: output.type.reference_value(output, texts[output.slug][c], binary, c, output.reference.text)
                 for c in cases
                 if texts[output.slug][c].lower() not in output.blank_values or output.blank == "error"
             }
         if output.slug in classes:
             values[output.slug] = {c: classes[output.slug][c] for c in cases if classes[output.slug][c] is not None}
-    if all(o.slug in texts or o.slug in classes for o in declaration.outputs):  # a case blank (skipped) everywhere
+    if all(o.slug in texts or o.slug in classes for o in declaration.outputs) and any(
+        len(found) < len(cases) for found in values.values()
+    ):  # a case blank (skipped) everywhere
         cases = tuple(c for c in cases if any(c in found for found in values.values()))
         if not cases:
             raise ConfigurationError(f"The ground truth holds no case for {first.reference.text}.")
