@@ -15,7 +15,6 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
-from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -113,7 +112,7 @@ class EmptyDataError(csv.Error):
 
 def _csv_rows(path: Path) -> tuple[list[str], Sequence[int], list[list[str]]]:
     """The header, the rows' lines (1 = the header; a row with a quoted line break: its last line) and the
-    rows' cells of a UTF-8 CSV (a BOM allowed, blank lines skipped), strictly: no quote left open, every row
+    cells of each column of a UTF-8 CSV (a BOM allowed, blank lines skipped), strictly: no quote left open, every row
     as many cells as the header (a short row is not a blank cell). A file without quotes, NULs or lone
     carriage returns is split whole (each line a row); any other by the ``csv`` module, row by row."""
     try:
@@ -129,10 +128,10 @@ def _csv_rows(path: Path) -> tuple[list[str], Sequence[int], list[list[str]]]:
         if "" in body:  # a blank line
             kept = [k for k, line in enumerate(body) if line]
             body, numbers = [body[k] for k in kept], [k + 2 for k in kept]
-        rows = list(map(str.split, body, repeat(",")))
-        if rows and set(map(len, rows)) != {len(header)}:
+        if body and set(map(str.count, body, repeat(","))) != {len(header) - 1}:
             raise ParserError()
-        return header, numbers, rows
+        cells = ",".join(body).split(",") if body else []
+        return header, numbers, [cells[k :: len(header)] for k in range(len(header))]
     with path.open(newline="", encoding="utf-8-sig") as handle:
         reader = csv.reader(handle, strict=True)
         try:
@@ -150,27 +149,37 @@ def _csv_rows(path: Path) -> tuple[list[str], Sequence[int], list[list[str]]]:
             raise
         except csv.Error:  # the csv module's own: a quote left open
             raise ParserError() from None
-    return header, found, rows
+    return header, found, [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in header]
 
 
 def _csv_column(ground_truth: Path, file: str, column: str, declaration: Declaration, binary: bool) -> dict[str, str]:
     """One column of a CSV reference by case (stripped)."""
-    cells = _csv_cells(ground_truth, file, (column,), declaration, binary)
-    return {case: texts[0] for case, (_, texts) in cells.items()}
+    ids, _, cells = _csv_table(ground_truth, file, (column,), declaration, binary)
+    return dict(zip(ids, cells[0], strict=True))
 
 
 def _csv_cells(
     ground_truth: Path, file: str, columns: tuple[str, ...], declaration: Declaration, binary: bool
 ) -> dict[str, tuple[int, tuple[str, ...]]]:
-    """The cells of ``columns`` of a CSV reference (stripped) by case, with the row's line; the file
-    must hold every column the declaration reads from it (all absent ones named at once)."""
+    """The cells of ``columns`` of a CSV reference (stripped) by case, with the row's line."""
+    ids, lines, cells = _csv_table(ground_truth, file, columns, declaration, binary)
+    by_row = list(zip(*cells, strict=True)) if cells else [()] * len(ids)
+    return dict(zip(ids, zip(lines, by_row, strict=True), strict=True))
+
+
+def _csv_table(
+    ground_truth: Path, file: str, columns: tuple[str, ...], declaration: Declaration, binary: bool
+) -> tuple[list[str], Sequence[int], list[list[str]]]:
+    """The cases of a CSV reference (stripped), their rows' lines and the cells of each of ``columns``
+    (stripped); the file must hold every column the declaration reads from it (all absent ones named at
+    once) and each case once."""
     path, cases = ground_truth / file, declaration.cases
     id_column = cases.id_column
     named = cases.ground_truth
     if not path.is_file():
         raise ConfigurationError(f"{named} has no {file}.")
     try:
-        header, lines, rows = _csv_rows(path)
+        header, lines, found = _csv_rows(path)
     except (UnicodeDecodeError, csv.Error) as error:
         what = (
             f"{named} {file} cannot be parsed as UTF-8 CSV"
@@ -185,14 +194,12 @@ def _csv_cells(
     if absent:
         raise ConfigurationError(f"{file} lacks the column(s) {', '.join(absent)}.")
     place = {column: k for k, column in enumerate(header)}  # (a column twice: its last, as a dict of the row)
-    ids = list(map(str.strip, map(itemgetter(place[id_column]), rows)))
+    ids = list(map(str.strip, found[place[id_column]]))
     if len(set(ids)) < len(ids):
         seen: set[str] = set()
         case = next(case for case in ids if case in seen or seen.add(case))
         raise ConfigurationError(f"{file} lists case {case} twice.")
-    cells = [list(map(str.strip, map(itemgetter(place[column]), rows))) for column in columns]
-    by_row = list(zip(*cells, strict=True)) if cells else [()] * len(ids)
-    return dict(zip(ids, zip(lines, by_row, strict=True), strict=True))
+    return ids, lines, [list(map(str.strip, found[place[column]])) for column in columns]
 
 
 def _one_hot(ground_truth: Path, output: OutputSpec, declaration: Declaration) -> dict[str, str | None]:
