@@ -15,17 +15,13 @@ from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
+from evaluation.declarative.answers import _predicted_time  # (the row reader's own rule)
 from evaluation.declarative.output_kinds import Number
 from evaluation.declarative.python_metric import PYTHON
 from evaluation.declarative.reference import DeclaredReference
 from evaluation.declarative.schema import Declaration
 from evaluation.declarative.segmentation import CaseResult
 from evaluation.platform.prediction_file import PredictionTable
-
-
-def _predicted_time(declaration: Declaration, slug: str) -> bool:
-    """Whether a c_index metric reads output ``slug`` as a predicted time (never negative)."""
-    return any(m.output == slug and m.metric == "c_index" and m.param("sign") == "time" for m in declaration.metrics)
 
 
 def _numbers(cells: list[str], low: float, high: float, nonnegative: bool) -> np.ndarray | None:
@@ -90,7 +86,7 @@ def scored_columns(
     columns: dict[str, list[float]] = {}
     for output in outputs:
         low, high = output.range or (-np.inf, np.inf)
-        numbers = _numbers(table.column(output.column), low, high, _predicted_time(declaration, output.slug))
+        numbers = _numbers(table.column(output.column), low, high, _predicted_time(declaration, output))
         if numbers is None:
             return None
         columns[output.slug] = numbers[order].tolist()
