@@ -252,7 +252,10 @@ def _number_column(
     if type(output.type) is not Number or dict(output.options).get(CLASS_REFERENCE) or not cases:
         return None
     column = list(map(texts.__getitem__, cases))
-    if set(map(str.lower, column)) & set(output.blank_values):
+    if any(blank in column for blank in output.blank_values) or (
+        any(blank != blank.lower() or blank != blank.upper() for blank in output.blank_values)
+        and set(map(str.lower, column)) & set(output.blank_values)
+    ):  # (a blank value without letters is matched as it is)
         return None
     try:
         numbers = np.fromiter(map(float, column), np.float64, len(column))
@@ -305,7 +308,8 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
     for output in declaration.outputs:
         found = files.get(output.slug) or texts.get(output.slug) or classes.get(output.slug) \
             or tables.get(output.slug) or {}  # fmt: skip
-        extra, lacking = sorted(set(found) - set(cases)), [c for c in cases if c not in found]
+        extra = sorted(set(found) - set(cases))
+        lacking = [c for c in cases if c not in found] if extra or len(found) != len(cases) else []
         if extra or lacking:
             which = f"has no reference for case {lacking[0]}" if lacking else f"has case {extra[0]}"
             raise ConfigurationError(
