@@ -82,7 +82,8 @@ def scored_columns(
         or set(table.rows) != set(cases)
     ):
         return None
-    order = np.fromiter(map({case: k for k, case in enumerate(table.rows)}.__getitem__, cases), np.intp, len(cases))
+    rows = dict(zip(table.rows, range(len(cases)), strict=True))  # case -> its row in the file
+    order = np.fromiter(map(rows.__getitem__, cases), np.intp, len(cases))
     columns: dict[str, list[float]] = {}
     for output in outputs:
         low, high = output.range or (-np.inf, np.inf)
