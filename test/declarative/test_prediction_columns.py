@@ -5,65 +5,26 @@ does not take; the reference CSVs split whole (``reference._csv_rows``) as the `
 from __future__ import annotations
 
 import csv
+import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
+from conftest import REPO
 
 from evaluation.declarative import columns, engine, reference
 from evaluation.errors import EvaluationError
 from evaluation.pipeline import evaluate
 
-DECLARATION = """
-name = "csv-columns"
-title = "A probability and a thickness per image"
-[submission]
-kind = "csv"
-id_column = "image"
-[cases]
-id_column = "image"
-[[outputs]]
-slug = "probability"
-kind = "number"
-reference = "truth.csv:label"
-range = [0, 1]
-[[outputs]]
-slug = "thickness"
-kind = "number"
-reference = "truth.csv:thickness"
-[[metrics]]
-metric = "auroc"
-output = "probability"
-[[metrics]]
-metric = "mae"
-output = "thickness"
-[[metrics]]
-metric = "rmse"
-bootstrap = true
-output = "thickness"
-[leaderboard]
-score = "aggregates.auroc"
-"""
+sys.path.insert(0, str(REPO / "benchmarks"))
+import whole_path
+
 ROWS = 1200  # past metrics_json.FAST_CASES: the per-case section written column by column too
 
 
-def phase(folder: Path, rows: int = ROWS) -> tuple[Path, Path, Path]:
-    rng = np.random.default_rng(7)
-    (folder / "truth").mkdir(parents=True)
-    (folder / "input").mkdir()
-    declaration = folder / "csv-columns.toml"
-    declaration.write_text(DECLARATION)
-    names = [f"img_{k:05d}" for k in range(rows)]
-    labels, thickness = rng.integers(0, 2, rows), rng.uniform(0.1, 5.0, rows)
-    (folder / "truth" / "truth.csv").write_text(
-        "image,label,thickness\n"
-        + "".join(f"{n},{y},{t:.4f}\n" for n, y, t in zip(names, labels, thickness, strict=True))
-    )
-    probability = rng.uniform(0, 1, rows)
-    lines = [f"{names[k]},{probability[k]:.6f},{thickness[k] + 0.1 * k % 3:.4f}" for k in rng.permutation(rows)]
-    answers = folder / "input" / "predictions.csv"
-    answers.write_text("image,probability,thickness\n" + "\n".join(lines) + "\n")
-    return declaration, folder / "truth", answers
+def phase(folder: Path) -> tuple[Path, Path, Path]:
+    """The declaration, ground truth folder and participant's CSV of benchmarks/whole_path.py's CSV phase."""
+    declaration, truth, answers = whole_path.csv_inputs(folder, ROWS)
+    return declaration, truth.parent, answers
 
 
 def run(declaration: Path, truth: Path, answers: Path, output: Path) -> bytes | str:
@@ -119,8 +80,8 @@ def replace_cell(line: int, column: int, text: str):
         (replace_cell(42, 2, "nan"), "not a finite number"),
         (replace_cell(43, 1, "1.5"), "outside [0, 1]"),
         (replace_cell(44, 1, " 0.25 "), None),  # spaces: stripped, taken
-        (replace_cell(45, 0, "img_99999"), "not in the test set"),
-        (lambda text: text.replace("\n", "\nimg_00003,0.5,1.0\n", 1), "repeats"),
+        (replace_cell(45, 0, "image_9999999"), "not in the test set"),
+        (lambda text: text.replace("\n", "\nimage_0000003,0.5,1.0\n", 1), "repeats"),
         (lambda text: text.rsplit("\n", 2)[0] + "\n", "has no row"),
         (replace_cell(46, 2, "1.0,2"), "cells"),
     ],
