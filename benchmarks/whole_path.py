@@ -12,7 +12,8 @@ floor process, same run (issue 30: the core benchmarks time the metrics; this on
 Each process is timed best of ``--repeats``, ours and the floor in turn. Goals: per case <= 2x the floor and
 the 9-case run <= 2.5x; per row <= 2x pandas.
 
-Usage: .venv/bin/python benchmarks/whole_path.py [--cases 3 9] [--shape 200 512 512] [--rows 50000 250000] [--csv-only] [--full]
+Usage: .venv/bin/python benchmarks/whole_path.py [--cases 3 9] [--shape 200 512 512] [--rows 50000 250000] [--full]
+       [--csv-only] (the prediction-file phase alone)
 """
 
 from __future__ import annotations
