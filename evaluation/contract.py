@@ -118,6 +118,7 @@ class Prepared:
 
     tasks: list[CaseTask]
     missing: list[str] = field(default_factory=list)
+    scored: dict[str, Any] | None = None  # each case's result, made by prepare: no task left (value columns)
 
 
 @dataclass

@@ -105,7 +105,11 @@ def evaluate(
     if prepared.missing:
         log(f"{len(prepared.missing)} reference case(s) without a prediction: {', '.join(prepared.missing)}")
     executor = executor or LocalPool()
-    results = executor.map(challenge.score_case, prepared.tasks, settings, log, challenge.cases_in_process)
+    if prepared.scored is not None:  # values scored as columns by prepare: no per-case task
+        results = prepared.scored
+        log(f"{len(results)}/{len(results)} cases done (as columns)")
+    else:
+        results = executor.map(challenge.score_case, prepared.tasks, settings, log, challenge.cases_in_process)
     with _memory_named(f"while aggregating the results of all {len(results)} cases"):
         metrics = challenge.aggregate(results, prepared.missing, reference, settings)
     document = None

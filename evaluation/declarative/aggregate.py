@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from evaluation.declarative import measures, python_metric
+from evaluation.declarative.columns import ColumnResults
 from evaluation.declarative.heat_maps import heat_map_case_values
 from evaluation.declarative.metric_records import COUNTED, HEAT_MAP_CASES, NULL, PUBLIC_SEGMENTATION, RECORD
 from evaluation.declarative.output_kinds import MISCLASSIFIED, OutputSpec
@@ -126,6 +127,12 @@ def aggregate_metrics(
     lists: dict[str, list[str]] = {declaration.submission.missing_key: list(missing)}
     names = dict(report.missing_names)
     for output in declaration.outputs:  # (cases skipped for a blank reference have no entry)
+        if isinstance(results, ColumnResults):  # every case submitted every output
+            scored, lists[names.get(output.slug, output.slug)] = list(reference.cases), []
+            if report.case_values:
+                for case, value in zip(scored, results.column(output.slug, scored), strict=True):
+                    per_case[case][output.slug] = value
+            continue
         scored = [c for c in reference.cases if output.slug in results[c].submitted]
         lists[names.get(output.slug, output.slug)] = [c for c in scored if not results[c].submitted[output.slug]]
         if output.type.scoring == "segmentation" and report.label_presence:
@@ -290,8 +297,11 @@ def _value_metric(
     settings: Mapping[str, Any],
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     kind = float if output.type.numeric else str
-    truth = np.array([kind(reference.values[output.slug][c]) for c in cases])
-    predicted = np.array([kind(results[c].values[output.slug]) for c in cases])
+    truth = np.array(list(map(kind, map(reference.values[output.slug].__getitem__, cases))))
+    if isinstance(results, ColumnResults):
+        predicted = np.array(list(map(kind, results.column(output.slug, cases))))
+    else:
+        predicted = np.array([kind(results[c].values[output.slug]) for c in cases])
     params = dict(metric.params)
     event = np.array([reference.events[output.slug][c] for c in cases], bool) if output.event else None
     if metric.metric == "cohen_kappa":  # the declared order; a missing answer is a class of its own (unweighted)
@@ -436,6 +446,8 @@ def _hit_radius_metric(
 def _scored(output: OutputSpec, cases: Sequence[str], results: Mapping[str, CaseResult]) -> list[str]:
     """The cases of ``cases`` that have a scored ``output``: a worker's numbers (an image), or a value."""
     where = "segmentations" if output.type.image else "values"
+    if isinstance(results, ColumnResults) and where == "values":  # every case has every output
+        return list(cases)
     return [c for c in cases if output.slug in getattr(results[c], where)]
 
 

@@ -36,6 +36,7 @@ from evaluation.declarative.answers import (
     read_cell,
     read_table,
 )
+from evaluation.declarative.columns import scored_columns
 from evaluation.declarative.python_metric import code_files, value_cases
 from evaluation.declarative.reference import DeclaredReference, load_declared_reference, strip_marker
 from evaluation.declarative.schema import SEGMENTATION_METRICS, Declaration, load, with_options
@@ -183,6 +184,9 @@ class DeclaredChallenge(Challenge):
         """A prediction-file phase: one row per reference case (an unknown case is an error, a case
         without a row gets each output's missing policy, a blank cell is that output missing)."""
         table = read_table(input_dir, declaration)
+        scored = scored_columns(table, reference, declaration)
+        if scored is not None:  # a well-formed submission of number columns, read and scored whole
+            return Prepared([], scored=scored)
         word = declaration.cases.noun
         known = set(reference.cases)
         unknown = next((case for case in table.rows if case not in known), None)

@@ -17,12 +17,13 @@ import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from evaluation.declarative.output_kinds import OutputSpec
+from evaluation.declarative.output_kinds import CLASS_REFERENCE, Number, OutputSpec
 from evaluation.declarative.schema import BINARY_REFERENCE_METRICS, Cases, Declaration
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.platform.detections import point_names, point_numbers
@@ -147,49 +148,78 @@ def _listed_stacks(
     return stacks, records
 
 
-def _csv_rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
-    """The header and the rows of a UTF-8 CSV (a BOM allowed, blank lines skipped), strictly: no
-    quote left open, every row as many cells as the header (a short row is not a blank cell); each
-    row with its line (1 = the header; a row with a quoted line break: its last line)."""
+def _csv_rows(path: Path) -> tuple[list[str], Sequence[int], list[list[str]]]:
+    """The header, the rows' lines (1 = the header; a row with a quoted line break: its last line) and the
+    cells of each column of a UTF-8 CSV (a BOM allowed, blank lines skipped), strictly: no quote left open, every row
+    as many cells as the header (a short row is not a blank cell). A file without quotes, NULs or lone
+    carriage returns is split whole (each line a row); any other by the ``csv`` module, row by row."""
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = ""  # read row by row: a malformed row before the undecodable byte is the error, as always
+    plain = text and '"' not in text and "\x00" not in text and text.count("\r") == text.count("\r\n")
+    lines = (text.replace("\r\n", "\n") if "\r" in text else text).split("\n") if plain else []
+    if lines and not lines[-1]:
+        lines.pop()
+    if lines and lines[0] and max(map(len, lines)) <= csv.field_size_limit():
+        header, body, numbers = lines[0].split(","), lines[1:], range(2, len(lines) + 1)
+        if "" in body:  # a blank line
+            kept = [k for k, line in enumerate(body) if line]
+            body, numbers = [body[k] for k in kept], [k + 2 for k in kept]
+        if body and set(map(str.count, body, repeat(","))) != {len(header) - 1}:
+            raise ParserError()
+        cells = ",".join(body).split(",") if body else []
+        return header, numbers, [cells[k :: len(header)] for k in range(len(header))]
     with path.open(newline="", encoding="utf-8-sig") as handle:
         reader = csv.reader(handle, strict=True)
         try:
             header = next(reader, None)
             if header is None:
                 raise EmptyDataError()
-            rows = []
+            found, rows = [], []
             for cells in reader:
                 if cells and len(cells) != len(header):
                     raise ParserError()
                 if cells:
-                    rows.append((reader.line_num, dict(zip(header, cells, strict=True))))
+                    found.append(reader.line_num)
+                    rows.append(cells)
         except (EmptyDataError, ParserError):
             raise
         except csv.Error:  # the csv module's own: a quote left open
             raise ParserError() from None
-    return header, rows
+    return header, found, [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in header]
 
 
 def _csv_column(
     ground_truth: Path, file: str, column: str, declaration: Declaration, binary: bool, reader: str = ""
 ) -> dict[str, str]:
     """One column of a CSV reference by case (stripped); ``reader`` ends the message of an absent column."""
-    cells = _csv_cells(ground_truth, file, (column,), declaration, binary, reader)
-    return {case: texts[0] for case, (_, texts) in cells.items()}
+    ids, _, cells = _csv_table(ground_truth, file, (column,), declaration, binary, reader)
+    return dict(zip(ids, cells[0], strict=True))
 
 
 def _csv_cells(
     ground_truth: Path, file: str, columns: tuple[str, ...], declaration: Declaration, binary: bool, reader: str = ""
 ) -> dict[str, tuple[int, tuple[str, ...]]]:
-    """The cells of ``columns`` of a CSV reference (stripped) by case, with the row's line; the file
-    must hold every column the declaration reads from it (all absent ones named at once)."""
+    """The cells of ``columns`` of a CSV reference (stripped) by case, with the row's line."""
+    ids, lines, cells = _csv_table(ground_truth, file, columns, declaration, binary, reader)
+    by_row = list(zip(*cells, strict=True)) if cells else [()] * len(ids)
+    return dict(zip(ids, zip(lines, by_row, strict=True), strict=True))
+
+
+def _csv_table(
+    ground_truth: Path, file: str, columns: tuple[str, ...], declaration: Declaration, binary: bool, reader: str = ""
+) -> tuple[list[str], Sequence[int], list[list[str]]]:
+    """The cases of a CSV reference (stripped), their rows' lines and the cells of each of ``columns``
+    (stripped); the file must hold every column the declaration reads from it (all absent ones named at
+    once) and each case once."""
     path, cases = ground_truth / file, declaration.cases
     id_column = cases.id_column
     named = cases.ground_truth
     if not path.is_file():
         raise ConfigurationError(f"{named} has no {file}.")
     try:
-        header, rows = _csv_rows(path)
+        header, lines, found = _csv_rows(path)
     except (UnicodeDecodeError, csv.Error) as error:
         what = (
             f"{named} {file} cannot be parsed as UTF-8 CSV"
@@ -203,13 +233,13 @@ def _csv_cells(
     absent = [c for c in dict.fromkeys((id_column, *read, *columns)) if c not in header]
     if absent:
         raise ConfigurationError(f"{file} lacks the column(s) {', '.join(absent)}{reader}.")
-    values: dict[str, tuple[int, tuple[str, ...]]] = {}
-    for line, row in rows:
-        case = row[id_column].strip()
-        if case in values:
-            raise ConfigurationError(f"{file} lists case {case} twice.")
-        values[case] = (line, tuple(row[column].strip() for column in columns))
-    return values
+    place = {column: k for k, column in enumerate(header)}  # (a column twice: its last, as a dict of the row)
+    ids = list(map(str.strip, found[place[id_column]]))
+    if len(set(ids)) < len(ids):
+        seen: set[str] = set()
+        case = next(case for case in ids if case in seen or seen.add(case))
+        raise ConfigurationError(f"{file} lists case {case} twice.")
+    return ids, lines, [list(map(str.strip, found[place[column]])) for column in columns]
 
 
 def _one_hot(ground_truth: Path, output: OutputSpec, declaration: Declaration) -> dict[str, str | None]:
@@ -251,6 +281,31 @@ def _one_hot(ground_truth: Path, output: OutputSpec, declaration: Declaration) -
             )
         found[case] = ones[0]
     return found
+
+
+def _number_column(
+    output: OutputSpec, texts: Mapping[str, str], cases: Sequence[str], binary: bool
+) -> dict[str, float] | None:
+    """A number output's reference cells of ``cases`` read whole, as ``Number.reference_value`` reads each:
+    ``None`` (read cell by cell, which words the problem) for another kind, a class reference, a blank cell
+    or a cell that is not a finite number in ASCII (``binary``: 0 or 1)."""
+    if type(output.type) is not Number or dict(output.options).get(CLASS_REFERENCE) or not cases:
+        return None
+    column = list(map(texts.__getitem__, cases))
+    if not "".join(column).isascii():  # float() reads Arabic-Indic and full-width digits: the cell-by-cell words
+        return None
+    if any(blank in column for blank in output.blank_values) or (
+        any(blank != blank.lower() or blank != blank.upper() for blank in output.blank_values)
+        and set(map(str.lower, column)) & set(output.blank_values)
+    ):  # (a blank value without letters is matched as it is)
+        return None
+    try:
+        numbers = np.fromiter(map(float, column), np.float64, len(column))
+    except ValueError:
+        return None
+    if not np.isfinite(numbers).all() or (binary and not np.isin(numbers, (0.0, 1.0)).all()):
+        return None
+    return dict(zip(cases, numbers.tolist(), strict=True))
 
 
 def _binary(declaration: Declaration, output: OutputSpec) -> bool:
@@ -307,7 +362,8 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
     for output in declaration.outputs:
         found = files.get(output.slug) or texts.get(output.slug) or classes.get(output.slug) \
             or tables.get(output.slug) or documents.get(output.slug) or {}  # fmt: skip
-        extra, lacking = sorted(set(found) - set(cases)), [c for c in cases if c not in found]
+        extra = sorted(set(found) - set(cases))
+        lacking = [c for c in cases if c not in found] if extra or len(found) != len(cases) else []
         if output.extra_cases == "ignore" and output is not first:  # the CSV may list other cases (a cohort)
             extra = []
         if extra or lacking:
@@ -318,7 +374,7 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
             )
         if output.slug in texts:
             binary = _binary(declaration, output)
-            values[output.slug] = {
+            values[output.slug] = _number_column(output, texts[output.slug], cases, binary) or {
                 c: output.type.reference_value(output, texts[output.slug][c], binary, c, output.reference.text)
                 for c in cases
                 if texts[output.slug][c].lower() not in output.blank_values or output.blank == "error"
@@ -329,7 +385,9 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
         if output.together_with:
             kept = [c for c in values[output.slug] if all(c in values[other] for other in output.together_with)]
             values[output.slug] = {c: values[output.slug][c] for c in kept}
-    if all(o.slug in texts or o.slug in classes for o in declaration.outputs):  # a case blank (skipped) everywhere
+    if all(o.slug in texts or o.slug in classes for o in declaration.outputs) and any(
+        len(found) < len(cases) for found in values.values()
+    ):  # a case blank (skipped) everywhere
         cases = tuple(c for c in cases if any(c in found for found in values.values()))
         if not cases:
             raise ConfigurationError(f"The ground truth holds no case for {first.reference.text}.")

@@ -69,8 +69,52 @@ def ranked_value_problem(document: Any, path: str) -> str | None:
 
 
 def dumps(metrics: Mapping[str, Any]) -> str:
-    """The canonical text of a metrics document (deterministic: same input, same bytes)."""
-    return json.dumps(json_safe(metrics), indent=2, allow_nan=False) + "\n"
+    """The canonical text of a metrics document (deterministic: same input, same bytes). A large per-case
+    section of plain values is written column by column (``_case_section``), the same bytes."""
+    cases = metrics.get(CASE_SECTION) if isinstance(metrics, Mapping) else None
+    fast = _case_section(cases) if isinstance(cases, dict) and len(cases) >= FAST_CASES else None
+    if fast is None:
+        return json.dumps(json_safe(metrics), indent=2, allow_nan=False) + "\n"
+    text = json.dumps(json_safe({**metrics, CASE_SECTION: _PLACE}), indent=2, allow_nan=False) + "\n"
+    place = json.dumps(_PLACE)
+    at = text.index(place)
+    pad = " " * (at - text.rindex("\n", 0, at) - 1 - len(json.dumps(CASE_SECTION)) - 2)  # the key's indent
+    return text.replace(place, fast(pad), 1)
+
+
+FAST_CASES = 1000  # per-case entries from which ``dumps`` writes them column by column
+_PLACE = "\x00the per-case section\x00"  # its place in the rest of the document (no case id holds a NUL)
+_PLAIN = {float: repr, int: repr, bool: {True: "true", False: "false"}.__getitem__,
+          str: json.encoder.encode_basestring_ascii}  # fmt: skip
+
+
+def _case_section(cases: dict[Any, Any]) -> Any:
+    """``pad -> text`` of the per-case section ``{case: {key: value}}`` as ``json.dumps(indent=2)`` writes
+    it at the indent ``pad``, when every case is a str with a dict of the same str keys and each key's
+    values are of one plain type (finite floats, ints, booleans or strs); else ``None``."""
+    entries = list(cases.values())
+    if set(map(type, cases)) != {str} or set(map(type, entries)) != {dict}:
+        return None
+    keys = set(map(tuple, entries))
+    if len(keys) != 1 or not (names := keys.pop()) or set(map(type, names)) != {str}:
+        return None
+    columns = []
+    for name in names:
+        column = list(map(dict.__getitem__, entries, [name] * len(entries)))
+        kinds = set(map(type, column))
+        if len(kinds) != 1 or (kind := kinds.pop()) not in _PLAIN:
+            return None
+        if kind is float and not all(map(math.isfinite, column)):
+            return None
+        columns.append(list(map(_PLAIN[kind], column)))
+    ids = list(map(json.encoder.encode_basestring_ascii, cases))
+
+    def text(pad: str) -> str:
+        inner = f",\n{pad}    ".join(json.encoder.encode_basestring_ascii(n).replace("%", "%%") + ": %s" for n in names)
+        entry = f"{pad}  %s: {{\n{pad}    {inner}\n{pad}  }}"
+        return "{\n" + ",\n".join(map(entry.__mod__, zip(ids, *columns, strict=True))) + f"\n{pad}}}"
+
+    return text
 
 
 CASE_RESULTS_FILE = "case-results.json"

@@ -52,6 +52,12 @@ class PredictionTable:
     columns: tuple[str, ...]
     rows: Mapping[str, PredictionRow]
 
+    def column(self, name: str) -> list[str]:
+        """The stripped cells of column ``name``, one per row in the order of ``rows``."""
+        if isinstance(self.rows, _Rows):
+            return self.rows.column(name)
+        return [row.cells[name] for row in self.rows.values()]
+
 
 def find_prediction_file(input_dir: Path, name: str = PREDICTION_FILE) -> Path:
     """``name`` in the input folder, else its single ``*.csv`` (resolved, never a path outside it);
@@ -97,6 +103,15 @@ class _Rows(Mapping[str, PredictionRow]):
 
     def __len__(self) -> int:
         return len(self._index)
+
+    def column(self, name: str) -> list[str]:
+        """The stripped cells of column ``name``, one per row in file order (each row's ``cells[name]``),
+        cut out of all the rows at once: a line's record is joined and split whole (every record of a
+        file without quotes has the header's width)."""
+        position, width = self._columns.index(name), len(self._columns)
+        if not self._records or isinstance(self._records[0], tuple):
+            return [record[position] for record in self._records]
+        return list(map(str.strip, ",".join(self._records).split(",")[position::width]))
 
 
 def read_prediction_table(path: Path, id_column: str, max_mb: float, word: str = "case") -> PredictionTable:

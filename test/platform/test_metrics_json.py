@@ -48,3 +48,29 @@ def test_write_is_complete_and_leaves_no_temporary(tmp_path):
     write_metrics(tmp_path / "metrics.json", {"score": np.float64(0.25), "other": float("inf")}, ["score"])
     assert json.loads((tmp_path / "metrics.json").read_text()) == {"score": 0.25, "other": None}
     assert [p.name for p in tmp_path.iterdir()] == ["metrics.json"]
+
+
+def standard(document):
+    return json.dumps(json_safe(document), indent=2, allow_nan=False) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("entry", "fast"),
+    [
+        (lambda k: {"p": k / 7, "n": k, "ok": k % 2 == 0, "note": f'a%s"\\é{k}'}, True),
+        (lambda k: {'odd "key" %s': k / 3}, True),
+        (lambda k: {"p": float("nan") if k == 5 else k / 3}, False),  # null: the standard encoder
+        (lambda k: {"p": None if k == 5 else k / 3}, False),
+        (lambda k: {"p": k} if k else {"q": 1}, False),  # keys that differ
+        (lambda k: {"p": np.float64(k)}, False),
+        (lambda k: {}, False),
+    ],
+)
+def test_a_large_per_case_section_written_by_columns_is_the_standard_encoders_bytes(entry, fast):
+    """``dumps`` writes a large per-case section of plain values column by column: the same bytes."""
+    from evaluation.platform import metrics_json
+
+    document = {"aggregates": {"a": 0.5}, "case": {f"c{k}": entry(k) for k in range(1200)}, "settings": {"x": [1]}}
+    assert (metrics_json._case_section(document["case"]) is not None) == fast
+    assert dumps(document) == standard(document)
+    assert dumps({"case": document["case"]}) == standard({"case": document["case"]})

@@ -1,0 +1,96 @@
+"""A prediction-file phase read as columns: the participant's CSV checked and scored column by column.
+
+``scored_columns`` handles the common submission whole: number outputs, each in one column, a row for every
+reference case and none for another, every cell a finite decimal number within its range (no blank, no
+unknown or missing case, no per-case python metric). It reads each output's column once
+(``PredictionTable.column``), parses it with ``float`` over the whole list and checks it with numpy, and
+returns each case's result as ``score_case`` would give it: nothing is left for a per-case task. Any
+other submission (or any problem) returns ``None`` and the engine reads it row by row, which words every
+problem with its line, case and column; so the messages are the row reader's, one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+
+import numpy as np
+
+from evaluation.declarative.answers import _predicted_time  # (the row reader's own rule)
+from evaluation.declarative.output_kinds import Number
+from evaluation.declarative.python_metric import PYTHON
+from evaluation.declarative.reference import DeclaredReference
+from evaluation.declarative.schema import Declaration
+from evaluation.declarative.segmentation import CaseResult
+from evaluation.platform.prediction_file import PredictionTable
+
+
+def _numbers(cells: list[str], low: float, high: float, nonnegative: bool) -> np.ndarray | None:
+    """A column's cells as floats, or ``None`` when one is blank, not a decimal number ("_": Python's
+    digit separators), not in ASCII (float() reads full-width digits), not finite, outside ``[low, high]`` or
+    (``nonnegative``) below 0."""
+    joined = "".join(cells)
+    if "" in cells or "_" in joined or not joined.isascii():
+        return None
+    try:
+        numbers = np.fromiter(map(float, cells), np.float64, len(cells))
+    except ValueError:
+        return None
+    if not np.isfinite(numbers).all() or not ((numbers >= low) & (numbers <= high)).all():
+        return None
+    return None if nonnegative and (numbers < 0).any() else numbers
+
+
+class ColumnResults(Mapping[str, CaseResult]):
+    """Each case's result, made when asked for (as ``score_case`` gives it: every output submitted), and
+    each output's values whole (``column``), which the aggregation reads instead of case by case."""
+
+    def __init__(self, cases: Sequence[str], columns: dict[str, list[float]]) -> None:
+        self.cases, self.columns = tuple(cases), columns
+        self._index: dict[str, int] | None = None
+
+    def column(self, slug: str, cases: Sequence[str]) -> list[float]:
+        """The values of output ``slug`` of ``cases``."""
+        if tuple(cases) == self.cases:
+            return self.columns[slug]
+        if self._index is None:
+            self._index = {case: k for k, case in enumerate(self.cases)}
+        return [self.columns[slug][self._index[case]] for case in cases]
+
+    def __getitem__(self, case: str) -> CaseResult:
+        if self._index is None:
+            self._index = {case: k for k, case in enumerate(self.cases)}
+        row = self._index[case]
+        values = {slug: column[row] for slug, column in self.columns.items()}
+        return CaseResult({}, values, dict.fromkeys(self.columns, True), {})
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.cases)
+
+    def __len__(self) -> int:
+        return len(self.cases)
+
+
+def scored_columns(
+    table: PredictionTable, reference: DeclaredReference, declaration: Declaration
+) -> ColumnResults | None:
+    """Each reference case's result (reference order), or ``None``: a submission to read row by row."""
+    outputs = declaration.outputs
+    cases = reference.cases
+    if (
+        any(type(o.type) is not Number or o.columns for o in outputs)
+        or any(m.metric == PYTHON for m in declaration.metrics)
+        or any(len(reference.values[o.slug]) != len(cases) for o in outputs)  # (a blank reference skipped)
+        or len(table.rows) != len(cases)
+        or set(table.rows) != set(cases)
+    ):
+        return None
+    rows = dict(zip(table.rows, range(len(cases)), strict=True))  # case -> its row in the file
+    order = np.fromiter(map(rows.__getitem__, cases), np.intp, len(cases))
+    columns: dict[str, list[float]] = {}
+    for output in outputs:
+        low, high = output.range or (-np.inf, np.inf)
+        numbers = _numbers(table.column(output.column), low, high, _predicted_time(declaration, output))
+        if numbers is None:
+            return None
+        columns[output.slug] = numbers[order].tolist()
+    return ColumnResults(cases, columns)

@@ -1,0 +1,121 @@
+"""A prediction-file phase read as columns (``declarative.columns``): the same metrics.json, byte for byte,
+as the row-by-row reading it stands in for, and the same first problem (line, case, column) for a CSV it
+does not take; the reference CSVs split whole (``reference._csv_rows``) as the ``csv`` module splits them."""
+
+from __future__ import annotations
+
+import csv
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+from evaluation.declarative import columns, engine, reference
+from evaluation.errors import EvaluationError
+from evaluation.pipeline import evaluate
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+import whole_path
+
+ROWS = 1200  # past metrics_json.FAST_CASES: the per-case section written column by column too
+
+
+def phase(folder: Path) -> tuple[Path, Path, Path]:
+    """The declaration, ground truth folder and participant's CSV of benchmarks/whole_path.py's CSV phase."""
+    declaration, truth, answers = whole_path.csv_inputs(folder, ROWS)
+    return declaration, truth.parent, answers
+
+
+def run(declaration: Path, truth: Path, answers: Path, output: Path) -> bytes | str:
+    """metrics.json's bytes, or the message of the run's error."""
+    try:
+        evaluate(str(declaration), answers.parent, output, truth, log=lambda _: None)
+    except EvaluationError as error:
+        return str(error)
+    return (output / "metrics.json").read_bytes()
+
+
+def both(tmp_path: Path, monkeypatch, edit=None) -> tuple[bytes | str, bytes | str, bool]:
+    """The run read as columns and row by row (columns refused), and whether the columns were taken."""
+    declaration, truth, answers = phase(tmp_path / "phase")
+    if edit:
+        answers.write_text(edit(answers.read_text()))
+    taken = []
+    original = columns.scored_columns
+
+    def spy(*arguments):
+        found = original(*arguments)
+        taken.append(found is not None)
+        return found
+
+    monkeypatch.setattr(engine, "scored_columns", spy)
+    fast = run(declaration, truth, answers, tmp_path / "fast")
+    monkeypatch.setattr(engine, "scored_columns", lambda *_: None)
+    slow = run(declaration, truth, answers, tmp_path / "slow")
+    return fast, slow, taken == [True]
+
+
+def test_columns_give_the_same_metrics_json(tmp_path, monkeypatch):
+    fast, slow, taken = both(tmp_path, monkeypatch)
+    assert taken and isinstance(fast, bytes) and fast == slow
+
+
+def replace_cell(line: int, column: int, text: str):
+    def edit(content: str) -> str:
+        lines = content.split("\n")
+        cells = lines[line - 1].split(",")
+        cells[column] = text
+        lines[line - 1] = ",".join(cells)
+        return "\n".join(lines)
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    ("edit", "words"),
+    [
+        (replace_cell(40, 1, ""), "line 40"),  # blank under the policy "error"
+        (replace_cell(41, 1, "0.2_5"), "not a number"),
+        (replace_cell(42, 2, "nan"), "not a finite number"),
+        (replace_cell(43, 1, "1.5"), "outside [0, 1]"),
+        (replace_cell(44, 1, " 0.25 "), None),  # spaces: stripped, taken
+        (replace_cell(45, 0, "image_9999999"), "not in the test set"),
+        (lambda text: text.replace("\n", "\nimage_0000003,0.5,1.0\n", 1), "repeats"),
+        (lambda text: text.rsplit("\n", 2)[0] + "\n", "has no row"),
+        (replace_cell(46, 2, "1.0,2"), "cells"),
+        (replace_cell(47, 1, "0.\uff15"), "ascii digits"),  # float() reads a full-width 5 as 5
+    ],
+)
+def test_a_csv_the_columns_refuse_gets_the_row_readers_message(tmp_path, monkeypatch, edit, words):
+    fast, slow, taken = both(tmp_path, monkeypatch, edit)
+    assert fast == slow
+    if words is None:
+        assert taken and isinstance(fast, bytes)
+    else:
+        assert not taken and isinstance(fast, str) and words in fast.lower()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "id,a,b\n1,x,y\n2,z,w\n",
+        "\ufeffid,a,b\r\n1,x,y\r\n\r\n2, z ,w",
+        "id,a,a\n1,x,y\n\n\n2,z,w\n",
+        "id\n1\n \n2\n",
+        "id,a\n1,x\n2\n",
+        "id,a\n1,x\n 2, y \n",
+    ],
+)
+def test_reference_rows_split_whole_as_the_csv_module_splits_them(tmp_path, text):
+    path = tmp_path / "truth.csv"
+    path.write_bytes(text.encode())
+    rows = [(n, cells) for n, cells in enumerate(csv.reader(text.lstrip("\ufeff").splitlines()), 1) if cells]
+    header, found = rows[0][1], rows[1:]
+    if any(len(cells) != len(header) for _, cells in found):
+        with pytest.raises(reference.ParserError):
+            reference._csv_rows(path)
+        return
+    cells = [[cells[k] for _, cells in found] for k in range(len(header))]
+    split, lines, columns = reference._csv_rows(path)
+    assert (split, list(lines), columns) == (header, [n for n, _ in found], cells)
