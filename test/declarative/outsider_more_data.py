@@ -2,6 +2,7 @@
 
 The same generators made the data the official code was run on (scratch venv, numbers recorded in
 test/metrics/golden/flare22.json, hntsmrg2024.json, conic2022.json); numpy only, deterministic.
+``hntsmrg_cases`` is also the demo of the library's ``hntsmrg2024`` (scripts/make_demo_hntsmrg2024.py).
 Arrays are (z, y, x); spacings are (z, y, x) mm, each exactly a float32 (NIfTI headers hold float32).
 """
 
