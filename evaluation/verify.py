@@ -45,6 +45,8 @@ from typing import Any
 from evaluation.cli import _fail, tool_parser
 from evaluation.compare import _is_number, _tolerance
 from evaluation.errors import ConfigurationError, EvaluationError
+from evaluation.platform.files import read_named
+from evaluation.platform.predictions import read_json_file
 
 DEFAULT_MEMORY = "8g"  # the platform's default memory of an evaluation method; set the phase's own with --memory
 DEFAULT_GROUND_TRUTH_MOUNT = "/opt/app/ground-truth"  # where evalutils' evaluation containers read it
@@ -179,11 +181,11 @@ class Reference:
         except OSError as error:
             raise ConfigurationError(f"The reference cannot be started: {error.strerror}.") from None
         metrics = output_dir / "metrics.json"
-        if metrics.is_file():
+        if os.path.lexists(metrics):  # the one bounded reader: no FIFO, no unbounded file, one line
             try:
-                return json.loads(metrics.read_text())
-            except ValueError:
-                return "the reference wrote a metrics.json that is not JSON"
+                return read_json_file(metrics)
+            except ConfigurationError as error:
+                return f"the reference wrote a metrics.json that cannot be used: {error}"
         lines = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
         return f"the reference wrote no metrics.json (exit {done.returncode}): {lines[-1] if lines else 'no output'}"
 
@@ -197,7 +199,7 @@ def run_ours(challenge: str, input_dir: Path, ground_truth: Path, output_dir: Pa
         evaluate(challenge, input_dir, output_dir, ground_truth, executor=LocalPool(1), log=lambda line: None)
     except EvaluationError as error:
         return str(error)
-    return json.loads((output_dir / METRICS_FILE).read_text())
+    return read_json_file(output_dir / METRICS_FILE)
 
 
 def flat_input(outputs_dir: Path, target: Path) -> None:
@@ -528,11 +530,13 @@ def declared_map(challenge: str) -> NumberMap:
 
 def map_file(path: Path) -> NumberMap:
     """--map: a TOML file with [verify.map] / [verify.ignore] (or top-level [map] / [ignore]), or JSON."""
-    try:
-        text = path.read_text(encoding="utf-8")
-        data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
-    except (OSError, ValueError) as error:
-        raise ConfigurationError(f"--map {path} cannot be read ({type(error).__name__}).") from None
+    if path.suffix == ".json":
+        data = read_json_file(path)
+    else:
+        try:
+            data = tomllib.loads(read_named(path).decode("utf-8"))
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+            raise ConfigurationError(f"--map {path} cannot be read ({type(error).__name__}).") from None
     return NumberMap.from_table(data.get("verify", data), str(path))
 
 

@@ -272,3 +272,17 @@ def test_save_never_replaces_a_folder_it_did_not_write(tmp_path, capsys):
                         "--save", str(tmp_path / "mine"), "--work", str(tmp_path / "w")])  # fmt: skip
     assert code == 1 and "is not a case verify saved" in capsys.readouterr().err.strip().splitlines()[-1]
     assert (tmp_path / "mine" / "keep.txt").read_text() == "organizer's file"
+
+
+@pytest.mark.parametrize(
+    ("writes", "words"),
+    [
+        ("mkfifo {output}/metrics.json", "not a regular file"),  # a FIFO never hangs the comparison
+        ("printf '{{\"a\": ' > {output}/metrics.json", "is not valid JSON"),
+    ],
+)
+def test_a_reference_metrics_json_that_cannot_be_used_is_its_one_line(tmp_path, writes, words):
+    """The reference's metrics.json goes through the project's one bounded JSON reader."""
+    outcome = verify.Reference(command=writes, timeout=30).run(tmp_path / "in", tmp_path / "gt", tmp_path / "out")
+    assert isinstance(outcome, str) and outcome.startswith("the reference wrote a metrics.json that cannot be used")
+    assert words in outcome, outcome
