@@ -25,8 +25,16 @@ from pathlib import Path
 from typing import Any
 
 
-def _is_number(value: Any) -> bool:
+def is_number(value: Any) -> bool:
+    """A JSON number (``True`` and ``False`` are not, though Python counts them as ints)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def close(left: float, right: float, tolerance: float) -> bool:
+    """Equal within an absolute tolerance; NaN equals only NaN (a null on both sides agrees)."""
+    if math.isnan(left) or math.isnan(right):
+        return math.isnan(left) and math.isnan(right)
+    return math.isclose(left, right, rel_tol=0.0, abs_tol=tolerance)
 
 
 def differences(expected: Any, actual: Any, tolerance: float = 1e-9, path: str = "") -> Iterator[str]:
@@ -48,14 +56,14 @@ def differences(expected: Any, actual: Any, tolerance: float = 1e-9, path: str =
             yield f"{where}: list of {len(expected)} expected, {len(actual)} actual"
         for index, (left, right) in enumerate(zip(expected, actual, strict=False)):
             yield from differences(left, right, tolerance, f"{path}[{index}]")
-    elif _is_number(expected) and _is_number(actual):
-        if not math.isclose(expected, actual, rel_tol=0.0, abs_tol=tolerance):
+    elif is_number(expected) and is_number(actual):
+        if not close(expected, actual, tolerance):
             yield f"{where}: expected {expected!r}, actual {actual!r} (|diff| {abs(expected - actual):.3g})"
     elif expected != actual or type(expected) is not type(actual):
         yield f"{where}: expected {json.dumps(expected)}, actual {json.dumps(actual)}"
 
 
-def _tolerance(text: str) -> float:
+def tolerance_argument(text: str) -> float:
     """``--tol``: a finite number at least 0 (``math.isclose`` raises on a negative one)."""
     try:
         tolerance = float(text)
@@ -85,7 +93,9 @@ def parser() -> argparse.ArgumentParser:
     result.add_argument(
         "--replay", type=Path, metavar="RECORD", help="re-run the evaluation a provenance.json records; same bytes?"
     )
-    result.add_argument("--tol", type=_tolerance, default=1e-9, help="absolute tolerance for numbers (default: 1e-9)")
+    result.add_argument(
+        "--tol", type=tolerance_argument, default=1e-9, help="absolute tolerance for numbers (default: 1e-9)"
+    )
     return result
 
 

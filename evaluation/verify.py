@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluation.cli import _fail, tool_parser
-from evaluation.compare import _is_number, _tolerance
+from evaluation.compare import close, is_number, tolerance_argument
 from evaluation.errors import ConfigurationError, EvaluationError
 from evaluation.platform.files import read_named
 from evaluation.platform.predictions import read_json_file
@@ -132,16 +132,10 @@ def numbers(document: Any, prefix: str = "") -> Iterator[tuple[str, float]]:
     elif isinstance(document, list):
         for index, value in enumerate(document):
             yield from numbers(value, f"{prefix}.{index}" if prefix else str(index))
-    elif _is_number(document):
+    elif is_number(document):
         yield prefix, float(document)
     elif document is None and prefix:
         yield prefix, math.nan
-
-
-def same(left: float, right: float, tolerance: float) -> bool:
-    if math.isnan(left) or math.isnan(right):
-        return math.isnan(left) and math.isnan(right)
-    return math.isclose(left, right, rel_tol=0.0, abs_tol=tolerance)
 
 
 # ------------------------------------------------------------------------------------------- the runs
@@ -369,7 +363,7 @@ class Verifier:
                 continue
             if target not in mine:
                 found.append(Difference(path, target, submission, value, "absent"))
-            elif not same(value, mine[target], self.tolerance):
+            elif not close(value, mine[target], self.tolerance):
                 found.append(Difference(path, target, submission, value, mine[target]))
         return found
 
@@ -476,7 +470,7 @@ class Verifier:
                 row.update(status="ignored", reason=target)
             elif what == "unmapped":
                 row["status"] = "unmapped"
-                candidates = set.intersection(*({p for p, v in mine.items() if same(value, v, self.tolerance)}
+                candidates = set.intersection(*({p for p, v in mine.items() if close(value, v, self.tolerance)}
                                                 for value, mine in runs))  # fmt: skip
                 if len(candidates) == 1:
                     row["suggested"] = report.suggested[path] = candidates.pop()
@@ -551,7 +545,7 @@ def parser() -> argparse.ArgumentParser:
     result.add_argument("--seed", type=int, default=0, help="seed of the generated submissions (default: 0)")
     result.add_argument("--ground-truth", type=Path, help="the ground truth (default: synthetic, with --synthesize)")
     result.add_argument("--map", type=Path, help="a TOML file with [verify.map] and [verify.ignore]")
-    result.add_argument("--tol", type=_tolerance, default=1e-9, help="absolute tolerance (default: 1e-9)")
+    result.add_argument("--tol", type=tolerance_argument, default=1e-9, help="absolute tolerance (default: 1e-9)")
     result.add_argument("--memory", default=DEFAULT_MEMORY, help="the reference image's memory limit (the phase's)")
     result.add_argument(
         "--ground-truth-mount",
