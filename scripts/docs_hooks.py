@@ -13,6 +13,7 @@ import argparse
 import importlib
 import json
 import sys
+import tempfile
 import tomllib
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,6 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from evaluation.declarative.derived import json_schema, metric_table  # noqa: E402
+from evaluation.declarative.metric_records import RECORDS  # noqa: E402
 
 DECLARATIONS = REPO / "evaluation" / "declarations"
 
@@ -41,7 +43,7 @@ def _constraint(schema: dict[str, Any]) -> str:
     if "enum" in schema:
         said.append("one of " + ", ".join(f"`{json.dumps(choice)}`" for choice in schema["enum"]))
     if "type" in schema and not said:
-        kind = schema["type"]
+        kind = " or ".join(schema["type"]) if isinstance(schema["type"], list) else schema["type"]
         if kind == "array" and isinstance(schema.get("items"), dict):
             kind = f"array of {_constraint(schema['items']) or 'values'}"
         said.append(kind)
@@ -60,8 +62,24 @@ def _constraint(schema: dict[str, Any]) -> str:
 
 def _key_rows(properties: dict[str, Any], required: list[str], prefix: str) -> Iterator[str]:
     for key, node in properties.items():
-        mark = " (required)" if key in required else ""
-        yield f"| `{prefix}{key}`{mark} | {_cell(_constraint(node))} |"
+        default = "required" if key in required else f"`{json.dumps(node['default'])}`" if "default" in node else ""
+        yield f"| `{prefix}{key}` | {_cell(_constraint(node))} | {default} | {_cell(node['description'])} |"
+
+
+HEADER = ["| key | type and constraint | default | meaning |", "| --- | --- | --- | --- |"]
+
+
+def _table(key: str, node: dict[str, Any]) -> Iterator[str]:
+    """A section's keys (``[key]``, or ``[[key]]`` for an array of tables), then its arrays of tables."""
+    table = node if "properties" in node else node.get("items", {})
+    if "properties" not in table:
+        return
+    bracket = f"[[{key}]]" if node.get("type") == "array" else f"[{key}]"
+    yield from ["", f"## `{bracket}`", "", _cell(node["description"]), "", *HEADER]
+    yield from _key_rows(table["properties"], table.get("required", []), "")
+    for sub, inner in table["properties"].items():
+        if "properties" in inner.get("items", {}):
+            yield from _table(f"{key}.{sub}", inner)
 
 
 def declaration_page() -> str:
@@ -69,24 +87,27 @@ def declaration_page() -> str:
     schema = json_schema()
     lines = ["# Declaration keys", "",
              "Generated from the editors' JSON Schema of a declaration (`evaluation/declarations/"
-             "declaration.schema.json`, built from the metric records and the output kinds). The parser's checks",
-             "remain the authority: references between sections, paths and key templates are checked when a",
-             "declaration loads, each refusal one `file: key: problem` line.", "",
-             "## Top-level keys and sections", "", "| key | type and constraint |", "| --- | --- |"]  # fmt: skip
+             "declaration.schema.json`), itself built from where each key is defined: the sections' dataclasses",
+             "(`evaluation/declarative/schema.py`), the output kinds (`output_kinds.py`) and the metric records.",
+             "The parser's checks remain the authority: references between sections, paths and key templates are",
+             "checked when a declaration loads, each refusal one `file: key: problem` line.", "",
+             "## Top-level keys", "", *HEADER]  # fmt: skip
     top = schema["properties"]
-    for key, node in top.items():
-        if node.get("type") == "object" and "properties" in node:
-            lines += _key_rows(node["properties"], node.get("required", []), f"{key}.")
-        elif node.get("type") == "array" and "properties" in node.get("items", {}):
-            lines += _key_rows(node["items"]["properties"], node["items"].get("required", []), f"{key}[].")
-        elif key not in ("outputs", "metrics"):
-            lines += _key_rows({key: node}, schema["required"], "")
-    lines += ["", "## Outputs, by kind", ""]
+    lines += _key_rows({k: v for k, v in top.items() if "properties" not in v and "items" not in v},
+                       schema["required"], "")  # fmt: skip
+    lines += [line for key, node in top.items() if key not in ("outputs", "metrics") for line in _table(key, node)]
+    lines += ["", "## `[[outputs]]`, by kind", "", _cell(top["outputs"]["description"]), ""]
     for branch in top["outputs"]["items"]["allOf"]:
         then = branch["then"]
-        lines += [f"### kind = `{then['properties']['kind']['const']}`", "", "| key | type and constraint |",
-                  "| --- | --- |", *_key_rows(then["properties"], then["required"], ""), ""]  # fmt: skip
-    lines += ["## Metrics", "", "See [the metrics](metrics.md): each metric's parameters and edge values.", ""]
+        lines += [f"### kind = `{then['properties']['kind']['const']}`", "", *HEADER,
+                  *_key_rows(then["properties"], then["required"], ""), ""]  # fmt: skip
+    params = {param.key for record in RECORDS for param in (*record.params, *(e.param(False) for e in record.edges))}
+    common: dict[str, Any] = {}
+    for branch in top["metrics"]["items"]["allOf"]:
+        common |= {k: v for k, v in branch["then"]["properties"].items() if k not in params and k not in common}
+    lines += ["## `[[metrics]]`", "", "The keys every metric (or a metric of its sort) takes; each metric's own "
+              "parameters and edge values are in [the metrics](metrics.md).", "", *HEADER,
+              *_key_rows(common, ["metric", "output"], ""), ""]  # fmt: skip
     return "\n".join(lines)
 
 
@@ -164,6 +185,66 @@ def library_index(paths: list[Path]) -> str:
     return "\n".join(rows) + "\n"
 
 
+EXPECTED = REPO / "test" / "expected"  # every demo's metrics.json, byte-identical to a real run (test_expected.py)
+LAYOUT_EXAMPLES = {"kits-example": ("aggregates", "case", "missing", "settings"), "cibmtr2025": ("aggregates",),
+                   "rare25": ("flat",)}  # fmt: skip
+
+
+def _excerpt(value: Any, items: int = 3) -> Any:
+    """A metrics.json section cut to its first ``items`` entries at every level (``"..."``: more)."""
+    if isinstance(value, dict):
+        cut = {key: _excerpt(inner, items) for key, inner in list(value.items())[:items]}
+        return {**cut, "...": f"{len(value) - items} more"} if len(value) > items else cut
+    if isinstance(value, list) and len(value) > items:
+        return [_excerpt(inner, items) for inner in value[:items]] + ["..."]
+    return value
+
+
+def metrics_json_page() -> str:
+    """metrics.json's sections, each described beside its writer (``engine.METRICS_JSON``) and shown as a demo's
+    real metrics.json holds it (``test/expected``), then every library phase's leaderboard paths."""
+    from evaluation.declarative.engine import METRICS_JSON
+    from evaluation.registry import get, names
+
+    lines = ["# metrics.json", "", "What `python -m evaluation` writes to `/output/metrics.json`: each section as the "
+             "engine describes it (`evaluation/declarative/engine.py`, `METRICS_JSON`) and as a demo's real run "
+             "writes it (`test/expected/<challenge>/metrics.json`, checked byte-identical by `test/test_expected.py`; "
+             "cut to three entries per level here).", ""]  # fmt: skip
+    shown = {section: name for name, sections in LAYOUT_EXAMPLES.items() for section in sections}
+    for section, meaning in METRICS_JSON.items():
+        lines += [f"## `{section}`", "", meaning, ""]
+        if section in shown:
+            document = json.loads((EXPECTED / shown[section] / "metrics.json").read_text(encoding="utf-8"))
+            part = document if section == "flat" else {section: document[section]}
+            lines += [f"From `{shown[section]}`:", "", "```json", json.dumps(_excerpt(part), indent=2), "```", ""]
+    lines += ["## Each library phase's paths", "", "| challenge | leaderboard paths |", "| --- | --- |"]
+    lines += [f"| `{name}` | {_cell(', '.join(f'`{path}`' for path in get(name).phase.leaderboard_paths))} |"
+              for name in names()]  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def errors_page() -> str:
+    """The participant's and organizer's last lines: every row of ``test/test_hostile.py``'s ``CASES``, the hostile
+    change (its name) and the exact line the test asserts (a line naming generated folders: from a build of it)."""
+    sys.path.insert(0, str(REPO / "test"))
+    import test_hostile
+
+    lines = ["# Error lines", "", "Bad input ends the run with exit code 1, no metrics.json and one line as the last "
+             "line of stderr. Each line below is asserted, exactly, by `test/test_hostile.py` (its table `CASES`): "
+             "a tiny valid submission of the challenge made hostile by the change named on the left.", ""]  # fmt: skip
+    by_challenge: dict[str, list[tuple[str, str]]] = {}
+    for name, case in test_hostile.CASES.items():
+        line = case.line
+        if callable(line):
+            with tempfile.TemporaryDirectory() as folder:
+                line = line(case.build(Path(folder))).replace(folder, "<tmp>")
+        by_challenge.setdefault(case.challenge, []).append((name.removeprefix(f"{case.challenge} "), line))
+    for challenge, rows in by_challenge.items():
+        lines += [f"## {challenge}", "", "| input | last line |", "| --- | --- |"]
+        lines += [f"| {_cell(name)} | `{_cell(line).replace('`', '')}` |" for name, line in rows] + [""]
+    return "\n".join(lines)
+
+
 def generated_pages() -> dict[str, Callable[[], str]]:
     """The site path of every generated page and what writes it."""
     paths = sorted(DECLARATIONS.glob("*.toml"))
@@ -171,6 +252,8 @@ def generated_pages() -> dict[str, Callable[[], str]]:
         "reference/declaration.md": declaration_page,
         "reference/metrics.md": metrics_page,
         "reference/commands.md": commands_page,
+        "reference/metrics-json.md": metrics_json_page,
+        "reference/errors.md": errors_page,
         "library/index.md": lambda: library_index(paths),
     }
     for path in paths:
