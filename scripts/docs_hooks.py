@@ -162,7 +162,7 @@ def library_page(path: Path) -> str:
     """One packaged declaration: what its opening comment says, its metrics, its leaderboard, the file."""
     text = path.read_text(encoding="utf-8")
     declaration = tomllib.loads(text)
-    board = declaration["leaderboard"]
+    board, provenance = declaration["leaderboard"], declaration["provenance"]
     lines = [f"# {declaration['name']}", "", f"**{declaration['title']}**", "", _opening_comment(text), "",
              f"`python -m evaluation --challenge {declaration['name']}` (packaged: `evaluation/declarations/"
              f"{path.name}`).", "", "## Metrics", "", "| name | metric | output |", "| --- | --- | --- |"]  # fmt: skip
@@ -172,6 +172,11 @@ def library_page(path: Path) -> str:
     lines += ["", "## Leaderboard", "", f"Score: `{board['score']}` ({board.get('title', '')}, "
               f"{board.get('sort', 'desc')})", ""]  # fmt: skip
     lines += [f"- {column['title']}: `{column['path']}`" for column in board.get("columns", [])]
+    lines += ["", "## Provenance", "", "The official implementation it reproduces (`[provenance]`):", "",
+              "| repository | commit | path |", "| --- | --- | --- |",
+              "| " + " | ".join(f"`{_cell(provenance[key])}`" if provenance[key] else "" for key in
+                               ("repository", "commit", "path")) + " |", "",
+              f"What differs: {provenance['deviations']}"]  # fmt: skip
     lines += ["", "## The declaration", "", "```toml", text.rstrip(), "```", ""]
     return "\n".join(lines)
 

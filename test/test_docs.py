@@ -57,7 +57,8 @@ def test_reference_is_generated_from_the_records_parsers_and_declarations(site: 
     library = (site / "library" / "index.html").read_text(encoding="utf-8")
     for path in docs_hooks.DECLARATIONS.glob("*.toml"):
         assert f'href="{path.stem}.html"' in library
-        assert (site / "library" / f"{path.stem}.html").is_file()
+        page = (site / "library" / f"{path.stem}.html").read_text(encoding="utf-8")
+        assert 'id="provenance"' in page and "What differs:" in page, path.name
     declaration = (site / "reference" / "declaration.html").read_text(encoding="utf-8")
     assert "<code>[leaderboard]</code>" in declaration and "kind = <code>segmentation</code>" in declaration
 

@@ -350,11 +350,12 @@ class Provenance:
     deviations: str
     keys: ClassVar[dict[str, Any]] = {
         "repository": {"type": "string", "minLength": 1, "description": "The official implementation's repository "
-                       "(`owner/name` on GitHub), or its package on PyPI (`name==version`)."},
-        "commit": {"type": "string", "minLength": 1, "description": "The commit (or released version) read and run "
-                   "for the golden numbers."},
-        "path": {"type": "string", "minLength": 1, "description": "The file (and function) there that computes the "
-                 "numbers."},
+                       "(`owner/name` on GitHub); `none` when no official code is public (`deviations` then names "
+                       "the contract)."},
+        "commit": {"type": "string", "description": "The commit (or released package version) read and run for the "
+                   "golden numbers; `''` with `repository = 'none'`."},
+        "path": {"type": "string", "description": "The file (and function) there that computes the numbers; `''` "
+                 "with `repository = 'none'`."},
         "deviations": {"type": "string", "description": "What the declaration does otherwise than that code (\"\": "
                        "nothing; slugs and file layout aside)."},
     }  # fmt: skip
@@ -365,6 +366,8 @@ def _provenance(table: Table) -> Provenance | None:
     if not table.data:
         return None
     found = Provenance(*(table.get(key, str) for key in Provenance.keys))
+    if (found.repository == "none") != (found.commit == found.path == ""):
+        table.fail("repository", "names the official code with its commit and path, or is 'none' without them")
     table.done()
     return found
 
