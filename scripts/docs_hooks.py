@@ -96,11 +96,16 @@ def declaration_page() -> str:
     lines += _key_rows({k: v for k, v in top.items() if "properties" not in v and "items" not in v},
                        schema["required"], "")  # fmt: skip
     lines += [line for key, node in top.items() if key not in ("outputs", "metrics") for line in _table(key, node)]
-    lines += ["", "## `[[outputs]]`, by kind", "", _cell(top["outputs"]["description"]), ""]
-    for branch in top["outputs"]["items"]["allOf"]:
-        then = branch["then"]
-        lines += [f"### kind = `{then['properties']['kind']['const']}`", "", *HEADER,
-                  *_key_rows(then["properties"], then["required"], ""), ""]  # fmt: skip
+    outputs = top["outputs"]["items"]
+    branches = [branch["then"] for branch in outputs["allOf"]]
+    common = {k: v for k, v in branches[0]["properties"].items() if all(b["properties"].get(k) == v for b in branches)}
+    lines += ["", "## `[[outputs]]`", "", _cell(top["outputs"]["description"]), "", "### Every kind", "", *HEADER,
+              *_key_rows(common, outputs["required"], ""), ""]  # fmt: skip
+    for then in branches:
+        kind = then["properties"]["kind"]
+        own = {k: v for k, v in then["properties"].items() if k not in common and k != "kind"}
+        lines += [f"### kind = `{kind['const']}`", "", _cell(kind["description"]), "", *HEADER,
+                  *_key_rows(own, then["required"], ""), ""]  # fmt: skip
     params = {param.key for record in RECORDS for param in (*record.params, *(e.param(False) for e in record.edges))}
     common: dict[str, Any] = {}
     for branch in top["metrics"]["items"]["allOf"]:

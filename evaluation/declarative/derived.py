@@ -353,7 +353,7 @@ def json_schema() -> dict[str, Any]:
                        "items": _section(InputSpec.keys, InputSpec, required=["slug"])},
             "cases": _section(Cases.keys, Cases, description=_first(Cases)),
             "outputs": {"type": "array", "minItems": 1, "items": _outputs(),
-                        "description": "The outputs scored, each of a kind (its own keys below)."},
+                        "description": "The outputs scored, each of a `kind` (its own keys below)."},
             "metrics": {"type": "array", "minItems": 1, "items": _metrics_schema(),
                         "description": "The metrics, each a record's (see the reference of metrics)."},
             "bootstrap": _section(BOOTSTRAP_KEYS, description="The bootstrap of the metrics declared with "

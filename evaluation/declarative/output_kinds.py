@@ -267,6 +267,9 @@ GEOMETRY_KEYS: dict[str, Any] = {
 
 
 class Segmentation(OutputKind):
+    """A label image per case (`images/<slug>`), its labels declared by name, scored in a worker process against
+    the reference label image (integer voxels, the declared labels only, on the reference grid)."""
+
     name, platform_kind = "segmentation", "Segmentation"
     missing = ("error", "empty-mask", "exclude")
     image, value, csv, scoring = True, False, "", "segmentation"
@@ -355,6 +358,9 @@ def region_of(value: int | str | tuple[int, ...]) -> tuple[int, ...]:
 
 
 class Number(OutputKind):
+    """A number per case (a finite JSON number, or a CSV cell), against a CSV column of numbers (or of classes read
+    as 1 / 0 through `true_values` / `false_values`), or a survival time with its `event` column."""
+
     name, platform_kind = "number", "Float"
     missing = ("error", "worst-value", "exclude", *SURVIVAL_MISSING)  # the last two: c_index's
     numeric = True
@@ -470,6 +476,9 @@ def _class_target(output: OutputSpec, text: str, case: str, where: str) -> float
 
 
 class Boolean(OutputKind):
+    """True or false per case (a JSON boolean, or a CSV cell spelled as the reference's), against a CSV column of
+    `true_values` / `false_values` spellings."""
+
     name, platform_kind = "boolean", "Bool"
     missing = ("error", "misclassification", "exclude")
     spelled = True
@@ -519,12 +528,9 @@ _SPELLED_CLASSES = {
 
 
 class Choice(OutputKind):
-    """A class name. How an answer may spell a class (the keys of ``_SPELLED_CLASSES``, HECKTOR 2026's
-    stages: BioMedIA-MBZUAI/HECKTOR2026 README): ``ignore_case`` (spaces around it and letter case
-    ignored), ``subcategories`` (a trailing letter folding into its class: ``N2b`` is ``N2``),
-    ``wrong_answers`` (recognised, never right: a misclassification, ``Tx``), ``unknown`` (any other
-    answer: an error, or a misclassification) and ``expected`` (the error then reads "<what> is 'T5';
-    expected <expected>.")."""
+    """One of the declared `classes` per case (a JSON string), against a class-name column (`'file.csv:column'`) or a
+    one-hot `'file.csv'`; how an answer may spell a class (`ignore_case`, `subcategories`, `wrong_answers`,
+    `unknown`, `expected`) after HECKTOR 2026's stages (BioMedIA-MBZUAI/HECKTOR2026 README)."""
 
     name, platform_kind = "choice", "String"
     missing = ("error", "misclassification", "exclude")
@@ -605,6 +611,10 @@ class Choice(OutputKind):
 
 
 class Probabilities(Choice):
+    """A probability per declared class per case: a JSON object `{class: p}` with exactly the declared classes, or a
+    JSON list in their order, each a finite number in [0, 1], their sum as `sum` says (each problem refused naming
+    the case); metrics.json shows an answer as an object. Its reference as a choice output's."""
+
     name, platform_kind = "probabilities", "Anything"
     missing = ("error", "worst-value", "uniform", "exclude")
     csv, per_class, scoring = "columns", True, "probabilities"
@@ -652,9 +662,10 @@ class Probabilities(Choice):
 
 
 class Boxes(OutputKind):
-    """Boxes. With a reference in one document (``reference = "boxes.json"``): ``reference_voc``, without
-    that file the PASCAL VOC XML files of the ground truth (one per image); ``reference_fault``, the words
-    of the one-line error when those files cannot be read, ``{problem}`` naming the error's kind."""
+    """Boxes per image: the platform's "Multiple 2D bounding boxes" JSON with a `probability` per box, or
+    `[[x1, y1, x2, y2, score], ...]` (scores in [0, 1], no negative or degenerate box); the reference one `.json`
+    per image (`{case}` pattern; either form without scores, `[]` for none) or one `.json` `{image: boxes}` that
+    lists the cases, or PASCAL VOC XML files (`reference_voc`)."""
 
     name, platform_kind = "boxes", "Multiple 2D bounding boxes"
     missing = ("error", "empty", "exclude")  # empty: an image without detections
@@ -663,7 +674,9 @@ class Boxes(OutputKind):
     # a detection metric's declared ``match`` -> the catalogue's criterion (the first: the default)
     criteria: ClassVar[dict[str, str]] = {"iou": "iou", "distance": "centre_distance"}
     keys: ClassVar[dict[str, Any]] = {
-        "reference_voc": {"type": "boolean", "description": "The reference boxes are PASCAL VOC XML files."},
+        "reference_voc": {"type": "boolean", "description": "With a one-document reference (`reference = "
+                          "'boxes.json'`) and without that file: every PASCAL VOC XML file under the ground truth, "
+                          "one per image (named by its `<filename>`, else its stem), each `<bndbox>` a box."},
         "reference_fault": {"type": "string", "description": "The one-line error when the reference files cannot be "
                             "read, `{problem}` naming the error's kind."},
     }  # fmt: skip
@@ -687,15 +700,10 @@ class Boxes(OutputKind):
 
 
 class Points(Boxes):
-    """Points; each keeps its ``name`` (a decision metric's ``classes`` filter them); ``missing_score``:
-    the score of a point without a ``probability`` ("error": refused), e.g. MIDOG's F1, which ignores
-    the scores. ``reference_diameter``: the key of each reference point holding its diameter (LUNA16's
-    ``diameter_mm``, a hit radius metric's); ``reference_ignore``: the name of the reference points that
-    are ignored findings (LUNA16's excluded ones). ``reference = "<file>.csv"``: a row per reference
-    point (LUNA16's annotations.csv), the case in ``[cases] id_column``, the coordinates in the columns
-    ``reference_coordinates``, the diameter in ``reference_diameter``; ``reference_excluded``: a CSV of
-    the same columns whose points are ignored findings; ``reference_cases``: a CSV whose first cell of
-    each row is a case (LUNA16's seriesuids.csv: the cases without a point too)."""
+    """Points per image: the platform's "Multiple points" JSON (`{"points": [{"point": [x, y, z], "probability":
+    p}, ...]}`) or `[[x, y(, z), score], ...]`, a 2D point in the plane z = 0, each keeping its `name` (a decision
+    metric's `classes` filter them); the reference as a boxes output's (`[[x, y(, z)], ...]`) or a CSV with a row per
+    point (LUNA16's annotations.csv); points match by distance only."""
 
     name, platform_kind = "points", "Multiple points"
     parser: ClassVar[Callable[..., Any]] = staticmethod(parse_points)
@@ -772,9 +780,10 @@ class Points(Boxes):
 
 
 class HeatMap(OutputKind):
-    """A float detection map / heat map per case (PI-CAI): its lesion candidates (the non-zero
-    26-connected components, or those extracted from a heat map at ``candidates``) matched to the
-    reference lesions in a worker (``heat_maps``), the case score its maximum."""
+    """A float detection map / heat map per case (PI-CAI; `images/<slug>`, finite non-negative values that fit
+    float32): its lesion candidates (the non-zero 26-connected components, or those extracted from a heat map at
+    `candidates`) matched in a worker (``heat_maps``) to the reference lesions (`'labels/{case}.mha'`: the non-zero
+    26-connected components of an integer image), the case score its maximum."""
 
     name, platform_kind = "heat_map", "Heat Map"
     missing = ("error", "empty-mask", "exclude")  # empty-mask: an all-zero map (no candidate, case score 0)
@@ -1129,7 +1138,7 @@ def outputs_schema() -> dict[str, Any]:
                 "if": {"properties": {"kind": {"const": name}}, "required": ["kind"]},
                 "then": {
                     "properties": {
-                        "kind": {"const": name, "description": f"A {name} output."},
+                        "kind": {"const": name, "description": " ".join((type(kind).__doc__ or "").split())},
                         **COMMON_KEYS,
                         "missing": {
                             "enum": list(kind.missing),
