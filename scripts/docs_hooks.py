@@ -10,8 +10,10 @@ None of these pages is in ``docs/``: only the hand-written guides are.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import json
+import subprocess
 import sys
 import tempfile
 import tomllib
@@ -195,13 +197,29 @@ def library_index(paths: list[Path]) -> str:
     return "\n".join(rows) + "\n"
 
 
-EXPECTED = REPO / "test" / "expected"  # every demo's metrics.json, byte-identical to a real run (test_expected.py)
 LAYOUT_EXAMPLES = {"kits-example": ("aggregates", "case", "missing", "settings"), "cibmtr2025": ("aggregates",),
-                   "rare25": ("flat",)}  # fmt: skip
+                   "rare25-declared": ("flat",)}  # fmt: skip
+
+
+@functools.cache
+def _run(challenge: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """metrics.json and provenance.json of a real run of the challenge's demo submission (``test/input``)."""
+    with tempfile.TemporaryDirectory() as folder:
+        demo = "rare25" if challenge == "rare25-declared" else challenge  # (the declared RARE25 reads its demo)
+        paths = ["--input", str(REPO / "test" / "input" / demo), "--ground-truth", str(REPO / "ground-truth" / demo)]
+        run = subprocess.run(
+            [sys.executable, "-m", "evaluation", "--challenge", challenge, *paths, "--output", folder, "--workers", "1",
+             "--provenance"],
+            cwd=REPO, capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+        if run.returncode != 0:
+            raise RuntimeError(f"the {challenge} demo failed: {run.stderr[-2000:]}")
+        return tuple(json.loads((Path(folder) / name).read_text(encoding="utf-8"))  # type: ignore[return-value]
+                     for name in ("metrics.json", "provenance.json"))  # fmt: skip
 
 
 def _excerpt(value: Any, items: int = 3) -> Any:
-    """A metrics.json section cut to its first ``items`` entries at every level (``"..."``: more)."""
+    """A JSON document cut to its first ``items`` entries at every level (``"..."``: more)."""
     if isinstance(value, dict):
         cut = {key: _excerpt(inner, items) for key, inner in list(value.items())[:items]}
         return {**cut, "...": f"{len(value) - items} more"} if len(value) > items else cut
@@ -210,26 +228,34 @@ def _excerpt(value: Any, items: int = 3) -> Any:
     return value
 
 
+def _json(value: Any, items: int = 3) -> list[str]:
+    return ["```json", json.dumps(_excerpt(value, items), indent=2), "```", ""]
+
+
 def metrics_json_page() -> str:
-    """metrics.json's sections, each described beside its writer (``engine.METRICS_JSON``) and shown as a demo's
-    real metrics.json holds it (``test/expected``), then every library phase's leaderboard paths."""
+    """What a run writes: metrics.json's sections, each described beside its writer (``engine.METRICS_JSON``) and
+    shown as a real run of a demo writes it, every library phase's leaderboard paths, then provenance.json."""
+    from evaluation import provenance
     from evaluation.declarative.engine import METRICS_JSON
     from evaluation.registry import get, names
 
     lines = ["# metrics.json", "", "What `python -m evaluation` writes to `/output/metrics.json`: each section as the "
-             "engine describes it (`evaluation/declarative/engine.py`, `METRICS_JSON`) and as a demo's real run "
-             "writes it (`test/expected/<challenge>/metrics.json`, checked byte-identical by `test/test_expected.py`; "
-             "cut to three entries per level here).", ""]  # fmt: skip
+             "engine describes it (`evaluation/declarative/engine.py`, `METRICS_JSON`) and as a real run of a demo "
+             "submission (`test/input/<challenge>`) writes it, made as this page is built (cut to three entries per "
+             "level).", ""]  # fmt: skip
     shown = {section: name for name, sections in LAYOUT_EXAMPLES.items() for section in sections}
     for section, meaning in METRICS_JSON.items():
         lines += [f"## `{section}`", "", meaning, ""]
         if section in shown:
-            document = json.loads((EXPECTED / shown[section] / "metrics.json").read_text(encoding="utf-8"))
-            part = document if section == "flat" else {section: document[section]}
-            lines += [f"From `{shown[section]}`:", "", "```json", json.dumps(_excerpt(part), indent=2), "```", ""]
+            document = _run(shown[section])[0]
+            lines += [f"From `{shown[section]}`:", "", *_json(document if section == "flat" else
+                                                               {section: document[section]})]  # fmt: skip
     lines += ["## Each library phase's paths", "", "| challenge | leaderboard paths |", "| --- | --- |"]
     lines += [f"| `{name}` | {_cell(', '.join(f'`{path}`' for path in get(name).phase.leaderboard_paths))} |"
               for name in names()]  # fmt: skip
+    record = (provenance.__doc__ or "").split("\n\n")[1]
+    lines += ["", "## `provenance.json`", "", f"With `--provenance`, beside metrics.json: {' '.join(record.split())}",
+              "", "From `cibmtr2025`:", "", *_json(_run("cibmtr2025")[1], 10)]  # fmt: skip
     return "\n".join(lines) + "\n"
 
 

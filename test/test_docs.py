@@ -1,6 +1,7 @@
 """The documentation site (mkdocs.yml): it builds with ``--strict`` (every link and anchor resolves), loads
-nothing from outside, its generated reference names every metric record, every console command's every option
-and every packaged declaration, and headless Chromium renders it from a local server with search working and
+nothing from outside, its generated reference names every metric record, every declaration key with its meaning,
+every console command's every option, every hostile-input line, metrics.json's sections and every packaged
+declaration with its provenance, and headless Chromium renders it from a local server with search working and
 no console error."""
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ def test_the_error_lines_and_metrics_json_pages_are_generated(site: Path) -> Non
     layout = (site / "reference" / "metrics-json.html").read_text(encoding="utf-8")
     for section in ("aggregates", "case", "missing", "settings", "flat", "leaderboard"):
         assert f'id="{section}"' in layout, section
-    assert "stratified_c_index_by_group" in layout and "aggregates.dsc_agg" in layout
+    assert "stratified_c_index_by_group" in layout and "aggregates.dsc_agg" in layout and "sha256" in layout
 
 
 @pytest.fixture(scope="module")
