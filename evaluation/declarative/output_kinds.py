@@ -71,7 +71,8 @@ _ONE_HOT = {
     **_SPELLINGS,
 }  # fmt: skip
 _COLUMN = {"column": {"type": "string", "minLength": 1, "description": "A prediction-file phase: the participant's "
-                      "CSV column holding this output; default: the slug."}}  # fmt: skip
+                      "CSV column holding this output (not the case column, no two outputs alike); default: the "
+                      "slug."}}  # fmt: skip
 
 
 @dataclass(frozen=True)

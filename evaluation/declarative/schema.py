@@ -5,7 +5,8 @@ metric's keys as its record says (``metric_records``), an output's as its kind's
 (``output_kinds``); the first problem is a ``ConfigurationError`` of one line naming the file and the
 key (``tables.Table``), e.g.
 ``kits.toml: outputs[1].missing: 'zero' is not one of error, empty-mask, exclude (for a segmentation
-output)``. The README section "A new challenge without Python" documents every key with an example.
+output)``. Each section's keys, as JSON Schema with their meanings, are its dataclass's ``keys`` (the
+documentation's reference of declaration keys is generated from them, through ``derived.json_schema``).
 """
 
 from __future__ import annotations
