@@ -750,8 +750,8 @@ def _leaderboard(table: Table, produced: list[str], prefix: str = "aggregates.")
             Column(
                 title=column.get("title", str),
                 path=path(column, "path"),
-                order=column.get("order", str, "desc", SORTS),
-                exclude_from_ranking=column.get("exclude_from_ranking", bool, False),
+                order=column.get("order", str, Column.order, SORTS),
+                exclude_from_ranking=column.get("exclude_from_ranking", bool, Column.exclude_from_ranking),
                 error=path(column, "error") if "error" in column.data else "",
             )
         )
@@ -760,9 +760,9 @@ def _leaderboard(table: Table, produced: list[str], prefix: str = "aggregates.")
     board = Leaderboard(
         score=score,
         title=table.get("title", str, score),
-        sort=table.get("sort", str, "desc", SORTS),
-        decimal_places=table.get("decimal_places", int, 4),
-        scoring_method=table.get("scoring_method", str, "abs", SCORING_METHODS),
+        sort=table.get("sort", str, Leaderboard.sort, SORTS),
+        decimal_places=table.get("decimal_places", int, Leaderboard.decimal_places),
+        scoring_method=table.get("scoring_method", str, Leaderboard.scoring_method, SCORING_METHODS),
         columns=tuple(columns),
         error=path(table, "error") if "error" in table.data else "",
     )
@@ -1035,8 +1035,8 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
         spec = InputSpec(
             slug=slug,
             relative_path=table.get("relative_path", str, f"images/{slug}"),
-            kind=table.get("kind", str, "Image"),
-            name=table.get("name", str, "{case}.mha"),
+            kind=table.get("kind", str, InputSpec.kind),
+            name=table.get("name", str, InputSpec.name),
         )
         if spec.name.count("{case}") != 1:
             table.fail("name", f"{spec.name!r} needs exactly one {{case}}")
@@ -1050,9 +1050,9 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
             cases_table.fail(key, "names a job's case; a prediction-file phase ([submission] kind = 'csv') has no jobs")
     cases = Cases(
         input=cases_table.get("input", str, input_slugs[0] if input_slugs else ""),
-        strip_suffixes=cases_table.strings("strip_suffixes", list(IMAGE_NAME_SUFFIXES)),
-        strip=cases_table.strings("strip", []),
-        id_column=cases_table.get("id_column", str, "case"),
+        strip_suffixes=cases_table.strings("strip_suffixes", list(Cases.strip_suffixes)),
+        strip=cases_table.strings("strip", list(Cases.strip)),
+        id_column=cases_table.get("id_column", str, Cases.id_column),
         word=cases_table.get("word", str, ""),
         same_stem=cases_table.get("same_stem", bool, False),
         ground_truth_name=cases_table.get("ground_truth_name", str, ""),
