@@ -84,6 +84,16 @@ def _table(key: str, node: dict[str, Any]) -> Iterator[str]:
             yield from _table(f"{key}.{sub}", inner)
 
 
+def _either(nodes: list[dict[str, Any]]) -> dict[str, Any]:
+    """A key that differs by metric: its variants' constraints and meanings, side by side."""
+    meanings = " Or: ".join(dict.fromkeys(node["description"] for node in nodes))
+    kinds = {node.get("type") for node in nodes}
+    if len(kinds) == 1 and None not in kinds:  # (the choices by metric: on its page)
+        return {"type": kinds.pop(), "description": meanings}
+    return {"anyOf": [{k: v for k, v in node.items() if k not in ("description", "default")} for node in nodes],
+            "description": meanings}  # fmt: skip
+
+
 def declaration_page() -> str:
     """Every key of a declaration: the sections, each output kind's keys, then the metrics' table."""
     schema = json_schema()
@@ -109,9 +119,12 @@ def declaration_page() -> str:
         lines += [f"### kind = `{kind['const']}`", "", _cell(kind["description"]), "", *HEADER,
                   *_key_rows(own, then["required"], ""), ""]  # fmt: skip
     params = {param.key for record in RECORDS for param in (*record.params, *(e.param(False) for e in record.edges))}
-    common: dict[str, Any] = {}
+    variants: dict[str, list[dict[str, Any]]] = {"metric": [top["metrics"]["items"]["properties"]["metric"]]}
     for branch in top["metrics"]["items"]["allOf"]:
-        common |= {k: v for k, v in branch["then"]["properties"].items() if k not in params and k not in common}
+        for key, node in branch["then"]["properties"].items():
+            if key not in params and node not in variants.setdefault(key, []) and key != "metric":
+                variants[key].append(node)
+    common = {key: nodes[0] if len(nodes) == 1 else _either(nodes) for key, nodes in variants.items()}
     lines += ["## `[[metrics]]`", "", "The keys every metric (or a metric of its sort) takes; each metric's own "
               "parameters and edge values are in [the metrics](metrics.md).", "", *HEADER,
               *_key_rows(common, ["metric", "output"], ""), ""]  # fmt: skip

@@ -9,6 +9,7 @@ checks that the committed file equals what this module generates.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -361,7 +362,8 @@ def json_schema() -> dict[str, Any]:
             "leaderboard": _section(Leaderboard.keys, Leaderboard, required=["score"],
                                     description="The phase's leaderboard on grand-challenge.org."),
             "report": _section(Report.keys, Report, description=_first(Report)),
-            "options": {"type": "array", "description": _first(OptionSpec), "items": {
+            "options": {"type": "array", "description": "Run options: `--set <name>=<value>` changes the declared "
+                        "values its `sets` lists.", "items": {
                 **_section(OptionSpec.keys, OptionSpec), "required": ["name", "default"]}},
             "provenance": _section(Provenance.keys, Provenance, required=["repository", "commit", "path", "deviations"],
                                    description=_first(Provenance)),
@@ -378,7 +380,7 @@ def json_schema() -> dict[str, Any]:
 
 def _first(spec: type) -> str:
     """The first sentence of a dataclass's docstring."""
-    return " ".join((spec.__doc__ or "").split()).split(". ")[0].rstrip(".") + "."
+    return re.split(r"(?<!e\.g)\. ", " ".join((spec.__doc__ or "").split()))[0].rstrip(".") + "."
 
 
 def schema_text() -> str:
