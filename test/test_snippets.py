@@ -1,7 +1,8 @@
 """Every code block of the README and the site (test/conftest.py ``documentation_pages``) is checked: each
-names its language; a TOML block is parsed and, being a whole declaration, loaded by the declaration parser;
-a shell block is valid bash, and its commands are run by the tests ``test_cli.RUN_BY`` names (the README-command
-test). A block that is deliberately partial says so on the line before it, in a comment this test reads:
+names its language; a Python or JSON block parses; a TOML block is parsed and, being a whole declaration,
+loaded by the declaration parser; a shell block is valid bash, and its commands are run by the tests
+``test_cli.RUN_BY`` names (the README-command test). A block that is deliberately partial says so on the line
+before it, in a comment this test reads:
 
 - ``<!-- snippet: fragment of NAME -->``: TOML completing the declaration NAME (packaged, or a whole declaration
   of the site): its ``[[outputs]]`` and ``[[metrics]]`` take the place of NAME's of the same slug or name (or join
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import json
 import re
 import subprocess
 import tomllib
@@ -127,3 +129,11 @@ def test_every_usage_block_names_only_the_parsers_options(snippet: Snippet):
     options = {name for action in parser._actions for name in action.option_strings}
     flags = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", snippet.text))
     assert flags and flags <= options, f"{snippet}: {sorted(flags - options)}"
+
+
+@pytest.mark.parametrize("snippet", [s for s in SNIPPETS if s.language in ("python", "json")], ids=str)
+def test_every_python_and_json_block_parses(snippet: Snippet):
+    if snippet.language == "json":
+        json.loads(snippet.text)
+    else:
+        compile(snippet.text, str(snippet), "exec")
