@@ -261,8 +261,9 @@ def metrics_json_page() -> str:
         lines += [f"## `{section}`", "", meaning, ""]
         if section in shown:
             document = _run(shown[section])[0]
-            lines += [f"From `{shown[section]}`:", "", *_json(document if section == "flat" else
-                                                               {section: document[section]})]  # fmt: skip
+            part = document if section == "flat" else document[section]  # (every top-level key, cut below)
+            cut = {key: _excerpt(value, 8 if section == "settings" else 3) for key, value in part.items()}
+            lines += [f"From `{shown[section]}`:", "", *_json(cut if section == "flat" else {section: cut}, 99)]
     lines += ["## Each library phase's paths", "", "| challenge | leaderboard paths |", "| --- | --- |"]
     lines += [f"| `{name}` | {_cell(', '.join(f'`{path}`' for path in get(name).phase.leaderboard_paths))} |"
               for name in names()]  # fmt: skip
