@@ -1101,9 +1101,10 @@ def cell_number(text: str, what: str, case: str) -> float:
 # every output's own keys beside its kind's (JSON Schema)
 COMMON_KEYS = {
     "slug": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$", "description": "The output socket's slug."},
-    "reference": {"type": "string", "description": "A path pattern relative to the ground truth with `{case}` "
-                  "(`'labels/{case}.mha'`) or `{stem}` (the case without its image suffix), optionally ending in `.*` "
-                  "(any of `reference_suffixes`; `'<folder>/{case}.*'` lists the cases); or `'file.csv:column'`; or "
+    "reference": {"type": "string", "description": "A path pattern relative to the ground truth, never leaving it, "
+                  "with `{case}` (`'labels/{case}.mha'`) or `{stem}` (the case without its image suffix), optionally "
+                  "ending in `.*` (any of `reference_suffixes`, exactly one file per case; `'<folder>/{case}.*'` lists "
+                  "the cases: every file of the folder with such a suffix); or `'file.csv:column'`; or "
                   "(choice, probabilities) a one-hot `'file.csv'`; boxes, points: one `.json` per image or one for "
                   "all."},
     "reference_suffixes": {**_STRINGS, "description": "For a pattern ending in `.*`: the suffixes allowed (letter "
