@@ -10,9 +10,12 @@ None of these pages is in ``docs/``: only the hand-written guides are.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import json
+import subprocess
 import sys
+import tempfile
 import tomllib
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,6 +25,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from evaluation.declarative.derived import json_schema, metric_table  # noqa: E402
+from evaluation.declarative.metric_records import RECORDS  # noqa: E402
 
 DECLARATIONS = REPO / "evaluation" / "declarations"
 
@@ -41,7 +45,7 @@ def _constraint(schema: dict[str, Any]) -> str:
     if "enum" in schema:
         said.append("one of " + ", ".join(f"`{json.dumps(choice)}`" for choice in schema["enum"]))
     if "type" in schema and not said:
-        kind = schema["type"]
+        kind = " or ".join(schema["type"]) if isinstance(schema["type"], list) else schema["type"]
         if kind == "array" and isinstance(schema.get("items"), dict):
             kind = f"array of {_constraint(schema['items']) or 'values'}"
         said.append(kind)
@@ -60,8 +64,34 @@ def _constraint(schema: dict[str, Any]) -> str:
 
 def _key_rows(properties: dict[str, Any], required: list[str], prefix: str) -> Iterator[str]:
     for key, node in properties.items():
-        mark = " (required)" if key in required else ""
-        yield f"| `{prefix}{key}`{mark} | {_cell(_constraint(node))} |"
+        default = "required" if key in required else f"`{json.dumps(node['default'])}`" if "default" in node else ""
+        yield f"| `{prefix}{key}` | {_cell(_constraint(node))} | {default} | {_cell(node['description'])} |"
+
+
+HEADER = ["| key | type and constraint | default | meaning |", "| --- | --- | --- | --- |"]
+
+
+def _table(key: str, node: dict[str, Any]) -> Iterator[str]:
+    """A section's keys (``[key]``, or ``[[key]]`` for an array of tables), then its arrays of tables."""
+    table = node if "properties" in node else node.get("items", {})
+    if "properties" not in table:
+        return
+    bracket = f"[[{key}]]" if node.get("type") == "array" else f"[{key}]"
+    yield from ["", f"## `{bracket}`", "", _cell(node["description"]), "", *HEADER]
+    yield from _key_rows(table["properties"], table.get("required", []), "")
+    for sub, inner in table["properties"].items():
+        if "properties" in inner.get("items", {}):
+            yield from _table(f"{key}.{sub}", inner)
+
+
+def _either(nodes: list[dict[str, Any]]) -> dict[str, Any]:
+    """A key that differs by metric: its variants' constraints and meanings, side by side."""
+    meanings = " Or: ".join(dict.fromkeys(node["description"] for node in nodes))
+    kinds = {node.get("type") for node in nodes}
+    if len(kinds) == 1 and None not in kinds:  # (the choices by metric: on its page)
+        return {"type": kinds.pop(), "description": meanings}
+    return {"anyOf": [{k: v for k, v in node.items() if k not in ("description", "default")} for node in nodes],
+            "description": meanings}  # fmt: skip
 
 
 def declaration_page() -> str:
@@ -69,24 +99,35 @@ def declaration_page() -> str:
     schema = json_schema()
     lines = ["# Declaration keys", "",
              "Generated from the editors' JSON Schema of a declaration (`evaluation/declarations/"
-             "declaration.schema.json`, built from the metric records and the output kinds). The parser's checks",
-             "remain the authority: references between sections, paths and key templates are checked when a",
-             "declaration loads, each refusal one `file: key: problem` line.", "",
-             "## Top-level keys and sections", "", "| key | type and constraint |", "| --- | --- |"]  # fmt: skip
+             "declaration.schema.json`), itself built from where each key is defined: the sections' dataclasses",
+             "(`evaluation/declarative/schema.py`), the output kinds (`output_kinds.py`) and the metric records.",
+             "The parser's checks remain the authority: references between sections, paths and key templates are",
+             "checked when a declaration loads, each refusal one `file: key: problem` line.", "",
+             "## Top-level keys", "", *HEADER]  # fmt: skip
     top = schema["properties"]
-    for key, node in top.items():
-        if node.get("type") == "object" and "properties" in node:
-            lines += _key_rows(node["properties"], node.get("required", []), f"{key}.")
-        elif node.get("type") == "array" and "properties" in node.get("items", {}):
-            lines += _key_rows(node["items"]["properties"], node["items"].get("required", []), f"{key}[].")
-        elif key not in ("outputs", "metrics"):
-            lines += _key_rows({key: node}, schema["required"], "")
-    lines += ["", "## Outputs, by kind", ""]
-    for branch in top["outputs"]["items"]["allOf"]:
-        then = branch["then"]
-        lines += [f"### kind = `{then['properties']['kind']['const']}`", "", "| key | type and constraint |",
-                  "| --- | --- |", *_key_rows(then["properties"], then["required"], ""), ""]  # fmt: skip
-    lines += ["## Metrics", "", "See [the metrics](metrics.md): each metric's parameters and edge values.", ""]
+    lines += _key_rows({k: v for k, v in top.items() if "properties" not in v and "items" not in v},
+                       schema["required"], "")  # fmt: skip
+    lines += [line for key, node in top.items() if key not in ("outputs", "metrics") for line in _table(key, node)]
+    outputs = top["outputs"]["items"]
+    branches = [branch["then"] for branch in outputs["allOf"]]
+    common = {k: v for k, v in branches[0]["properties"].items() if all(b["properties"].get(k) == v for b in branches)}
+    lines += ["", "## `[[outputs]]`", "", _cell(top["outputs"]["description"]), "", "### Every kind", "", *HEADER,
+              *_key_rows(common, outputs["required"], ""), ""]  # fmt: skip
+    for then in branches:
+        kind = then["properties"]["kind"]
+        own = {k: v for k, v in then["properties"].items() if k not in common and k != "kind"}
+        lines += [f"### kind = `{kind['const']}`", "", _cell(kind["description"]), "", *HEADER,
+                  *_key_rows(own, then["required"], ""), ""]  # fmt: skip
+    params = {param.key for record in RECORDS for param in (*record.params, *(e.param(False) for e in record.edges))}
+    variants: dict[str, list[dict[str, Any]]] = {"metric": [top["metrics"]["items"]["properties"]["metric"]]}
+    for branch in top["metrics"]["items"]["allOf"]:
+        for key, node in branch["then"]["properties"].items():
+            if key not in params and node not in variants.setdefault(key, []) and key != "metric":
+                variants[key].append(node)
+    common = {key: nodes[0] if len(nodes) == 1 else _either(nodes) for key, nodes in variants.items()}
+    lines += ["## `[[metrics]]`", "", "The keys every metric (or a metric of its sort) takes; each metric's own "
+              "parameters and edge values are in [the metrics](metrics.md).", "", *HEADER,
+              *_key_rows(common, ["metric", "output"], ""), ""]  # fmt: skip
     return "\n".join(lines)
 
 
@@ -141,7 +182,7 @@ def library_page(path: Path) -> str:
     """One packaged declaration: what its opening comment says, its metrics, its leaderboard, the file."""
     text = path.read_text(encoding="utf-8")
     declaration = tomllib.loads(text)
-    board = declaration["leaderboard"]
+    board, provenance = declaration["leaderboard"], declaration["provenance"]
     lines = [f"# {declaration['name']}", "", f"**{declaration['title']}**", "", _opening_comment(text), "",
              f"`python -m evaluation --challenge {declaration['name']}` (packaged: `evaluation/declarations/"
              f"{path.name}`).", "", "## Metrics", "", "| name | metric | output |", "| --- | --- | --- |"]  # fmt: skip
@@ -151,6 +192,11 @@ def library_page(path: Path) -> str:
     lines += ["", "## Leaderboard", "", f"Score: `{board['score']}` ({board.get('title', '')}, "
               f"{board.get('sort', 'desc')})", ""]  # fmt: skip
     lines += [f"- {column['title']}: `{column['path']}`" for column in board.get("columns", [])]
+    lines += ["", "## Provenance", "", "The official implementation it reproduces (`[provenance]`):", "",
+              "| repository | commit | path |", "| --- | --- | --- |",
+              "| " + " | ".join(f"`{_cell(provenance[key])}`" if provenance[key] else "" for key in
+                               ("repository", "commit", "path")) + " |", "",
+              f"What differs: {provenance['deviations']}"]  # fmt: skip
     lines += ["", "## The declaration", "", "```toml", text.rstrip(), "```", ""]
     return "\n".join(lines)
 
@@ -164,6 +210,91 @@ def library_index(paths: list[Path]) -> str:
     return "\n".join(rows) + "\n"
 
 
+LAYOUT_EXAMPLES = {"kits-example": ("aggregates", "case", "missing", "settings"), "cibmtr2025": ("aggregates",),
+                   "rare25-declared": ("flat",)}  # fmt: skip
+
+
+@functools.cache
+def _run(challenge: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """metrics.json and provenance.json of a real run of the challenge's demo submission (``test/input``)."""
+    with tempfile.TemporaryDirectory() as folder:
+        demo = "rare25" if challenge == "rare25-declared" else challenge  # (the declared RARE25 reads its demo)
+        paths = ["--input", str(REPO / "test" / "input" / demo), "--ground-truth", str(REPO / "ground-truth" / demo)]
+        run = subprocess.run(
+            [sys.executable, "-m", "evaluation", "--challenge", challenge, *paths, "--output", folder, "--workers", "1",
+             "--provenance"],
+            cwd=REPO, capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+        if run.returncode != 0:
+            raise RuntimeError(f"the {challenge} demo failed: {run.stderr[-2000:]}")
+        return tuple(json.loads((Path(folder) / name).read_text(encoding="utf-8"))  # type: ignore[return-value]
+                     for name in ("metrics.json", "provenance.json"))  # fmt: skip
+
+
+def _excerpt(value: Any, items: int = 3) -> Any:
+    """A JSON document cut to its first ``items`` entries at every level (``"..."``: more)."""
+    if isinstance(value, dict):
+        cut = {key: _excerpt(inner, items) for key, inner in list(value.items())[:items]}
+        return {**cut, "...": f"{len(value) - items} more"} if len(value) > items else cut
+    if isinstance(value, list) and len(value) > items:
+        return [_excerpt(inner, items) for inner in value[:items]] + ["..."]
+    return value
+
+
+def _json(value: Any, items: int = 3) -> list[str]:
+    return ["```json", json.dumps(_excerpt(value, items), indent=2), "```", ""]
+
+
+def metrics_json_page() -> str:
+    """What a run writes: metrics.json's sections, each described beside its writer (``engine.METRICS_JSON``) and
+    shown as a real run of a demo writes it, every library phase's leaderboard paths, then provenance.json."""
+    from evaluation import provenance
+    from evaluation.declarative.engine import METRICS_JSON
+    from evaluation.registry import get, names
+
+    lines = ["# metrics.json", "", "What `python -m evaluation` writes to `/output/metrics.json`: each section as the "
+             "engine describes it (`evaluation/declarative/engine.py`, `METRICS_JSON`) and as a real run of a demo "
+             "submission (`test/input/<challenge>`) writes it, made as this page is built (cut to three entries per "
+             "level).", ""]  # fmt: skip
+    shown = {section: name for name, sections in LAYOUT_EXAMPLES.items() for section in sections}
+    for section, meaning in METRICS_JSON.items():
+        lines += [f"## `{section}`", "", meaning, ""]
+        if section in shown:
+            document = _run(shown[section])[0]
+            part = document if section == "flat" else document[section]  # (every top-level key, cut below)
+            cut = {key: _excerpt(value, 8 if section == "settings" else 3) for key, value in part.items()}
+            lines += [f"From `{shown[section]}`:", "", *_json(cut if section == "flat" else {section: cut}, 99)]
+    lines += ["## Each library phase's paths", "", "| challenge | leaderboard paths |", "| --- | --- |"]
+    lines += [f"| `{name}` | {_cell(', '.join(f'`{path}`' for path in get(name).phase.leaderboard_paths))} |"
+              for name in names()]  # fmt: skip
+    record = (provenance.__doc__ or "").split("\n\n")[1]
+    lines += ["", "## `provenance.json`", "", f"With `--provenance`, beside metrics.json: {' '.join(record.split())}",
+              "", "From `cibmtr2025`:", "", *_json(_run("cibmtr2025")[1], 10)]  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def errors_page() -> str:
+    """The participant's and organizer's last lines: every row of ``test/test_hostile.py``'s ``CASES``, the hostile
+    change (its name) and the exact line the test asserts (a line naming generated folders: from a build of it)."""
+    sys.path.insert(0, str(REPO / "test"))
+    import test_hostile
+
+    lines = ["# Error lines", "", "Bad input ends the run with exit code 1, no metrics.json and one line as the last "
+             "line of stderr. Each line below is asserted, exactly, by `test/test_hostile.py` (its table `CASES`): "
+             "a tiny valid submission of the challenge made hostile by the change named on the left.", ""]  # fmt: skip
+    by_challenge: dict[str, list[tuple[str, str]]] = {}
+    for name, case in test_hostile.CASES.items():
+        line = case.line
+        if callable(line):
+            with tempfile.TemporaryDirectory() as folder:
+                line = line(case.build(Path(folder))).replace(folder, "<tmp>")
+        by_challenge.setdefault(case.challenge, []).append((name.removeprefix(f"{case.challenge} "), line))
+    for challenge, rows in by_challenge.items():
+        lines += [f"## {challenge}", "", "| input | last line |", "| --- | --- |"]
+        lines += [f"| {_cell(name)} | `{_cell(line).replace('`', '')}` |" for name, line in rows] + [""]
+    return "\n".join(lines)
+
+
 def generated_pages() -> dict[str, Callable[[], str]]:
     """The site path of every generated page and what writes it."""
     paths = sorted(DECLARATIONS.glob("*.toml"))
@@ -171,6 +302,8 @@ def generated_pages() -> dict[str, Callable[[], str]]:
         "reference/declaration.md": declaration_page,
         "reference/metrics.md": metrics_page,
         "reference/commands.md": commands_page,
+        "reference/metrics-json.md": metrics_json_page,
+        "reference/errors.md": errors_page,
         "library/index.md": lambda: library_index(paths),
     }
     for path in paths:

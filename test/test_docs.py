@@ -1,11 +1,13 @@
 """The documentation site (mkdocs.yml): it builds with ``--strict`` (every link and anchor resolves), loads
-nothing from outside, its generated reference names every metric record, every console command's every option
-and every packaged declaration, and headless Chromium renders it from a local server with search working and
+nothing from outside, its generated reference names every metric record, every declaration key with its meaning,
+every console command's every option, every hostile-input line, metrics.json's sections and every packaged
+declaration with its provenance, and headless Chromium renders it from a local server with search working and
 no console error."""
 
 from __future__ import annotations
 
 import functools
+import html
 import http.server
 import re
 import subprocess
@@ -56,9 +58,51 @@ def test_reference_is_generated_from_the_records_parsers_and_declarations(site: 
     library = (site / "library" / "index.html").read_text(encoding="utf-8")
     for path in docs_hooks.DECLARATIONS.glob("*.toml"):
         assert f'href="{path.stem}.html"' in library
-        assert (site / "library" / f"{path.stem}.html").is_file()
+        page = (site / "library" / f"{path.stem}.html").read_text(encoding="utf-8")
+        assert 'id="provenance"' in page and "What differs:" in page, path.name
     declaration = (site / "reference" / "declaration.html").read_text(encoding="utf-8")
-    assert "leaderboard.score" in declaration and "kind = <code>segmentation</code>" in declaration
+    assert "<code>[leaderboard]</code>" in declaration and "kind = <code>segmentation</code>" in declaration
+
+
+def _keys(node: object, where: str = "") -> Iterator[tuple[str, str, dict]]:
+    """Every key of the JSON Schema (where, key, its node), in any section, kind or metric's branch."""
+    if isinstance(node, dict):
+        for key, inner in (node.get("properties") or {}).items():
+            if not where.endswith("/if"):  # (a branch's condition, not a key)
+                yield where, key, inner
+        for key, inner in node.items():
+            yield from _keys(inner, f"{where}/{key}")
+    elif isinstance(node, list):
+        for inner in node:
+            yield from _keys(inner, where)
+
+
+def test_every_declaration_key_has_a_meaning_and_is_on_its_generated_page(site: Path) -> None:
+    from evaluation.declarative.derived import json_schema
+
+    declaration = (site / "reference" / "declaration.html").read_text(encoding="utf-8")
+    metrics = (site / "reference" / "metrics.html").read_text(encoding="utf-8")
+    found = list(_keys(json_schema()))
+    assert len(found) > 300
+    for where, key, node in found:
+        assert node.get("description"), (where, key)
+        spelled = (f"<code>{key}</code>", f"<code>[{key}]</code>", f"<code>[[{key}]]</code>", f".{key}]</code>")
+        page = declaration + metrics if "/metrics/" in where else declaration
+        assert any(spelling in page for spelling in spelled), (where, key)
+
+
+def test_the_error_lines_and_metrics_json_pages_are_generated(site: Path) -> None:
+    sys.path.insert(0, str(REPO / "test"))
+    import test_hostile
+
+    errors = (site / "reference" / "errors.html").read_text(encoding="utf-8")
+    for case in test_hostile.CASES.values():
+        if not callable(case.line):
+            assert html.escape(case.line, quote=False) in errors, case.line
+    layout = (site / "reference" / "metrics-json.html").read_text(encoding="utf-8")
+    for section in ("aggregates", "case", "missing", "settings", "flat", "leaderboard"):
+        assert f'id="{section}"' in layout, section
+    assert "stratified_c_index_by_group" in layout and "aggregates.dsc_agg" in layout and "sha256" in layout
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,11 @@ checks that the committed file equals what this module generates.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
+from evaluation.declarative.bounds import KEYS as KEY_BOUNDS
 from evaluation.declarative.metric_records import (
     COUNTED,
     EVALUTILS,
@@ -24,17 +26,21 @@ from evaluation.declarative.metric_records import (
     Param,
     declarable_forms,
 )
-from evaluation.declarative.output_kinds import outputs_schema
+from evaluation.declarative.output_kinds import OutputSpec, outputs_schema
 from evaluation.declarative.python_metric import CASE_FORMS, NAN_WORDS, OVER, PYTHON
 from evaluation.declarative.schema import (
+    BOOTSTRAP_KEYS,
     COMBINED,
     INCOMPLETE_GROUP,
     KEY,
-    NAME,
-    SCORING_METHODS,
-    SLUG,
-    SORTS,
-    SUBMISSION_KINDS,
+    TOP_KEYS,
+    Cases,
+    InputSpec,
+    Leaderboard,
+    OptionSpec,
+    Provenance,
+    Report,
+    Submission,
 )
 from evaluation.metrics.groups import GROUP_FORMS
 
@@ -52,9 +58,8 @@ def _shown(value: Any) -> str:
     return f"`{json.dumps(value)}`"
 
 
-def _param_cell(param: Param) -> str:
-    if param.derived:
-        return f"`{param.key}` (from the output)"
+def _param_said(param: Param) -> list[str]:
+    """What a parameter allows and means, in a few phrases (the table's cell and the JSON Schema's description)."""
     said = []
     if param.choices:
         said.append(" or ".join(f"`{choice}`" for choice in param.choices))
@@ -67,7 +72,13 @@ def _param_cell(param: Param) -> str:
     if param.when is not None:
         said.append(f"when {param.when[0]} = `{json.dumps(param.when[1])}`")
     said += [f"edge: {param.edge}"] if param.edge else []
-    said += [param.doc] if param.doc else []
+    return said + ([param.doc] if param.doc else [])
+
+
+def _param_cell(param: Param) -> str:
+    if param.derived:
+        return f"`{param.key}` (from the output)"
+    said = _param_said(param)
     return f"`{param.key}` = {_shown(param.default)}" + (f" ({'; '.join(said)})" if said else "")
 
 
@@ -116,31 +127,63 @@ def _type(kind: Any) -> dict[str, Any]:
 
 
 def _param_schema(param: Param) -> dict[str, Any]:
-    """A parameter's JSON Schema: its type, choices (every kind's), words and interval."""
+    """A parameter's JSON Schema: its type, choices (every kind's), words and interval, default and meaning."""
     if isinstance(param.kind, tuple):  # a number or a word
-        return {"anyOf": [{"type": "number"}, {"enum": list(param.words)}]}
-    schema = _type(param.kind)
-    if param.kind is list and param.items is str:
-        schema["items"] = {"type": "string", "minLength": 1}
-    choices = list(dict.fromkeys([*param.choices, *(c for _, cs in param.choices_by_kind for c in cs)]))
-    if choices:
-        schema["enum"] = choices
-    if param.interval is not None:
-        (schema["items"] if param.kind is list else schema).update(param.interval.json)
-    return schema
+        schema: dict[str, Any] = {"anyOf": [{"type": "number"}, {"enum": list(param.words)}]}
+    else:
+        schema = _type(param.kind)
+        if param.kind is list and param.items is str:
+            schema["items"] = {"type": "string", "minLength": 1}
+        choices = list(dict.fromkeys([*param.choices, *(c for _, cs in param.choices_by_kind for c in cs)]))
+        if choices:
+            schema["enum"] = choices
+        if param.interval is not None:
+            (schema["items"] if param.kind is list else schema).update(param.interval.json)
+    if param.default is not REQUIRED and param.default != OMITTED:
+        schema["default"] = param.default
+    said = "; ".join(_param_said(param)) or f"The catalogue's `{param.parameter or param.key}`."
+    return {**schema, "description": said}
 
 
 def _metric_schema(record: MetricRecord) -> dict[str, Any]:
-    properties: dict[str, Any] = {"metric": {"const": record.name}, **_COMMON_METRIC}
+    named = {"const": record.name, "description": f"The catalogue's `{record.catalogue}`."}
+    properties: dict[str, Any] = {"metric": named, **_COMMON_METRIC}
     if record.segmentation:
-        properties["labels"] = {"type": "array", "items": {"type": "string"}, "minItems": 1}
+        properties["labels"] = {
+            "type": "array",
+            "items": {"type": "string"},
+            "minItems": 1,
+            "description": "The output's labels it scores; default: all.",
+        }
         forms = [*declarable_forms(record), *([EVALUTILS] if declarable_forms(record) != record.forms else [])]
-        properties["aggregates"] = {"type": "array", "items": {"enum": forms}, "minItems": 1}
-        properties["case_key"] = {"type": "string"}
+        properties["aggregates"] = {
+            "type": "array",
+            "items": {"enum": forms},
+            "minItems": 1,
+            "default": [forms[0]],
+            "description": f"Its forms over the cases (`{EVALUTILS}`: every statistic evalutils "
+            "writes beside the mean).",
+        }
+        properties["case_key"] = {
+            "type": "string",
+            "default": "{name}_{label}",
+            "description": "The per-case key template (`{name}`, `{label}`); `''`: no per-case value.",
+        }
     if record.per_class:
-        properties["aggregates"] = {"type": "array", "items": {"enum": list(PER_CLASS_FORMS)}, "minItems": 1}
+        properties["aggregates"] = {
+            "type": "array",
+            "items": {"enum": list(PER_CLASS_FORMS)},
+            "minItems": 1,
+            "description": "On a probabilities output: one-vs-rest per class "
+            "(`<name>_<class>`) and their macro mean (`<name>_macro`).",
+        }
     if record.name in COUNTED:
-        properties["case_count_key"] = {"type": "string"}
+        properties["case_count_key"] = {
+            "type": "string",
+            "description": "The per-case TP / FP / FN key template "
+            "(`{name}`, `{label}`, `{count}`); default: `case_key` + `_{count}`; `''`: "
+            "none.",
+        }
     properties.update(_GROUPS)  # a metric of one value per group of cases (one label and form: checked on parsing)
     required = ["metric", "output"]
     for param in (*record.params, *(edge.param(record.per_class) for edge in record.edges)):
@@ -148,7 +191,8 @@ def _metric_schema(record: MetricRecord) -> dict[str, Any]:
             continue
         schema = _param_schema(param)
         if param.key in properties:  # a key whose constraint depends on another (detection's threshold)
-            properties[param.key] = {"anyOf": [properties[param.key], schema]}
+            described = [properties[param.key]["description"], schema["description"]]
+            properties[param.key] = {"anyOf": [properties[param.key], schema], "description": "; or ".join(described)}
         else:
             properties[param.key] = schema
         if param.default is REQUIRED and param.when is None:
@@ -158,29 +202,67 @@ def _metric_schema(record: MetricRecord) -> dict[str, Any]:
 
 _STRINGS = {"type": "array", "items": {"type": "string"}}
 _GROUPS = {
-    "groups": {"type": "string", "pattern": r"^.+\.csv:.+$"},
-    "over_groups": {"enum": list(GROUP_FORMS)},
-    "undefined_group": {"anyOf": [{"type": "number"}, {"enum": ["error", "exclude"]}]},
-    "incomplete_group": {"enum": list(INCOMPLETE_GROUP)},
+    "groups": {
+        "type": "string",
+        "pattern": r"^.+\.csv:.+$",
+        "description": "`'file.csv:column'`: the metric per "
+        "group of cases (a metric of one value; not bootstrapped), combined over the groups.",
+    },
+    "over_groups": {
+        "enum": list(GROUP_FORMS),
+        "default": GROUP_FORMS[0],
+        "description": "How the groups' values combine (`mean_minus_std`: population std).",
+    },
+    "undefined_group": {
+        "anyOf": [{"type": "number"}, {"enum": ["error", "exclude"]}],
+        "default": "error",
+        "description": "A group where the metric is undefined: refused, left out, or this value.",
+    },
+    "incomplete_group": {
+        "enum": list(INCOMPLETE_GROUP),
+        "default": INCOMPLETE_GROUP[0],
+        "description": "A group with a case without its output: scored on the others, or null (left out).",
+    },
 }
 _COMMON_METRIC = {
-    "name": {"type": "string", "pattern": f"^{KEY.pattern}$"},
-    "output": {"type": "string"},
-    "bootstrap": {"type": "boolean"},
-    "group": {"type": "string", "pattern": f"^{KEY.pattern}$"},
-    "key": {"anyOf": [{"type": "string"}, {"type": "object", "additionalProperties": {"type": "string"}}]},
+    "name": {
+        "type": "string",
+        "pattern": f"^{KEY.pattern}$",
+        "description": "Its name in metrics.json's keys; default: the metric.",
+    },
+    "output": {"type": "string", "description": "The slug of the output it scores."},
+    "bootstrap": {
+        "type": "boolean",
+        "default": False,
+        "description": "Write `<key>_ci_low` / `<key>_ci_high`, the `[bootstrap]` percentile interval.",
+    },
+    "group": {"type": "string", "pattern": f"^{KEY.pattern}$", "description": "Write under `aggregates.<group>`."},
+    "key": {
+        "anyOf": [{"type": "string"}, {"type": "object", "additionalProperties": {"type": "string"}}],
+        "description": "The aggregate key template (`{name}`, `{label}`, `{form}`; default "
+        "`{name}_{label}_{form}` for segmentation metrics, `{name}` otherwise), or a table per form, e.g. "
+        "`key = { dataset = 'dice_{label}', mean = 'dice_{label}_mean' }`.",
+    },
 }
 
 
 _PYTHON = {
     "type": "object",
-    "properties": {"metric": {"const": PYTHON}, **_COMMON_METRIC, **_GROUPS,
-                   "function": {"type": "string", "pattern": r"^.+\.py:[A-Za-z_][A-Za-z0-9_]*$"},
-                   "over": {"enum": list(OVER)}, "returns": {**_STRINGS, "minItems": 1},
-                   "aggregates": {"type": "array", "items": {"enum": list(CASE_FORMS)}},  # []: per case only
-                   "nan": {"anyOf": [{"type": "number"}, {"enum": list(NAN_WORDS["case"])}]},
-                   "case_key": {"type": "string"}, "params": {"type": "object", "additionalProperties": {
-                       "type": ["string", "number", "boolean"]}}},
+    "properties": {"metric": {"const": PYTHON, "description": "The organizer's function."}, **_COMMON_METRIC, **_GROUPS,
+                   "function": {"type": "string", "pattern": r"^.+\.py:[A-Za-z_][A-Za-z0-9_]*$", "description":
+                                "`'file.py:function'` in the declaration's folder."},
+                   "over": {"enum": list(OVER), "default": OVER[0], "description": "The function scores one case "
+                            "(`case`) or the whole set (`set`, value outputs)."},
+                   "returns": {**_STRINGS, "minItems": 1, "description": "The names of the mapping it returns, each "
+                               "a `{label}`; not set: one number."},
+                   "aggregates": {"type": "array", "items": {"enum": list(CASE_FORMS)}, "description":
+                                  "Per case: the forms over the cases (`[]`: per case only)."},
+                   "nan": {"anyOf": [{"type": "number"}, {"enum": list(NAN_WORDS["case"])}], "default": "error",
+                           "description": "A NaN returned: refused, this value, or (per case) `exclude`."},
+                   "case_key": {"type": "string", "description": "The per-case key template."},
+                   "params": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]},
+                              "description": "A table the function reads as `context.params` (options may set "
+                              "`metrics.<name>.params.<key>`)."}},
     "required": ["metric", "output", "function"],
     "additionalProperties": False,
 }  # fmt: skip
@@ -190,15 +272,17 @@ def _metrics_schema() -> dict[str, Any]:
     names = [record.name for record in RECORDS] + [COMBINED, PYTHON]
     mean = {
         "type": "object",
-        "properties": {"metric": {"const": COMBINED}, **{k: v for k, v in _COMMON_METRIC.items() if k != "output"},
-                       "of": {**_STRINGS, "minItems": 2}},
+        "properties": {"metric": {"const": COMBINED, "description": "A mean of aggregates."},
+                       **{k: v for k, v in _COMMON_METRIC.items() if k != "output"},
+                       "of": {**_STRINGS, "minItems": 2, "description": "Two or more aggregate paths (relative to "
+                              "`aggregates`) of metrics declared before it, averaged (resample by resample)."}},
         "required": ["metric", "of"],
         "additionalProperties": False,
     }  # fmt: skip
     branches = [(record.name, _metric_schema(record)) for record in RECORDS] + [(COMBINED, mean), (PYTHON, _PYTHON)]
     return {
         "type": "object",
-        "properties": {"metric": {"enum": names}},
+        "properties": {"metric": {"enum": names, "description": "The metric (the reference of metrics)."}},
         "required": ["metric"],
         "allOf": [
             {"if": {"properties": {"metric": {"const": name}}, "required": ["metric"]}, "then": branch}
@@ -207,58 +291,96 @@ def _metrics_schema() -> dict[str, Any]:
     }
 
 
+def _defaults(keys: dict[str, Any], spec: type | None, required: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The keys, each not required with the default its dataclass field (``spec``) declares, when it has
+    one that means a value (not "", None or below the key's minimum: "not set")."""
+    properties = {}
+    for key, node in keys.items():
+        field = getattr(spec, "__dataclass_fields__", {}).get(key)
+        default = getattr(spec, key) if field is not None and hasattr(spec, key) and key not in required else None
+        if isinstance(default, tuple):
+            default = {} if node.get("type") == "object" else list(default)
+        if (
+            "default" not in node
+            and default not in (None, "")
+            and not ("minimum" in node and default < node["minimum"])
+        ):
+            node = {**node, "default": default}
+        properties[key] = node
+    return properties
+
+
+def _section(keys: dict[str, Any], spec: type | None = None, **more: Any) -> dict[str, Any]:
+    """A table of keys with their defaults."""
+    return {"type": "object", "properties": _defaults(keys, spec), **more, "additionalProperties": False}
+
+
+def _outputs() -> dict[str, Any]:
+    """An ``[[outputs]]`` entry, each kind's keys with the defaults of ``OutputSpec``'s fields of their name."""
+    schema = outputs_schema()
+    for branch in schema["allOf"]:
+        then = branch["then"]
+        then["properties"] = _defaults(then["properties"], OutputSpec, tuple(then["required"]))
+    return schema
+
+
+def _bounded(schema: dict[str, Any]) -> dict[str, Any]:
+    """The bounds checked as a declaration is read (``bounds.KEYS``) added to their keys."""
+    for dotted, (lowest, highest, _) in KEY_BOUNDS.items():
+        section, key = dotted.split(".")
+        node = schema["properties"][section]["properties"][key]
+        node["maximum"] = highest
+        if lowest is not None and "exclusiveMinimum" not in node:
+            node["minimum"] = lowest
+    return schema
+
+
 def json_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of a declaration, for editors (e.g. VS Code's Even Better TOML
-    or taplo with ``#:schema ./declaration.schema.json``): the metrics from their records, the
-    outputs from their kinds; the parser's checks remain the authority (references between sections,
-    paths, key templates)."""
-    table = {"type": "object"}
+    or taplo with ``#:schema ./declaration.schema.json``) and the documentation's reference: every key's
+    type, constraint, default and ``description`` from where it is defined (the sections' dataclasses in
+    ``schema``, the outputs' kinds, the metrics' records); the parser's checks remain the authority
+    (references between sections, paths, key templates)."""
     _strings = {"type": "object", "additionalProperties": {"type": "string"}}  # [verify.map], [verify.ignore]
-    return {
+    return _bounded({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://github.com/evaluation/declaration.schema.json",
         "title": "A challenge declaration (evaluation/declarations/*.toml)",
         "type": "object",
         "properties": {
-            "name": {"type": "string", "pattern": f"^{NAME.pattern}$"},
-            "title": {"type": "string"},
-            "submission": {"type": "object", "properties": {"kind": {"enum": list(SUBMISSION_KINDS)},
-                           "file": {"type": "string", "pattern": r"\.csv$"}, "id_column": {"type": "string"},
-                           "max_mb": {"type": "number", "exclusiveMinimum": 0}}, "additionalProperties": False},
-            "inputs": {"type": "array", "minItems": 1, "items": {"type": "object", "properties": {
-                "slug": {"type": "string", "pattern": f"^{SLUG.pattern}$"}, "relative_path": {"type": "string"},
-                "kind": {"type": "string"}, "name": {"type": "string"}},
-                "required": ["slug"], "additionalProperties": False}},
-            "cases": {"type": "object", "properties": {
-                "input": {"type": "string"}, "strip_suffixes": _STRINGS, "strip": _STRINGS,
-                "id_column": {"type": "string"}, "word": {"type": "string"}, "same_stem": {"type": "boolean"},
-                "ground_truth_name": {"type": "string"}, "stack_size": {"type": "integer", "minimum": 1},
-                "stacks": {"type": "string", "pattern": r"\.json$"}, "frame_order": {"type": "string"},
-                "fields": _STRINGS},
-                "additionalProperties": False},
-            "outputs": {"type": "array", "minItems": 1, "items": outputs_schema()},
-            "metrics": {"type": "array", "minItems": 1, "items": _metrics_schema()},
-            "bootstrap": {"type": "object", "properties": {"resamples": {"type": "integer", "minimum": 1},
-                          "seed": {"type": "integer"}, "level": {"type": "number", "exclusiveMinimum": 0,
-                          "exclusiveMaximum": 1}}, "additionalProperties": False},
-            "leaderboard": {"type": "object", "properties": {
-                "score": {"type": "string"}, "title": {"type": "string"},  # aggregates.<key>, <key> when flat
-                "sort": {"enum": list(SORTS)}, "decimal_places": {"type": "integer"},
-                "error": {"type": "string"},
-                "scoring_method": {"enum": list(SCORING_METHODS)}, "columns": {"type": "array", "items": {
-                    "type": "object", "properties": {"title": {"type": "string"}, "path": {"type": "string"},
-                    "order": {"enum": list(SORTS)}, "exclude_from_ranking": {"type": "boolean"},
-                    "error": {"type": "string"}},
-                    "required": ["title", "path"], "additionalProperties": False}}},
-                "required": ["score"], "additionalProperties": False},
-            "report": table,
-            "options": {"type": "array", "items": {"type": "object", "required": ["name", "default"]}},
-            "verify": {"type": "object", "properties": {"map": _strings, "ignore": _strings},
+            **TOP_KEYS,
+            "submission": _section(Submission.keys, Submission, description=_first(Submission)),
+            "inputs": {"type": "array", "minItems": 1, "description": "The algorithm's input sockets.",
+                       "items": _section(InputSpec.keys, InputSpec, required=["slug"])},
+            "cases": _section(Cases.keys, Cases, description=_first(Cases)),
+            "outputs": {"type": "array", "minItems": 1, "items": _outputs(),
+                        "description": "The outputs scored, each of a `kind` (its own keys below)."},
+            "metrics": {"type": "array", "minItems": 1, "items": _metrics_schema(),
+                        "description": "The metrics, each a record's (see the reference of metrics)."},
+            "bootstrap": _section(BOOTSTRAP_KEYS, description="The bootstrap of the metrics declared with "
+                                  "`bootstrap = true`."),
+            "leaderboard": _section(Leaderboard.keys, Leaderboard, required=["score"],
+                                    description="The phase's leaderboard on grand-challenge.org."),
+            "report": _section(Report.keys, Report, description=_first(Report)),
+            "options": {"type": "array", "description": "Run options: `--set <name>=<value>` changes the declared "
+                        "values its `sets` lists.", "items": {
+                **_section(OptionSpec.keys, OptionSpec), "required": ["name", "default"]}},
+            "provenance": _section(Provenance.keys, Provenance, required=["repository", "commit", "path", "deviations"],
+                                   description=_first(Provenance)),
+            "verify": {"type": "object", "description": "`python -m evaluation.verify`'s tables: `[verify.map]` "
+                       "(a reference metrics.json path -> ours) and `[verify.ignore]` (a path left out -> why).",
+                       "properties": {"map": {**_strings, "description": "Reference path -> our path pattern."},
+                                      "ignore": {**_strings, "description": "Reference path -> why it is left out."}},
                        "additionalProperties": False},
         },
         "required": ["name", "title", "outputs", "metrics", "leaderboard"],
         "additionalProperties": False,
-    }  # fmt: skip
+    })  # fmt: skip
+
+
+def _first(spec: type) -> str:
+    """The first sentence of a dataclass's docstring."""
+    return re.split(r"(?<!e\.g)\. ", " ".join((spec.__doc__ or "").split()))[0].rstrip(".") + "."
 
 
 def schema_text() -> str:

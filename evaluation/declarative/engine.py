@@ -396,6 +396,30 @@ class DeclaredChallenge(Challenge):
         })  # fmt: skip
 
 
+# metrics.json's sections as ``aggregate_metrics`` and ``DeclaredChallenge.aggregate`` write them, in order (the
+# documentation's page of the layout shows each beside a real run's)
+METRICS_JSON = {
+    "aggregates": "The declared metrics' values over the cases: `<name>_<label>_<form>` for segmentation metrics "
+    "(`dice_tumour_mean`), `<name>` for value metrics, `<name>_<class>` and `<name>_macro` per class on "
+    "probabilities, under `<group>.` when a metric declares `group`, each with `_ci_low` / `_ci_high` when "
+    "bootstrapped; then `[report.counts]`. A metric by group (`groups`) writes `<name>` (the groups combined) and "
+    "`<name>_by_group`: an object group -> the metric's value on that group's cases (null: left out).",
+    "case": "Per case (sorted): each per-case metric value (`<name>_<label>`, lesion `_tp` / `_fp` / `_fn`), then "
+    "the participant's own value of each value output (null when missing: an imputed value would reveal the "
+    "reference). `[report] per_case = false`: an empty object.",
+    "missing": "`jobs` (a prediction-file phase: `rows`): the cases without a job; then per output (its slug, or "
+    "`[report.missing_names]`) the cases without that output. Left out with `[report] missing = false`.",
+    "settings": "`challenge` and the options in force, then (`[report] settings = 'full'`) the declaration file, "
+    "seed, resamples, `ci_level`, every output's policies and every metric's parameters, edge values and keys; the "
+    "declared constants and notes last (or right after `challenge`: `notes_first`).",
+    "flat": "`[report] flat = true`: the aggregates at the top level under their `names`, then `settings`, then the "
+    "`dataset` counts (`[report.dataset]`); no `case`, no `missing`.",
+    "leaderboard": "The leaderboard reads metrics.json by path: `[leaderboard] score` and each column's `path` "
+    "(`aggregates.<key>`, or `<key>` when flat) become the phase's `score_jsonpath` and `extra_results_columns`, "
+    "`error` paths the `score_error_jsonpath` / `error_path` (`python -m evaluation.phase`).",
+}
+
+
 def dataset_counts(declaration: Declaration, reference: DeclaredReference) -> dict[str, int]:
     """``[report.dataset]``: the listed stacks, the cases, the cases whose reference of an output is 1
     (``positive:<output>``) or the distinct values of a ``[cases] fields`` field (``distinct:<field>``)."""

@@ -31,6 +31,18 @@ CSV_COLUMN = "csv-column"  # the issue's name for a prediction CSV's column: a [
 NO_CLASS_POLICIES = ("error", "skip")  # a one-hot row without a class at 1 (``reference_none``), or a class name
 MISSING_POLICIES = ("error", "empty-mask", "worst-value", "misclassification", "exclude", "empty", "non-concordant",
                     "tie")  # fmt: skip
+MISSING_MEANINGS = {  # what a case without an output gets under each policy a kind allows (its ``missing``)
+    "error": "the run fails naming the case",
+    "empty-mask": "an empty mask (heat map: an all-zero map, no candidate)",
+    "worst-value": "number: the end of `range` farthest from the reference; probabilities: all mass on the first "
+    "declared class that is not the case's",
+    "misclassification": "a wrong answer",
+    "uniform": "1/K for each of the K classes",
+    "exclude": "the case leaves this output's metrics",
+    "empty": "an image without detections (its reference objects are false negatives)",
+    "non-concordant": "c_index only: each pair of the case counts 0",
+    "tie": "c_index only: each pair of the case counts 1/2",
+}
 SURVIVAL_MISSING = ("non-concordant", "tie")  # c_index's policies for a missing risk (survival.MISSING_POLICIES)
 NONZERO = "nonzero"  # a label value: any non-zero pixel of a 2D mask (PNG, RGB) is this label
 SUM_RULES = ("one", "any")  # a probabilities answer: its values sum to 1 (within sum_tolerance), or any sum
@@ -38,12 +50,29 @@ MISCLASSIFIED = "<missing>"  # a class no reference holds: a missing answer is a
 EXTRA_CASES = ("error", "ignore")  # a CSV reference's row of a case that the cases' listing lacks
 CsvCase = tuple[str, str]  # a prediction CSV's case column, and how messages name it
 
+# the kinds' keys as JSON Schema, each with its meaning (the documentation's reference is generated from them)
 _STRINGS = {"type": "array", "items": {"type": "string"}}
-_SPELLINGS = {"true_values": _STRINGS, "false_values": _STRINGS}
-_CLASSES = {**_STRINGS, "minItems": 2, "uniqueItems": True}
-_ONE_HOT = {"reference_columns": {"type": "object", "additionalProperties": {"type": "string"}},
-            "reference_none": {"type": "string"}, **_SPELLINGS}  # fmt: skip
-_COLUMN = {"column": {"type": "string", "minLength": 1}}
+_SPELLINGS = {
+    "true_values": {**_STRINGS, "description": "The reference's spellings of true (1), case-insensitive; a number "
+                    "output with both spellings given reads a reference column of classes as 1 / 0; a one-hot "
+                    "reference's cells. None shared with `false_values` or `blank_values`."},
+    "false_values": {**_STRINGS, "description": "The reference's spellings of false (0), as `true_values`."},
+}  # fmt: skip
+_CLASSES = {**_STRINGS, "minItems": 2, "uniqueItems": True, "description": "The classes, in the order of a list "
+            "answer, of weighted kappa and of the argmax tie rule; probabilities: letters, digits, `_`, `-` (they "
+            "become metrics.json keys)."}  # fmt: skip
+_ONE_HOT = {
+    "reference_columns": {"type": "object", "additionalProperties": {"type": "string"}, "description": "A one-hot "
+                          "reference (`reference = 'file.csv'`, a 0/1 column per class, each case's class the one at "
+                          "1): class -> its column where the CSV names it otherwise (`{ MEL = 'melanoma' }`)."},
+    "reference_none": {"type": "string", "description": "A one-hot row without a class at 1: `error`, `skip` (the "
+                       "case leaves this output) or a declared class read from no column (ISIC 2019's `UNK`). "
+                       "Several at 1 is always refused."},
+    **_SPELLINGS,
+}  # fmt: skip
+_COLUMN = {"column": {"type": "string", "minLength": 1, "description": "A prediction-file phase: the participant's "
+                      "CSV column holding this output (not the case column, no two outputs alike); default: the "
+                      "slug."}}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -228,25 +257,35 @@ class OutputKind:
 
 
 GEOMETRY_KEYS: dict[str, Any] = {
-    "geometry": {"enum": list(GEOMETRY_POLICIES)},
-    "tolerance": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
-    "grid": {"type": "string"},
-}
+    "geometry": {"enum": list(GEOMETRY_POLICIES), "description": "`error`: a prediction must have the reference's "
+                 "size, and its spacing, origin and direction within `tolerance`; `nearest`: resampled onto the "
+                 "reference grid (nearest neighbour)."},
+    "tolerance": {"type": "number", "minimum": 0, "exclusiveMaximum": 1, "description": "The relative and absolute "
+                  "tolerance of the grid's spacing, origin and direction."},
+    "grid": {"type": "string", "description": "How messages name the grid a prediction must share, e.g. `'CT grid'`: "
+             "'The segmentation of P1 has size (5, 1, 1) but the CT grid is (10, 1, 1)'."},
+}  # fmt: skip
 
 
 class Segmentation(OutputKind):
+    """A label image per case (`images/<slug>`), its labels declared by name, scored in a worker process against
+    the reference label image (integer voxels, the declared labels only, on the reference grid)."""
+
     name, platform_kind = "segmentation", "Segmentation"
     missing = ("error", "empty-mask", "exclude")
     image, value, csv, scoring = True, False, "", "segmentation"
     required = ("labels",)
     keys: ClassVar[dict[str, Any]] = {
-        "labels": {"type": "object", "minProperties": 1,
+        "labels": {"type": "object", "minProperties": 1, "description": "Label name -> its voxel value; a list of "
+                   "values: a region scored as one mask, their union (`{ kidney = [1, 2, 3], tumor = 2 }`: KiTS23's "
+                   "hierarchical classes); `'nonzero'`: a 2D mask (`dimension = 2`) whose every non-zero pixel of any "
+                   "channel is the one label (`dice` and `iou` only).",
                    "additionalProperties": {"anyOf": [
                        {"type": "integer", "minimum": 1}, {"const": NONZERO},
                        {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1,
                         "uniqueItems": True}]}},
         **GEOMETRY_KEYS,
-        "dimension": {"enum": [2, 3]},
+        "dimension": {"enum": [2, 3], "description": "The images' dimension (2: no surface metrics)."},
     }  # fmt: skip
 
     def default_path(self, slug: str) -> str:
@@ -320,12 +359,27 @@ def region_of(value: int | str | tuple[int, ...]) -> tuple[int, ...]:
 
 
 class Number(OutputKind):
+    """A number per case (a finite JSON number, or a CSV cell), against a CSV column of numbers (or of classes read
+    as 1 / 0 through `true_values` / `false_values`), or a survival time with its `event` column."""
+
     name, platform_kind = "number", "Float"
     missing = ("error", "worst-value", "exclude", *SURVIVAL_MISSING)  # the last two: c_index's
     numeric = True
     keys: ClassVar[dict[str, Any]] = {
-        "range": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2},
-        "event": {"type": "string", "pattern": r"^.+\.csv:.+$"},
+        "range": {
+            "type": "array",
+            "items": {"type": "number"},
+            "minItems": 2,
+            "maxItems": 2,
+            "description": "`[low, high]`: an answer outside is refused (`[0, 1]` is required by `brier`, `ece`).",
+        },
+        "event": {
+            "type": "string",
+            "pattern": r"^.+\.csv:.+$",
+            "description": "`'file.csv:column'`: the event "
+            "indicator (1 = event, spelled as a boolean reference) of a survival output scored by `c_index`; "
+            "`reference` is then the time column.",
+        },
         **_COLUMN,
         **_SPELLINGS,
     }
@@ -423,6 +477,9 @@ def _class_target(output: OutputSpec, text: str, case: str, where: str) -> float
 
 
 class Boolean(OutputKind):
+    """True or false per case (a JSON boolean, or a CSV cell spelled as the reference's), against a CSV column of
+    `true_values` / `false_values` spellings."""
+
     name, platform_kind = "boolean", "Bool"
     missing = ("error", "misclassification", "exclude")
     spelled = True
@@ -458,21 +515,23 @@ class Boolean(OutputKind):
 
 UNKNOWN_ANSWERS = ("error", "misclassification")  # a choice's answer that is no class (``unknown``)
 _SPELLED_CLASSES = {
-    "ignore_case": {"type": "boolean"},
-    "subcategories": _STRINGS,
-    "wrong_answers": _STRINGS,
-    "unknown": {"enum": list(UNKNOWN_ANSWERS)},
-    "expected": {"type": "string", "minLength": 1},
-}
+    "ignore_case": {"type": "boolean", "description": "Spaces around an answer and its letter case are ignored (the "
+                    "reference is read with the same spellings)."},
+    "subcategories": {**_STRINGS, "description": "Suffixes that fold into their class (`['A', 'B', 'C']`: `N2b` is "
+                      "`N2`)."},
+    "wrong_answers": {**_STRINGS, "description": "Answers recognised but never right: a misclassification "
+                      "(`['TX', 'T0', 'TIS']`)."},
+    "unknown": {"enum": list(UNKNOWN_ANSWERS), "description": "Any other answer: refused (`error`) or a "
+                "misclassification."},
+    "expected": {"type": "string", "minLength": 1, "description": "The refusal's wording of the answers expected, "
+                 "e.g. `'a string T1..T4'`: 'The T stage of P2 is 'T5'; expected a string T1..T4.'"},
+}  # fmt: skip
 
 
 class Choice(OutputKind):
-    """A class name. How an answer may spell a class (the keys of ``_SPELLED_CLASSES``, HECKTOR 2026's
-    stages: BioMedIA-MBZUAI/HECKTOR2026 README): ``ignore_case`` (spaces around it and letter case
-    ignored), ``subcategories`` (a trailing letter folding into its class: ``N2b`` is ``N2``),
-    ``wrong_answers`` (recognised, never right: a misclassification, ``Tx``), ``unknown`` (any other
-    answer: an error, or a misclassification) and ``expected`` (the error then reads "<what> is 'T5';
-    expected <expected>.")."""
+    """One of the declared `classes` per case (a JSON string), against a class-name column (`'file.csv:column'`) or a
+    one-hot `'file.csv'`; how an answer may spell a class (`ignore_case`, `subcategories`, `wrong_answers`,
+    `unknown`, `expected`) after HECKTOR 2026's stages (BioMedIA-MBZUAI/HECKTOR2026 README)."""
 
     name, platform_kind = "choice", "String"
     missing = ("error", "misclassification", "exclude")
@@ -553,13 +612,22 @@ class Choice(OutputKind):
 
 
 class Probabilities(Choice):
+    """A probability per declared class per case: a JSON object `{class: p}` with exactly the declared classes, or a
+    JSON list in their order, each a finite number in [0, 1], their sum as `sum` says (each problem refused naming
+    the case); metrics.json shows an answer as an object. Its reference as a choice output's."""
+
     name, platform_kind = "probabilities", "Anything"
     missing = ("error", "worst-value", "uniform", "exclude")
     csv, per_class, scoring = "columns", True, "probabilities"
     keys: ClassVar[dict[str, Any]] = {
-        "classes": _CLASSES, **_ONE_HOT, "sum": {"enum": list(SUM_RULES)},
-        "sum_tolerance": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
-        "columns": {"type": "object", "additionalProperties": {"type": "string"}},
+        "classes": _CLASSES, **_ONE_HOT,
+        "sum": {"enum": list(SUM_RULES), "default": SUM_RULES[0], "description": "`one`: the values must sum to 1 "
+                "within `sum_tolerance` (used as given, not renormalised); `any`: independent scores (multi-label)."},
+        "sum_tolerance": {"type": "number", "minimum": 0, "exclusiveMaximum": 1, "description": "The absolute "
+                          "tolerance of `sum = 'one'`."},
+        "columns": {"type": "object", "additionalProperties": {"type": "string"}, "description": "A prediction-file "
+                    "phase: class -> the CSV column of its probability (classes not listed keep their name); all "
+                    "class cells of a row blank: the output is missing."},
     }  # fmt: skip
 
     def checked_classes(self, table: Table, classes: tuple[str, ...]) -> None:
@@ -595,9 +663,10 @@ class Probabilities(Choice):
 
 
 class Boxes(OutputKind):
-    """Boxes. With a reference in one document (``reference = "boxes.json"``): ``reference_voc``, without
-    that file the PASCAL VOC XML files of the ground truth (one per image); ``reference_fault``, the words
-    of the one-line error when those files cannot be read, ``{problem}`` naming the error's kind."""
+    """Boxes per image: the platform's "Multiple 2D bounding boxes" JSON with a `probability` per box, or
+    `[[x1, y1, x2, y2, score], ...]` (scores in [0, 1], no negative or degenerate box); the reference one `.json`
+    per image (`{case}` pattern; either form without scores, `[]` for none) or one `.json` `{image: boxes}` that
+    lists the cases, or PASCAL VOC XML files (`reference_voc`)."""
 
     name, platform_kind = "boxes", "Multiple 2D bounding boxes"
     missing = ("error", "empty", "exclude")  # empty: an image without detections
@@ -605,7 +674,13 @@ class Boxes(OutputKind):
     parser: ClassVar[Callable[..., Any]] = staticmethod(parse_detections)
     # a detection metric's declared ``match`` -> the catalogue's criterion (the first: the default)
     criteria: ClassVar[dict[str, str]] = {"iou": "iou", "distance": "centre_distance"}
-    keys: ClassVar[dict[str, Any]] = {"reference_voc": {"type": "boolean"}, "reference_fault": {"type": "string"}}
+    keys: ClassVar[dict[str, Any]] = {
+        "reference_voc": {"type": "boolean", "description": "With a one-document reference (`reference = "
+                          "'boxes.json'`) and without that file: every PASCAL VOC XML file under the ground truth, "
+                          "one per image (named by its `<filename>`, else its stem), each `<bndbox>` a box."},
+        "reference_fault": {"type": "string", "description": "The one-line error when the reference files cannot be "
+                            "read, `{problem}` naming the error's kind."},
+    }  # fmt: skip
 
     def parse(self, entry: Entry) -> Reference:
         voc = entry.table.get("reference_voc", bool, False)
@@ -626,31 +701,30 @@ class Boxes(OutputKind):
 
 
 class Points(Boxes):
-    """Points; each keeps its ``name`` (a decision metric's ``classes`` filter them); ``missing_score``:
-    the score of a point without a ``probability`` ("error": refused), e.g. MIDOG's F1, which ignores
-    the scores. ``reference_diameter``: the key of each reference point holding its diameter (LUNA16's
-    ``diameter_mm``, a hit radius metric's); ``reference_ignore``: the name of the reference points that
-    are ignored findings (LUNA16's excluded ones). ``reference = "<file>.csv"``: a row per reference
-    point (LUNA16's annotations.csv), the case in ``[cases] id_column``, the coordinates in the columns
-    ``reference_coordinates``, the diameter in ``reference_diameter``; ``reference_excluded``: a CSV of
-    the same columns whose points are ignored findings; ``reference_cases``: a CSV whose first cell of
-    each row is a case (LUNA16's seriesuids.csv: the cases without a point too)."""
+    """Points per image: the platform's "Multiple points" JSON (`{"points": [{"point": [x, y, z], "probability":
+    p}, ...]}`) or `[[x, y(, z), score], ...]`, a 2D point in the plane z = 0, each keeping its `name` (a decision
+    metric's `classes` filter them); the reference as a boxes output's (`[[x, y(, z)], ...]`) or a CSV with a row per
+    point (LUNA16's annotations.csv); points match by distance only."""
 
     name, platform_kind = "points", "Multiple points"
     parser: ClassVar[Callable[..., Any]] = staticmethod(parse_points)
     criteria: ClassVar[dict[str, str]] = {"distance": "distance"}  # points match by distance only
     keys: ClassVar[dict[str, Any]] = {
-        "missing_score": {"anyOf": [{"const": "error"}, {"type": "number", "minimum": 0, "maximum": 1}]},
-        "reference_diameter": {"type": "string", "minLength": 1},
-        "reference_ignore": {"type": "string", "minLength": 1},
-        **{key: {"type": "string", "pattern": r"^.+\.csv$"} for key in ("reference_excluded", "reference_cases")},
-        "reference_coordinates": {
-            "type": "array",
-            "items": {"type": "string", "minLength": 1},
-            "minItems": 2,
-            "maxItems": 3,
-        },
-    }
+        "missing_score": {"anyOf": [{"const": "error"}, {"type": "number", "minimum": 0, "maximum": 1}],
+                          "default": "error", "description": "A submitted point without a `probability`: refused, or "
+                          "the score it gets."},
+        "reference_diameter": {"type": "string", "minLength": 1, "description": "`cpm`: the key (or CSV column) of "
+                               "each reference point's diameter (`'diameter_mm'`; negative or absent: unknown)."},
+        "reference_ignore": {"type": "string", "minLength": 1, "description": "`cpm`: the `name` of the reference "
+                             "points that are ignored findings (`'excluded'`)."},
+        "reference_excluded": {"type": "string", "pattern": r"^.+\.csv$", "description": "A reference CSV's "
+                               "companion: a CSV of the same columns whose points are ignored findings."},
+        "reference_cases": {"type": "string", "pattern": r"^.+\.csv$", "description": "A CSV whose first cell of each "
+                            "row is a case (LUNA16's seriesuids.csv: the cases without a point too)."},
+        "reference_coordinates": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 2,
+                                  "maxItems": 3, "description": "A reference CSV with a row per point (LUNA16's "
+                                  "annotations.csv): its 2 or 3 coordinate columns."},
+    }  # fmt: skip
 
     def parse(self, entry: Entry) -> Reference:
         score = entry.table.get("missing_score", (float, str), "error")
@@ -707,9 +781,10 @@ class Points(Boxes):
 
 
 class HeatMap(OutputKind):
-    """A float detection map / heat map per case (PI-CAI): its lesion candidates (the non-zero
-    26-connected components, or those extracted from a heat map at ``candidates``) matched to the
-    reference lesions in a worker (``heat_maps``), the case score its maximum."""
+    """A float detection map / heat map per case (PI-CAI; `images/<slug>`, finite non-negative values that fit
+    float32): its lesion candidates (the non-zero 26-connected components, or those extracted from a heat map at
+    `candidates`) matched in a worker (``heat_maps``) to the reference lesions (`'labels/{case}.mha'`: the non-zero
+    26-connected components of an integer image), the case score its maximum."""
 
     name, platform_kind = "heat_map", "Heat Map"
     missing = ("error", "empty-mask", "exclude")  # empty-mask: an all-zero map (no candidate, case score 0)
@@ -718,14 +793,21 @@ class HeatMap(OutputKind):
     check_file = staticmethod(heat_maps.check_heat_map)
     aggregation = staticmethod(heat_maps.heat_map_metric)
     keys: ClassVar[dict[str, Any]] = {
-        "dimension": {"enum": [2, 3]},
+        "dimension": {"enum": [2, 3], "description": "The maps' dimension."},
         **GEOMETRY_KEYS,
-        "min_overlap": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
-        "overlap": {"enum": list(OVERLAPS)},
+        "min_overlap": {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": MIN_OVERLAP,
+                        "description": "The least IoU or Dice of a candidate matching a reference lesion."},
+        "overlap": {"enum": list(OVERLAPS), "default": OVERLAPS[0], "description": "How a match's overlap is "
+                    "measured (picai_eval)."},
         "candidates": {"anyOf": [{"enum": ["given", *DYNAMIC]},
-                                 {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}]},
-        "case_score": {"enum": list(CASE_SCORES)},
-        "unmatched_overlapping": {"type": "boolean"},
+                                 {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}], "default": "given",
+                       "description": "`given`: the map is a detection map, its non-zero components the candidates "
+                       "(each scored by its maximum); else `report_guided_annotation`'s extraction (a threshold or "
+                       "a dynamic mode) from a heat map."},
+        "case_score": {"enum": list(CASE_SCORES), "default": CASE_SCORES[0], "description": "A case's score from "
+                       "its candidates (picai_eval)."},
+        "unmatched_overlapping": {"type": "boolean", "default": False, "description": "picai_eval's "
+                                  "`allow_unmatched_candidates_with_minimal_overlap`."},
     }  # fmt: skip
 
     def default_path(self, slug: str) -> str:
@@ -1018,35 +1100,55 @@ def cell_number(text: str, what: str, case: str) -> float:
 
 # every output's own keys beside its kind's (JSON Schema)
 COMMON_KEYS = {
-    "slug": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$"},
-    "reference": {"type": "string"},
-    "reference_suffixes": _STRINGS,
-    "noun": {"type": "string"},
-    "super_kind": {"enum": ["Value", "File"]},
-    "unit": {"type": "string"},
-    "relative_path": {"type": "string"},
-    "platform_kind": {"type": "string"},
-    "blank": {"enum": ["error", "skip"]},
-    "blank_values": _STRINGS,
-    "together_with": _STRINGS,
-    "extra_cases": {"enum": list(EXTRA_CASES)},
-}
+    "slug": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$", "description": "The output socket's slug."},
+    "reference": {"type": "string", "description": "A path pattern relative to the ground truth, never leaving it, "
+                  "with `{case}` (`'labels/{case}.mha'`) or `{stem}` (the case without its image suffix), optionally "
+                  "ending in `.*` (any of `reference_suffixes`, exactly one file per case; `'<folder>/{case}.*'` lists "
+                  "the cases: every file of the folder with such a suffix); or `'file.csv:column'`; or "
+                  "(choice, probabilities) a one-hot `'file.csv'`; boxes, points: one `.json` per image or one for "
+                  "all."},
+    "reference_suffixes": {**_STRINGS, "description": "For a pattern ending in `.*`: the suffixes allowed (letter "
+                           "case ignored); default: the image suffixes."},
+    "noun": {"type": "string", "description": "How messages name the output, e.g. `'malignancy likelihood'`: 'The "
+             "malignancy likelihood of image a.png is not a number.'; not set: `output '<slug>'`."},
+    "super_kind": {"enum": ["Value", "File"], "default": "Value", "description": "A value output's socket: a value, "
+                   "or a JSON file (RARE25's likelihoods)."},
+    "unit": {"type": "string", "description": "The unit messages give a value in, e.g. `'days'`."},
+    "relative_path": {"type": "string", "description": "The socket's path in a job's output; default: "
+                      "`images/<slug>` (images) or `<slug>.json`."},
+    "platform_kind": {"type": "string", "description": "The socket's kind on grand-challenge.org; default: the "
+                      "kind's."},
+    "blank": {"enum": ["error", "skip"], "description": "A CSV reference's blank cell: refused, or the case leaves "
+              "this output (when every output is a CSV column, a case blank in all is no case)."},
+    "blank_values": {**_STRINGS, "description": "The spellings of a blank cell (case-insensitive), e.g. `['', "
+                     "'nan', 'na']`."},
+    "together_with": {**_STRINGS, "description": "Other outputs with a CSV column reference: a case is scored for "
+                      "this output only when it has a reference for them too (HECKTOR 2026's T and N stages)."},
+    "extra_cases": {"enum": list(EXTRA_CASES), "description": "A CSV reference's row of a case the listing output "
+                    "lacks: refused, or no case."},
+}  # fmt: skip
 
 
 def outputs_schema() -> dict[str, Any]:
     """The JSON Schema of one ``[[outputs]]`` entry: its kind's keys and missing policies."""
     return {
         "type": "object",
-        "properties": {"kind": {"enum": list(KINDS)}},
+        "properties": {"kind": {"enum": list(KINDS), "description": "The output's kind (its own keys below)."}},
         "required": ["slug", "kind", "reference"],
         "allOf": [
             {
                 "if": {"properties": {"kind": {"const": name}}, "required": ["kind"]},
                 "then": {
                     "properties": {
-                        "kind": {"const": name},
+                        "kind": {"const": name, "description": " ".join((type(kind).__doc__ or "").split())},
                         **COMMON_KEYS,
-                        "missing": {"enum": list(kind.missing)},
+                        "missing": {
+                            "enum": list(kind.missing),
+                            "default": kind.missing[0],
+                            "description": "A case without this output: "
+                            + "; ".join(f"`{policy}`: {MISSING_MEANINGS[policy]}" for policy in kind.missing)
+                            + ".",
+                        },
                         **kind.keys,
                     },
                     "required": list(kind.required),

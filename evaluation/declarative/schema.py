@@ -5,7 +5,8 @@ metric's keys as its record says (``metric_records``), an output's as its kind's
 (``output_kinds``); the first problem is a ``ConfigurationError`` of one line naming the file and the
 key (``tables.Table``), e.g.
 ``kits.toml: outputs[1].missing: 'zero' is not one of error, empty-mask, exclude (for a segmentation
-output)``. The README section "A new challenge without Python" documents every key with an example.
+output)``. Each section's keys, as JSON Schema with their meanings, are its dataclass's ``keys`` (the
+documentation's reference of declaration keys is generated from them, through ``derived.json_schema``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from evaluation.declarative import bounds, measures, python_metric
 from evaluation.declarative.metric_records import (
@@ -57,6 +58,7 @@ SCORING_METHODS = ("abs", "avg", "med")
 ORDERS = ("metric", "label")  # [report] order: metrics.json keys metric by metric, or label by label
 SORTS = ("asc", "desc")
 INCOMPLETE_GROUP = ("score", NULL)  # a group with a case without its output: scored on the others, or null
+_STRINGS: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
 
 
 @dataclass(frozen=True)
@@ -65,9 +67,9 @@ class Cases:
     ``strip_suffixes`` (file extensions), minus one of ``strip`` (trailing markers such as ``__CT``)."""
 
     input: str
-    strip_suffixes: tuple[str, ...]
-    strip: tuple[str, ...]
-    id_column: str
+    strip_suffixes: tuple[str, ...] = IMAGE_NAME_SUFFIXES
+    strip: tuple[str, ...] = ()
+    id_column: str = "case"
     word: str = ""  # how messages name a case ("image a.png"); "" names it alone
     same_stem: bool = False  # an unknown job name matches the one case with the same stem
     ground_truth_name: str = ""  # how a CSV decoding error names the ground truth ("The HECKTOR ground truth ...")
@@ -75,6 +77,31 @@ class Cases:
     stacks: str = ""  # a JSON ground truth {stack: [frame record, ...]}: a job's input names its stack (``stacks``)
     frame_order: str = "index"  # the frame records' field that orders a stack's frames
     fields: tuple[str, ...] = ()  # frame record fields handed to python metrics (``SetContext.fields``)
+    keys: ClassVar[dict[str, Any]] = {  # ``[cases]``, as JSON Schema (the site's reference is generated from it)
+        "input": {"type": "string", "description": "The input socket whose image name names a job's case; default: "
+                  "the first declared input. Not in a prediction-file phase."},
+        "strip_suffixes": {**_STRINGS, "description": "File extensions cut off an input name to give its case (the "
+                           "first that ends the name, any letter case)."},
+        "strip": {**_STRINGS, "description": "Trailing markers then cut off, letter case ignored, e.g. ``['__CT']``."},
+        "id_column": {"type": "string", "description": "The case column of every reference CSV (and, by default, of "
+                      "the prediction CSV)."},
+        "word": {"type": "string", "description": "How messages name a case, e.g. ``'image'`` gives 'The mask of "
+                 "image a.png ...'; not set: the case alone."},
+        "same_stem": {"type": "boolean", "description": "An input name that is no case stands for the one case with "
+                      "the same stem (input ``a.tif`` for the case ``a.png``)."},
+        "ground_truth_name": {"type": "string", "description": "How the organizer's messages name the ground truth, "
+                              "e.g. ``'HECKTOR'``: 'The HECKTOR ground truth has no clinical.csv.'"},
+        "stack_size": {"type": "integer", "minimum": 1, "description": "A job's input is a stack of this many frames, "
+                       "each output a JSON list with one value per frame, paired with the rows of the first output's "
+                       "reference CSV in file order; the job whose input name ends in k answers stack k. Not set: a "
+                       "job's input is one case."},
+        "stacks": {"type": "string", "pattern": r"\.json$", "description": "Stacks listed by name in a JSON ground "
+                   "truth ``{stack: [frame record, ...]}``; each output's reference is a field of the records "
+                   "(``'val_metadata.json:class'``). Not with ``stack_size``."},
+        "frame_order": {"type": "string", "description": "The frame records' field that orders a stack's frames."},
+        "fields": {**_STRINGS, "description": "Frame record fields given to whole-set python metrics as "
+                   "``context.fields``."},
+    }  # fmt: skip
 
     @property
     def stacked(self) -> bool:
@@ -106,6 +133,18 @@ class Submission:
     file: str = "predictions.csv"
     id_column: str = "case"
     max_mb: float = 10.0  # a row per case is far smaller; at 10 MB: 1.3 s, 222 MiB (benchmarks/prediction_csv.py)
+    keys: ClassVar[dict[str, Any]] = {  # ``[submission]``, as JSON Schema
+        "kind": {"enum": list(SUBMISSION_KINDS), "description": "`jobs`: algorithm jobs (predictions.json); `csv`: a "
+                 "prediction-file phase, one CSV uploaded by the participant with a row per case (no `[[inputs]]`, no "
+                 "`[cases]` `input`, `strip_suffixes`, `strip`, `same_stem`; phase setting `submission_kind = CSV`)."},
+        "file": {"type": "string", "pattern": r"\.csv$", "description": "The CSV in the input folder (else its one "
+                 "`*.csv`). UTF-8 (a BOM allowed), a header line, then a row per case in any order; cells stripped, "
+                 "blank lines skipped, extra columns ignored. A case without a row is that output missing (its "
+                 "`missing` policy), listed in `missing.rows`."},
+        "id_column": {"type": "string", "description": "The CSV's case column; default: `[cases] id_column`."},
+        "max_mb": {"type": "number", "exclusiveMinimum": 0, "description": "A larger file (MB) is "
+                   "refused before it is read (benchmarks/prediction_csv.py)."},
+    }  # fmt: skip
 
     @property
     def csv(self) -> bool:
@@ -121,8 +160,17 @@ class Submission:
 class InputSpec:
     slug: str
     relative_path: str
-    kind: str
-    name: str  # the input file name of a case, for make_input: "{case}.mha"
+    kind: str = "Image"
+    name: str = "{case}.mha"  # the input file name of a case, for make_input
+    keys: ClassVar[dict[str, Any]] = {  # ``[[inputs]]``, as JSON Schema
+        "slug": {"type": "string", "pattern": f"^{SLUG.pattern}$", "description": "The input socket's slug on "
+                 "grand-challenge.org."},
+        "relative_path": {"type": "string", "description": "The socket's path in a job's input; default: "
+                          "`images/<slug>`."},
+        "kind": {"type": "string", "description": "The socket's kind on grand-challenge.org."},
+        "name": {"type": "string", "description": "A case's input file name, with exactly one `{case}` "
+                 "(`python -m evaluation.make_input` writes it)."},
+    }  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -163,20 +211,43 @@ class MetricSpec:
 class Column:
     title: str
     path: str
-    order: str
-    exclude_from_ranking: bool
+    order: str = "desc"
+    exclude_from_ranking: bool = False
     error: str = ""  # the path of its error (the platform's error_path: shown as value ± error); "": none
+    keys: ClassVar[dict[str, Any]] = {  # ``[[leaderboard.columns]]``, as JSON Schema
+        "title": {"type": "string", "description": "The column's title on the leaderboard."},
+        "path": {"type": "string", "description": "Its value's path in metrics.json (`aggregates.<key>`, `<key>` "
+                 "when flat)."},
+        "order": {"enum": list(SORTS), "description": "The column's sort order."},
+        "exclude_from_ranking": {"type": "boolean", "description": "Shown but not ranked."},
+        "error": {"type": "string", "description": "The path of the column's error, shown as value ± error (the "
+                  "platform's `error_path`)."},
+    }  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Leaderboard:
     score: str
     title: str
-    sort: str
-    decimal_places: int
-    scoring_method: str
-    columns: tuple[Column, ...]
+    sort: str = "desc"
+    decimal_places: int = 4
+    scoring_method: str = "abs"
+    columns: tuple[Column, ...] = ()
     error: str = ""  # the path of the score's error (the platform's score_error_jsonpath); "": none
+    keys: ClassVar[dict[str, Any]] = {  # ``[leaderboard]``, as JSON Schema
+        "score": {"type": "string", "description": "The ranked value's path in metrics.json (`aggregates.<key>`, "
+                  "`<key>` when flat); it must be a key the declaration writes, a finite number."},
+        "title": {"type": "string", "description": "The score's title; default: its path."},
+        "sort": {"enum": list(SORTS), "description": "`desc`: higher is better; `asc`: lower is better."},
+        "decimal_places": {"type": "integer", "description": "Digits shown."},
+        "scoring_method": {"enum": list(SCORING_METHODS), "description": "The platform's scoring method: `abs` "
+                           "(the score), `avg` or `med` (the mean or median of the columns' ranks)."},
+        "error": {"type": "string", "description": "The path of the score's error, shown as value ± error (the "
+                  "platform's `score_error_jsonpath`, e.g. `aggregates.Dice.std`; a finite number)."},
+        "columns": {"type": "array", "description": "More values shown beside the score.", "items": {
+                    "type": "object", "properties": Column.keys, "required": ["title", "path"],
+                    "additionalProperties": False}},
+    }  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -191,6 +262,19 @@ class OptionSpec:
     targets: tuple[tuple[str, int, str], ...]
     sets: tuple[str, ...]
     values: tuple[tuple[str, Any], ...] = ()  # the option's value (as text) -> the declared value it sets
+    keys: ClassVar[dict[str, Any]] = {  # ``[[options]]``, as JSON Schema
+        "name": {"type": "string", "description": "The option: `--set <name>=<value>` (not `seed`, "
+                 "`bootstrap_resamples`, which exist when a metric is bootstrapped)."},
+        "default": {"type": ["string", "number", "boolean"], "description": "Its value unless set."},
+        "sets": {**_STRINGS, "description": "The declared values it overrides: `outputs.<slug>.<key>`, "
+                 "`metrics.<name>.<key>` or `metrics.<name>.params.<key>` (every choice must give a valid "
+                 "declaration); settings echo the value in force."},
+        "choices": {"type": "array", "description": "The values allowed; not set: any."},
+        "values": {"type": "object", "description": "A table `choice = declared value`, one entry per choice "
+                   "(booleans spelled `true`, `false`), e.g. `values = { one = 1.0, exclude = 'exclude' }`; not set: "
+                   "the option's value sets itself."},
+        "help": {"type": "string", "description": "The option's help; default: `sets ...`."},
+    }  # fmt: skip
 
     def declared(self, value: Any) -> Any:
         """The declared value an option value sets (itself without a ``values`` table)."""
@@ -215,6 +299,99 @@ class Report:
     flat: bool = False  # the aggregates at metrics.json's top level (their ``names``), then settings, then dataset
     names: tuple[tuple[str, str], ...] = ()  # flat: aggregate key -> its spelling in metrics.json (any text but '.')
     dataset: tuple[tuple[str, str], ...] = ()  # flat: the "dataset" block, key -> what it counts (DATASET_COUNTS)
+    keys: ClassVar[dict[str, Any]] = {  # ``[report]``, as JSON Schema
+        "missing": {"type": "boolean", "description": "Write the `missing` block (`false` needs `missing = 'error'` "
+                    "on every output)."},
+        "settings": {"enum": list(SETTINGS_LAYOUTS), "description": "`full`: settings echo the whole declaration; "
+                     "`options`: the challenge and the options in force only."},
+        "case_values": {"type": "boolean", "description": "Per case: the participant's own value of each value "
+                        "output (null when missing: an imputed value would reveal the reference)."},
+        "label_presence": {"type": "boolean", "description": "Per case: `<label>_in_reference` (true / false) for "
+                           "each segmentation label."},
+        "per_case": {"type": "boolean", "description": "`false`: `\"case\": {}`, no per-case entries at all."},
+        "notes_first": {"type": "boolean", "description": "The constants and notes right after `challenge` in "
+                        "settings, before the options (`false`: they close settings)."},
+        "order": {"enum": list(ORDERS), "description": "`metric`: aggregates and per-case keys metric by metric; "
+                  "`label`: each run of consecutive segmentation metrics of one output and group label by label "
+                  "(`dice_gtvp`, `hd95_gtvp_mean`, ..., then `dice_gtvn`, ...)."},
+        "absent_labels": {"type": "object", "properties": {"path": {"type": "string", "description": "Its key."},
+                          "output": {"type": "string", "description": "The segmentation output."}},
+                          "required": ["path", "output"], "additionalProperties": False, "description": "`{ path = "
+                          "'<key>' or '<group>.<key>', output = '<segmentation slug>' }`: writes the labels that no "
+                          "reference and no prediction holds (a list, after the metrics)."},
+        "flat": {"type": "boolean", "description": "The aggregates at metrics.json's top level, then `settings`, then "
+                 "`dataset` (needs `per_case = false`, `missing = false`)."},
+        "names": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Flat: aggregate key "
+                  "-> its spelling in metrics.json (no dot)."},
+        "dataset": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Flat: the `dataset` "
+                    "block, key -> `stacks`, `cases`, `positive:<output>` or `distinct:<field>` (integers)."},
+        "counts": {"type": "object", "additionalProperties": {"type": "string"}, "description": "`[report.counts]`: "
+                   "extra aggregates after the metrics, `<key> = 'cases'` (the number of cases) or `<key> = '<mean "
+                   "aggregate>'` (the cases that mean averaged, e.g. `dice_images = 'dice'`)."},
+        "notes": {"type": "object", "additionalProperties": {"type": "string"}, "description": "`[report.notes]`: "
+                  "constant text entries appended to settings (definitions in prose); not `challenge` nor an "
+                  "option's name."},
+        "constants": {"type": "object", "additionalProperties": {"type": ["number", "boolean", "array"]},
+                      "description": "`[report.constants]`: constant entries of settings before the notes, a number, "
+                      "a boolean or a list of those (`ci_level = 0.95`); keys as for notes, none a note's too."},
+        "missing_names": {"type": "object", "additionalProperties": {"type": "string"}, "description": "`[report."
+                          "missing_names]`: output slug -> its list's key in the `missing` block (not `jobs`, no two "
+                          "outputs alike); default: the slug."},
+    }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """The official implementation a declaration reproduces (``[provenance]``), where its golden numbers come
+    from: shown on the declaration's page of the documentation; every packaged declaration has one."""
+
+    repository: str
+    commit: str
+    path: str
+    deviations: str
+    keys: ClassVar[dict[str, Any]] = {
+        "repository": {"type": "string", "minLength": 1, "description": "The official implementation's repository "
+                       "(`owner/name` on GitHub); `none` when no official code is public (`deviations` then names "
+                       "the contract)."},
+        "commit": {"type": "string", "description": "The commit (or released package version) read and run for the "
+                   "golden numbers; `''` with `repository = 'none'`."},
+        "path": {"type": "string", "description": "The file (and function) there that computes the numbers; `''` "
+                 "with `repository = 'none'`."},
+        "deviations": {"type": "string", "description": "What the declaration does otherwise than that code (\"\": "
+                       "nothing; slugs and file layout aside)."},
+    }  # fmt: skip
+
+
+def _provenance(table: Table) -> Provenance | None:
+    """``[provenance]``: all four keys, or no table."""
+    if not table.data:
+        return None
+    found = Provenance(*(table.get(key, str) for key in Provenance.keys))
+    if (found.repository == "none") != (found.commit == found.path == ""):
+        table.fail("repository", "names the official code with its commit and path, or is 'none' without them")
+    table.done()
+    return found
+
+
+# the top-level keys that are no table of their own, and ``[bootstrap]``, as JSON Schema
+TOP_KEYS: dict[str, Any] = {
+    "name": {
+        "type": "string",
+        "pattern": f"^{NAME.pattern}$",
+        "description": "The challenge's name (`--challenge`); a packaged declaration's is its file stem.",
+    },
+    "title": {"type": "string", "description": "The challenge's title."},
+}
+BOOTSTRAP_KEYS: dict[str, Any] = {
+    "resamples": {"type": "integer", "minimum": 1, "default": 1000, "description": "The bootstrap's "
+                  "resamples (`--set bootstrap_resamples=`)."},
+    "seed": {"type": "integer", "default": 0, "description": "Each bootstrapped "
+             "metric draws `numpy.random.default_rng(seed).integers(0, n, (resamples, n))` over the n cases it scores "
+             "in sorted case order, so metrics over the same cases see the same draws (`--set seed=`)."},
+    "level": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1, "default": 0.95, "description": "The "
+              "CI: `numpy.percentile(values, [50 (1 - level), 50 (1 + level)])` over the resamples where the metric "
+              "is defined."},
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -236,6 +413,7 @@ class Declaration:
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     folder: str = field(default="", compare=False)  # the declaration's folder (python metrics' files are there)
     in_force: tuple[tuple[str, Any], ...] = field(default=(), compare=False)  # options set otherwise than default
+    provenance: Provenance | None = field(default=None, compare=False)  # the official implementation reproduced
 
     def option_values(self) -> dict[str, Any]:
         """The declared options' values in force, by name (a python metric's ``context.options``)."""
@@ -572,8 +750,8 @@ def _leaderboard(table: Table, produced: list[str], prefix: str = "aggregates.")
             Column(
                 title=column.get("title", str),
                 path=path(column, "path"),
-                order=column.get("order", str, "desc", SORTS),
-                exclude_from_ranking=column.get("exclude_from_ranking", bool, False),
+                order=column.get("order", str, Column.order, SORTS),
+                exclude_from_ranking=column.get("exclude_from_ranking", bool, Column.exclude_from_ranking),
                 error=path(column, "error") if "error" in column.data else "",
             )
         )
@@ -582,9 +760,9 @@ def _leaderboard(table: Table, produced: list[str], prefix: str = "aggregates.")
     board = Leaderboard(
         score=score,
         title=table.get("title", str, score),
-        sort=table.get("sort", str, "desc", SORTS),
-        decimal_places=table.get("decimal_places", int, 4),
-        scoring_method=table.get("scoring_method", str, "abs", SCORING_METHODS),
+        sort=table.get("sort", str, Leaderboard.sort, SORTS),
+        decimal_places=table.get("decimal_places", int, Leaderboard.decimal_places),
+        scoring_method=table.get("scoring_method", str, Leaderboard.scoring_method, SCORING_METHODS),
         columns=tuple(columns),
         error=path(table, "error") if "error" in table.data else "",
     )
@@ -857,8 +1035,8 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
         spec = InputSpec(
             slug=slug,
             relative_path=table.get("relative_path", str, f"images/{slug}"),
-            kind=table.get("kind", str, "Image"),
-            name=table.get("name", str, "{case}.mha"),
+            kind=table.get("kind", str, InputSpec.kind),
+            name=table.get("name", str, InputSpec.name),
         )
         if spec.name.count("{case}") != 1:
             table.fail("name", f"{spec.name!r} needs exactly one {{case}}")
@@ -872,9 +1050,9 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
             cases_table.fail(key, "names a job's case; a prediction-file phase ([submission] kind = 'csv') has no jobs")
     cases = Cases(
         input=cases_table.get("input", str, input_slugs[0] if input_slugs else ""),
-        strip_suffixes=cases_table.strings("strip_suffixes", list(IMAGE_NAME_SUFFIXES)),
-        strip=cases_table.strings("strip", []),
-        id_column=cases_table.get("id_column", str, "case"),
+        strip_suffixes=cases_table.strings("strip_suffixes", list(Cases.strip_suffixes)),
+        strip=cases_table.strings("strip", list(Cases.strip)),
+        id_column=cases_table.get("id_column", str, Cases.id_column),
         word=cases_table.get("word", str, ""),
         same_stem=cases_table.get("same_stem", bool, False),
         ground_truth_name=cases_table.get("ground_truth_name", str, ""),
@@ -923,9 +1101,9 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
     if clash:
         top.fail("metrics", f"aggregates.{clash} is both a value and a group")
     boot = top.sub("bootstrap")
-    resamples = boot.get("resamples", int, 1000)
-    seed = boot.get("seed", int, 0)
-    level = boot.get("level", float, 0.95)
+    resamples, seed, level = (
+        boot.get(key, type(spec["default"]), spec["default"]) for key, spec in BOOTSTRAP_KEYS.items()
+    )
     if resamples < 1:
         boot.fail("resamples", "must be at least 1")
     if not 0 < level < 1:
@@ -939,6 +1117,7 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
     leaderboard = _leaderboard(top.sub("leaderboard"), written, "" if report.flat else "aggregates.")
     top.read.add("options")
     top.read.add("verify")  # python -m evaluation.verify's [verify.map] and [verify.ignore] (read there)
+    provenance = _provenance(top.sub("provenance"))
     options = _options(top, data, folder) if check_options and "options" in data else ()
     hidden = next((key for key, _ in report.notes if key in ("challenge", *(o.name for o in options))), None)
     if hidden is not None:
@@ -948,7 +1127,8 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
         )
     top.done()
     return Declaration(file, name, title, cases, tuple(inputs), tuple(outputs.values()), tuple(metrics),
-                       leaderboard, resamples, seed, level, options, report, submission, data, folder)  # fmt: skip
+                       leaderboard, resamples, seed, level, options, report, submission, data, folder,
+                       provenance=provenance)  # fmt: skip
 
 
 def _stacked(cases_table: Table, top: Table, submission: Submission, outputs: tuple[OutputSpec, ...]) -> None:

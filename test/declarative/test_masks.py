@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import SimpleITK as sitk
-from conftest import REPO, documented_section
+from conftest import REPO
 from PIL import Image
 from sklearn.metrics import roc_auc_score
 
@@ -277,10 +277,3 @@ def test_the_full_settings_layout_keeps_the_notes_and_bootstrap_options_appear_w
     assert list(settings)[:3] == ["challenge", "declaration", "dice_average"] and list(settings)[-2:] == ["dice", "auc"]
     assert settings["metrics"]["dice"]["mean_over"] == "all" and settings["seed"] == 0
     assert list(run.metrics["aggregates"]) == ["dice", "auc", "auc_ci_low", "auc_ci_high", "images", "dice_images"]
-
-
-def test_the_readme_documents_every_new_key():
-    table = documented_section("Reference")
-    for key in ("same_stem", "word", "reference_suffixes", "noun", '"nonzero"', "case_key", "positives", "[report]",
-                "case_values", "label_presence", "[report.counts]", "[report.notes]", "{stem}"):  # fmt: skip
-        assert key in table, key

@@ -110,6 +110,25 @@ def test_the_committed_json_schema_is_generated():
     _validator().check_schema(json.loads(committed))
 
 
+def _nodes(node: object) -> list[dict]:
+    """Every subschema of the JSON Schema that declares a default (a ``properties`` map is keys, no subschema)."""
+    if isinstance(node, list):
+        return [found for inner in node for found in _nodes(inner)]
+    if not isinstance(node, dict):
+        return []
+    inner = [value for key, value in node.items() if key != "properties"] + list(node.get("properties", {}).values())
+    return [node] * ("default" in node) + _nodes(inner)
+
+
+def test_every_default_of_the_json_schema_is_a_valid_value_of_its_key():
+    jsonschema = pytest.importorskip("jsonschema")
+    defaults = _nodes(derived.json_schema())
+    assert len(defaults) > 200
+    for node in defaults:
+        rest = {key: value for key, value in node.items() if key != "default"}
+        assert jsonschema.Draft202012Validator(rest).is_valid(node["default"]), node
+
+
 @pytest.mark.parametrize(
     "name",
     [*(p.name for p in sorted((REPO / "evaluation" / "declarations").glob("*.toml"))), *_readme_declarations()],
