@@ -10,6 +10,7 @@ None of these pages is in ``docs/``: only the hand-written guides are.
 from __future__ import annotations
 
 import argparse
+import ast
 import functools
 import importlib
 import json
@@ -26,6 +27,7 @@ sys.path.insert(0, str(REPO))
 
 from evaluation.declarative.derived import json_schema, metric_table  # noqa: E402
 from evaluation.declarative.metric_records import RECORDS  # noqa: E402
+from evaluation.declarative.schema import Provenance, load  # noqa: E402
 
 DECLARATIONS = REPO / "evaluation" / "declarations"
 
@@ -178,11 +180,25 @@ def _opening_comment(text: str) -> str:
     return " ".join(lines)
 
 
+def _purpose(path: str) -> str:
+    """The first paragraph of a repository file's module docstring: what a generator or a test covers."""
+    docstring = ast.get_docstring(ast.parse((REPO / path).read_text(encoding="utf-8"))) or ""
+    return " ".join(docstring.split("\n\n")[0].split())
+
+
+def _reproduces(provenance: Provenance, title: str) -> str:
+    """What a declaration reproduces: the official code's repository and file, then what it computes."""
+    where = "no official code is public" if provenance.repository == "none" else \
+        f"`{provenance.repository}` `{provenance.path}`"  # fmt: skip
+    return f"{where}: {provenance.reproduces or title}"
+
+
 def library_page(path: Path) -> str:
-    """One packaged declaration: what its opening comment says, its metrics, its leaderboard, the file."""
+    """One packaged declaration: what its opening comment says, its metrics, its leaderboard, where its numbers
+    come from (``[provenance]``: the official code, what it computes, what differs, the tests), the file."""
     text = path.read_text(encoding="utf-8")
-    declaration = tomllib.loads(text)
-    board, provenance = declaration["leaderboard"], declaration["provenance"]
+    declaration, provenance = tomllib.loads(text), load(path).provenance
+    board = declaration["leaderboard"]
     lines = [f"# {declaration['name']}", "", f"**{declaration['title']}**", "", _opening_comment(text), "",
              f"`python -m evaluation --challenge {declaration['name']}` (packaged: `evaluation/declarations/"
              f"{path.name}`).", "", "## Metrics", "", "| name | metric | output |", "| --- | --- | --- |"]  # fmt: skip
@@ -194,19 +210,28 @@ def library_page(path: Path) -> str:
     lines += [f"- {column['title']}: `{column['path']}`" for column in board.get("columns", [])]
     lines += ["", "## Provenance", "", "The official implementation it reproduces (`[provenance]`):", "",
               "| repository | commit | path |", "| --- | --- | --- |",
-              "| " + " | ".join(f"`{_cell(provenance[key])}`" if provenance[key] else "" for key in
-                               ("repository", "commit", "path")) + " |", "",
-              f"What differs: {provenance['deviations']}"]  # fmt: skip
+              "| " + " | ".join(f"`{_cell(value)}`" if value else "" for value in
+                               (provenance.repository, provenance.commit, provenance.path)) + " |", "",
+              f"Reproduces: {provenance.reproduces or declaration['title']}", "",
+              f"What differs: {provenance.deviations}", ""]  # fmt: skip
+    if provenance.tests:
+        lines += ["Made and tested by:", "", *(f"- `{test}`: {_purpose(test)}" for test in provenance.tests)]
     lines += ["", "## The declaration", "", "```toml", text.rstrip(), "```", ""]
     return "\n".join(lines)
 
 
 def library_index(paths: list[Path]) -> str:
-    rows = ["# The library", "", "Every packaged declaration; each page is generated from its file.", "",
-            "| challenge | title |", "| --- | --- |"]  # fmt: skip
+    """Every packaged declaration: what it reproduces, its generator and tests, what differs (``[provenance]``)."""
+    rows = ["# The library", "", "Every packaged declaration, each page generated from its file; the columns are its "
+            "`[provenance]` (what the official numbers are, the generator of its data and the test comparing with "
+            "them, what differs).", "",
+            "| challenge | reproduces | generator / test | documented deviation |", "| --- | --- | --- | --- |"]  # fmt: skip
     for path in paths:
-        declaration = tomllib.loads(path.read_text(encoding="utf-8"))
-        rows.append(f"| [{declaration['name']}]({path.stem}.md) | {_cell(declaration['title'])} |")
+        declaration, provenance = tomllib.loads(path.read_text(encoding="utf-8")), load(path).provenance
+        tests = " / ".join(f"`{test}`" for test in provenance.tests)
+        rows.append(f"| [{declaration['name']}]({path.stem}.md) | "
+                    f"{_cell(_reproduces(provenance, declaration['title']))} | {tests} | "
+                    f"{_cell(provenance.deviations)} |")  # fmt: skip
     return "\n".join(rows) + "\n"
 
 

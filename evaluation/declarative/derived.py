@@ -33,6 +33,7 @@ from evaluation.declarative.schema import (
     COMBINED,
     INCOMPLETE_GROUP,
     KEY,
+    PROVENANCE_REQUIRED,
     TOP_KEYS,
     Cases,
     InputSpec,
@@ -365,7 +366,7 @@ def json_schema() -> dict[str, Any]:
             "options": {"type": "array", "description": "Run options: `--set <name>=<value>` changes the declared "
                         "values its `sets` lists.", "items": {
                 **_section(OptionSpec.keys, OptionSpec), "required": ["name", "default"]}},
-            "provenance": _section(Provenance.keys, Provenance, required=["repository", "commit", "path", "deviations"],
+            "provenance": _section(Provenance.keys, Provenance, required=list(PROVENANCE_REQUIRED),
                                    description=_first(Provenance)),
             "verify": {"type": "object", "description": "`python -m evaluation.verify`'s tables: `[verify.map]` "
                        "(a reference metrics.json path -> ours) and `[verify.ignore]` (a path left out -> why).",

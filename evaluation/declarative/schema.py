@@ -349,6 +349,8 @@ class Provenance:
     commit: str
     path: str
     deviations: str
+    reproduces: str = ""
+    tests: tuple[str, ...] = ()
     keys: ClassVar[dict[str, Any]] = {
         "repository": {"type": "string", "minLength": 1, "description": "The official implementation's repository "
                        "(`owner/name` on GitHub); `none` when no official code is public (`deviations` then names "
@@ -359,14 +361,23 @@ class Provenance:
                  "with `repository = 'none'`."},
         "deviations": {"type": "string", "description": "What the declaration does otherwise than that code (\"\": "
                        "nothing; slugs and file layout aside)."},
+        "reproduces": {"type": "string", "description": "What the official numbers are: what that code computes "
+                       "and the declaration writes, with its edge values (Markdown; not set: the title)."},
+        "tests": {"type": "array", "items": {"type": "string", "minLength": 1}, "description": "The repository's "
+                  "files that make the golden and demo data and compare the declaration with the official numbers "
+                  "(paths from the repository's root; each file's docstring says what it covers)."},
     }  # fmt: skip
 
 
+PROVENANCE_REQUIRED = ("repository", "commit", "path", "deviations")
+
+
 def _provenance(table: Table) -> Provenance | None:
-    """``[provenance]``: all four keys, or no table."""
+    """``[provenance]``: its four required keys (``reproduces`` and ``tests`` optional), or no table."""
     if not table.data:
         return None
-    found = Provenance(*(table.get(key, str) for key in Provenance.keys))
+    required = (table.get(key, str) for key in PROVENANCE_REQUIRED)
+    found = Provenance(*required, reproduces=table.get("reproduces", str, ""), tests=table.strings("tests", ()))
     if (found.repository == "none") != (found.commit == found.path == ""):
         table.fail("repository", "names the official code with its commit and path, or is 'none' without them")
     table.done()

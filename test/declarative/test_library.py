@@ -14,6 +14,7 @@ rachitsaluja/BraTS-2023-Metrics at 43c905242b2eecf421d4ab2da7af8ece9777d322, ``m
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import json
 from functools import partial
@@ -118,9 +119,12 @@ def test_every_library_challenge_is_tested():
 @pytest.mark.parametrize("path", sorted(DECLARATIONS.glob("*.toml")), ids=lambda path: path.stem)
 def test_every_packaged_declaration_states_its_provenance(path: Path):
     """Each packaged declaration names the official code it reproduces (``[provenance]``, shown on its page of
-    the documentation); a golden file of the challenge records the same commit."""
+    the documentation and in the library's table); a golden file of the challenge records the same commit; the
+    generator and tests it names exist, each with a docstring (its page shows what each covers)."""
     provenance = load(path).provenance
     assert provenance is not None and provenance.deviations, path.name
+    for test in provenance.tests:
+        assert (REPO / test).is_file() and ast.get_docstring(ast.parse((REPO / test).read_text())), (path.name, test)
     if provenance.repository == "none":
         return
     goldens = [golden.read_text() for golden in GOLDEN.glob("*.json") if provenance.commit in golden.read_text()]
