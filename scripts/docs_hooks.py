@@ -224,8 +224,8 @@ def library_index(paths: list[Path]) -> str:
     """Every packaged declaration: what it reproduces, its generator and tests, what differs (``[provenance]``)."""
     rows = ["# The library", "", "Every packaged declaration, each page generated from its file; the columns are its "
             "`[provenance]` (what the official numbers are, the generator of its data and the test comparing with "
-            "them, what differs).", "",
-            "| challenge | reproduces | generator / test | documented deviation |", "| --- | --- | --- | --- |"]  # fmt: skip
+            "them, what differs).", "", "| challenge | reproduces | generator / test | documented deviation |",
+            "| --- | --- | --- | --- |"]  # fmt: skip
     for path in paths:
         declaration, provenance = tomllib.loads(path.read_text(encoding="utf-8")), load(path).provenance
         tests = " / ".join(f"`{test}`" for test in provenance.tests)
