@@ -14,11 +14,12 @@ import ast
 import functools
 import importlib
 import json
+import re
 import subprocess
 import sys
 import tempfile
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ sys.path.insert(0, str(REPO))
 from evaluation.declarative.derived import json_schema, metric_table  # noqa: E402
 from evaluation.declarative.metric_records import RECORDS  # noqa: E402
 from evaluation.declarative.schema import Provenance, load  # noqa: E402
+from evaluation.metrics import catalogue  # noqa: E402
 
 DECLARATIONS = REPO / "evaluation" / "declarations"
 
@@ -136,7 +138,73 @@ def declaration_page() -> str:
 def metrics_page() -> str:
     return "\n".join(["# Metrics", "",
                       "Every declarable metric, generated from its record in "
-                      "`evaluation/declarative/metric_records.py`.", "", metric_table()])  # fmt: skip
+                      "`evaluation/declarative/metric_records.py`.", "", metric_table(), "## The catalogue", "",
+                      "Every entry of the metric catalogue (`evaluation/metrics/catalogue.py`): its function, the "
+                      "reference it reproduces and what differs from that reference's code.", "",
+                      catalogue_table(catalogue.names())])  # fmt: skip
+
+
+def catalogue_table(names: Iterable[str]) -> str:
+    """The catalogue entries ``names``: each one's function, the reference it reproduces and its deviation."""
+    rows = ["| catalogue | function | reproduces | documented deviation |", "| --- | --- | --- | --- |"]
+    for name in names:
+        entry = catalogue.get(name)
+        function = getattr(entry.function, "func", entry.function)  # (a partial: its function)
+        where = f"{function.__module__.removeprefix('evaluation.metrics.')}.{function.__name__}"
+        rows.append(f"| `{name}` | `{where}` | {_cell(entry.reference)} | {_cell(entry.deviation or 'none')} |")
+    return "\n".join(rows) + "\n"
+
+
+def editions_table(names: Iterable[str]) -> str:
+    """Packaged declarations side by side: the outputs each reads and its leaderboard paths (the score, then
+    the columns; those shown but not ranked apart)."""
+    rows = ["| edition | outputs read | leaderboard paths (ranked; scoring method) |", "| --- | --- | --- |"]
+    for name in names:
+        declaration = load(DECLARATIONS / f"{name}.toml")
+        board = declaration.leaderboard
+        outputs = ", ".join(f"`{output.relative_path}` ({output.kind})" for output in declaration.outputs)
+        ranked = [board.score, *(column.path for column in board.columns if not column.exclude_from_ranking)]
+        shown = [column.path for column in board.columns if column.exclude_from_ranking]
+        paths = ", ".join(f"`{path}`" for path in ranked) + f" ({board.scoring_method})"
+        if shown:
+            paths += "; shown, not ranked: " + ", ".join(f"`{path}`" for path in shown)
+        rows.append(f"| {name} | {outputs} | {paths} |")
+    return "\n".join(rows) + "\n"
+
+
+def options_table(names: Iterable[str]) -> str:
+    """The ``--set`` options of packaged declarations (``[[options]]``), one row per option: its default (each
+    declaration's where they differ), its choices and its help; then the bootstrap's, where a metric is
+    bootstrapped."""
+    found: dict[str, tuple[Any, dict[str, str]]] = {}
+    bootstrap: dict[str, str] = {}
+    for name in names:
+        declaration = load(DECLARATIONS / f"{name}.toml")
+        for option in declaration.options:
+            found.setdefault(option.name, (option, {}))[1][name] = f"`{json.dumps(option.default)}`"
+        if any(metric.bootstrap for metric in declaration.metrics):
+            bootstrap[name] = f"`{declaration.seed}`, `{declaration.resamples}`"
+    rows = ["| option | default | choices | meaning |", "| --- | --- | --- | --- |"]
+    for option, defaults in found.values():
+        default = ", ".join(f"{value} ({name})" for name, value in defaults.items()) if len(
+            set(defaults.values())) > 1 else next(iter(defaults.values()))  # fmt: skip
+        choices = ", ".join(f"`{json.dumps(choice)}`" for choice in option.choices or
+                            ((True, False) if isinstance(option.default, bool) else ()))  # fmt: skip
+        rows.append(f"| `{option.name}` | {default} | {choices or 'any'} | {_cell(option.help)} |")
+    if bootstrap:
+        rows.append(f"| `seed`, `bootstrap_resamples` | {' / '.join(dict.fromkeys(bootstrap.values()))} | any | "
+                    "the bootstrap of the metrics declared with `bootstrap = true` |")  # fmt: skip
+    return "\n".join(rows) + "\n"
+
+
+GENERATED = re.compile(r"^<!-- generated: (catalogue|editions|options) (.+?) -->$", re.MULTILINE)
+TABLES = {"catalogue": catalogue_table, "editions": editions_table, "options": options_table}
+
+
+def on_page_markdown(markdown: str, **_: Any) -> str:
+    """MkDocs' event: a hand-written page's ``<!-- generated: catalogue|editions|options NAME ... -->`` line becomes
+    the table of those catalogue entries or packaged declarations, so the page restates none of them by hand."""
+    return GENERATED.sub(lambda found: TABLES[found.group(1)](found.group(2).split()), markdown)
 
 
 def _commands() -> Iterator[tuple[str, argparse.ArgumentParser]]:
@@ -208,6 +276,8 @@ def library_page(path: Path) -> str:
     lines += ["", "## Leaderboard", "", f"Score: `{board['score']}` ({board.get('title', '')}, "
               f"{board.get('sort', 'desc')})", ""]  # fmt: skip
     lines += [f"- {column['title']}: `{column['path']}`" for column in board.get("columns", [])]
+    if "options" in declaration:
+        lines += ["", "## Options", "", "`--set <option>=<value>` (`[[options]]`):", "", options_table([path.stem])]
     lines += ["", "## Provenance", "", "The official implementation it reproduces (`[provenance]`):", "",
               "| repository | commit | path |", "| --- | --- | --- |",
               "| " + " | ".join(f"`{_cell(value)}`" if value else "" for value in

@@ -1,7 +1,8 @@
 """The documentation site (mkdocs.yml): it builds with ``--strict`` (every link and anchor resolves), loads
 nothing from outside, its generated reference names every metric record, every declaration key with its meaning,
-every console command's every option, every hostile-input line, metrics.json's sections and every packaged
-declaration with its provenance, and headless Chromium renders it from a local server with search working and
+every console command's every option, every hostile-input line, metrics.json's sections, every catalogue entry
+and every packaged declaration with its provenance (the library's table too), the hand-written pages' generated
+tables are in place, and headless Chromium renders it from a local server with search working and
 no console error."""
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ sys.path.insert(0, str(REPO / "scripts"))
 import docs_hooks
 
 from evaluation.declarative.metric_records import RECORDS
+from evaluation.declarative.schema import load
+from evaluation.metrics import catalogue
 
 
 @pytest.fixture(scope="module")
@@ -55,11 +58,19 @@ def test_reference_is_generated_from_the_records_parsers_and_declarations(site: 
         assert f'id="{command}"' in commands
         for action in parser._actions:
             assert all(f"<code>{name}</code>" in commands for name in action.option_strings), (command, action)
+    assert all(f"<code>{name}</code>" in metrics for name in catalogue.names())
     library = (site / "library" / "index.html").read_text(encoding="utf-8")
     for path in docs_hooks.DECLARATIONS.glob("*.toml"):
         assert f'href="{path.stem}.html"' in library
         page = (site / "library" / f"{path.stem}.html").read_text(encoding="utf-8")
         assert 'id="provenance"' in page and "What differs:" in page, path.name
+        assert all(f"<code>{test}</code>" in library and f"<code>{test}</code>" in page
+                   for test in load(path).provenance.tests), path.name  # fmt: skip
+    for page in site.rglob("*.html"):  # each hand-written page's generated tables are in place
+        assert "<!-- generated:" not in page.read_text(encoding="utf-8"), page
+    hecktor = (site / "challenges" / "hecktor.html").read_text(encoding="utf-8")
+    assert "<code>rfs_output</code>" in hecktor and "<code>aggregates.hpv.balanced_accuracy</code>" in hecktor
+    assert "<code>lesion_wise</code>" in (site / "declare" / "catalogue.html").read_text(encoding="utf-8")
     declaration = (site / "reference" / "declaration.html").read_text(encoding="utf-8")
     assert "<code>[leaderboard]</code>" in declaration and "kind = <code>segmentation</code>" in declaration
 

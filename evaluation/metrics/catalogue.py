@@ -72,7 +72,8 @@ class Metric:
     ``parameters``: every other keyword parameter with its default (from the function's signature);
     ``edge_cases``: those of the parameters that give an edge case's value;
     ``returns``: what the value is; ``reference``: where the definition comes from (see the
-    function's docstring for the full citation).
+    function's docstring for the full citation); ``deviation``: what differs from that reference's
+    code ("": nothing).
     """
 
     name: str
@@ -82,6 +83,7 @@ class Metric:
     edge_cases: tuple[str, ...]
     returns: str
     reference: str
+    deviation: str = ""
 
     @property
     def required(self) -> tuple[str, ...]:
@@ -113,11 +115,21 @@ def _entry(
     edge_cases: Sequence[str] = (),
     returns: str = "float",
     reference: str = "",
+    deviation: str = "",
 ) -> Metric:
-    return Metric(name, function, kind, tuple(inputs), tuple(edge_cases), returns, reference)
+    return Metric(name, function, kind, tuple(inputs), tuple(edge_cases), returns, reference, deviation)
 
 
 _MASKS = ("reference", "prediction")
+_AUTOPET = ("autoPET (lab-midas/autoPET val_script.py, autoPET I; ClinicalDataScience/autoPETIII and lab-midas/"
+            "autoPETCTIV evaluation_metrics/evaluation_metrics.py): 18-connected lesions sharing no voxel with the "
+            "other mask, in ml")  # fmt: skip
+_FLOAT32 = ("the official voxel volume is float32 (read from the NIfTI header): precision='nifti' reproduces it (I, "
+            "IV), 'nifti-float32' also autoPET III's float32 volume under NumPy >= 2; the default 'float64' is up to "
+            "~1e-7 relative apart; binary masks only")  # fmt: skip
+_BRATS = "BraTS 2023 (rachitsaluja/BraTS-2023-Metrics metrics.py"
+_ISLES = "ISLES 2022 (ezequieldlrosa/isles22_docker_evaluation eval_metrics_isles.py"
+_ISLES_LESIONS = "connectivity 6 and 18 too (the official code: 26 only); 2D masks are one slice"
 _SURFACE = (*_MASKS, "spacing")
 
 _ENTRIES = (
@@ -204,21 +216,26 @@ _ENTRIES = (
            "float (NaN when no pair is comparable)", "Harrell et al. 1982; lifelines concordance_index"),
     # segmentation of public challenges, one case
     _entry("false_positive_volume", volumes.false_positive_volume, "per-case", _SURFACE, (),
-           "float, ml (unit)", "autoPET val_script.py false_pos_pix"),
+           "float, ml (unit)", f"{_AUTOPET}: the predicted ones (false_pos_pix)", _FLOAT32),
     _entry("false_negative_volume", partial(volumes.false_negative_volume, empty_reference=0.0), "per-case",
-           _SURFACE, ("empty_reference",), "float, ml (unit)", "autoPET val_script.py false_neg_pix (autoPET I: 0.0 "
-           "for an empty reference; III and IV NaN)"),
-    _entry("mask_volume", volumes.mask_volume, "per-case", ("mask", "spacing"), (), "float, ml (unit)"),
+           _SURFACE, ("empty_reference",), "float, ml (unit)", f"{_AUTOPET}: the reference ones (false_neg_pix; "
+           "autoPET I: 0.0 for an empty reference; III and IV NaN)", _FLOAT32),
+    _entry("mask_volume", volumes.mask_volume, "per-case", ("mask", "spacing"), (), "float, ml (unit)",
+           f"{_BRATS}): the legacy GT_Complete_Volume"),
     _entry("voxel_sensitivity", overlap.voxel_sensitivity, "per-case", _MASKS, ("both_empty", "one_empty"),
-           reference="BraTS 2023 metrics.py get_sensitivity_and_specificity"),
+           reference=f"{_BRATS} get_sensitivity_and_specificity): the legacy sensitivity per region"),
     _entry("voxel_specificity", overlap.voxel_specificity, "per-case", _MASKS, ("empty",),
-           reference="BraTS 2023 metrics.py get_sensitivity_and_specificity"),
+           reference=f"{_BRATS} get_sensitivity_and_specificity): the legacy specificity per region"),
     _entry("lesion_wise", lesion_wise.lesion_wise_scores, "per-case", _SURFACE, ("empty_dice", "empty_hd95"),
-           "LesionWiseScores(dice, hd95, tp, fp, fn, ...)", "BraTS 2023 metrics.py get_LesionWiseScores"),
+           "LesionWiseScores(dice, hd95, tp, fp, fn, ...)", f"{_BRATS} get_LesionWiseScores): lesion-wise Dice, "
+           "HD95 and lesion TP / FP / FN, lesions merged and matched many-to-one by a dilation of the reference "
+           "(GLI, SSA, PED 3; MEN, MET 1), lesions of at most minimum_volume mm³ (MET 2) left out",
+           "dilation=0 matches on overlap (the official code cannot: SciPy dilates until stable at 0)"),
     _entry("overlap_lesion_f1", lesion_detection.overlap_lesion_f1, "per-case", _MASKS, ("empty",),
-           reference="ISLES 2022 eval_metrics_isles.py compute_lesion_f1_score (any overlap)"),
+           reference=f"{_ISLES} compute_lesion_f1_score): lesions found by any overlap; golden "
+           "test/metrics/golden/isles2022.json", deviation=_ISLES_LESIONS),
     _entry("lesion_count_difference", lesion_detection.lesion_count_difference, "per-case", _MASKS, (), "int",
-           "ISLES 2022 eval_metrics_isles.py compute_absolute_lesion_difference"),
+           f"{_ISLES} compute_absolute_lesion_difference)", _ISLES_LESIONS),
 )  # fmt: skip
 _ENTRIES += (  # point detection scored as LUNA16 scores it, the set of scans
     _entry("cpm", hit_radius.cpm, "aggregate", ("scans",), (), "float: mean sensitivity over rates (0 without a hit)",
