@@ -3,8 +3,10 @@ sources that define them, so they cannot drift: the metrics from their records
 (``evaluation.declarative.derived.metric_table``), a declaration's keys from the editors' JSON Schema
 (``derived.json_schema``, itself built from the records and the output kinds), every console command's
 options from its argument parser (the ``[project.scripts]`` of pyproject.toml), and one page per packaged
-declaration (``evaluation/declarations/*.toml``: its own opening comment, its metrics and leaderboard).
-None of these pages is in ``docs/``: only the hand-written guides are.
+declaration (``evaluation/declarations/*.toml``: its own opening comment, its metrics, leaderboard, options and
+``[provenance]``) with the library's table of them. None of these pages is in ``docs/``: only the hand-written
+guides are, and where one shows catalogue entries or declarations' options and leaderboards, a
+``<!-- generated: ... -->`` line of it is replaced by their table (``on_page_markdown``).
 """
 
 from __future__ import annotations
@@ -251,7 +253,11 @@ def _opening_comment(text: str) -> str:
 def _purpose(path: str) -> str:
     """The first paragraph of a repository file's module docstring: what a generator or a test covers."""
     docstring = ast.get_docstring(ast.parse((REPO / path).read_text(encoding="utf-8"))) or ""
-    return " ".join(docstring.split("\n\n")[0].split())
+    text = " ".join(docstring.split("\n\n")[0].split())
+    return "".join(part if part.startswith("`") else part.replace("<", "&lt;") for part in CODE.split(text))
+
+
+CODE = re.compile(r"(`+[^`]*`+)")  # a code span (kept whole); outside it a docstring's "<name>" is text, not HTML
 
 
 def _reproduces(provenance: Provenance, title: str) -> str:
