@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import json
+import tomllib
 from functools import partial
 from pathlib import Path
 
@@ -24,7 +25,8 @@ import pytest
 from conftest import REPO
 from declarative.helpers import TOL, evaluate
 
-from evaluation.declarative.schema import load
+from evaluation.declarative.schema import PROVENANCE_REQUIRED, load, parse_data
+from evaluation.errors import ConfigurationError
 
 GOLDEN = REPO / "test" / "metrics" / "golden"
 DECLARATIONS = REPO / "evaluation" / "declarations"
@@ -130,3 +132,14 @@ def test_every_packaged_declaration_states_its_provenance(path: Path):
     goldens = [golden.read_text() for golden in GOLDEN.glob("*.json") if provenance.commit in golden.read_text()]
     from_elsewhere = ("hecktor", "picai2022", "rare25-declared")  # no golden file: see their deviations
     assert goldens or path.stem.startswith(from_elsewhere), path.name
+
+
+def test_provenance_beyond_its_four_keys_is_optional_and_checked():
+    """``reproduces`` and ``tests`` may be left out (the documentation shows the title and no tests); ``tests`` is
+    a list of paths, anything else one line."""
+    data = tomllib.loads((DECLARATIONS / "kits23.toml").read_text())
+    four = {key: data["provenance"][key] for key in PROVENANCE_REQUIRED}
+    found = parse_data({**data, "provenance": four}, "k.toml").provenance
+    assert (found.reproduces, found.tests) == ("", ())
+    with pytest.raises(ConfigurationError, match=r"^k.toml: provenance.tests: must be a list of strings$"):
+        parse_data({**data, "provenance": {**four, "tests": ["a.py", 1]}}, "k.toml")
