@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+import numpy as np
+
 from evaluation.declarative import heat_maps
 from evaluation.declarative.tables import KEY, SLUG, Table, type_of
 from evaluation.errors import ConfigurationError, SubmissionError
@@ -109,6 +111,7 @@ class OutputSpec:
     together_with: tuple[str, ...] = ()  # outputs whose blank (skipped) reference leaves a case out of this one too
     extra_cases: str = "error"  # a CSV reference's row of a case the listing output lacks: "error" or "ignore"
     noun: str = ""  # how messages name the output ("malignancy likelihood"); "" = "output '<slug>'"
+    list_noun: str = ""  # how messages name a stacked input's list of its values ("likelihoods"); "" = the output
     unit: str = ""  # how messages follow a value of the output ("days")
     event: Reference | None = None  # a number output scored by c_index: the event column (reference = time)
     sum_rule: str = "one"  # probabilities: "one" (the values sum to 1 within sum_tolerance) or "any"
@@ -166,7 +169,8 @@ class OutputKind:
     (a range, a 0 / 1 reference for binary metrics); ``per_class``: a metric may score it class by
     class; ``spelled``: settings echo its true / false spellings; ``scoring``: which of the engine's
     aggregations scores it; ``keys``: its own ``[[outputs]]`` keys as JSON Schema (``required``: those
-    without a default). An image kind scored otherwise than a segmentation brings its own
+    without a default); ``list_of``: what a JSON list of its answers holds, in messages ("numbers"). An
+    image kind scored otherwise than a segmentation brings its own
     ``worker_task`` (declaration, output, case, reference, shown, prediction -> a task with ``slug``,
     ``noun`` and ``score(case)``, run in a worker), ``check_file`` (``check_job``'s check of a
     submitted file) and ``aggregation`` (metric, catalogue entry, output, cases, results, settings ->
@@ -184,6 +188,7 @@ class OutputKind:
     per_class: ClassVar[bool] = False
     spelled: ClassVar[bool] = False
     scoring: ClassVar[str] = "values"
+    list_of: ClassVar[str] = "values"
     keys: ClassVar[dict[str, Any]] = {}
     required: ClassVar[tuple[str, ...]] = ()
     worker_task: ClassVar[Callable[..., Any] | None] = None
@@ -205,6 +210,11 @@ class OutputKind:
     def answer(self, output: OutputSpec, raw: Any, case: str, what: str, predicted_time: bool) -> Any:
         """A submitted answer (as JSON) checked and parsed; ``what`` names it in messages."""
         raise NotImplementedError(self.name)
+
+    def answers(self, output: OutputSpec, raw: list[Any], predicted_time: bool) -> Any:
+        """A list of answers (a stacked input's, as JSON) checked and parsed whole, as ``answer`` would each;
+        ``None`` when this kind has no such check or one fails (``answer`` then words the problem)."""
+        return None
 
     def missing_value(self, output: OutputSpec, truth: Any, case: str) -> Any:
         """The value an absent answer gets under the output's missing policy (not error, not exclude)."""
@@ -323,6 +333,7 @@ class Number(OutputKind):
     name, platform_kind = "number", "Float"
     missing = ("error", "worst-value", "exclude", *SURVIVAL_MISSING)  # the last two: c_index's
     numeric = True
+    list_of = "numbers"
     keys: ClassVar[dict[str, Any]] = {
         "range": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2},
         "event": {"type": "string", "pattern": r"^.+\.csv:.+$"},
@@ -360,6 +371,22 @@ class Number(OutputKind):
             low, high = output.range
             raise SubmissionError(f"{what} is {number:g}, outside [{low:g}, {high:g}].", case)
         return number
+
+    def answers(self, output: OutputSpec, raw: list[Any], predicted_time: bool) -> np.ndarray | None:
+        """Every answer a JSON number (no boolean) that is finite, inside ``range`` and (a predicted time) not
+        negative: an array of floats, as ``answer`` gives each."""
+        if not set(map(type, raw)) <= {int, float}:
+            return None
+        try:
+            numbers = np.array(raw, dtype=np.float64)
+        except OverflowError:  # an integer beyond a float's range
+            return None
+        low, high = output.range or (-np.inf, np.inf)
+        if predicted_time:
+            low = max(low, 0.0)
+        if not (np.isfinite(numbers).all() and (numbers >= low).all() and (numbers <= high).all()):
+            return None
+        return numbers
 
     def missing_value(self, output: OutputSpec, truth: Any, case: str) -> float:
         if output.missing in SURVIVAL_MISSING:  # c_index's missing risk: a pair non-concordant or tied
@@ -426,6 +453,7 @@ class Boolean(OutputKind):
     name, platform_kind = "boolean", "Bool"
     missing = ("error", "misclassification", "exclude")
     spelled = True
+    list_of = "booleans"
     keys: ClassVar[dict[str, Any]] = {**_SPELLINGS, **_COLUMN}
 
     def parse(self, entry: Entry) -> Reference:
@@ -800,7 +828,12 @@ def parse_output(table: Table, csv_case: CsvCase | None, id_column: str) -> Outp
         table.fail("missing", f"{missing!r} is not one of {', '.join(MISSING_POLICIES)}")
     if missing not in kind.missing:
         table.fail("missing", f"{missing!r} is not one of {', '.join(kind.missing)} (for a {name} output)")
-    extra: dict[str, Any] = {"noun": table.get("noun", str, ""), "unit": table.get("unit", str, ""), "column": column}
+    extra: dict[str, Any] = {
+        "noun": table.get("noun", str, ""),
+        "unit": table.get("unit", str, ""),
+        "column": column,
+        "list_noun": table.get("list_noun", str, ""),
+    }
     if "super_kind" in table.data and not kind.value:
         table.fail("super_kind", f"applies to a value output (a {name} output's socket is its own)")
     extra["file_socket"] = table.get("super_kind", str, "Value", ("Value", "File")) == "File"
@@ -1022,6 +1055,7 @@ COMMON_KEYS = {
     "reference": {"type": "string"},
     "reference_suffixes": _STRINGS,
     "noun": {"type": "string"},
+    "list_noun": {"type": "string"},
     "super_kind": {"enum": ["Value", "File"]},
     "unit": {"type": "string"},
     "relative_path": {"type": "string"},

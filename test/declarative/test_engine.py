@@ -611,7 +611,6 @@ def test_a_broken_packaged_declaration_is_named_not_raised(tmp_path, monkeypatch
         "worst-value, misclassification, exclude, empty, non-concordant, tie",
         "declarations/renamed.toml": "renamed.toml: name: 'kits-example' must equal the file name's stem",
     }
-    monkeypatch.setattr(declared, "REFUSED", refused)
     monkeypatch.setattr(registry, "_BROKEN", {})
     registry._load("declared")  # the registry records what the module refused
     with pytest.raises(ConfigurationError, match=r"Module declarations/broken.toml could not be loaded \(broken.toml"):
