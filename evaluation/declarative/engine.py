@@ -406,8 +406,7 @@ def _check_stack(input_dir: Path, job: Job, case: str, declaration: Declaration,
     """A stacked job's lists as ``prepare`` reads them (``stacks.stack_answer``), their lengths against the
     frames of its input stack when ``images`` holds it (counted from the image's header)."""
     cases, checked = declaration.cases, Checked()
-    name = job.input_name(cases.input)
-    key = name if cases.stacks else stack_number(case, job)  # (a listed stack: as the reference names it)
+    key = job.input_name(cases.input) if cases.stacks else stack_number(case, job)  # (listed: its image's name)
     image = input_image(images, job, cases.input)
     count = None if image is None else image_frames(image)
     if image is None:

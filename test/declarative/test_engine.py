@@ -378,6 +378,8 @@ def _mutated(old: str, new: str) -> str:
          "leaderboard.columns[4].order: 'up' is not one of asc, desc"),
         ('labels = { kidney = 1, tumour = 2, cyst = 3 }', 'labels = { kidney = 1, tumour = 2, cyst = 2 }',
          "outputs[0].labels: two labels share a voxel value"),
+        ('range = [0, 1]', 'range = [0, 1]\nlist_noun = "likelihoods"',
+         "outputs: 'malignancy-likelihood': list_noun names the list a job answers for a stacked input"),
         ('reference = "labels/{case}.mha"', 'reference = "labels/case.mha"', "outputs[0].reference: 'labels/case.mha'"),
         ('kind = "number"', 'kind = "list"', "outputs[1].kind: 'list' is not supported by this version"),
         ('kind = "number"', 'kind = "boxes"', "outputs[1].reference: a boxes output needs a path pattern"),
