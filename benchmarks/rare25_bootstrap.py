@@ -28,7 +28,7 @@ sys.path[:0] = [str(REPO), str(REPO / "test")]
 from oracles.rare25_official import official_bootstrap, platform_arrays, summary  # noqa: E402
 from rare25_end_to_end import OFFICIAL_FOLDER  # noqa: E402
 
-from evaluation.challenges.rare25 import Rare25, Stack  # noqa: E402
+from evaluation.metrics.prevalence_bootstrap import prevalence_bootstrap  # noqa: E402
 
 
 def demo_data() -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -45,11 +45,8 @@ def synthetic_data(frames: int, patients: int, seed: int = 0) -> tuple[np.ndarra
 
 
 def ours(labels: np.ndarray, scores: np.ndarray, patients: list[str], iterations: int) -> dict[str, float]:
-    challenge = Rare25()
-    settings = {**challenge.settings(), "iterations": iterations}
-    reference = {"stack": Stack(labels=labels, patients=tuple(patients))}
-    metrics = challenge.aggregate({"stack": scores}, [], reference, settings)
-    return {key: value for key, value in metrics.items() if isinstance(value, float)}
+    """The pure function rare25_rules.py (the ``rare25`` declaration's own rule) calls, at its defaults."""
+    return prevalence_bootstrap(labels.astype(np.int8), scores, patients, iterations=iterations)
 
 
 def published_bootstrap(checkout: Path) -> Callable[..., dict[str, float]]:

@@ -4,9 +4,10 @@
 here changes. Above both ``challenges/`` and ``declarative/``, which import only the contract
 (``evaluation.contract``).
 
-A run imports only its own challenge's module: ``get(name)`` first tries the modules whose name
-starts the challenge's name (``rare25`` -> ``rare25.py``, ``isic2019`` -> ``isic.py``), and
-imports the others only when none of those defines it. ``names()`` and ``registry()`` (``--list``,
+A run imports only its own challenge's module: ``get(name)`` takes a packaged declaration from
+``declared.py``, which then parses that one file (``rare25`` -> ``declarations/rare25.toml``), else first
+tries the modules whose name starts the challenge's name (``isic2019`` -> ``isic.py``), and imports the
+others only when none of those defines it. ``names()`` and ``registry()`` (``--list``,
 ``--help``, the organizer's tools) import every module.
 """
 
@@ -38,17 +39,19 @@ def _modules() -> list[str]:
     return sorted(module.name for module in pkgutil.iter_modules(challenges.__path__))
 
 
-def _load(module: str) -> None:
+def _load(module: str, only: str | None = None) -> None:
     """Import one challenge module. One that fails to import (a missing package, say) is left out and
     remembered, so it breaks only its own challenges, with a one-line reason, never the image's others;
-    so is each entry a module itself refuses (its ``REFUSED``: ``{what: reason}``, e.g. a packaged
-    declaration that fails validation)."""
+    so is each entry a module itself refuses (its ``refused(only)``: ``{what: reason}``, e.g. a packaged
+    declaration that fails validation; ``only``: the one entry a run needs)."""
     try:
         loaded = importlib.import_module(f"{challenges.__name__}.{module}")
     except ImportError as error:
         _BROKEN[module] = f"{type(error).__name__}: {error}"
         return
-    _BROKEN.update(getattr(loaded, "REFUSED", {}))
+    refusing = getattr(loaded, "refused", None)
+    if refusing is not None:
+        _BROKEN.update(refusing(only))
 
 
 def _defined() -> dict[str, type[Challenge]]:
@@ -72,13 +75,13 @@ def names() -> list[str]:
 def get(name: str) -> Challenge:
     """A new instance of challenge ``name`` (or of the challenge declared in ``name``, a ``.toml``
     path), importing as few challenge modules as possible: a packaged declaration needs only
-    ``declared.py``, a built-in challenge the modules whose name starts its name."""
+    ``declared.py`` and its own file, a built-in challenge the modules whose name starts its name."""
     if name.endswith(".toml"):
         from evaluation.declarative.engine import from_file
 
         return from_file(Path(name))
     if (DECLARATIONS / f"{name}.toml").is_file():
-        _load("declared")
+        _load("declared", only=name)
     else:
         for module in _modules():
             if name.startswith(module):

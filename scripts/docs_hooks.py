@@ -312,15 +312,15 @@ def library_index(paths: list[Path]) -> str:
 
 
 LAYOUT_EXAMPLES = {"kits-example": ("aggregates", "case", "missing", "settings"), "cibmtr2025": ("aggregates",),
-                   "rare25-declared": ("flat",)}  # fmt: skip
+                   "rare25": ("flat",)}  # fmt: skip
 
 
 @functools.cache
 def _run(challenge: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """metrics.json and provenance.json of a real run of the challenge's demo submission (``test/input``)."""
     with tempfile.TemporaryDirectory() as folder:
-        demo = "rare25" if challenge == "rare25-declared" else challenge  # (the declared RARE25 reads its demo)
-        paths = ["--input", str(REPO / "test" / "input" / demo), "--ground-truth", str(REPO / "ground-truth" / demo)]
+        paths = ["--input", str(REPO / "test" / "input" / challenge), "--ground-truth",
+                 str(REPO / "ground-truth" / challenge)]  # fmt: skip
         run = subprocess.run(
             [sys.executable, "-m", "evaluation", "--challenge", challenge, *paths, "--output", folder, "--workers", "1",
              "--provenance"],

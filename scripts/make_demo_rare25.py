@@ -16,8 +16,10 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from evaluation.challenges.rare25 import INPUT, OUTPUT  # noqa: E402
 from evaluation.platform.layout import JobSpec, write_input  # noqa: E402
+from evaluation.registry import get  # noqa: E402
+
+(INPUT,), (OUTPUT,) = get("rare25").phase.inputs, get("rare25").phase.outputs  # the declaration's sockets
 
 SEED = 25
 N_PATIENTS, N_NEOPLASTIC, N_STACKS = 40, 9, 6

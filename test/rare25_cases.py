@@ -7,8 +7,10 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from evaluation.challenges.rare25 import INPUT, OUTPUT
 from evaluation.platform.layout import JobSpec, write_input
+from evaluation.registry import get
+
+(INPUT,), (OUTPUT,) = get("rare25").phase.inputs, get("rare25").phase.outputs  # the declaration's sockets
 
 Frames = Sequence[tuple[str, str, float]]  # (patient, class "neo" / "ndbe", the submitted likelihood)
 

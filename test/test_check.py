@@ -20,12 +20,12 @@ from PIL import Image
 from test_hostile import CASES, LIMIT_MIB, Built, digestpath2, hecktor, rare25, text
 from test_make_input import plain_outputs
 
-from evaluation.challenges.rare25 import OUTPUT as LIKELIHOODS
 from evaluation.check import main
 from evaluation.platform import files
 from evaluation.registry import get, names
 
 (SEGMENTATION_2025,) = get("hecktor2025-task1").phase.outputs  # the declared challenge's socket
+(LIKELIHOODS,) = get("rare25").phase.outputs  # the declared challenge's socket
 SEGMENTATION_2026, T_STAGE, _, RFS = get("hecktor2026").phase.outputs
 TISSUE_MASK, MALIGNANCY = get("digestpath2019-task2").phase.outputs  # the declared challenge's sockets
 
@@ -292,6 +292,8 @@ def test_a_fifo_in_a_plain_outputs_folder_gets_the_evaluations_line(tmp_path, ch
     the evaluation refuses it in /input (test_hostile's "rare25 output is a FIFO")."""
     built = rare25(tmp_path)
     plain_outputs(get("rare25"), built.input, tmp_path / "plain")
+    target = tmp_path / "plain" / "s1" / LIKELIHOODS.relative_path
+    target.parent.rename(tmp_path / "plain" / "s1.tiff")  # a folder named as the stack (val_metadata.json's name)
     target = tmp_path / "plain" / "s1.tiff" / LIKELIHOODS.relative_path
     target.unlink()
     os.mkfifo(target)

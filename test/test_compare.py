@@ -84,9 +84,10 @@ def test_a_provenance_record_replays_to_the_same_bytes(tmp_path, capsys):
     assert record["sha256"] == {
         "predictions": tree_sha256(DEMO_INPUT / "rare25", "input"),
         "ground_truth": tree_sha256(REPO / "ground-truth/rare25", "ground truth"),
-        "declaration": None,
+        "declaration": file_sha256(REPO / "evaluation/declarations/rare25.toml", "rare25.toml"),
         "metrics.json": file_sha256(output / "metrics.json", "metrics.json"),
-    }
+        "code": {"rare25_rules.py": file_sha256(REPO / "evaluation/declarations/rare25_rules.py", "rare25_rules.py")},
+    }  # (a declared challenge: its file and its own rule's code are hashed)
     assert record["seed"] == 0 and record["command"]["set"] == {"iterations": "1000"}
     assert {"numpy", "scipy", "scikit-learn"} <= set(record["libraries"])
     capsys.readouterr()

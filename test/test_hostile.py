@@ -31,8 +31,6 @@ import tifffile
 from conftest import REPO, tiff_header
 from PIL import Image
 
-from evaluation.challenges.rare25 import INPUT as STACK
-from evaluation.challenges.rare25 import OUTPUT as LIKELIHOODS
 from evaluation.platform import files, sockets
 from evaluation.platform.layout import JobSpec, write_input
 from evaluation.registry import get
@@ -41,6 +39,7 @@ LIMIT_MIB = 1024  # the data limit the in-process runs pretend is in force (dete
 HUGE = 20 * 2**30  # a 20 GiB sparse file: the size is real, the disk is not used
 ISIC_HEADER = "image,MEL,NV,BCC,AK,BKL,DF,VASC,SCC,UNK"
 TASK2 = get("digestpath2019-task2").phase  # the declared challenge's sockets
+(STACK,), (LIKELIHOODS,) = get("rare25").phase.inputs, get("rare25").phase.outputs  # the declared challenge's sockets
 (DETECTION_INPUT,), (DETECTIONS,) = get("digestpath2019-task1").phase.inputs, get("digestpath2019-task1").phase.outputs
 (TISSUE_INPUT,), (TISSUE_MASK, MALIGNANCY) = TASK2.inputs, TASK2.outputs
 (HPV,) = get("hecktor2025-task3").phase.outputs  # the declared challenge's socket

@@ -29,7 +29,7 @@ def test_a_module_that_fails_to_import_is_named_not_raised(monkeypatch):
 @pytest.mark.parametrize(
     ("name", "module"),
     [
-        ("rare25", "rare25"),
+        ("rare25", "declared"),
         ("isic2018", "isic"),
         ("digestpath2019-task1", "declared"),
         ("digestpath2019-task2", "declared"),
@@ -48,11 +48,22 @@ def test_get_imports_only_the_module_defining_the_challenge(name, module):
     assert json.loads(run.stdout.replace("'", '"')) == [module]
 
 
+def test_a_packaged_declaration_reads_only_its_own_file():
+    """A run of a declared challenge parses its own TOML file, not the other declarations'."""
+    script = (
+        "from evaluation.registry import get\n"
+        "from evaluation.challenges import declared\n"
+        "get('rare25')\n"
+        "print(declared._entry.cache_info().currsize)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "1"
+
+
 def test_cheap_challenges_run_their_cases_in_process_image_reading_ones_in_the_pool():
     in_process = {name for name in registry.names() if registry.get(name).cases_in_process}
     assert in_process == {"rare25", "isic2019", "isic2018", "digestpath2019-task1", "hecktor2025-task2",
-                          "hecktor2025-task3", "midog2021", "cibmtr2025", "airogs", "luna16",
-                          "rare25-declared"}  # fmt: skip
+                          "hecktor2025-task3", "midog2021", "cibmtr2025", "airogs", "luna16"}  # fmt: skip
 
 
 def test_the_runner_imports_no_challenge_and_no_dask():

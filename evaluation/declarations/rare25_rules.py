@@ -1,10 +1,10 @@
-"""RARE25's own rule for ``rare25-declared.toml`` (the open interface, ``metric = "python"``): the official
+"""RARE25's own rule for ``rare25.toml`` (the open interface, ``metric = "python"``): the official
 patient-level bootstrap at a 1:100 prevalence, PPV at 90% recall with AUROC and AUPRC.
 
 Reference: TUE-VCA/Grand-Challenge-RARE25, open-development-phase/example-evaluation-method/evaluate.py
-(``bootstrap_metrics``); the computation is ``evaluation.metrics.prevalence_bootstrap`` (the one the RARE25
-module calls), fed the frames in the official order (stacks by name, frames by index) with each frame's
-patient (``[cases] fields``) and the declared parameters (``params``, which the options set).
+(``bootstrap_metrics``); the computation is ``evaluation.metrics.prevalence_bootstrap``, fed the frames in
+the official order (stacks by name, frames by index) with each frame's patient (``[cases] fields``) and the
+declared parameters (``params``, which the options set).
 """
 
 from __future__ import annotations

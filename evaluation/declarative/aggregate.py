@@ -645,7 +645,7 @@ def _python_metric(
     then the declared forms over the cases); over the set, the function on the scored cases' values."""
     output = declaration.output(metric.output)
     if metric.param("over") == "set":
-        cases = [c for c in reference.cases if output.slug in results[c].values]
+        cases = _scored(output, reference.cases, results)
         options = declaration.option_values()
         return _python_set(metric, declaration.folder, output, cases, results, reference, settings, options=options)
     cases = [c for c in reference.cases if metric.name in results[c].python]
@@ -680,6 +680,8 @@ def _python_set(
         predictions = predictions.reshape(len(cases), len(output.classes))
     elif output.type.objects:  # each case's parsed objects: arrays of objects, one item per case
         predictions = _objects([results[c].values[output.slug] for c in cases])
+    elif isinstance(results, ColumnResults):
+        predictions = np.array(results.column(output.slug, cases))
     else:
         predictions = np.array([results[c].values[output.slug] for c in cases])
     found = [reference.values[output.slug][c] for c in cases]

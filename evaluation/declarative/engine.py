@@ -46,9 +46,10 @@ from evaluation.declarative.segmentation import (
     check_segmentation,
     segmentation_task,
 )
-from evaluation.declarative.stacks import frame_answers, frame_list
+from evaluation.declarative.stacks import Stack, frame_answers, scored_stacks, stack_answer, stack_number
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
 from evaluation.platform.files import not_there
+from evaluation.platform.images import image_frames
 from evaluation.platform.matching import stem
 from evaluation.platform.predictions import Job, Socket
 from evaluation.platform.sockets import image_output_file, parse_json_bytes, read_json_output
@@ -118,7 +119,12 @@ class DeclaredChallenge(Challenge):
         return strip_marker(stem(job.input_name(cases.input), cases.strip_suffixes), cases.strip)
 
     def job_inputs(self, case: str) -> dict[Socket, str]:
-        names = {i.slug: i.name.replace("{case}", case) for i in self.declaration.inputs}
+        """Each input's file name for ``case``; a case already named as the file (a stack "s1.tiff" of
+        ``name = "{case}.tiff"``, as the ground truth lists it) is that name."""
+        names = {}
+        for spec in self.declaration.inputs:
+            tail = spec.name.split("{case}")[1]
+            names[spec.slug] = case if tail and case.endswith(tail) else spec.name.replace("{case}", case)
         return {socket: names[socket.slug] for socket in self.phase.inputs}
 
     def code_files(self) -> tuple[Path, ...]:
@@ -137,10 +143,14 @@ class DeclaredChallenge(Challenge):
         declaration = self.in_force(settings)
         if declaration.submission.csv:
             return self._prepare_rows(input_dir, reference, declaration)
-        stacked = None
+        stacked, answers = None, {}
         if declaration.cases.stacked:  # a job per stack of frames, a case per frame
             stacked = frame_answers(input_dir, self.submitted_jobs(input_dir), self.case_of_job, declaration, reference)
-        matched = stacked.matched if stacked else self.jobs_by_case(
+            scored = scored_stacks(stacked, declaration, reference)
+            if scored is not None:  # every frame answered with numbers: scored as columns
+                return Prepared([], scored=scored)
+            answers = {output.slug: stacked.by_case(output.slug) for output in declaration.outputs}
+        matched = stacked.matched(reference.cases) if stacked else self.jobs_by_case(
             input_dir, reference.cases, same_stem=declaration.cases.same_stem
         )  # fmt: skip
         needs_job = [o.slug for o in declaration.outputs if o.missing == "error"]
@@ -167,11 +177,11 @@ class DeclaredChallenge(Challenge):
                         segmentations.append(make(declaration, output, case, file, shown, path))
                     submitted[output.slug] = path is not None
                     continue
-                if stacked:  # the case's frame of its stack's list
-                    raw, named = stacked.answers[output.slug].get(case), stacked.names[case]
+                if stacked:  # the case's frame of its stack's list (checked there)
+                    raw = answers[output.slug].get(case)
                 else:
                     raw = read_json_output(input_dir, job, output.slug, case) if job else None
-                    named = declaration.cases.named(case)
+                named = declaration.cases.named(case)
                 absent = partial(no_output, output, case)
                 add_value(declaration, output, case, named, raw, absent, reference, values, submitted)
             python = _python_cases(declaration, reference, case, values)
@@ -290,11 +300,10 @@ class DeclaredChallenge(Challenge):
         fails under the policy "error" (unless the reference is blank there: unknown here) and is a
         warning under any other policy."""
         declaration = self.in_force(settings)
+        if declaration.cases.stacked:
+            return _check_stack(input_dir, job, case, declaration, images)
         checked = Checked()
         named = declaration.cases.named(case)
-        stack_size = declaration.cases.stacked
-        if stack_size:
-            checked.unchecked.append("each list's length against its stack's frames (the reference's rows)")
         for output in declaration.outputs:
             if output.type.image:
                 found = image_output_file(input_dir, job, output.slug, case)
@@ -304,10 +313,7 @@ class DeclaredChallenge(Challenge):
                         checked.unchecked.append("the segmentations' grid against the input image (give --images)")
                     check = output.type.check_file or check_segmentation
                     checked.later.append(partial(check, declaration, output, found, grid, case, named))
-            elif (found := read_json_output(input_dir, job, output.slug, case)) is not None and stack_size:
-                for frame, value in enumerate(frame_list(output, found, f"stack {case} (job {job.pk})", case)):
-                    checked_value(output, value, case, f"stack {case}, frame {frame}", declaration)
-            elif found is not None:
+            elif (found := read_json_output(input_dir, job, output.slug, case)) is not None:
                 checked_value(output, found, case, named, declaration)
             if found is None and output.missing == "error":
                 raise no_output(output, case)
@@ -418,6 +424,26 @@ METRICS_JSON = {
     "(`aggregates.<key>`, or `<key>` when flat) become the phase's `score_jsonpath` and `extra_results_columns`, "
     "`error` paths the `score_error_jsonpath` / `error_path` (`python -m evaluation.phase`).",
 }
+
+
+def _check_stack(input_dir: Path, job: Job, case: str, declaration: Declaration, images: Path | None) -> Checked:
+    """A stacked job's lists as ``prepare`` reads them (``stacks.stack_answer``), their lengths against the
+    frames of its input stack when ``images`` holds it (counted from the image's header)."""
+    cases, checked = declaration.cases, Checked()
+    key = job.input_name(cases.input) if cases.stacks else stack_number(case, job)  # (listed: its image's name)
+    image = input_image(images, job, cases.input)
+    count = None if image is None else image_frames(image)
+    if image is None:
+        nouns = ", ".join(dict.fromkeys(output.noun or "value" for output in declaration.outputs))
+        checked.unchecked.append(f"one {nouns} per frame (give --images to count the frames)")
+    stack = Stack(key, key if cases.stacks else case, count=count, size=cases.stack_size)
+    for output in declaration.outputs:
+        if stack_answer(input_dir, job, output, stack, declaration) is None:
+            checked.warnings.append(
+                f"Stack {key} has no output '{output.slug}'; the evaluation applies its missing policy "
+                f"'{output.missing}'."
+            )
+    return checked
 
 
 def dataset_counts(declaration: Declaration, reference: DeclaredReference) -> dict[str, int]:

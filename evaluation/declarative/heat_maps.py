@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import SimpleITK as sitk
 
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics import catalogue
@@ -29,6 +28,7 @@ from evaluation.platform.images import (
     read_image,
     read_input_image,
     read_label_image,
+    sitk,
 )
 
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+import numpy as np
+
 from evaluation.declarative import heat_maps
 from evaluation.declarative.tables import KEY, SLUG, Table, type_of
 from evaluation.errors import ConfigurationError, SubmissionError
@@ -138,6 +140,7 @@ class OutputSpec:
     together_with: tuple[str, ...] = ()  # outputs whose blank (skipped) reference leaves a case out of this one too
     extra_cases: str = "error"  # a CSV reference's row of a case the listing output lacks: "error" or "ignore"
     noun: str = ""  # how messages name the output ("malignancy likelihood"); "" = "output '<slug>'"
+    list_noun: str = ""  # how messages name a stacked input's list of its values ("likelihoods"); "" = the output
     unit: str = ""  # how messages follow a value of the output ("days")
     event: Reference | None = None  # a number output scored by c_index: the event column (reference = time)
     sum_rule: str = "one"  # probabilities: "one" (the values sum to 1 within sum_tolerance) or "any"
@@ -195,7 +198,8 @@ class OutputKind:
     (a range, a 0 / 1 reference for binary metrics); ``per_class``: a metric may score it class by
     class; ``spelled``: settings echo its true / false spellings; ``scoring``: which of the engine's
     aggregations scores it; ``keys``: its own ``[[outputs]]`` keys as JSON Schema (``required``: those
-    without a default). An image kind scored otherwise than a segmentation brings its own
+    without a default); ``list_of``: what a JSON list of its answers holds, in messages ("numbers"). An
+    image kind scored otherwise than a segmentation brings its own
     ``worker_task`` (declaration, output, case, reference, shown, prediction -> a task with ``slug``,
     ``noun`` and ``score(case)``, run in a worker), ``check_file`` (``check_job``'s check of a
     submitted file) and ``aggregation`` (metric, catalogue entry, output, cases, results, settings ->
@@ -213,6 +217,7 @@ class OutputKind:
     per_class: ClassVar[bool] = False
     spelled: ClassVar[bool] = False
     scoring: ClassVar[str] = "values"
+    list_of: ClassVar[str] = "values"
     keys: ClassVar[dict[str, Any]] = {}
     required: ClassVar[tuple[str, ...]] = ()
     worker_task: ClassVar[Callable[..., Any] | None] = None
@@ -234,6 +239,11 @@ class OutputKind:
     def answer(self, output: OutputSpec, raw: Any, case: str, what: str, predicted_time: bool) -> Any:
         """A submitted answer (as JSON) checked and parsed; ``what`` names it in messages."""
         raise NotImplementedError(self.name)
+
+    def answers(self, output: OutputSpec, raw: list[Any], predicted_time: bool) -> Any:
+        """A list of answers (a stacked input's, as JSON) checked and parsed whole, as ``answer`` would each;
+        ``None`` when this kind has no such check or one fails (``answer`` then words the problem)."""
+        return None
 
     def missing_value(self, output: OutputSpec, truth: Any, case: str) -> Any:
         """The value an absent answer gets under the output's missing policy (not error, not exclude)."""
@@ -365,6 +375,7 @@ class Number(OutputKind):
     name, platform_kind = "number", "Float"
     missing = ("error", "worst-value", "exclude", *SURVIVAL_MISSING)  # the last two: c_index's
     numeric = True
+    list_of = "numbers"
     keys: ClassVar[dict[str, Any]] = {
         "range": {
             "type": "array",
@@ -414,6 +425,22 @@ class Number(OutputKind):
             low, high = output.range
             raise SubmissionError(f"{what} is {number:g}, outside [{low:g}, {high:g}].", case)
         return number
+
+    def answers(self, output: OutputSpec, raw: list[Any], predicted_time: bool) -> np.ndarray | None:
+        """Every answer a JSON number (no boolean) that is finite, inside ``range`` and (a predicted time) not
+        negative: an array of floats, as ``answer`` gives each."""
+        if not set(map(type, raw)) <= {int, float}:
+            return None
+        try:
+            numbers = np.array(raw, dtype=np.float64)
+        except OverflowError:  # an integer beyond a float's range
+            return None
+        low, high = output.range or (-np.inf, np.inf)
+        if predicted_time:
+            low = max(low, 0.0)
+        if not (np.isfinite(numbers).all() and (numbers >= low).all() and (numbers <= high).all()):
+            return None
+        return numbers
 
     def missing_value(self, output: OutputSpec, truth: Any, case: str) -> float:
         if output.missing in SURVIVAL_MISSING:  # c_index's missing risk: a pair non-concordant or tied
@@ -483,6 +510,7 @@ class Boolean(OutputKind):
     name, platform_kind = "boolean", "Bool"
     missing = ("error", "misclassification", "exclude")
     spelled = True
+    list_of = "booleans"
     keys: ClassVar[dict[str, Any]] = {**_SPELLINGS, **_COLUMN}
 
     def parse(self, entry: Entry) -> Reference:
@@ -882,7 +910,12 @@ def parse_output(table: Table, csv_case: CsvCase | None, id_column: str) -> Outp
         table.fail("missing", f"{missing!r} is not one of {', '.join(MISSING_POLICIES)}")
     if missing not in kind.missing:
         table.fail("missing", f"{missing!r} is not one of {', '.join(kind.missing)} (for a {name} output)")
-    extra: dict[str, Any] = {"noun": table.get("noun", str, ""), "unit": table.get("unit", str, ""), "column": column}
+    extra: dict[str, Any] = {
+        "noun": table.get("noun", str, ""),
+        "unit": table.get("unit", str, ""),
+        "column": column,
+        "list_noun": table.get("list_noun", str, ""),
+    }
     if "super_kind" in table.data and not kind.value:
         table.fail("super_kind", f"applies to a value output (a {name} output's socket is its own)")
     extra["file_socket"] = table.get("super_kind", str, "Value", ("Value", "File")) == "File"
@@ -1111,6 +1144,9 @@ COMMON_KEYS = {
                            "case ignored); default: the image suffixes."},
     "noun": {"type": "string", "description": "How messages name the output, e.g. `'malignancy likelihood'`: 'The "
              "malignancy likelihood of image a.png is not a number.'; not set: `output '<slug>'`."},
+    "list_noun": {"type": "string", "description": "Stacked inputs only: how messages name a job's list of the "
+                  "output's values, e.g. `'likelihoods'`: 'The likelihoods of stack s1.tiff are not a JSON list of "
+                  "numbers.', 'Stack s1.tiff has 4 frames but 3 likelihoods were given.'; not set: the output."},
     "super_kind": {"enum": ["Value", "File"], "default": "Value", "description": "A value output's socket: a value, "
                    "or a JSON file (RARE25's likelihoods)."},
     "unit": {"type": "string", "description": "The unit messages give a value in, e.g. `'days'`."},

@@ -122,21 +122,22 @@ def frame_case(stack: str, frame: int) -> str:
 
 def _listed_stacks(
     ground_truth: Path, cases: Cases, needed: Sequence[str]
-) -> tuple[dict[str, tuple[str, ...]], dict[str, dict[str, Any]]]:
+) -> tuple[dict[str, tuple[str, ...]], dict[str, list[Any]]]:
     """``[cases] stacks``: the stacks of the JSON ground truth by name (sorted), each its frames' cases in
-    ``frame_order``, and each frame's ``needed`` fields (``{stack: [{field: value, ...}, ...]}``)."""
+    ``frame_order``, and the ``needed`` fields of every frame in that order (``{field: [value, ...]}``; the
+    file: ``{stack: [{field: value, ...}, ...]}``)."""
     path, named = ground_truth / cases.stacks, cases.ground_truth
     if not path.is_file():
         raise ConfigurationError(f"{named} has no {cases.stacks}.")
     stacks: dict[str, tuple[str, ...]] = {}
-    records: dict[str, dict[str, Any]] = {}
+    columns: dict[str, list[Any]] = {name: [] for name in needed}
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
         for stack, frames in sorted(document.items()):
             ordered = sorted(frames, key=lambda record: int(record[cases.frame_order]))
             stacks[stack] = tuple(frame_case(stack, k) for k in range(len(ordered)))
-            records.update((case, {name: record[name] for name in needed}) for case, record in zip(
-                stacks[stack], ordered, strict=True))  # fmt: skip
+            for name, column in columns.items():
+                column.extend(record[name] for record in ordered)
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
         name = cases.ground_truth_name
         where = f" (see the documentation's {name} page for its format)" if name else ""
@@ -145,7 +146,7 @@ def _listed_stacks(
         ) from None
     if not stacks:
         raise ConfigurationError(f"{named} {cases.stacks} lists no stack.")
-    return stacks, records
+    return stacks, columns
 
 
 def _csv_rows(path: Path) -> tuple[list[str], Sequence[int], list[list[str]]]:
@@ -308,6 +309,17 @@ def _number_column(
     return dict(zip(cases, numbers.tolist(), strict=True))
 
 
+def _class_column(output: OutputSpec, texts: Mapping[str, str], cases: Sequence[str]) -> dict[str, float] | None:
+    """A number output's class reference (``true_values`` read as 1, ``false_values`` as 0) of ``cases`` read
+    whole, as ``Number.reference_value`` reads each; ``None`` (read cell by cell, which words the problem) for
+    another reference or a cell that is neither (a blank one included)."""
+    if type(output.type) is not Number or not dict(output.options).get(CLASS_REFERENCE):
+        return None
+    spelled = {**dict.fromkeys(output.false_values, 0.0), **dict.fromkeys(output.true_values, 1.0)}
+    column = [spelled.get(text.lower()) for text in map(texts.__getitem__, cases)]
+    return None if None in column else dict(zip(cases, column, strict=True))
+
+
 def _binary(declaration: Declaration, output: OutputSpec) -> bool:
     return output.type.numeric and any(
         m.output == output.slug and m.metric in BINARY_REFERENCE_METRICS for m in declaration.metrics
@@ -325,14 +337,16 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
     listing = [output for output in declaration.outputs if not output.reference.per_case]
     tables: dict[str, dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}  # points CSVs: a row per point
     stacks: dict[str, tuple[str, ...]] = {}
-    records: dict[str, dict[str, Any]] = {}
+    records: dict[str, list[Any]] = {}  # listed stacks: the frames' fields, in frame order
+    framed: list[str] = []  # ... and their frames (cases), stacks by name
     if declaration.cases.stacks:
         needed = [*(o.reference.column for o in listing if o.reference.frames_file), *declaration.cases.fields]
-        stacks, records = _listed_stacks(ground_truth, declaration.cases, needed)
+        stacks, records = _listed_stacks(ground_truth, declaration.cases, list(dict.fromkeys(needed)))
+        framed = [case for listed in stacks.values() for case in listed]
     for output in listing:
         ref = output.reference
         if ref.frames_file:
-            texts[output.slug] = {case: str(record[ref.column]).strip() for case, record in records.items()}
+            texts[output.slug] = dict(zip(framed, (str(value).strip() for value in records[ref.column]), strict=True))
         elif _point_rows(output):
             tables[output.slug] = _point_table(ground_truth, output, declaration)
         elif ref.lists_suffixes:
@@ -374,11 +388,16 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
             )
         if output.slug in texts:
             binary = _binary(declaration, output)
-            values[output.slug] = _number_column(output, texts[output.slug], cases, binary) or {
-                c: output.type.reference_value(output, texts[output.slug][c], binary, c, output.reference.text)
-                for c in cases
-                if texts[output.slug][c].lower() not in output.blank_values or output.blank == "error"
-            }
+            column = _number_column(output, texts[output.slug], cases, binary)
+            values[output.slug] = (
+                column
+                or _class_column(output, texts[output.slug], cases)
+                or {
+                    c: output.type.reference_value(output, texts[output.slug][c], binary, c, output.reference.text)
+                    for c in cases
+                    if texts[output.slug][c].lower() not in output.blank_values or output.blank == "error"
+                }
+            )
         if output.slug in classes:
             values[output.slug] = {c: classes[output.slug][c] for c in cases if classes[output.slug][c] is not None}
     for output in declaration.outputs:  # a case scored for every output of together_with or for none
@@ -405,7 +424,7 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
             findings[output.slug] = {c: _reference_findings(files[output.slug][c], c, output) for c in cases}
     groups = {m.name: _groups(ground_truth, declaration, m.groups, cases, m.name)
               for m in declaration.metrics if m.groups}  # fmt: skip
-    fields = {name: {case: str(records[case][name]) for case in cases} for name in declaration.cases.fields}
+    fields = {name: dict(zip(framed, map(str, records[name]), strict=True)) for name in declaration.cases.fields}
     return DeclaredReference(cases, files, values, ground_truth, events, groups, order, findings, stacks, fields)
 
 

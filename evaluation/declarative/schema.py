@@ -1098,6 +1098,10 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
     if "stack_size" in cases_table.data:
         _stacked(cases_table, top, submission, tuple(outputs.values()))
     _listed_stacks(cases_table, top, cases, submission, tuple(outputs.values()))
+    listed = next((o for o in outputs.values() if o.list_noun), None)
+    if listed is not None and not cases.stacked:
+        top.fail("outputs", f"{listed.slug!r}: list_noun names the list a job answers for a stacked input ([cases] "
+                 "stack_size or stacks)")  # fmt: skip
     metrics: list[MetricSpec] = []
     earlier: dict[str, MetricSpec] = {}
     for table in top.items("metrics"):

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import SimpleITK as sitk
 
 from evaluation.declarative.output_kinds import OutputSpec, region_of
 from evaluation.declarative.python_metric import CaseCall, CaseContext, ValueCase, case_calls
@@ -34,6 +33,7 @@ from evaluation.platform.images import (
     read_nonzero_mask,
     read_submitted_labels,
     same_size,
+    sitk,
 )
 
 

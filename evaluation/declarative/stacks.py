@@ -14,6 +14,11 @@ Listed stacks (``[cases] stacks = "file.json"``, as RARE25: TUE-VCA/Grand-Challe
 ``val_metadata.json``, ``{stack: [{index, class, patient_id, ...}, ...]}``, and pairs the k-th likelihood of a
 job with the frame of index k of the stack its input image names): each stack has its own frames, the job
 whose input name (suffix removed) equals the stack's name (suffix removed) answers it.
+
+Each list is read and checked whole, stack by stack (``stack_answer``): a list, then every value as its
+output's kind checks it (a number list at once, as an array; a refused value named by its frame), then its
+length. A submission whose every stack answers every output with numbers is scored as columns
+(``scored_stacks``): no per-frame object is made.
 """
 
 from __future__ import annotations
@@ -24,26 +29,57 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from evaluation.declarative.answers import _predicted_time  # (the answers' own rule)
+from evaluation.declarative.columns import ColumnResults
 from evaluation.declarative.output_kinds import OutputSpec
+from evaluation.declarative.python_metric import PYTHON
 from evaluation.declarative.reference import DeclaredReference
 from evaluation.declarative.schema import Declaration
 from evaluation.errors import SubmissionError
 from evaluation.platform.matching import Matched, stem
 from evaluation.platform.predictions import Job
-from evaluation.platform.sockets import read_json_output
+from evaluation.platform.sockets import output_json
 
 _NUMBER = re.compile(r"(\d+)$")
 
 
 @dataclass(frozen=True)
-class Frames:
-    """What a stacked submission answers: the jobs by case (every frame of a stack maps to its job),
-    the cases without a job, each value output's answer per case (a list's element, as JSON) and how
-    messages name each case ("TRAIN000143 (stack 0, frame 3)")."""
+class Stack:
+    """A stack as a job answers it: ``key`` (a listed stack's name, or its number), ``case`` (the case its own
+    errors name), its frames' cases in order (``()``: not known, the participant's check) and ``count``, the
+    frames its lists must hold (``None``: not known); ``size``: a numbered stack's ``stack_size``."""
 
-    matched: Matched
-    answers: dict[str, dict[str, Any]]
-    names: dict[str, str]
+    key: int | str
+    case: str
+    frames: tuple[str, ...] = ()
+    count: int | None = None
+    size: int = 0
+
+
+@dataclass(frozen=True)
+class Frames:
+    """What a stacked submission answers: the frames (cases) of each stack, the job of each answered stack
+    and each value output's checked list of each stack it answered (numbers: an array)."""
+
+    stacks: dict[int | str, tuple[str, ...]]
+    jobs: dict[int | str, Job]
+    answers: dict[str, dict[int | str, Sequence[Any]]]
+
+    def matched(self, cases: Sequence[str]) -> Matched:
+        """The jobs by case (every frame of a stack maps to its job), in ``cases`` order, and the cases without one."""
+        jobs = {case: job for key, job in self.jobs.items() for case in self.stacks[key]}
+        missing = [case for case in cases if case not in jobs]
+        return Matched({case: jobs[case] for case in cases if case in jobs}, missing)
+
+    def by_case(self, slug: str) -> dict[str, Any]:
+        """Output ``slug``'s answer of each frame it answered."""
+        found: dict[str, Any] = {}
+        for key, values in self.answers[slug].items():
+            listed = values.tolist() if isinstance(values, np.ndarray) else values
+            found.update(zip(self.stacks[key], listed, strict=True))
+        return found
 
 
 def stacks(reference: DeclaredReference, size: int) -> dict[int | str, tuple[str, ...]]:
@@ -64,12 +100,12 @@ def stack_number(name: str, job: Job) -> int:
     return int(found.group(1))
 
 
-def _rows(stack: int | str, frames: Sequence[str], size: int) -> str:
+def _rows(stack: Stack) -> str:
     """Where a numbered stack's frames are in the reference CSV (" (reference rows 4-6)"); "" for a listed one."""
-    if isinstance(stack, str):
+    if isinstance(stack.key, str) or stack.count is None:
         return ""
-    first = stack * size + 1
-    return f" (reference rows {first}-{first + len(frames) - 1})" if len(frames) > 1 else f" (reference row {first})"
+    first = stack.key * stack.size + 1
+    return f" (reference rows {first}-{first + stack.count - 1})" if stack.count > 1 else f" (reference row {first})"
 
 
 def _jobs_by_stack(
@@ -100,51 +136,99 @@ def frame_answers(
     declaration: Declaration,
     reference: DeclaredReference,
 ) -> Frames:
-    """Each job placed at its stack and each of its value outputs split into frames: a JSON list of as many
-    values as the stack has frames (each value checked later as the output's kind, naming its frame).
-    A stack without a job is missing; an error when an output needs every answer (``missing = "error"``)."""
+    """Each job placed at its stack and each of its value outputs read as the stack's checked list
+    (``stack_answer``). A stack without a job is missing; an error when an output needs every answer
+    (``missing = "error"``)."""
     size = declaration.cases.stack_size
     frames_of = stacks(reference, size)
     by_stack = _jobs_by_stack(jobs, name_of, list(frames_of), declaration.cases.strip_suffixes)
     needs_job = next((o.slug for o in declaration.outputs if o.missing == "error"), None)
     absent = next((k for k in frames_of if k not in by_stack), None)
     if absent is not None and needs_job:
-        raise SubmissionError(f"No algorithm job for stack {absent}{_rows(absent, frames_of[absent], size)}; every "
-                              f"frame needs the output '{needs_job}'.")  # fmt: skip
-    answers: dict[str, dict[str, Any]] = {o.slug: {} for o in declaration.outputs}
-    names: dict[str, str] = {}
-    jobs_by_case: dict[str, Job] = {}
-    for stack, frames in frames_of.items():
-        for frame, case in enumerate(frames):
-            names[case] = (f"frame {frame} of stack {stack}" if isinstance(stack, str)
-                           else f"{declaration.cases.named(case)} (stack {stack}, frame {frame})")  # fmt: skip
-        job = by_stack.get(stack)
+        where = _rows(Stack(absent, "", count=len(frames_of[absent]), size=size))
+        raise SubmissionError(f"No algorithm job for stack {absent}{where}; every frame needs the output "
+                              f"'{needs_job}'.")  # fmt: skip
+    answers: dict[str, dict[int | str, Sequence[Any]]] = {o.slug: {} for o in declaration.outputs}
+    for key, frames in frames_of.items():
+        job = by_stack.get(key)
         if job is None:
             continue
-        jobs_by_case.update(dict.fromkeys(frames, job))
-        named = stack if isinstance(stack, str) else frames[0]  # how a stack's own errors name it: "Case s1.tiff: ..."
+        named = key if isinstance(key, str) else frames[0]  # how a stack's own errors name it: "Case s1.tiff: ..."
+        stack = Stack(key, named, frames, len(frames), size)
         for output in declaration.outputs:
-            raw = read_json_output(input_dir, job, output.slug, named)
-            if raw is None and output.missing == "error":
-                raise SubmissionError(f"Stack {stack} (job {job.pk}) has no output '{output.slug}' "
-                                      f"({output.relative_path}).", named)  # fmt: skip
-            if raw is not None:
-                values = frame_list(output, raw, f"stack {stack} (job {job.pk})", named)
-                if len(values) != len(frames):
-                    raise SubmissionError(
-                        f"The output '{output.slug}' of stack {stack} (job {job.pk}) is a list of {len(values)} "
-                        f"values; the stack has {len(frames)} frames{_rows(stack, frames, size)}, one value each.",
-                        named,
-                    )
-                answers[output.slug].update(zip(frames, values, strict=True))
-    missing = [case for case in reference.cases if case not in jobs_by_case]
-    ordered = {case: jobs_by_case[case] for case in reference.cases if case in jobs_by_case}
-    return Frames(Matched(ordered, missing), answers, names)
+            found = stack_answer(input_dir, job, output, stack, declaration)
+            if found is not None:
+                answers[output.slug][key] = found
+    return Frames(frames_of, by_stack, answers)
 
 
-def frame_list(output: OutputSpec, raw: Any, named: str, case: str | None = None) -> list[Any]:
-    """A stacked job's answer: a JSON list, one value per frame (``named``: the stack, in messages)."""
+def stack_answer(
+    input_dir: Path, job: Job, output: OutputSpec, stack: Stack, declaration: Declaration
+) -> Sequence[Any] | None:
+    """The job's list of ``output`` for ``stack``: a JSON list, each value checked as the output's kind (a
+    refused one named by its frame; numbers: an array), as many values as the stack has frames (when known).
+    ``None``: the job has no such output (an error under the missing policy "error"). An output's
+    ``list_noun`` names the list in messages ("The likelihoods of stack s1.tiff is not valid JSON ...")."""
+    listed = output.list_noun
+    what = f"The {listed} of stack {stack.key}" if listed else ""
+    found, raw = output_json(input_dir, job, output.slug, stack.case, what, constants=True)  # NaN: named by frame
+    if not found:
+        if output.missing == "error":
+            raise SubmissionError(f"Stack {stack.key} (job {job.pk}) has no output '{output.slug}' "
+                                  f"({output.relative_path}).", stack.case)  # fmt: skip
+        return None
     if not isinstance(raw, list):
-        raise SubmissionError(f"The output '{output.slug}' of {named} is not a JSON list (one value per frame of "
-                              "the stacked input).", case)  # fmt: skip
-    return raw
+        raise SubmissionError(
+            f"{what} are not a JSON list of {output.type.list_of}."
+            if listed
+            else f"The output '{output.slug}' of "
+            f"stack {stack.key} (job {job.pk}) is not a JSON list (one value per frame of the stacked input).",
+            stack.case,
+        )
+    time = _predicted_time(declaration, output)
+    values = output.type.answers(output, raw, time)
+    if values is None:  # each value as its kind checks it, the first refused one named by its frame
+        for frame, value in enumerate(raw):
+            output.type.answer(output, value, *_frame_named(declaration, output, stack, frame), time)
+        values = raw
+    if stack.count is not None and len(raw) != stack.count:
+        raise SubmissionError(
+            f"Stack {stack.key} has {stack.count} frames but {len(raw)} {listed} were given." if listed else
+            f"The output '{output.slug}' of stack {stack.key} (job {job.pk}) is a list of {len(raw)} values; the "
+            f"stack has {stack.count} frames{_rows(stack)}, one value each.",
+            stack.case,
+        )  # fmt: skip
+    return values
+
+
+def _frame_named(declaration: Declaration, output: OutputSpec, stack: Stack, frame: int) -> tuple[str, str]:
+    """The case a value's error names and how it names the value: with a ``noun``, a listed stack's value is
+    "Likelihood 3 of stack s1.tiff"; else "The output '<slug>' of frame 3 of stack s1.tiff", a numbered
+    stack's "The output '<slug>' of TRAIN000143 (stack 0, frame 3)" (without its frames' cases: "of stack 0,
+    frame 3")."""
+    if isinstance(stack.key, str) and output.noun:
+        return stack.case, f"{output.noun[0].upper()}{output.noun[1:]} {frame} of stack {stack.key}"
+    case, where = stack.case, f"frame {frame} of stack {stack.key}"
+    if not isinstance(stack.key, str):
+        case, where = stack.case, f"stack {stack.key}, frame {frame}"
+        if stack.frames:
+            case = stack.frames[frame]
+            where = f"{declaration.cases.named(case)} ({where})"
+    return case, f"The {output.noun or f'output {output.slug!r}'} of {where}"
+
+
+def scored_stacks(frames: Frames, declaration: Declaration, reference: DeclaredReference) -> ColumnResults | None:
+    """Every frame's answers whole, as ``score_case`` would give them (``columns.ColumnResults``), when every stack
+    answers every output with numbers, every frame has a reference and no python metric runs per case; else
+    ``None`` (the frames are then scored one by one)."""
+    outputs = declaration.outputs
+    if (
+        any(m.metric == PYTHON and m.param("over") == "case" for m in declaration.metrics)
+        or any(len(reference.values[o.slug]) != len(reference.cases) for o in outputs)  # (a blank reference skipped)
+        or any(len(frames.answers[o.slug]) != len(frames.stacks) for o in outputs)
+        or not all(isinstance(values, np.ndarray) for o in outputs for values in frames.answers[o.slug].values())
+    ):
+        return None
+    cases = [case for key in frames.stacks for case in frames.stacks[key]]
+    columns = {o.slug: np.concatenate([frames.answers[o.slug][key] for key in frames.stacks]).tolist() for o in outputs}
+    return ColumnResults(cases, columns)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import cc3d
 import numpy as np
 
 from evaluation.metrics import checks
@@ -49,6 +48,8 @@ def connected_components(mask: np.ndarray, connectivity: int = 26) -> tuple[np.n
     volume = np.ascontiguousarray(mask, dtype=np.uint8)
     if volume.ndim == 2:
         volume = volume[np.newaxis]
+    import cc3d  # (here: a run that labels no mask never loads it)
+
     labels, count = cc3d.connected_components(volume, connectivity=connectivity, return_N=True)
     return labels, int(count)
 

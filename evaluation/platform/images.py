@@ -7,27 +7,43 @@ spacing, origin and direction within ``tolerance`` (relative and absolute, 1e-4 
 it is resampled onto the reference grid (nearest neighbour); a voxel value outside the declared
 labels is an error. Problems with a participant's file are ``SubmissionError``, with the organizer's
 reference ``ConfigurationError``; every message names the case.
+
+SimpleITK is imported when first used (``sitk``), so a run that reads no image (RARE25's JSON lists, a
+prediction CSV) never loads it; the modules that read images take ``sitk`` from here.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import SimpleITK as sitk
 
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
 
+
+class _Deferred:
+    """Module ``name``, imported when one of its attributes is first used."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(importlib.import_module(self._name), attribute)
+
+
+if TYPE_CHECKING:
+    import SimpleITK as sitk
+else:
+    sitk = _Deferred("SimpleITK")
+
 GEOMETRY_TOLERANCE = 1e-4
 GEOMETRY_POLICIES = ("error", "nearest")
-INTEGER_PIXELS = frozenset(
-    {
-        sitk.sitkUInt8, sitk.sitkInt8, sitk.sitkUInt16, sitk.sitkInt16,
-        sitk.sitkUInt32, sitk.sitkInt32, sitk.sitkUInt64, sitk.sitkInt64,
-    }
-)  # fmt: skip
+# SimpleITK's integer pixel types, by name (looked up when an image is read)
+INTEGER_PIXELS = tuple(f"sitk{sign}Int{bits}" for sign in ("U", "") for bits in (8, 16, 32, 64))
 
 
 def read_image(path: Path) -> sitk.Image:
@@ -58,7 +74,7 @@ def read_label_image(
         raise error(f"The {whose} {what} of {case} could not be read as an image file{fix}.", case) from None
     if image.GetDimension() != dimension or image.GetNumberOfComponentsPerPixel() != 1:
         raise error(f"The {whose} {what} of {case} is not a {dimension}D single-channel label image.", case)
-    if image.GetPixelID() not in INTEGER_PIXELS:
+    if image.GetPixelID() not in {getattr(sitk, pixel) for pixel in INTEGER_PIXELS}:
         raise error(
             f"The {whose} {what} of {case} has {image.GetPixelIDTypeAsString()} voxels; an integer label image "
             "is expected.",
@@ -74,6 +90,18 @@ def read_input_image(path: Path) -> sitk.Image:
         return read_image(path)
     except RuntimeError:
         raise ConfigurationError(f"The input image {path.name} cannot be read as an image file.") from None
+
+
+def image_frames(path: Path) -> int:
+    """The frames of an input stack (a multi-page TIFF: its third dimension; a 2D image is one frame), from
+    its header alone (the participant's own folder, as ``read_input_image``)."""
+    reader = sitk.ImageFileReader()
+    reader.SetFileName(str(path))
+    try:
+        reader.ReadImageInformation()
+    except RuntimeError:
+        raise ConfigurationError(f"The input stack {path.name} cannot be read as an image.") from None
+    return reader.GetSize()[2] if reader.GetDimension() > 2 else 1
 
 
 def on_reference_grid(

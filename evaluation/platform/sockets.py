@@ -83,25 +83,33 @@ def parse_json_bytes(data: bytes, what: str, case: str | None = None, constants:
         raise
 
 
-def read_json_output(input_dir: Path, job: Job, slug: str, case: str | None = None) -> Any | None:
-    """The parsed JSON of a value or file output; ``None`` when the job has no such output.
+def output_json(
+    input_dir: Path, job: Job, slug: str, case: str | None = None, what: str = "", constants: bool = False
+) -> tuple[bool, Any]:
+    """Whether the job answers output ``slug``, and its parsed JSON (a file's ``null``: ``None``).
 
-    The file written by the algorithm is read; when it is absent the value inline in
-    predictions.json is used (Value sockets carry both), else the output is missing.
+    The file written by the algorithm is read; when it is absent the value inline in predictions.json is
+    used (Value sockets carry both), else the output is missing. ``what`` names the file in messages
+    ("the output '<slug>'" unless given); ``constants``: as ``parse_json_bytes``'s.
     """
     if slug not in job.outputs:
-        return None
+        return False, None
     path = output_file(input_dir, job, slug, case)
     if path is not None:
-        what = f"the output '{slug}'"
-        value = parse_json_bytes(read_bytes(path, what, case, MAX_JSON_BYTES), what, case)
-        if value is None:
-            raise SubmissionError(f"{what} holds null instead of a value.", case)
-        return value
+        what = what or f"the output '{slug}'"
+        return True, parse_json_bytes(read_bytes(path, what, case, MAX_JSON_BYTES), what, case, constants)
     inline = job.outputs[slug]
     if inline.socket.super_kind == "Value" and inline.value is not None:
-        return inline.value
-    return None
+        return True, inline.value
+    return False, None
+
+
+def read_json_output(input_dir: Path, job: Job, slug: str, case: str | None = None) -> Any | None:
+    """The parsed JSON of a value or file output (``output_json``); ``None`` when the job has no such output."""
+    found, value = output_json(input_dir, job, slug, case)
+    if found and value is None:
+        raise SubmissionError(f"the output '{slug}' holds null instead of a value.", case)
+    return value
 
 
 def image_output_file(input_dir: Path, job: Job, slug: str, case: str | None = None) -> Path | None:

@@ -14,10 +14,12 @@ from oracles.rare25_official import official_bootstrap, platform_arrays, summary
 from rare25_cases import write_case
 from sklearn.metrics import average_precision_score, precision_recall_curve, roc_auc_score
 
-from evaluation.challenges.rare25 import INPUT, OUTPUT
 from evaluation.metrics.precision_recall import grouped_curve_metrics
 from evaluation.metrics.prevalence_bootstrap import official_bootstrap_counts, website_bootstrap_counts
 from evaluation.platform.layout import JobSpec
+from evaluation.registry import get
+
+(INPUT,), (OUTPUT,) = get("rare25").phase.inputs, get("rare25").phase.outputs
 
 
 def official_bootstrap_weights(labels: np.ndarray, patients: list[str], **draws: Any) -> np.ndarray:
@@ -192,10 +194,10 @@ def _jobs(*pairs):
     ("jobs", "message"),
     [
         (_jobs(("s1.tiff", [0.1] * 4)), "No algorithm job for stack s2.tiff"),
-        (_jobs(("s1.tiff", [0.1] * 4), ("s2.tiff", [0.1] * 4), ("s9.tiff", [0.1])), "s9.tiff"),
-        (_jobs(("s1.tiff", [0.1] * 4), ("s2.tiff", [0.1] * 4), ("s2.tiff", [0.1] * 4)), "two jobs"),
-        (_jobs(("s1.tiff", [0.1] * 4), ("s2.tiff", None)), "Stack s2.tiff has no output file"),
-        ([], "No algorithm job for stack s1.tiff, s2.tiff"),
+        (_jobs(("s1.tiff", [0.1] * 4), ("s2.tiff", [0.1] * 4), ("s9.tiff", [0.1])), "input 's9'"),
+        (_jobs(("s1.tiff", [0.1] * 4), ("s2.tiff", [0.1] * 4), ("s2.tiff", [0.1] * 4)), "Two jobs"),
+        (_jobs(("s1.tiff", [0.1] * 4), ("s2.tiff", None)), "Stack s2.tiff (job "),
+        ([], "No algorithm job for stack s1.tiff;"),
     ],
 )
 def test_bad_jobs(tmp_path, evaluate_cli, jobs, message):
@@ -209,7 +211,7 @@ def test_unknown_stack_is_named(tmp_path, evaluate_cli):
     jobs = _jobs(("s1.tiff", [0.1] * 4), ("s2.tiff", [0.1] * 4), ("s9.tiff", [0.1]))
     ground_truth, input_dir = make_case(tmp_path, _stack_frames(), jobs=jobs)
     line = evaluate_cli("rare25", input_dir, ground_truth=ground_truth).last_error_line
-    assert "'s9.tiff', which is not in the reference" in line
+    assert "input 's9' is not a stack of the reference" in line
 
 
 def test_missing_output_file_on_disk(tmp_path, evaluate_cli):
@@ -217,7 +219,8 @@ def test_missing_output_file_on_disk(tmp_path, evaluate_cli):
     pk = json.loads((input_dir / "predictions.json").read_text())[1]["pk"]
     (input_dir / pk / "output" / OUTPUT.relative_path).unlink()
     run = evaluate_cli("rare25", input_dir, ground_truth=ground_truth)
-    assert run.exit_code == 1 and "Stack s2.tiff has no output file" in run.last_error_line
+    assert run.exit_code == 1 and "Stack s2.tiff (job " in run.last_error_line
+    assert f"has no output '{OUTPUT.slug}' ({OUTPUT.relative_path})." in run.last_error_line
 
 
 @pytest.mark.parametrize("text", ["{not json", '{"pk": 1}', "[1, 2]", '[{"pk": "a", "inputs": 3}]'])

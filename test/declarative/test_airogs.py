@@ -172,8 +172,8 @@ def test_nan_in_a_frame_and_a_job_beyond_the_stacks_are_one_line(tmp_path):
     file = _job_file(tmp_path, 4, LIKELIHOODS)
     values = json.loads(file.read_text())
     file.write_text(json.dumps(values[:-1]).removesuffix("]") + ", NaN]")
-    assert _refused(tmp_path, declaration).endswith(f"the output '{LIKELIHOODS}' contains NaN, which is not a finite "
-                                                    "number.")  # fmt: skip
+    named = f"The output '{LIKELIHOODS}' of TRAIN000206 (stack 4, frame 6)"  # a NaN is named by its frame
+    assert _refused(tmp_path, declaration).endswith(f"{named} is not a finite number.")
     jobs_file = tmp_path / "input" / "predictions.json"
     jobs = json.loads(jobs_file.read_text())
     jobs[0]["inputs"][0]["image"]["name"] = "7.tiff"

@@ -378,6 +378,8 @@ def _mutated(old: str, new: str) -> str:
          "leaderboard.columns[4].order: 'up' is not one of asc, desc"),
         ('labels = { kidney = 1, tumour = 2, cyst = 3 }', 'labels = { kidney = 1, tumour = 2, cyst = 2 }',
          "outputs[0].labels: two labels share a voxel value"),
+        ('range = [0, 1]', 'range = [0, 1]\nlist_noun = "likelihoods"',
+         "outputs: 'malignancy-likelihood': list_noun names the list a job answers for a stacked input"),
         ('reference = "labels/{case}.mha"', 'reference = "labels/case.mha"', "outputs[0].reference: 'labels/case.mha'"),
         ('kind = "number"', 'kind = "list"', "outputs[1].kind: 'list' is not supported by this version"),
         ('kind = "number"', 'kind = "boxes"', "outputs[1].reference: a boxes output needs a path pattern"),
@@ -611,7 +613,6 @@ def test_a_broken_packaged_declaration_is_named_not_raised(tmp_path, monkeypatch
         "worst-value, misclassification, exclude, empty, non-concordant, tie",
         "declarations/renamed.toml": "renamed.toml: name: 'kits-example' must equal the file name's stem",
     }
-    monkeypatch.setattr(declared, "REFUSED", refused)
     monkeypatch.setattr(registry, "_BROKEN", {})
     registry._load("declared")  # the registry records what the module refused
     with pytest.raises(ConfigurationError, match=r"Module declarations/broken.toml could not be loaded \(broken.toml"):
