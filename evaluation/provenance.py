@@ -29,7 +29,6 @@ import platform
 import re
 import stat
 from collections.abc import Mapping
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +121,8 @@ def tree_sha256(folder: Path, what: str) -> str:
 
 
 def _versions() -> dict[str, str]:
+    from importlib import metadata  # (only a record needs it: about 13 ms of every run's start-up otherwise)
+
     found = {}
     for name in LIBRARIES:
         try:
