@@ -47,6 +47,7 @@ from evaluation.metrics.groups import over_groups
 from evaluation.metrics.hit_radius import ScanFindings
 from evaluation.metrics.summary_statistics import STATISTICS, resampled_statistic, statistic
 from evaluation.metrics.volumes import UNITS
+from evaluation.platform.metrics_json import CaseColumns
 
 
 def aggregate_metrics(
@@ -126,13 +127,13 @@ def aggregate_metrics(
         aggregates[key] = len(reference.cases) if what == "cases" else counted[what]
     lists: dict[str, list[str]] = {declaration.submission.missing_key: list(missing)}
     names = dict(report.missing_names)
-    for output in declaration.outputs:  # (cases skipped for a blank reference have no entry)
-        if isinstance(results, ColumnResults):  # every case submitted every output
-            scored, lists[names.get(output.slug, output.slug)] = list(reference.cases), []
-            if report.case_values:
-                for case, value in zip(scored, results.column(output.slug, scored), strict=True):
-                    per_case[case][output.slug] = value
-            continue
+    section: Mapping[str, Mapping[str, Any]] = per_case
+    if isinstance(results, ColumnResults):  # every case submitted every output
+        lists.update((names.get(o.slug, o.slug), []) for o in declaration.outputs)
+        columns = {o.slug: results.column(o.slug, reference.cases) for o in declaration.outputs}
+        section = _case_columns(per_case, columns if report.case_values else {})
+    row_results = () if isinstance(results, ColumnResults) else declaration.outputs
+    for output in row_results:  # (cases skipped for a blank reference have no entry)
         scored = [c for c in reference.cases if output.slug in results[c].submitted]
         lists[names.get(output.slug, output.slug)] = [c for c in scored if not results[c].submitted[output.slug]]
         if output.type.scoring == "segmentation" and report.label_presence:
@@ -145,9 +146,22 @@ def aggregate_metrics(
                 per_case[case][output.slug] = results[case].values[output.slug] if submitted else None
     return {
         "aggregates": aggregates,
-        "case": per_case if report.per_case else {},
+        "case": section if report.per_case else {},
         **({"missing": lists} if report.missing else {}),
     }
+
+
+def _case_columns(
+    per_case: dict[str, dict[str, Any]], columns: dict[str, np.ndarray]
+) -> Mapping[str, Mapping[str, Any]]:
+    """The per-case section of a submission scored as columns: each output's values (``columns``, in the
+    order of ``per_case``'s cases) after the entries the metrics wrote; held by columns when they wrote none."""
+    if columns and not any(per_case.values()):
+        return CaseColumns(tuple(per_case), columns)
+    for slug, column in columns.items():
+        for entries, value in zip(per_case.values(), column.tolist(), strict=True):
+            entries[slug] = value
+    return per_case
 
 
 def _weights(n_cases: int, settings: Mapping[str, Any], metric: MetricSpec) -> np.ndarray | None:
@@ -298,8 +312,8 @@ def _value_metric(
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     kind = float if output.type.numeric else str
     truth = np.array(list(map(kind, map(reference.values[output.slug].__getitem__, cases))))
-    if isinstance(results, ColumnResults):
-        predicted = np.array(list(map(kind, results.column(output.slug, cases))))
+    if isinstance(results, ColumnResults):  # (number outputs: floats)
+        predicted = results.column(output.slug, cases)
     else:
         predicted = np.array([kind(results[c].values[output.slug]) for c in cases])
     params = dict(metric.params)

@@ -24,17 +24,21 @@ from evaluation.declarative.segmentation import CaseResult
 from evaluation.platform.prediction_file import PredictionTable
 
 
-def _numbers(cells: list[str], low: float, high: float, nonnegative: bool) -> np.ndarray | None:
-    """A column's cells as floats, or ``None`` when one is blank, not a decimal number ("_": Python's
-    digit separators), not in ASCII (float() reads full-width digits), not finite, outside ``[low, high]`` or
-    (``nonnegative``) below 0."""
-    joined = "".join(cells)
-    if "" in cells or "_" in joined or not joined.isascii():
-        return None
-    try:
-        numbers = np.fromiter(map(float, cells), np.float64, len(cells))
-    except ValueError:
-        return None
+def _numbers(table: PredictionTable, column: str, low: float, high: float, nonnegative: bool) -> np.ndarray | None:
+    """Column ``column``'s cells as floats (file order), or ``None`` when one is blank, not a decimal number
+    ("_": Python's digit separators), not in ASCII (float() reads full-width digits), not finite, outside
+    ``[low, high]`` or (``nonnegative``) below 0. Plain decimals are read from the file's bytes at once
+    (``PredictionTable.numbers``), any other number cell by cell by ``float``."""
+    numbers = table.numbers(column)
+    if numbers is None:
+        cells = table.column(column)
+        joined = "".join(cells)
+        if "" in cells or "_" in joined or not joined.isascii():
+            return None
+        try:
+            numbers = np.fromiter(map(float, cells), np.float64, len(cells))
+        except ValueError:
+            return None
     if not np.isfinite(numbers).all() or not ((numbers >= low) & (numbers <= high)).all():
         return None
     return None if nonnegative and (numbers < 0).any() else numbers
@@ -44,23 +48,23 @@ class ColumnResults(Mapping[str, CaseResult]):
     """Each case's result, made when asked for (as ``score_case`` gives it: every output submitted), and
     each output's values whole (``column``), which the aggregation reads instead of case by case."""
 
-    def __init__(self, cases: Sequence[str], columns: dict[str, list[float]]) -> None:
+    def __init__(self, cases: Sequence[str], columns: dict[str, np.ndarray]) -> None:
         self.cases, self.columns = tuple(cases), columns
         self._index: dict[str, int] | None = None
 
-    def column(self, slug: str, cases: Sequence[str]) -> list[float]:
-        """The values of output ``slug`` of ``cases``."""
-        if tuple(cases) == self.cases:
+    def column(self, slug: str, cases: Sequence[str]) -> np.ndarray:
+        """The values of output ``slug`` of ``cases`` (floats)."""
+        if len(cases) == len(self.cases) and tuple(cases) == self.cases:
             return self.columns[slug]
         if self._index is None:
             self._index = {case: k for k, case in enumerate(self.cases)}
-        return [self.columns[slug][self._index[case]] for case in cases]
+        return self.columns[slug][np.fromiter(map(self._index.__getitem__, cases), np.intp, len(cases))]
 
     def __getitem__(self, case: str) -> CaseResult:
         if self._index is None:
             self._index = {case: k for k, case in enumerate(self.cases)}
         row = self._index[case]
-        values = {slug: column[row] for slug, column in self.columns.items()}
+        values = {slug: float(column[row]) for slug, column in self.columns.items()}
         return CaseResult({}, values, dict.fromkeys(self.columns, True), {})
 
     def __iter__(self) -> Iterator[str]:
@@ -81,16 +85,16 @@ def scored_columns(
         or any(m.metric == PYTHON for m in declaration.metrics)
         or any(len(reference.values[o.slug]) != len(cases) for o in outputs)  # (a blank reference skipped)
         or len(table.rows) != len(cases)
-        or set(table.rows) != set(cases)
     ):
         return None
-    rows = dict(zip(table.rows, range(len(cases)), strict=True))  # case -> its row in the file
-    order = np.fromiter(map(rows.__getitem__, cases), np.intp, len(cases))
-    columns: dict[str, list[float]] = {}
+    order = table.positions(cases)  # each case's row in the file (as many rows as cases: one each)
+    if order is None:
+        return None
+    columns: dict[str, np.ndarray] = {}
     for output in outputs:
         low, high = output.range or (-np.inf, np.inf)
-        numbers = _numbers(table.column(output.column), low, high, _predicted_time(declaration, output))
+        numbers = _numbers(table, output.column, low, high, _predicted_time(declaration, output))
         if numbers is None:
             return None
-        columns[output.slug] = numbers[order].tolist()
+        columns[output.slug] = numbers[order]
     return ColumnResults(cases, columns)

@@ -12,7 +12,8 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -69,10 +70,15 @@ def ranked_value_problem(document: Any, path: str) -> str | None:
 
 
 def dumps(metrics: Mapping[str, Any]) -> str:
-    """The canonical text of a metrics document (deterministic: same input, same bytes). A large per-case
-    section of plain values is written column by column (``_case_section``), the same bytes."""
+    """The canonical text of a metrics document (deterministic: same input, same bytes). A per-case section
+    held by columns (``CaseColumns``), or a large one of plain values, is written column by column
+    (``_case_section``), the same bytes."""
     cases = metrics.get(CASE_SECTION) if isinstance(metrics, Mapping) else None
-    fast = _case_section(cases) if isinstance(cases, dict) and len(cases) >= FAST_CASES else None
+    fast = None
+    if isinstance(cases, CaseColumns):
+        fast = cases.text
+    elif isinstance(cases, dict) and len(cases) >= FAST_CASES:
+        fast = _case_section(cases)
     if fast is None:
         return json.dumps(json_safe(metrics), indent=2, allow_nan=False) + "\n"
     text = json.dumps(json_safe({**metrics, CASE_SECTION: _PLACE}), indent=2, allow_nan=False) + "\n"
@@ -86,6 +92,39 @@ FAST_CASES = 1000  # per-case entries from which ``dumps`` writes them column by
 _PLACE = "\x00the per-case section\x00"  # its place in the rest of the document (no case id holds a NUL)
 _PLAIN = {float: repr, int: repr, bool: {True: "true", False: "false"}.__getitem__,
           str: json.encoder.encode_basestring_ascii}  # fmt: skip
+
+
+class CaseColumns(Mapping[str, dict[str, float]]):
+    """A per-case section ``{case: {key: value}}`` held as columns: the cases (str) and, per key (str), one
+    finite float per case (a float array, in the cases' order), written column by column by ``dumps``."""
+
+    def __init__(self, cases: Sequence[str], columns: Mapping[str, np.ndarray]) -> None:
+        self.cases, self.columns = tuple(cases), dict(columns)
+        self._index: dict[str, int] | None = None
+
+    def __getitem__(self, case: str) -> dict[str, float]:
+        if self._index is None:
+            self._index = {case: k for k, case in enumerate(self.cases)}
+        row = self._index[case]
+        return {key: float(column[row]) for key, column in self.columns.items()}
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.cases)
+
+    def __len__(self) -> int:
+        return len(self.cases)
+
+    def text(self, pad: str) -> str:
+        """The section as ``json.dumps(indent=2)`` writes it at the indent ``pad``."""
+        columns = [list(map(float.__repr__, np.asarray(c, np.float64).tolist())) for c in self.columns.values()]
+        return _section_text(pad, self.columns, list(map(json.encoder.encode_basestring_ascii, self.cases)), columns)
+
+
+def _section_text(pad: str, names: Iterable[str], ids: list[str], columns: list[list[str]]) -> str:
+    """A per-case section from its cases' JSON texts (``ids``) and each key's (``names``) values' JSON texts."""
+    inner = f",\n{pad}    ".join(json.encoder.encode_basestring_ascii(n).replace("%", "%%") + ": %s" for n in names)
+    entry = f"{pad}  %s: {{\n{pad}    {inner}\n{pad}  }}"
+    return "{\n" + ",\n".join(map(entry.__mod__, zip(ids, *columns, strict=True))) + f"\n{pad}}}"
 
 
 def _case_section(cases: dict[Any, Any]) -> Any:
@@ -108,13 +147,7 @@ def _case_section(cases: dict[Any, Any]) -> Any:
             return None
         columns.append(list(map(_PLAIN[kind], column)))
     ids = list(map(json.encoder.encode_basestring_ascii, cases))
-
-    def text(pad: str) -> str:
-        inner = f",\n{pad}    ".join(json.encoder.encode_basestring_ascii(n).replace("%", "%%") + ": %s" for n in names)
-        entry = f"{pad}  %s: {{\n{pad}    {inner}\n{pad}  }}"
-        return "{\n" + ",\n".join(map(entry.__mod__, zip(ids, *columns, strict=True))) + f"\n{pad}}}"
-
-    return text
+    return partial(_section_text, names=names, ids=ids, columns=columns)
 
 
 CASE_RESULTS_FILE = "case-results.json"
