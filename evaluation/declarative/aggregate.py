@@ -311,7 +311,11 @@ def _value_metric(
     settings: Mapping[str, Any],
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     kind = float if output.type.numeric else str
-    truth = np.array(list(map(kind, map(reference.values[output.slug].__getitem__, cases))))
+    truths = reference.values[output.slug]
+    if kind is float and len(truths) == len(cases) and list(truths) == list(cases):  # (no look-up per case)
+        truth = np.fromiter(truths.values(), np.float64, len(cases))
+    else:
+        truth = np.array(list(map(kind, map(truths.__getitem__, cases))))
     if isinstance(results, ColumnResults):  # (number outputs: floats)
         predicted = results.column(output.slug, cases)
     else:

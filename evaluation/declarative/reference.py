@@ -14,7 +14,7 @@ import json
 import math
 import re
 import xml.etree.ElementTree as ElementTree
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import repeat
@@ -204,10 +204,30 @@ def _csv_column(
     binary: bool,
     reader: str = "",
     tables: Tables | None = None,
-) -> dict[str, str]:
+) -> CaseCells:
     """One column of a CSV reference by case (stripped); ``reader`` ends the message of an absent column."""
     ids, _, cells = _csv_table(ground_truth, file, (column,), declaration, binary, reader, tables)
-    return dict(zip(ids, cells[0], strict=True))
+    return CaseCells(ids, cells[0])
+
+
+class CaseCells(Mapping[str, str]):
+    """A column of a reference CSV by case, in file order: its cases and cells as read, the look-up by case
+    made on first use (a column read whole, ``_number_column``, needs none)."""
+
+    def __init__(self, cases: list[str], cells: list[str]) -> None:
+        self.cases, self.cells = cases, cells
+        self._index: dict[str, str] | None = None
+
+    def __getitem__(self, case: str) -> str:
+        if self._index is None:
+            self._index = dict(zip(self.cases, self.cells, strict=True))
+        return self._index[case]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.cases)
+
+    def __len__(self) -> int:
+        return len(self.cases)
 
 
 def _csv_cells(
@@ -328,7 +348,10 @@ def _number_column(
     or a cell that is not a finite number in ASCII (``binary``: 0 or 1)."""
     if type(output.type) is not Number or dict(output.options).get(CLASS_REFERENCE) or not cases:
         return None
-    column = list(map(texts.__getitem__, cases))
+    if _in_order(texts, cases):
+        column = texts.cells if isinstance(texts, CaseCells) else list(texts.values())
+    else:
+        column = list(map(texts.__getitem__, cases))
     if not "".join(column).isascii():  # float() reads Arabic-Indic and full-width digits: the cell-by-cell words
         return None
     if any(blank in column for blank in output.blank_values) or (
@@ -347,6 +370,11 @@ def _number_column(
     return dict(zip(cases, numbers.tolist(), strict=True))
 
 
+def _in_order(found: Mapping[str, Any], cases: Sequence[str]) -> bool:
+    """Whether ``found`` lists exactly ``cases``, in their order (a CSV in case order: no look-up per case)."""
+    return len(found) == len(cases) and list(found) == list(cases)
+
+
 def _binary(declaration: Declaration, output: OutputSpec) -> bool:
     return output.type.numeric and any(
         m.output == output.slug and m.metric in BINARY_REFERENCE_METRICS for m in declaration.metrics
@@ -358,7 +386,7 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
     ``{case}`` pattern or a CSV column): the same cases everywhere; ``{stem}`` / ``.*`` patterns are
     looked up case by case."""
     files: dict[str, dict[str, Path]] = {}
-    texts: dict[str, dict[str, str]] = {}
+    texts: dict[str, Mapping[str, str]] = {}
     classes: dict[str, dict[str, str | None]] = {}  # one-hot references: the class of each case (None: blank)
     documents: dict[str, dict[str, Any]] = {}  # boxes / points in one JSON document: each case's objects
     listing = [output for output in declaration.outputs if not output.reference.per_case]
@@ -403,7 +431,7 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
     for output in declaration.outputs:
         found = files.get(output.slug) or texts.get(output.slug) or classes.get(output.slug) \
             or tables.get(output.slug) or documents.get(output.slug) or {}  # fmt: skip
-        extra = sorted(found.keys() - listed_cases)
+        extra = [] if _in_order(found, cases) else sorted(found.keys() - listed_cases)
         lacking = [c for c in cases if c not in found] if extra or len(found) != len(cases) else []
         if output.extra_cases == "ignore" and output is not first:  # the CSV may list other cases (a cohort)
             extra = []

@@ -13,7 +13,7 @@ import math
 import os
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from functools import partial
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Any
 
@@ -115,16 +115,22 @@ class CaseColumns(Mapping[str, dict[str, float]]):
         return len(self.cases)
 
     def text(self, pad: str) -> str:
-        """The section as ``json.dumps(indent=2)`` writes it at the indent ``pad``."""
-        columns = [list(map(float.__repr__, np.asarray(c, np.float64).tolist())) for c in self.columns.values()]
-        return _section_text(pad, self.columns, list(map(json.encoder.encode_basestring_ascii, self.cases)), columns)
+        """The section as ``json.dumps(indent=2)`` writes it at the indent ``pad`` (a float as ``repr``)."""
+        columns = [map(float.__repr__, np.asarray(c, np.float64).tolist()) for c in self.columns.values()]
+        return _section_text(pad, self.columns, map(json.encoder.encode_basestring_ascii, self.cases), columns)
 
 
-def _section_text(pad: str, names: Iterable[str], ids: list[str], columns: list[list[str]]) -> str:
-    """A per-case section from its cases' JSON texts (``ids``) and each key's (``names``) values' JSON texts."""
-    inner = f",\n{pad}    ".join(json.encoder.encode_basestring_ascii(n).replace("%", "%%") + ": %s" for n in names)
-    entry = f"{pad}  %s: {{\n{pad}    {inner}\n{pad}  }}"
-    return "{\n" + ",\n".join(map(entry.__mod__, zip(ids, *columns, strict=True))) + f"\n{pad}}}"
+def _section_text(pad: str, names: Iterable[str], ids: Iterable[str], columns: list[Iterable[str]]) -> str:
+    """A per-case section from its cases' JSON texts (``ids``) and each key's (``names``) values' JSON texts,
+    joined in one pass (an entry's pieces in turn, no string per entry)."""
+    keys = [json.encoder.encode_basestring_ascii(name) for name in names]
+    heads = [f": {{\n{pad}    {keys[0]}: ", *(f",\n{pad}    {key}: " for key in keys[1:])]
+    tail = f"\n{pad}  }},\n{pad}  "
+    pieces: list[Iterable[str]] = [ids]
+    for head, column in zip(heads, columns, strict=True):
+        pieces += [repeat(head), column]
+    body = "".join(chain.from_iterable(zip(*pieces, repeat(tail))))
+    return f"{{\n{pad}  {body[: -len(tail)]}\n{pad}  }}\n{pad}}}"
 
 
 def _case_section(cases: dict[Any, Any]) -> Any:
@@ -147,7 +153,7 @@ def _case_section(cases: dict[Any, Any]) -> Any:
             return None
         columns.append(list(map(_PLAIN[kind], column)))
     ids = list(map(json.encoder.encode_basestring_ascii, cases))
-    return partial(_section_text, names=names, ids=ids, columns=columns)
+    return lambda pad: _section_text(pad, names, ids, columns)
 
 
 CASE_RESULTS_FILE = "case-results.json"
