@@ -21,7 +21,7 @@ from evaluation.declarative.columns import ColumnResults
 from evaluation.declarative.heat_maps import heat_map_case_values
 from evaluation.declarative.metric_records import COUNTED, HEAT_MAP_CASES, NULL, PUBLIC_SEGMENTATION, RECORD
 from evaluation.declarative.output_kinds import MISCLASSIFIED, OutputSpec
-from evaluation.declarative.reference import DeclaredReference
+from evaluation.declarative.reference import ByCase, DeclaredReference
 from evaluation.declarative.schema import (
     COMBINED,
     COUNT_FORMS,
@@ -62,7 +62,9 @@ def aggregate_metrics(
     ``declaration`` (the one in force); ``declared`` (the challenge's own) orders per-case keys label by label."""
     level = declaration.level
     aggregates: dict[str, Any] = {}
-    per_case: dict[str, dict[str, Any]] = {case: {} for case in reference.cases}
+    per_case: dict[str, dict[str, Any]] = (
+        _Entries() if isinstance(results, ColumnResults) else {case: {} for case in reference.cases}
+    )
     computed: dict[str, tuple[float, np.ndarray]] = {}  # aggregate path -> value, resamples
     counted: dict[str, int] = {}  # mean aggregate path -> the cases it averaged
     slots: dict[str, tuple[int, ...]] = {}  # per-case key -> its place label by label
@@ -131,7 +133,7 @@ def aggregate_metrics(
     if isinstance(results, ColumnResults):  # every case submitted every output
         lists.update((names.get(o.slug, o.slug), []) for o in declaration.outputs)
         columns = {o.slug: results.column(o.slug, reference.cases) for o in declaration.outputs}
-        section = _case_columns(per_case, columns if report.case_values else {})
+        section = _case_columns(reference.cases, per_case, columns if report.case_values else {})
     row_results = () if isinstance(results, ColumnResults) else declaration.outputs
     for output in row_results:  # (cases skipped for a blank reference have no entry)
         scored = [c for c in reference.cases if output.slug in results[c].submitted]
@@ -151,17 +153,27 @@ def aggregate_metrics(
     }
 
 
+class _Entries(dict[str, dict[str, Any]]):
+    """The per-case entries the metrics write of a submission scored as columns: a case's made when first
+    written (most metrics of values write none); ``_case_columns`` puts them in case order."""
+
+    def __missing__(self, case: str) -> dict[str, Any]:
+        self[case] = entries = {}
+        return entries
+
+
 def _case_columns(
-    per_case: dict[str, dict[str, Any]], columns: dict[str, np.ndarray]
+    cases: Sequence[str], per_case: dict[str, dict[str, Any]], columns: dict[str, np.ndarray]
 ) -> Mapping[str, Mapping[str, Any]]:
     """The per-case section of a submission scored as columns: each output's values (``columns``, in the
-    order of ``per_case``'s cases) after the entries the metrics wrote; held by columns when they wrote none."""
+    order of ``cases``) after the entries the metrics wrote (``per_case``); held by columns when they wrote none."""
     if columns and not any(per_case.values()):
-        return CaseColumns(tuple(per_case), columns)
+        return CaseColumns(cases, columns)
+    section = {case: per_case.get(case, {}) for case in cases}
     for slug, column in columns.items():
-        for entries, value in zip(per_case.values(), column.tolist(), strict=True):
+        for entries, value in zip(section.values(), column.tolist(), strict=True):
             entries[slug] = value
-    return per_case
+    return section
 
 
 def _weights(n_cases: int, settings: Mapping[str, Any], metric: MetricSpec) -> np.ndarray | None:
@@ -312,8 +324,8 @@ def _value_metric(
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     kind = float if output.type.numeric else str
     truths = reference.values[output.slug]
-    if kind is float and len(truths) == len(cases) and list(truths) == list(cases):  # (no look-up per case)
-        truth = np.fromiter(truths.values(), np.float64, len(cases))
+    if kind is float and isinstance(truths, ByCase) and list(truths.cases) == list(cases):  # (no look-up per case)
+        truth = np.array(truths.cells, np.float64)
     else:
         truth = np.array(list(map(kind, map(truths.__getitem__, cases))))
     if isinstance(results, ColumnResults):  # (number outputs: floats)

@@ -204,21 +204,21 @@ def _csv_column(
     binary: bool,
     reader: str = "",
     tables: Tables | None = None,
-) -> CaseCells:
+) -> ByCase:
     """One column of a CSV reference by case (stripped); ``reader`` ends the message of an absent column."""
     ids, _, cells = _csv_table(ground_truth, file, (column,), declaration, binary, reader, tables)
-    return CaseCells(ids, cells[0])
+    return ByCase(ids, cells[0])
 
 
-class CaseCells(Mapping[str, str]):
-    """A column of a reference CSV by case, in file order: its cases and cells as read, the look-up by case
-    made on first use (a column read whole, ``_number_column``, needs none)."""
+class ByCase(Mapping[str, Any]):
+    """A column by case (a reference CSV's cells, a number reference's values): its cases and their values
+    in order (``cells``), the look-up by case made on first use (a column read whole needs none)."""
 
-    def __init__(self, cases: list[str], cells: list[str]) -> None:
+    def __init__(self, cases: Sequence[str], cells: Sequence[Any]) -> None:
         self.cases, self.cells = cases, cells
-        self._index: dict[str, str] | None = None
+        self._index: dict[str, Any] | None = None
 
-    def __getitem__(self, case: str) -> str:
+    def __getitem__(self, case: str) -> Any:
         if self._index is None:
             self._index = dict(zip(self.cases, self.cells, strict=True))
         return self._index[case]
@@ -340,16 +340,14 @@ def _one_hot(ground_truth: Path, output: OutputSpec, declaration: Declaration, t
     return found
 
 
-def _number_column(
-    output: OutputSpec, texts: Mapping[str, str], cases: Sequence[str], binary: bool
-) -> dict[str, float] | None:
+def _number_column(output: OutputSpec, texts: Mapping[str, str], cases: Sequence[str], binary: bool) -> ByCase | None:
     """A number output's reference cells of ``cases`` read whole, as ``Number.reference_value`` reads each:
     ``None`` (read cell by cell, which words the problem) for another kind, a class reference, a blank cell
     or a cell that is not a finite number in ASCII (``binary``: 0 or 1)."""
     if type(output.type) is not Number or dict(output.options).get(CLASS_REFERENCE) or not cases:
         return None
     if _in_order(texts, cases):
-        column = texts.cells if isinstance(texts, CaseCells) else list(texts.values())
+        column = texts.cells if isinstance(texts, ByCase) else list(texts.values())
     else:
         column = list(map(texts.__getitem__, cases))
     if not "".join(column).isascii():  # float() reads Arabic-Indic and full-width digits: the cell-by-cell words
@@ -367,7 +365,7 @@ def _number_column(
         return None
     if not np.isfinite(numbers).all() or (binary and not np.isin(numbers, (0.0, 1.0)).all()):
         return None
-    return dict(zip(cases, numbers.tolist(), strict=True))
+    return ByCase(cases, numbers.tolist())
 
 
 def _in_order(found: Mapping[str, Any], cases: Sequence[str]) -> bool:

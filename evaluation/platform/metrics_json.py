@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain, repeat
@@ -117,20 +118,27 @@ class CaseColumns(Mapping[str, dict[str, float]]):
     def text(self, pad: str) -> str:
         """The section as ``json.dumps(indent=2)`` writes it at the indent ``pad`` (a float as ``repr``)."""
         columns = [map(float.__repr__, np.asarray(c, np.float64).tolist()) for c in self.columns.values()]
-        return _section_text(pad, self.columns, map(json.encoder.encode_basestring_ascii, self.cases), columns)
+        if _ESCAPED.search("".join(self.cases)):
+            return _section_text(pad, self.columns, map(json.encoder.encode_basestring_ascii, self.cases), columns)
+        return _section_text(pad, self.columns, self.cases, columns, quote='"')
 
 
-def _section_text(pad: str, names: Iterable[str], ids: Iterable[str], columns: list[Iterable[str]]) -> str:
-    """A per-case section from its cases' JSON texts (``ids``) and each key's (``names``) values' JSON texts,
-    joined in one pass (an entry's pieces in turn, no string per entry)."""
+_ESCAPED = re.compile(r'[^ -~]|["\\]')  # what json.dumps escapes in a str (ensure_ascii)
+
+
+def _section_text(
+    pad: str, names: Iterable[str], ids: Iterable[str], columns: list[Iterable[str]], quote: str = ""
+) -> str:
+    """A per-case section from its cases' JSON texts (``ids``; ``quote``: their texts are the cases between
+    quotes) and each key's (``names``) values' JSON texts, joined in one pass (an entry's pieces in turn)."""
     keys = [json.encoder.encode_basestring_ascii(name) for name in names]
-    heads = [f": {{\n{pad}    {keys[0]}: ", *(f",\n{pad}    {key}: " for key in keys[1:])]
-    tail = f"\n{pad}  }},\n{pad}  "
+    heads = [f"{quote}: {{\n{pad}    {keys[0]}: ", *(f",\n{pad}    {key}: " for key in keys[1:])]
+    tail = f"\n{pad}  }},\n{pad}  {quote}"
     pieces: list[Iterable[str]] = [ids]
     for head, column in zip(heads, columns, strict=True):
         pieces += [repeat(head), column]
     body = "".join(chain.from_iterable(zip(*pieces, repeat(tail))))
-    return f"{{\n{pad}  {body[: -len(tail)]}\n{pad}  }}\n{pad}}}"
+    return f"{{\n{pad}  {quote}{body[: -len(tail)]}\n{pad}  }}\n{pad}}}"
 
 
 def _case_section(cases: dict[Any, Any]) -> Any:
