@@ -133,7 +133,8 @@ def aggregate_metrics(
     if isinstance(results, ColumnResults):  # every case submitted every output
         lists.update((names.get(o.slug, o.slug), []) for o in declaration.outputs)
         columns = {o.slug: results.column(o.slug, reference.cases) for o in declaration.outputs}
-        section = _case_columns(reference.cases, per_case, columns if report.case_values else {})
+        inner = {slug: results.classes[slug] for slug in columns if slug in results.classes}
+        section = _case_columns(reference.cases, per_case, columns if report.case_values else {}, inner)
     row_results = () if isinstance(results, ColumnResults) else declaration.outputs
     for output in row_results:  # (cases skipped for a blank reference have no entry)
         scored = [c for c in reference.cases if output.slug in results[c].submitted]
@@ -153,6 +154,13 @@ def aggregate_metrics(
     }
 
 
+def _in_order(values: Mapping[str, Any], cases: Sequence[str]) -> Sequence[Any]:
+    """The values of ``cases``: a reference column read whole (``ByCase``) of these very cases as it is."""
+    if isinstance(values, ByCase) and list(values.cases) == list(cases):
+        return values.cells
+    return list(map(values.__getitem__, cases))
+
+
 class _Entries(dict[str, dict[str, Any]]):
     """The per-case entries the metrics write of a submission scored as columns: a case's made when first
     written (most metrics of values write none); ``_case_columns`` puts them in case order."""
@@ -163,17 +171,18 @@ class _Entries(dict[str, dict[str, Any]]):
 
 
 def _case_columns(
-    cases: Sequence[str], per_case: dict[str, dict[str, Any]], columns: dict[str, np.ndarray]
+    cases: Sequence[str],
+    per_case: dict[str, dict[str, Any]],
+    columns: dict[str, np.ndarray],
+    inner: dict[str, tuple[str, ...]],
 ) -> Mapping[str, Mapping[str, Any]]:
     """The per-case section of a submission scored as columns: each output's values (``columns``, in the
-    order of ``cases``) after the entries the metrics wrote (``per_case``); held by columns when they wrote none."""
+    order of ``cases``; ``inner``: a probabilities output's classes) after the entries the metrics wrote
+    (``per_case``); held by columns when they wrote none."""
+    held = CaseColumns(cases, columns, inner)
     if columns and not any(per_case.values()):
-        return CaseColumns(cases, columns)
-    section = {case: per_case.get(case, {}) for case in cases}
-    for slug, column in columns.items():
-        for entries, value in zip(section.values(), column.tolist(), strict=True):
-            entries[slug] = value
-    return section
+        return held
+    return {case: {**per_case.get(case, {}), **held[case]} for case in cases}
 
 
 def _weights(n_cases: int, settings: Mapping[str, Any], metric: MetricSpec) -> np.ndarray | None:
@@ -323,11 +332,7 @@ def _value_metric(
     settings: Mapping[str, Any],
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     kind = float if output.type.numeric else str
-    truths = reference.values[output.slug]
-    if kind is float and isinstance(truths, ByCase) and list(truths.cases) == list(cases):  # (no look-up per case)
-        truth = np.array(truths.cells, np.float64)
-    else:
-        truth = np.array(list(map(kind, map(truths.__getitem__, cases))))
+    truth = np.array(list(map(kind, _in_order(reference.values[output.slug], cases))))
     if isinstance(results, ColumnResults):  # (number outputs: floats)
         predicted = results.column(output.slug, cases)
     else:
@@ -364,8 +369,11 @@ def _probability_metric(
     settings: Mapping[str, Any],
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     """A metric of a probabilities output over the scored cases: per class and macro, or one value."""
-    truth = np.array([reference.values[output.slug][c] for c in cases], dtype=str)
-    matrix = np.array([[results[c].values[output.slug][k] for k in output.classes] for c in cases], float)
+    truth = np.array(_in_order(reference.values[output.slug], cases), dtype=str)
+    if isinstance(results, ColumnResults):  # (a row per case, a column per class)
+        matrix = results.column(output.slug, cases)
+    else:
+        matrix = np.array([[results[c].values[output.slug][k] for k in output.classes] for c in cases], float)
     matrix = matrix.reshape(len(cases), len(output.classes))
     params, classes = dict(metric.params), output.classes
     keys = metric_keys(metric)

@@ -11,12 +11,13 @@ problem with its line, case and column; so the messages are the row reader's, on
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
 from evaluation.declarative.answers import _predicted_time  # (the row reader's own rule)
-from evaluation.declarative.output_kinds import Number
+from evaluation.declarative.output_kinds import Number, OutputSpec, Probabilities
 from evaluation.declarative.python_metric import PYTHON
 from evaluation.declarative.reference import DeclaredReference
 from evaluation.declarative.schema import Declaration
@@ -44,16 +45,37 @@ def _numbers(table: PredictionTable, column: str, low: float, high: float, nonne
     return None if nonnegative and (numbers < 0).any() else numbers
 
 
+def _probabilities(table: PredictionTable, output: OutputSpec) -> np.ndarray | None:
+    """A probabilities output's class columns as a matrix (a row per row of the file, a column per class in
+    the declared order), or ``None`` when a cell is not a number in [0, 1] (``_numbers``) or a row's sum is
+    not 1 within the tolerance (``sum = "one"``). The row reader sums with ``math.fsum``; a row whose
+    float sum lies within 1e-9 of the tolerance's edge is summed so too."""
+    found = [_numbers(table, column, 0.0, 1.0, False) for _, column in output.columns]
+    if any(column is None for column in found):
+        return None
+    matrix = np.stack(found, axis=1)
+    if output.sum_rule == "one":
+        off = np.abs(matrix.sum(axis=1) - 1.0)
+        near = np.flatnonzero(np.abs(off - output.sum_tolerance) <= 1e-9)
+        off[near] = [abs(math.fsum(row) - 1.0) for row in matrix[near].tolist()]
+        if (off > output.sum_tolerance).any():
+            return None
+    return matrix
+
+
 class ColumnResults(Mapping[str, CaseResult]):
     """Each case's result, made when asked for (as ``score_case`` gives it: every output submitted), and
-    each output's values whole (``column``), which the aggregation reads instead of case by case."""
+    each output's values whole (``column``), which the aggregation reads instead of case by case: a number
+    output's floats, a probabilities output's matrix (a row per case, a column per class of ``classes``)."""
 
-    def __init__(self, cases: Sequence[str], columns: dict[str, np.ndarray]) -> None:
-        self.cases, self.columns = tuple(cases), columns
+    def __init__(
+        self, cases: Sequence[str], columns: dict[str, np.ndarray], classes: dict[str, tuple[str, ...]]
+    ) -> None:
+        self.cases, self.columns, self.classes = tuple(cases), columns, classes
         self._index: dict[str, int] | None = None
 
     def column(self, slug: str, cases: Sequence[str]) -> np.ndarray:
-        """The values of output ``slug`` of ``cases`` (floats)."""
+        """The values of output ``slug`` of ``cases`` (floats; a probabilities output: a row each)."""
         if len(cases) == len(self.cases) and tuple(cases) == self.cases:
             return self.columns[slug]
         if self._index is None:
@@ -64,7 +86,11 @@ class ColumnResults(Mapping[str, CaseResult]):
         if self._index is None:
             self._index = {case: k for k, case in enumerate(self.cases)}
         row = self._index[case]
-        values = {slug: float(column[row]) for slug, column in self.columns.items()}
+        values = {
+            slug: dict(zip(self.classes[slug], column[row].tolist(), strict=True)) if slug in self.classes
+            else float(column[row])
+            for slug, column in self.columns.items()
+        }  # fmt: skip
         return CaseResult({}, values, dict.fromkeys(self.columns, True), {})
 
     def __iter__(self) -> Iterator[str]:
@@ -81,7 +107,7 @@ def scored_columns(
     outputs = declaration.outputs
     cases = reference.cases
     if (
-        any(type(o.type) is not Number or o.columns for o in outputs)
+        any(not (type(o.type) is Number or (type(o.type) is Probabilities and o.columns)) for o in outputs)
         or any(m.metric == PYTHON for m in declaration.metrics)
         or any(len(reference.values[o.slug]) != len(cases) for o in outputs)  # (a blank reference skipped)
         or len(table.rows) != len(cases)
@@ -92,9 +118,12 @@ def scored_columns(
         return None
     columns: dict[str, np.ndarray] = {}
     for output in outputs:
-        low, high = output.range or (-np.inf, np.inf)
-        numbers = _numbers(table, output.column, low, high, _predicted_time(declaration, output))
+        if output.columns:
+            numbers = _probabilities(table, output)
+        else:
+            low, high = output.range or (-np.inf, np.inf)
+            numbers = _numbers(table, output.column, low, high, _predicted_time(declaration, output))
         if numbers is None:
             return None
         columns[output.slug] = numbers[order]
-    return ColumnResults(cases, columns)
+    return ColumnResults(cases, columns, {o.slug: o.classes for o in outputs if o.columns})

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from evaluation.declarative.output_kinds import CLASS_REFERENCE, Number, OutputSpec
+from evaluation.declarative.output_kinds import CLASS_REFERENCE, Choice, Number, OutputSpec, Probabilities
 from evaluation.declarative.schema import BINARY_REFERENCE_METRICS, Cases, Declaration
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.platform.detections import point_names, point_numbers
@@ -310,6 +310,10 @@ def _one_hot(ground_truth: Path, output: OutputSpec, declaration: Declaration, t
     source = f"the {named} ground truth {file}" if named else file
     columns = dict(ref.columns)
     spellings = "/".join(output.true_values + output.false_values)
+    ids, _, cells = _csv_table(ground_truth, file, ref.read_columns, declaration, True, "", tables)
+    whole = _one_hot_classes(output, cells)
+    if whole is not None:
+        return dict(zip(ids, whole, strict=True))
     found: dict[str, str | None] = {}
     for case, (line, cells) in _csv_cells(ground_truth, file, ref.read_columns, declaration, True, tables).items():
         where, who = f"Line {line} of {source}", f"{cases.noun} {case}"
@@ -340,16 +344,38 @@ def _one_hot(ground_truth: Path, output: OutputSpec, declaration: Declaration, t
     return found
 
 
-def _number_column(output: OutputSpec, texts: Mapping[str, str], cases: Sequence[str], binary: bool) -> ByCase | None:
-    """A number output's reference cells of ``cases`` read whole, as ``Number.reference_value`` reads each:
-    ``None`` (read cell by cell, which words the problem) for another kind, a class reference, a blank cell
-    or a cell that is not a finite number in ASCII (``binary``: 0 or 1)."""
-    if type(output.type) is not Number or dict(output.options).get(CLASS_REFERENCE) or not cases:
+def _one_hot_classes(output: OutputSpec, cells: list[list[str]]) -> list[str] | None:
+    """Each row's class of a one-hot reference read whole (``cells``: each class column's cells), when every
+    cell is spelled as true or false (none blank) and every row has exactly one true cell; else ``None``
+    (read row by row, which words the problem or applies ``blank`` and ``reference_none``)."""
+    true, false, blank = set(output.true_values), set(output.false_values), set(output.blank_values)
+    lowered = [list(map(str.lower, column)) for column in cells]
+    if any(not set(column) <= (true | false) - blank for column in lowered):
+        return None
+    ones = np.stack([np.fromiter(map(true.__contains__, column), bool, len(column)) for column in lowered], axis=1)
+    if not (ones.sum(axis=1) == 1).all():
+        return None
+    names = np.array([name for name, _ in output.reference.columns], dtype=object)
+    return names[ones.argmax(axis=1)].tolist()
+
+
+def _whole_column(output: OutputSpec, texts: Mapping[str, str], cases: Sequence[str], binary: bool) -> ByCase | None:
+    """A number or class output's reference cells of ``cases`` read whole, as ``reference_value`` reads each:
+    ``None`` (read cell by cell, which words the problem or skips a blank) for another kind, a class reference
+    of a number, a class spelled otherwise than declared, a blank cell or a cell that is not a finite number in
+    ASCII (``binary``: 0 or 1) or not a declared class."""
+    if not cases or dict(output.options).get(CLASS_REFERENCE):
         return None
     if _in_order(texts, cases):
         column = texts.cells if isinstance(texts, ByCase) else list(texts.values())
     else:
         column = list(map(texts.__getitem__, cases))
+    if type(output.type) in (Choice, Probabilities) and not output.options:  # (a class name, as written)
+        distinct = set(column)
+        whole = distinct <= set(output.classes) and not {c.lower() for c in distinct} & set(output.blank_values)
+        return ByCase(cases, column) if whole else None
+    if type(output.type) is not Number:
+        return None
     if not "".join(column).isascii():  # float() reads Arabic-Indic and full-width digits: the cell-by-cell words
         return None
     if any(blank in column for blank in output.blank_values) or (
@@ -441,12 +467,18 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
             )
         if output.slug in texts:
             binary = _binary(declaration, output)
-            values[output.slug] = _number_column(output, texts[output.slug], cases, binary) or {
+            values[output.slug] = _whole_column(output, texts[output.slug], cases, binary) or {
                 c: output.type.reference_value(output, texts[output.slug][c], binary, c, output.reference.text)
                 for c in cases
                 if texts[output.slug][c].lower() not in output.blank_values or output.blank == "error"
             }
-        if output.slug in classes:
+        if (
+            output.slug in classes
+            and _in_order(classes[output.slug], cases)
+            and None not in (whole := list(classes[output.slug].values()))
+        ):  # a one-hot reference read whole, in case order
+            values[output.slug] = ByCase(cases, whole)
+        elif output.slug in classes:
             values[output.slug] = {c: classes[output.slug][c] for c in cases if classes[output.slug][c] is not None}
     for output in declaration.outputs:  # a case scored for every output of together_with or for none
         if output.together_with:

@@ -95,19 +95,29 @@ _PLAIN = {float: repr, int: repr, bool: {True: "true", False: "false"}.__getitem
           str: json.encoder.encode_basestring_ascii}  # fmt: skip
 
 
-class CaseColumns(Mapping[str, dict[str, float]]):
+class CaseColumns(Mapping[str, dict[str, Any]]):
     """A per-case section ``{case: {key: value}}`` held as columns: the cases (str) and, per key (str), one
-    finite float per case (a float array, in the cases' order), written column by column by ``dumps``."""
+    finite float per case (a float array, in the cases' order), or with ``inner`` keys (``inner[key]``) a
+    row of floats per case, the object ``{inner key: float}`` (a 2-D array); written column by column by ``dumps``."""
 
-    def __init__(self, cases: Sequence[str], columns: Mapping[str, np.ndarray]) -> None:
-        self.cases, self.columns = tuple(cases), dict(columns)
+    def __init__(
+        self,
+        cases: Sequence[str],
+        columns: Mapping[str, np.ndarray],
+        inner: Mapping[str, Sequence[str]] | None = None,
+    ) -> None:
+        self.cases, self.columns, self.inner = tuple(cases), dict(columns), dict(inner or {})
         self._index: dict[str, int] | None = None
 
-    def __getitem__(self, case: str) -> dict[str, float]:
+    def __getitem__(self, case: str) -> dict[str, Any]:
         if self._index is None:
             self._index = {case: k for k, case in enumerate(self.cases)}
         row = self._index[case]
-        return {key: float(column[row]) for key, column in self.columns.items()}
+        return {
+            key: dict(zip(self.inner[key], column[row].tolist(), strict=True)) if key in self.inner
+            else float(column[row])
+            for key, column in self.columns.items()
+        }  # fmt: skip
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.cases)
@@ -117,28 +127,47 @@ class CaseColumns(Mapping[str, dict[str, float]]):
 
     def text(self, pad: str) -> str:
         """The section as ``json.dumps(indent=2)`` writes it at the indent ``pad`` (a float as ``repr``)."""
-        columns = [map(float.__repr__, np.asarray(c, np.float64).tolist()) for c in self.columns.values()]
+        columns, keys = [], []
+        for key, column in self.columns.items():
+            values = np.asarray(column, np.float64)
+            columns += [map(float.__repr__, values[:, j].tolist()) for j in range(values.shape[1])] \
+                if key in self.inner else [map(float.__repr__, values.tolist())]  # fmt: skip
+            keys.append((key, tuple(self.inner.get(key, ()))))
         if _ESCAPED.search("".join(self.cases)):
-            return _section_text(pad, self.columns, map(json.encoder.encode_basestring_ascii, self.cases), columns)
-        return _section_text(pad, self.columns, self.cases, columns, quote='"')
+            return _section_text(pad, keys, map(json.encoder.encode_basestring_ascii, self.cases), columns)
+        return _section_text(pad, keys, self.cases, columns, quote='"')
 
 
 _ESCAPED = re.compile(r'[^ -~]|["\\]')  # what json.dumps escapes in a str (ensure_ascii)
 
 
 def _section_text(
-    pad: str, names: Iterable[str], ids: Iterable[str], columns: list[Iterable[str]], quote: str = ""
+    pad: str,
+    keys: Sequence[tuple[str, tuple[str, ...]]],
+    ids: Iterable[str],
+    columns: list[Iterable[str]],
+    quote: str = "",
 ) -> str:
     """A per-case section from its cases' JSON texts (``ids``; ``quote``: their texts are the cases between
-    quotes) and each key's (``names``) values' JSON texts, joined in one pass (an entry's pieces in turn)."""
-    keys = [json.encoder.encode_basestring_ascii(name) for name in names]
-    heads = [f"{quote}: {{\n{pad}    {keys[0]}: ", *(f",\n{pad}    {key}: " for key in keys[1:])]
-    tail = f"\n{pad}  }},\n{pad}  {quote}"
+    quotes) and its values' JSON texts, a column per key (``keys``: each key and its inner keys, whose values
+    are a column each), joined in one pass (an entry's pieces in turn, no string per entry)."""
+    heads, close = [], ""
+    for n, (key, inner) in enumerate(keys):
+        lead = f"{quote}: {{" if n == 0 else ","
+        head = f"{close}{lead}\n{pad}    {json.encoder.encode_basestring_ascii(key)}: "
+        names = [json.encoder.encode_basestring_ascii(name) for name in inner]
+        heads += (
+            [head]
+            if not names
+            else [f"{head}{{\n{pad}      {names[0]}: ", *(f",\n{pad}      {name}: " for name in names[1:])]
+        )
+        close = f"\n{pad}    }}" if names else ""
+    tail = f"{close}\n{pad}  }},\n{pad}  {quote}"
     pieces: list[Iterable[str]] = [ids]
     for head, column in zip(heads, columns, strict=True):
         pieces += [repeat(head), column]
     body = "".join(chain.from_iterable(zip(*pieces, repeat(tail))))
-    return f"{{\n{pad}  {quote}{body[: -len(tail)]}\n{pad}  }}\n{pad}}}"
+    return f"{{\n{pad}  {quote}{body[: -len(tail)]}{close}\n{pad}  }}\n{pad}}}"
 
 
 def _case_section(cases: dict[Any, Any]) -> Any:
@@ -161,7 +190,7 @@ def _case_section(cases: dict[Any, Any]) -> Any:
             return None
         columns.append(list(map(_PLAIN[kind], column)))
     ids = list(map(json.encoder.encode_basestring_ascii, cases))
-    return lambda pad: _section_text(pad, names, ids, columns)
+    return lambda pad: _section_text(pad, [(name, ()) for name in names], ids, columns)
 
 
 CASE_RESULTS_FILE = "case-results.json"

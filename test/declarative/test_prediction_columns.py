@@ -5,9 +5,11 @@ does not take; the reference CSVs split whole (``reference._csv_rows``) as the `
 from __future__ import annotations
 
 import csv
+import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import REPO
 
@@ -119,3 +121,88 @@ def test_reference_rows_split_whole_as_the_csv_module_splits_them(tmp_path, text
     cells = [[cells[k] for _, cells in found] for k in range(len(header))]
     split, lines, columns = reference._csv_rows(path)
     assert (split, list(lines), columns) == (header, [n for n, _ in found], cells)
+
+
+PROBABILITIES = """
+name = "probabilities-columns"
+title = "One probability column per class"
+[submission]
+kind = "csv"
+id_column = "image"
+[cases]
+id_column = "image"
+[[outputs]]
+slug = "diagnosis"
+kind = "probabilities"
+classes = ["MEL", "NV", "BCC"]
+reference = "{reference}"
+[[metrics]]
+name = "auc"
+metric = "auroc"
+output = "diagnosis"
+[[metrics]]
+metric = "brier"
+output = "diagnosis"
+[[metrics]]
+metric = "balanced_accuracy"
+output = "diagnosis"
+[leaderboard]
+score = "aggregates.balanced_accuracy"
+"""
+
+
+def probabilities_phase(folder: Path, one_hot: bool) -> tuple[Path, Path, Path]:
+    """An ISIC-like phase of ROWS images: a class column or one-hot columns, a probability column per class."""
+    rng = np.random.default_rng(11)
+    classes = ["MEL", "NV", "BCC"]
+    labels = rng.integers(0, 3, ROWS)
+    scores = np.round(rng.dirichlet(np.ones(3), ROWS) + 0.5 * np.eye(3)[labels], 4)
+    scores = np.round(scores / scores.sum(axis=1, keepdims=True), 6)
+    images = [f"ISIC_{k:07d}" for k in range(ROWS)]
+    (folder / "truth").mkdir(parents=True)
+    (folder / "input").mkdir()
+    declaration = folder / "phase.toml"
+    declaration.write_text(PROBABILITIES.replace("{reference}", "truth.csv" if one_hot else "truth.csv:label"))
+    cells = [",".join(str(int(k == y)) for k in range(3)) if one_hot else classes[y] for y in labels]
+    rows = [f"{image},{cell}" for image, cell in zip(images, cells, strict=True)]
+    header = "image," + (",".join(classes) if one_hot else "label")
+    (folder / "truth" / "truth.csv").write_text("\n".join([header, *rows]) + "\n")
+    answers = folder / "input" / "predictions.csv"
+    lines = [f"{images[k]},{','.join(map(str, scores[k]))}" for k in rng.permutation(ROWS)]
+    answers.write_text("\n".join(["image,MEL,NV,BCC", *lines]) + "\n")
+    return declaration, folder / "truth", answers
+
+
+@pytest.mark.parametrize("one_hot", [False, True])
+@pytest.mark.parametrize(
+    ("edit", "words"),
+    [
+        (None, None),
+        (replace_cell(30, 1, ""), "line 30"),  # a blank class cell
+        (replace_cell(31, 2, "-0.1"), "cannot be negative"),
+        (replace_cell(32, 3, "1.5"), "outside [0, 1]"),
+        (replace_cell(33, 1, "0.9"), "sums to"),
+        (replace_cell(34, 1, " 0.5 "), "sums to"),  # spaces: stripped, then the sum
+        (replace_cell(35, 1, "0.\uff15"), "ascii digits"),
+    ],
+)
+def test_a_probabilities_csv_read_as_columns_gives_the_row_readers_bytes_or_message(
+    tmp_path, monkeypatch, one_hot, edit, words
+):
+    """A probabilities output (a column per class) is read and scored whole: the same metrics.json as the row
+    reader (a per-case object per image), or, for a CSV the columns refuse, the row reader's first problem."""
+    declaration, truth, answers = probabilities_phase(tmp_path / "phase", one_hot)
+    if edit:
+        answers.write_text(edit(answers.read_text()))
+    taken = []
+    original = columns.scored_columns
+    monkeypatch.setattr(engine, "scored_columns", lambda *a: taken.append(original(*a)) or taken[-1])
+    fast = run(declaration, truth, answers, tmp_path / "fast")
+    monkeypatch.setattr(engine, "scored_columns", lambda *_: None)
+    slow = run(declaration, truth, answers, tmp_path / "slow")
+    assert fast == slow
+    if words is None:
+        assert isinstance(fast, bytes) and taken[0] is not None
+        assert json.loads(fast)["case"]["ISIC_0000000"]["diagnosis"].keys() == {"MEL", "NV", "BCC"}
+    else:
+        assert taken == [None] and isinstance(fast, str) and words in fast.lower()
