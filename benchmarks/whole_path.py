@@ -9,8 +9,9 @@ floor process, same run (issue 30: the core benchmarks time the metrics; this on
   image, AUROC and MAE, no bootstrap): the floor is a process that imports pandas and reads the two CSVs.
   Per row by the difference of two row counts, and the whole run beside the floor's.
 
-Each process is timed best of ``--repeats``, ours and the floor in turn. Goals: per case <= 2x the floor and
-the 9-case run <= 2.5x; per row <= 2x pandas.
+Each process is timed best of ``--repeats``, ours and the floor in turn, in wall seconds and in CPU seconds
+(user + system of the whole process tree, which a load on the shared machine moves far less). Goals: per case
+<= 2x the floor and the 9-case run <= 2.5x; per row <= 2x pandas.
 
 Usage: .venv/bin/python benchmarks/whole_path.py [--cases 3 9] [--shape 200 512 512] [--rows 50000 250000] [--full]
        [--csv-only] (the prediction-file phase alone)
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -73,22 +75,20 @@ score = "aggregates.auroc"
 """
 
 
-def timed(command: list[str], repeats: int) -> float:
-    """The best wall time of ``command`` (exit 0 required) over ``repeats`` runs."""
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
-        best = min(best, time.perf_counter() - start)
-        if run.returncode != 0:
-            raise SystemExit(f"{command[:4]} failed: {run.stderr.strip().splitlines()[-1:]}")
-    return best
+def timed(command: list[str]) -> tuple[float, float]:
+    """The wall time and the CPU time (user + system of it and its children) of ``command`` (exit 0 required)."""
+    before, start = os.times(), time.perf_counter()
+    run = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
+    wall, after = time.perf_counter() - start, os.times()
+    if run.returncode != 0:
+        raise SystemExit(f"{command[:4]} failed: {run.stderr.strip().splitlines()[-1:]}")
+    return wall, after.children_user + after.children_system - before.children_user - before.children_system
 
 
-def in_turn(ours: list[str], floor: list[str], repeats: int) -> tuple[float, float]:
-    """Ours and the floor, each best of ``repeats``, run in turn so that a load on the machine hits both."""
-    times = [(timed(ours, 1), timed(floor, 1)) for _ in range(repeats)]
-    return min(t for t, _ in times), min(f for _, f in times)
+def in_turn(ours: list[str], floor: list[str], repeats: int) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Ours and the floor, each best of ``repeats`` (wall, CPU), run in turn so that a load hits both."""
+    times = [(timed(ours), timed(floor)) for _ in range(repeats)]
+    return tuple(min(t[k] for t, _ in times) for k in (0, 1)), tuple(min(f[k] for _, f in times) for k in (0, 1))
 
 
 def segmentation_inputs(folder: Path, cases: int, shape: tuple[int, int, int]) -> tuple[Path, Path, list[Path]]:
@@ -140,15 +140,18 @@ def csv_inputs(folder: Path, rows: int) -> tuple[Path, Path, Path]:
     return declaration, truth, answers
 
 
-def report(what: str, unit: str, counts: tuple[int, int], ours: list[float], floor: list[float], goals) -> None:
-    (small, large), per = counts, (ours[1] - ours[0]) / (counts[1] - counts[0])
-    floor_per = (floor[1] - floor[0]) / (counts[1] - counts[0])
-    print(f"{what}: {small} and {large} {unit}s, ours {ours[0]:.2f} s / {ours[1]:.2f} s, "
-          f"floor {floor[0]:.2f} s / {floor[1]:.2f} s")  # fmt: skip
-    print(f"  per {unit}: ours {per * 1e3:.3f} ms, floor {floor_per * 1e3:.3f} ms: {per / floor_per:.2f}x "
-          f"(goal {goals[0]}x)")  # fmt: skip
-    print(f"  whole process at {large} {unit}s: {ours[1] / floor[1]:.2f}x the floor process "
-          f"(fixed cost about {ours[1] - per * large:.2f} s; goal {goals[1]})")  # fmt: skip
+def report(what: str, unit: str, counts: tuple[int, int], ours: list, floor: list, goals) -> None:
+    """Per ``unit`` (the difference of the two counts) and the larger count's whole process, against the floor,
+    in wall seconds then in CPU seconds (``ours`` and ``floor``: a (wall, CPU) pair per count)."""
+    small, large = counts
+    print(f"{what}: {small} and {large} {unit}s")
+    for k, clock in enumerate(("wall", "CPU")):
+        mine, theirs = [t[k] for t in ours], [t[k] for t in floor]
+        per, floor_per = ((t[1] - t[0]) / (large - small) for t in (mine, theirs))
+        print(f"  {clock}: ours {mine[0]:.2f} s / {mine[1]:.2f} s, floor {theirs[0]:.2f} s / {theirs[1]:.2f} s; "
+              f"per {unit} ours {per * 1e3:.4f} ms, floor {floor_per * 1e3:.4f} ms: {per / floor_per:.2f}x "
+              f"(goal {goals[0]}x); whole process at {large} {unit}s {mine[1] / theirs[1]:.2f}x the floor's "
+              f"(fixed cost about {mine[1] - per * large:.2f} s; goal {goals[1]})")  # fmt: skip
 
 
 def main() -> None:

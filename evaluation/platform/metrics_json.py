@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain, repeat
@@ -130,15 +129,15 @@ class CaseColumns(Mapping[str, dict[str, Any]]):
         columns, keys = [], []
         for key, column in self.columns.items():
             values = np.asarray(column, np.float64)
-            columns += [map(float.__repr__, values[:, j].tolist()) for j in range(values.shape[1])] \
-                if key in self.inner else [map(float.__repr__, values.tolist())]  # fmt: skip
+            if key in self.inner:
+                columns += [map(float.__repr__, values[:, j].tolist()) for j in range(values.shape[1])]
+            else:
+                columns.append(map(float.__repr__, values.tolist()))
             keys.append((key, tuple(self.inner.get(key, ()))))
-        if _ESCAPED.search("".join(self.cases)):
-            return _section_text(pad, keys, map(json.encoder.encode_basestring_ascii, self.cases), columns)
-        return _section_text(pad, keys, self.cases, columns, quote='"')
-
-
-_ESCAPED = re.compile(r'[^ -~]|["\\]')  # what json.dumps escapes in a str (ensure_ascii)
+        joined = "".join(self.cases)  # (json.dumps escapes no character of printable ASCII but '"' and '\\')
+        if joined.isascii() and joined.isprintable() and '"' not in joined and "\\" not in joined:
+            return _section_text(pad, keys, self.cases, columns, quote='"')
+        return _section_text(pad, keys, map(json.encoder.encode_basestring_ascii, self.cases), columns)
 
 
 def _section_text(
@@ -215,8 +214,8 @@ def write_atomically(path: Path, text: str) -> None:
     """``text`` to ``path`` through a temporary file beside it and a rename: never a partial file."""
     handle, temporary = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=path.suffix, dir=path.parent)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
+        with os.fdopen(handle, "wb") as file:
+            file.write(text.encode("utf-8"))
             file.flush()
             os.fsync(file.fileno())
         os.chmod(temporary, 0o644)
