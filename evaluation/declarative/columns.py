@@ -1,12 +1,14 @@
 """A prediction-file phase read as columns: the participant's CSV checked and scored column by column.
 
-``scored_columns`` handles the common submission whole: number outputs, each in one column, a row for every
-reference case and none for another, every cell a finite decimal number within its range (no blank, no
-unknown or missing case, no per-case python metric). It reads each output's column once
-(``PredictionTable.column``), parses it with ``float`` over the whole list and checks it with numpy, and
-returns each case's result as ``score_case`` would give it: nothing is left for a per-case task. Any
-other submission (or any problem) returns ``None`` and the engine reads it row by row, which words every
-problem with its line, case and column; so the messages are the row reader's, one place.
+``scored_columns`` handles the common submission whole: number outputs, each in one column, and probabilities
+outputs, a column per class; a row for every reference case and none for another, every cell a finite decimal
+number within its range (a probability in [0, 1], a row's probabilities summing to 1 under ``sum = "one"``; no
+blank, no unknown or missing case, no python metric). Each column is read once: plain decimals from the
+file's bytes at once (``PredictionTable.numbers``, exact), any other number by ``float`` over the column's
+cells; checked with numpy. It returns each case's result as ``score_case`` would give it (``ColumnResults``,
+which the aggregation and the per-case section of metrics.json read whole): nothing is left for a per-case
+task. Any other submission (or any problem) returns ``None`` and the engine reads it row by row, which words
+every problem with its line, case and column; so the messages are the row reader's, one place.
 """
 
 from __future__ import annotations

@@ -123,15 +123,10 @@ def test_reference_rows_split_whole_as_the_csv_module_splits_them(tmp_path, text
     assert (split, list(lines), columns) == (header, [n for n, _ in found], cells)
 
 
-PROBABILITIES = """
-name = "probabilities-columns"
-title = "One probability column per class"
-[submission]
-kind = "csv"
-id_column = "image"
-[cases]
-id_column = "image"
-[[outputs]]
+# the CSV phase of benchmarks/whole_path.py with a probabilities output (a column per class)
+PROBABILITIES = (
+    whole_path.CSV_DECLARATION.split("[[outputs]]")[0]
+    + """[[outputs]]
 slug = "diagnosis"
 kind = "probabilities"
 classes = ["MEL", "NV", "BCC"]
@@ -149,6 +144,7 @@ output = "diagnosis"
 [leaderboard]
 score = "aggregates.balanced_accuracy"
 """
+)
 
 
 def probabilities_phase(folder: Path, one_hot: bool) -> tuple[Path, Path, Path]:
