@@ -332,7 +332,8 @@ def _value_metric(
     settings: Mapping[str, Any],
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     kind = float if output.type.numeric else str
-    truth = np.array(list(map(kind, _in_order(reference.values[output.slug], cases))))
+    truths = _in_order(reference.values[output.slug], cases)
+    truth = np.array(truths, np.float64) if kind is float else np.array(list(map(kind, truths)))
     if isinstance(results, ColumnResults):  # (number outputs: floats)
         predicted = results.column(output.slug, cases)
     else:

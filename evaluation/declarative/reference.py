@@ -451,11 +451,14 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
         if output.reference.per_case:
             files[output.slug] = _per_case_files(ground_truth, output, cases)
     values: dict[str, dict[str, Any]] = {}
-    listed_cases = set(cases)
+    listed_cases: set[str] | None = None  # (made when a reference lists other cases or another order)
     for output in declaration.outputs:
         found = files.get(output.slug) or texts.get(output.slug) or classes.get(output.slug) \
             or tables.get(output.slug) or documents.get(output.slug) or {}  # fmt: skip
-        extra = [] if _in_order(found, cases) else sorted(found.keys() - listed_cases)
+        extra = []
+        if not _in_order(found, cases):
+            listed_cases = set(cases) if listed_cases is None else listed_cases
+            extra = sorted(found.keys() - listed_cases)
         lacking = [c for c in cases if c not in found] if extra or len(found) != len(cases) else []
         if output.extra_cases == "ignore" and output is not first:  # the CSV may list other cases (a cohort)
             extra = []

@@ -56,3 +56,6 @@ def test_a_file_without_quotes_gives_its_number_columns_from_its_bytes(tmp_path)
     table = read_prediction_table(path, "case", 1.0)
     assert table.numbers("p").tolist() == [0.25, -1.5, 3.0] and table.numbers("q") is None
     assert table.positions(["c", "a", "b"]).tolist() == [2, 1, 0] and table.positions(["a", "d"]) is None
+    assert table.positions(["a", "b", "d"]) is None and table.positions(["a", "b", "é"]) is None
+    path.write_text("case,p\né,1\nb,2\na,3\n")
+    assert read_prediction_table(path, "case", 1.0).positions(["a", "b", "é"]).tolist() == [2, 1, 0]
