@@ -9,7 +9,6 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 from conftest import REPO
 
@@ -123,52 +122,6 @@ def test_reference_rows_split_whole_as_the_csv_module_splits_them(tmp_path, text
     assert (split, list(lines), columns) == (header, [n for n, _ in found], cells)
 
 
-# the CSV phase of benchmarks/whole_path.py with a probabilities output (a column per class)
-PROBABILITIES = (
-    whole_path.CSV_DECLARATION.split("[[outputs]]")[0]
-    + """[[outputs]]
-slug = "diagnosis"
-kind = "probabilities"
-classes = ["MEL", "NV", "BCC"]
-reference = "{reference}"
-[[metrics]]
-name = "auc"
-metric = "auroc"
-output = "diagnosis"
-[[metrics]]
-metric = "brier"
-output = "diagnosis"
-[[metrics]]
-metric = "balanced_accuracy"
-output = "diagnosis"
-[leaderboard]
-score = "aggregates.balanced_accuracy"
-"""
-)
-
-
-def probabilities_phase(folder: Path, one_hot: bool) -> tuple[Path, Path, Path]:
-    """An ISIC-like phase of ROWS images: a class column or one-hot columns, a probability column per class."""
-    rng = np.random.default_rng(11)
-    classes = ["MEL", "NV", "BCC"]
-    labels = rng.integers(0, 3, ROWS)
-    scores = np.round(rng.dirichlet(np.ones(3), ROWS) + 0.5 * np.eye(3)[labels], 4)
-    scores = np.round(scores / scores.sum(axis=1, keepdims=True), 6)
-    images = [f"ISIC_{k:07d}" for k in range(ROWS)]
-    (folder / "truth").mkdir(parents=True)
-    (folder / "input").mkdir()
-    declaration = folder / "phase.toml"
-    declaration.write_text(PROBABILITIES.replace("{reference}", "truth.csv" if one_hot else "truth.csv:label"))
-    cells = [",".join(str(int(k == y)) for k in range(3)) if one_hot else classes[y] for y in labels]
-    rows = [f"{image},{cell}" for image, cell in zip(images, cells, strict=True)]
-    header = "image," + (",".join(classes) if one_hot else "label")
-    (folder / "truth" / "truth.csv").write_text("\n".join([header, *rows]) + "\n")
-    answers = folder / "input" / "predictions.csv"
-    lines = [f"{images[k]},{','.join(map(str, scores[k]))}" for k in rng.permutation(ROWS)]
-    answers.write_text("\n".join(["image,MEL,NV,BCC", *lines]) + "\n")
-    return declaration, folder / "truth", answers
-
-
 @pytest.mark.parametrize("one_hot", [False, True])
 @pytest.mark.parametrize(
     ("edit", "words"),
@@ -187,7 +140,8 @@ def test_a_probabilities_csv_read_as_columns_gives_the_row_readers_bytes_or_mess
 ):
     """A probabilities output (a column per class) is read and scored whole: the same metrics.json as the row
     reader (a per-case object per image), or, for a CSV the columns refuse, the row reader's first problem."""
-    declaration, truth, answers = probabilities_phase(tmp_path / "phase", one_hot)
+    declaration, truth_csv, answers = whole_path.probability_inputs(tmp_path / "phase", ROWS, one_hot)
+    truth = truth_csv.parent
     if edit:
         answers.write_text(edit(answers.read_text()))
     taken = []
