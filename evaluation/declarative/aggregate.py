@@ -154,7 +154,7 @@ def aggregate_metrics(
     }
 
 
-def _in_order(values: Mapping[str, Any], cases: Sequence[str]) -> Sequence[Any]:
+def _values_of(values: Mapping[str, Any], cases: Sequence[str]) -> Sequence[Any]:
     """The values of ``cases``: a reference column read whole (``ByCase``) of these very cases as it is."""
     if isinstance(values, ByCase) and list(values.cases) == list(cases):
         return values.cells
@@ -332,7 +332,7 @@ def _value_metric(
     settings: Mapping[str, Any],
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     kind = float if output.type.numeric else str
-    truths = _in_order(reference.values[output.slug], cases)
+    truths = _values_of(reference.values[output.slug], cases)
     truth = np.array(truths, np.float64) if kind is float else np.array(list(map(kind, truths)))
     if isinstance(results, ColumnResults):  # (number outputs: floats)
         predicted = results.column(output.slug, cases)
@@ -370,7 +370,7 @@ def _probability_metric(
     settings: Mapping[str, Any],
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     """A metric of a probabilities output over the scored cases: per class and macro, or one value."""
-    truth = np.array(_in_order(reference.values[output.slug], cases), dtype=str)
+    truth = np.array(_values_of(reference.values[output.slug], cases), dtype=str)
     if isinstance(results, ColumnResults):  # (a row per case, a column per class)
         matrix = results.column(output.slug, cases)
     else:

@@ -255,8 +255,8 @@ def _csv_table(
     path, cases = ground_truth / file, declaration.cases
     id_column = cases.id_column
     named = cases.ground_truth
-    if path in (tables or {}):
-        header, lines, found, ids = (tables or {})[path]
+    if tables is not None and path in tables:
+        header, lines, found, ids = tables[path]
         return ids, lines, _stripped(found, _present(header, file, declaration, columns, reader), columns)
     if not path.is_file():
         raise ConfigurationError(f"{named} has no {file}.")
