@@ -16,7 +16,7 @@ Each process is timed best of ``--repeats``, ours and the floor in turn, in wall
 <= 2x the floor and the 9-case run <= 2.5x; per row <= 2x pandas.
 
 Usage: .venv/bin/python benchmarks/whole_path.py [--cases 3 9] [--shape 200 512 512] [--rows 50000 250000]
-       [--probability-rows 5000 25000] [--full] [--csv-only] (the prediction-file phases alone)
+       [--probability-rows 25000 125000] [--full] [--csv-only] (the prediction-file phases alone)
 """
 
 from __future__ import annotations
@@ -226,7 +226,7 @@ def main() -> None:
             "cases": (3, 9),
             "shape": (200, 512, 512),
             "rows": (50000, 250000),
-            "probability_rows": (5000, 25000),
+            "probability_rows": (25000, 125000),
             "repeats": 3,
         },
     )
