@@ -59,8 +59,8 @@ class PredictionTable:
         return [row.cells[name] for row in self.rows.values()]
 
     def numbers(self, name: str) -> np.ndarray | None:
-        """Column ``name`` as floats in the order of ``rows`` when every cell is a plain decimal
-        (``plain_decimals``), read from the file's bytes; ``None``: read its cells (``column``)."""
+        """Column ``name`` as floats in the order of ``rows``, read from the file's bytes (``_Rows.numbers``);
+        ``None``: read its cells (``column``)."""
         return self.rows.numbers(name) if isinstance(self.rows, _Rows) else None
 
     def positions(self, cases: Sequence[str]) -> np.ndarray | None:
@@ -90,19 +90,24 @@ _POWERS = np.array([float(10**k) for k in range(23)])  # each a double exactly (
 
 def plain_decimals(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
     """The cells ``data[starts[k]:ends[k]]`` (UTF-8 bytes) as floats, each what ``float()`` reads, or ``None``
-    unless every cell is a plain decimal (``[+-]digits[.digits]``, ``.5`` and ``5.`` included; no space, no
-    exponent) of at most 18 digits whose digits make an integer below 2**53: that integer over a power of ten
-    up to 10**22, both doubles exactly, is one correctly rounded division, as ``float()`` rounds (Clinger's
-    fast path: W. D. Clinger, "How to read floating point numbers accurately", PLDI 1990)."""
+    unless every cell is a plain decimal (``_plain``)."""
+    values, plain = _plain(data, starts, ends)
+    return values if starts.size and plain.all() else None
+
+
+def _plain(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The cells ``data[starts[k]:ends[k]]`` as floats where each is a plain decimal (``[+-]digits[.digits]``,
+    ``.5`` and ``5.`` included; no space, no exponent; at most 20 bytes) of at most 18 digits whose digits make
+    an integer below 2**53, and which those are: that integer over a power of ten up to 10**22, both doubles
+    exactly, is one correctly rounded division, what ``float()`` reads (Clinger's fast path: W. D. Clinger,
+    "How to read floating point numbers accurately", PLDI 1990)."""
     lengths = ends - starts
-    if not starts.size or lengths.min() < 1 or lengths.max() > 20:
-        return None
     mantissa, places, digits, dots = (np.zeros(starts.size, np.int64) for _ in range(4))
-    bad = np.zeros(starts.size, bool)
-    first = data[starts]
+    bad = (lengths < 1) | (lengths > 20)
+    first = data[np.minimum(starts, data.size - 1)]
     negative = first == ord("-")
     signed = negative | (first == ord("+"))
-    for j in range(int(lengths.max())):
+    for j in range(min(int(lengths.max(initial=0)), 21)):
         live = lengths > j
         chars = data[np.minimum(starts + j, data.size - 1)]
         digit = (chars >= ord("0")) & (chars <= ord("9")) & live
@@ -112,10 +117,9 @@ def plain_decimals(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np
         places += digit & (dots > 0)
         digits += digit
         dots += dot
-    if bad.any() or dots.max() > 1 or digits.min() < 1 or digits.max() > 18 or mantissa.max() >= 2**53:
-        return None
-    values = mantissa / _POWERS[places]
-    return np.where(negative, -values, values)
+    plain = ~bad & (dots <= 1) & (digits >= 1) & (digits <= 18) & (mantissa < 2**53)
+    values = np.where(plain, mantissa, 0) / _POWERS[np.where(plain, places, 0)]
+    return np.where(negative, -values, values), plain
 
 
 def decimal_cells(cells: Sequence[str]) -> np.ndarray | None:
@@ -179,12 +183,27 @@ class _Rows(Mapping[str, PredictionRow]):
         return len(self.index)
 
     def numbers(self, name: str) -> np.ndarray | None:
-        """Column ``name`` as ``plain_decimals`` reads it from the file's bytes (a file without quotes)."""
+        """Column ``name`` as floats read from the file's bytes (a file without quotes): its plain decimals at
+        once (``_plain``), a few other cells (at most one in 16) each by ``float`` as ``column`` gives it
+        (stripped; ``None`` for a cell blank, not in ASCII, with Python's digit separator "_" or not a number)."""
         if self._cells is None:
             return None
         data, edges, firsts = self._cells
         cell = firsts + self._columns.index(name)
-        return plain_decimals(data, edges[cell] + 1, edges[cell + 1])
+        starts, ends = edges[cell] + 1, edges[cell + 1]
+        values, plain = _plain(data, starts, ends)
+        others = np.flatnonzero(~plain).tolist()
+        if len(others) > starts.size // 16:
+            return None
+        for k in others:
+            text = data[starts[k] : ends[k]].tobytes().decode().strip()
+            if not text or "_" in text or not text.isascii():
+                return None
+            try:
+                values[k] = float(text)
+            except ValueError:
+                return None
+        return values
 
     def column(self, name: str) -> list[str]:
         """The stripped cells of column ``name``, one per row in file order (each row's ``cells[name]``),

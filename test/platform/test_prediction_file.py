@@ -57,5 +57,9 @@ def test_a_file_without_quotes_gives_its_number_columns_from_its_bytes(tmp_path)
     assert table.numbers("p").tolist() == [0.25, -1.5, 3.0] and table.numbers("q") is None
     assert table.positions(["c", "a", "b"]).tolist() == [2, 1, 0] and table.positions(["a", "d"]) is None
     assert table.positions(["a", "b", "d"]) is None and table.positions(["a", "b", "é"]) is None
+    many = "".join(f"c{k},{k / 8},{k}\n" for k in range(40))  # a cell in 16 at most read by float(): ' 1e-05 '
+    path.write_text(f"case,p,q\n{many}d, 1e-05 ,0.30000000000000004\ne,7,1_0\n")
+    table = read_prediction_table(path, "case", 1.0)
+    assert table.numbers("p").tolist() == [k / 8 for k in range(40)] + [1e-05, 7.0] and table.numbers("q") is None
     path.write_text("case,p\né,1\nb,2\na,3\n")
     assert read_prediction_table(path, "case", 1.0).positions(["a", "b", "é"]).tolist() == [2, 1, 0]
