@@ -199,9 +199,10 @@ def report(what: str, unit: str, counts: tuple[int, int], ours: list, floor: lis
     for k, clock in enumerate(("wall", "CPU")):
         mine, theirs = [t[k] for t in ours], [t[k] for t in floor]
         per, floor_per = ((t[1] - t[0]) / (large - small) for t in (mine, theirs))
+        ratio = f"{per / floor_per:.2f}x" if floor_per > 0 else "no ratio (the floor's difference is within its noise)"
         print(f"  {clock}: ours {mine[0]:.2f} s / {mine[1]:.2f} s, floor {theirs[0]:.2f} s / {theirs[1]:.2f} s; "
-              f"per {unit} ours {per * 1e3:.4f} ms, floor {floor_per * 1e3:.4f} ms: {per / floor_per:.2f}x "
-              f"(goal {goals[0]}x); whole process at {large} {unit}s {mine[1] / theirs[1]:.2f}x the floor's "
+              f"per {unit} ours {per * 1e3:.4f} ms, floor {floor_per * 1e3:.4f} ms: {ratio} "
+              f"(goal {goals[0]}x); whole process at {large} {unit}s {mine[1] / max(theirs[1], 1e-9):.2f}x the floor's "
               f"(fixed cost about {mine[1] - per * large:.2f} s; goal {goals[1]})")  # fmt: skip
 
 
