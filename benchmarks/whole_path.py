@@ -6,20 +6,24 @@ floor process, same run (issue 30: the core benchmarks time the metrics; this on
   each case's two label maps. Per case by the difference of two case counts (start-up cancels out), and the
   whole run of the larger count beside the floor's whole run.
 - a prediction-file phase (the README's CSV sketch: one participant CSV, a probability and a thickness per
-  image, AUROC and MAE, no bootstrap): the floor is a process that imports pandas and reads the two CSVs.
-  Per row by the difference of two row counts, and the whole run beside the floor's.
+  image, AUROC and MAE, no bootstrap), and the same phase with an ISIC-like probabilities output (a column
+  per class, a one-hot reference; AUROC per class, Brier, balanced accuracy): the floor is a process that
+  imports pandas and reads the two CSVs. Per row by the difference of two row counts, and the whole run
+  beside the floor's.
 
-Each process is timed best of ``--repeats``, ours and the floor in turn. Goals: per case <= 2x the floor and
-the 9-case run <= 2.5x; per row <= 2x pandas.
+Each process is timed best of ``--repeats``, ours and the floor in turn, in wall seconds and in CPU seconds
+(user + system of the whole process tree, which a load on the shared machine moves far less). Goals: per case
+<= 2x the floor and the 9-case run <= 2.5x; per row <= 2x pandas.
 
-Usage: .venv/bin/python benchmarks/whole_path.py [--cases 3 9] [--shape 200 512 512] [--rows 50000 250000] [--full]
-       [--csv-only] (the prediction-file phase alone)
+Usage: .venv/bin/python benchmarks/whole_path.py [--cases 3 9] [--shape 200 512 512] [--rows 50000 250000]
+       [--probability-rows 25000 125000] [--full] [--csv-only] (the prediction-file phases alone)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -73,22 +77,20 @@ score = "aggregates.auroc"
 """
 
 
-def timed(command: list[str], repeats: int) -> float:
-    """The best wall time of ``command`` (exit 0 required) over ``repeats`` runs."""
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
-        best = min(best, time.perf_counter() - start)
-        if run.returncode != 0:
-            raise SystemExit(f"{command[:4]} failed: {run.stderr.strip().splitlines()[-1:]}")
-    return best
+def timed(command: list[str]) -> tuple[float, float]:
+    """The wall time and the CPU time (user + system of it and its children) of ``command`` (exit 0 required)."""
+    before, start = os.times(), time.perf_counter()
+    run = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
+    wall, after = time.perf_counter() - start, os.times()
+    if run.returncode != 0:
+        raise SystemExit(f"{command[:4]} failed: {run.stderr.strip().splitlines()[-1:]}")
+    return wall, after.children_user + after.children_system - before.children_user - before.children_system
 
 
-def in_turn(ours: list[str], floor: list[str], repeats: int) -> tuple[float, float]:
-    """Ours and the floor, each best of ``repeats``, run in turn so that a load on the machine hits both."""
-    times = [(timed(ours, 1), timed(floor, 1)) for _ in range(repeats)]
-    return min(t for t, _ in times), min(f for _, f in times)
+def in_turn(ours: list[str], floor: list[str], repeats: int) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Ours and the floor, each best of ``repeats`` (wall, CPU), run in turn so that a load hits both."""
+    times = [(timed(ours), timed(floor)) for _ in range(repeats)]
+    return tuple(min(t[k] for t, _ in times) for k in (0, 1)), tuple(min(f[k] for _, f in times) for k in (0, 1))
 
 
 def segmentation_inputs(folder: Path, cases: int, shape: tuple[int, int, int]) -> tuple[Path, Path, list[Path]]:
@@ -140,15 +142,68 @@ def csv_inputs(folder: Path, rows: int) -> tuple[Path, Path, Path]:
     return declaration, truth, answers
 
 
-def report(what: str, unit: str, counts: tuple[int, int], ours: list[float], floor: list[float], goals) -> None:
-    (small, large), per = counts, (ours[1] - ours[0]) / (counts[1] - counts[0])
-    floor_per = (floor[1] - floor[0]) / (counts[1] - counts[0])
-    print(f"{what}: {small} and {large} {unit}s, ours {ours[0]:.2f} s / {ours[1]:.2f} s, "
-          f"floor {floor[0]:.2f} s / {floor[1]:.2f} s")  # fmt: skip
-    print(f"  per {unit}: ours {per * 1e3:.3f} ms, floor {floor_per * 1e3:.3f} ms: {per / floor_per:.2f}x "
-          f"(goal {goals[0]}x)")  # fmt: skip
-    print(f"  whole process at {large} {unit}s: {ours[1] / floor[1]:.2f}x the floor process "
-          f"(fixed cost about {ours[1] - per * large:.2f} s; goal {goals[1]})")  # fmt: skip
+# the CSV phase with a probabilities output instead (ISIC-like: a column per class)
+PROBABILITY_DECLARATION = (
+    CSV_DECLARATION.split("[[outputs]]")[0]
+    + """[[outputs]]
+slug = "diagnosis"
+kind = "probabilities"
+classes = ["MEL", "NV", "BCC"]
+reference = "{reference}"
+[[metrics]]
+name = "auc"
+metric = "auroc"
+output = "diagnosis"
+[[metrics]]
+metric = "brier"
+output = "diagnosis"
+[[metrics]]
+metric = "balanced_accuracy"
+output = "diagnosis"
+[leaderboard]
+score = "aggregates.balanced_accuracy"
+"""
+)
+
+
+def probability_inputs(folder: Path, rows: int, one_hot: bool = True) -> tuple[Path, Path, Path]:
+    """The declaration, ground truth and participant's CSV of an ISIC-like phase of ``rows`` images: a
+    one-hot reference (or a class column), a probability column per class."""
+    rng = np.random.default_rng(11)
+    classes = ["MEL", "NV", "BCC"]
+    labels = rng.integers(0, 3, rows)
+    scores = np.round(rng.dirichlet(np.ones(3), rows) + 0.5 * np.eye(3)[labels], 4)
+    scores = np.round(scores / scores.sum(axis=1, keepdims=True), 6)
+    images = [f"ISIC_{k:07d}" for k in range(rows)]
+    (folder / "truth").mkdir(parents=True)
+    (folder / "input").mkdir()
+    declaration = folder / "phase.toml"
+    declaration.write_text(
+        PROBABILITY_DECLARATION.replace("{reference}", "truth.csv" if one_hot else "truth.csv:label")
+    )
+    cells = [",".join(str(int(k == y)) for k in range(3)) if one_hot else classes[y] for y in labels]
+    truth = [f"{image},{cell}" for image, cell in zip(images, cells, strict=True)]
+    header = "image," + (",".join(classes) if one_hot else "label")
+    (folder / "truth" / "truth.csv").write_text("\n".join([header, *truth]) + "\n")
+    answers = folder / "input" / "predictions.csv"
+    lines = [f"{images[k]},{','.join(map(str, scores[k]))}" for k in rng.permutation(rows)]
+    answers.write_text("\n".join(["image,MEL,NV,BCC", *lines]) + "\n")
+    return declaration, folder / "truth" / "truth.csv", answers
+
+
+def report(what: str, unit: str, counts: tuple[int, int], ours: list, floor: list, goals) -> None:
+    """Per ``unit`` (the difference of the two counts) and the larger count's whole process, against the floor,
+    in wall seconds then in CPU seconds (``ours`` and ``floor``: a (wall, CPU) pair per count)."""
+    small, large = counts
+    print(f"{what}: {small} and {large} {unit}s")
+    for k, clock in enumerate(("wall", "CPU")):
+        mine, theirs = [t[k] for t in ours], [t[k] for t in floor]
+        per, floor_per = ((t[1] - t[0]) / (large - small) for t in (mine, theirs))
+        ratio = f"{per / floor_per:.2f}x" if floor_per > 0 else "no ratio (the floor's difference is within its noise)"
+        print(f"  {clock}: ours {mine[0]:.2f} s / {mine[1]:.2f} s, floor {theirs[0]:.2f} s / {theirs[1]:.2f} s; "
+              f"per {unit} ours {per * 1e3:.4f} ms, floor {floor_per * 1e3:.4f} ms: {ratio} "
+              f"(goal {goals[0]}x); whole process at {large} {unit}s {mine[1] / max(theirs[1], 1e-9):.2f}x the floor's "
+              f"(fixed cost about {mine[1] - per * large:.2f} s; goal {goals[1]})")  # fmt: skip
 
 
 def main() -> None:
@@ -156,12 +211,25 @@ def main() -> None:
     parser.add_argument("--cases", type=int, nargs=2, default=None)
     parser.add_argument("--shape", type=int, nargs=3, default=None)
     parser.add_argument("--rows", type=int, nargs=2, default=None)
+    parser.add_argument("--probability-rows", type=int, nargs=2, default=None)
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--csv-only", action="store_true", help="only the prediction-file phase")
     arguments = harness.parse(
         parser,
-        {"cases": (2, 4), "shape": (40, 128, 128), "rows": (2000, 6000), "repeats": 1},
-        {"cases": (3, 9), "shape": (200, 512, 512), "rows": (50000, 250000), "repeats": 3},
+        {
+            "cases": (2, 4),
+            "shape": (40, 128, 128),
+            "rows": (2000, 6000),
+            "probability_rows": (1000, 3000),
+            "repeats": 1,
+        },
+        {
+            "cases": (3, 9),
+            "shape": (200, 512, 512),
+            "rows": (50000, 250000),
+            "probability_rows": (25000, 125000),
+            "repeats": 3,
+        },
     )
     with tempfile.TemporaryDirectory() as scratch:
         ours, floor = [], []
@@ -178,18 +246,23 @@ def main() -> None:
         if not arguments.csv_only:
             report(f"declared segmentation, kits-example at {'x'.join(map(str, arguments.shape))}", "case",
                    tuple(arguments.cases), ours, floor, (2, "2.5x"))  # fmt: skip
-        ours, floor = [], []
-        for rows in arguments.rows:
-            folder = Path(scratch) / f"csv-{rows}"
-            declaration, truth, answers = csv_inputs(folder, rows)
-            command = [sys.executable, "-m", "evaluation", "--challenge", str(declaration), "--input",
-                       str(answers.parent), "--ground-truth", str(truth.parent),
-                       "--output", str(folder / "out")]  # fmt: skip
-            read = [sys.executable, "-c", FLOOR_READ_CSVS, str(truth), str(answers)]
-            mine, theirs = in_turn(command, read, arguments.repeats)
-            ours.append(mine)
-            floor.append(theirs)
-        report("prediction-file phase, AUROC and MAE", "row", tuple(arguments.rows), ours, floor, (2, "-"))
+        for what, make, counts in (
+            ("prediction-file phase, AUROC and MAE", csv_inputs, arguments.rows),
+            ("prediction-file phase, probabilities (3 classes, one-hot reference)", probability_inputs,
+             arguments.probability_rows),
+        ):  # fmt: skip
+            ours, floor = [], []
+            for rows in counts:
+                folder = Path(scratch) / f"{make.__name__}-{rows}"
+                declaration, truth, answers = make(folder, rows)
+                command = [sys.executable, "-m", "evaluation", "--challenge", str(declaration), "--input",
+                           str(answers.parent), "--ground-truth", str(truth.parent),
+                           "--output", str(folder / "out")]  # fmt: skip
+                read = [sys.executable, "-c", FLOOR_READ_CSVS, str(truth), str(answers)]
+                mine, theirs = in_turn(command, read, arguments.repeats)
+                ours.append(mine)
+                floor.append(theirs)
+            report(what, "row", tuple(counts), ours, floor, (2, "-"))
 
 
 if __name__ == "__main__":

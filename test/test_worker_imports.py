@@ -71,3 +71,18 @@ def test_the_pool_forks_only_a_process_without_other_threads():
     finally:
         stop.set()
         other.join()
+
+
+def test_a_prediction_file_phase_loads_only_what_its_metrics_use(tmp_path):
+    """Issue 30, start-up: the README's CSV sketch (AUROC and MAE of number columns, read and scored as columns
+    in the command's process) loads neither scikit-learn, pandas nor SciPy, and starts no process pool."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import whole_path
+
+    declaration, truth, answers = whole_path.csv_inputs(tmp_path / "phase", 1200)
+    command = [sys.executable, "-X", "importtime", "-m", "evaluation", "--challenge", str(declaration), "--input",
+               str(answers.parent), "--ground-truth", str(truth.parent), "--output", str(tmp_path / "out")]  # fmt: skip
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert not {name for name in loaded if name.split(".")[0] in ("sklearn", "pandas", "scipy", "multiprocessing")}

@@ -21,7 +21,7 @@ from evaluation.declarative.columns import ColumnResults
 from evaluation.declarative.heat_maps import heat_map_case_values
 from evaluation.declarative.metric_records import COUNTED, HEAT_MAP_CASES, NULL, PUBLIC_SEGMENTATION, RECORD
 from evaluation.declarative.output_kinds import MISCLASSIFIED, OutputSpec
-from evaluation.declarative.reference import DeclaredReference
+from evaluation.declarative.reference import ByCase, DeclaredReference
 from evaluation.declarative.schema import (
     COMBINED,
     COUNT_FORMS,
@@ -47,6 +47,7 @@ from evaluation.metrics.groups import over_groups
 from evaluation.metrics.hit_radius import ScanFindings
 from evaluation.metrics.summary_statistics import STATISTICS, resampled_statistic, statistic
 from evaluation.metrics.volumes import UNITS
+from evaluation.platform.metrics_json import CaseColumns
 
 
 def aggregate_metrics(
@@ -61,7 +62,9 @@ def aggregate_metrics(
     ``declaration`` (the one in force); ``declared`` (the challenge's own) orders per-case keys label by label."""
     level = declaration.level
     aggregates: dict[str, Any] = {}
-    per_case: dict[str, dict[str, Any]] = {case: {} for case in reference.cases}
+    per_case: dict[str, dict[str, Any]] = (
+        _Entries() if isinstance(results, ColumnResults) else {case: {} for case in reference.cases}
+    )
     computed: dict[str, tuple[float, np.ndarray]] = {}  # aggregate path -> value, resamples
     counted: dict[str, int] = {}  # mean aggregate path -> the cases it averaged
     slots: dict[str, tuple[int, ...]] = {}  # per-case key -> its place label by label
@@ -126,13 +129,14 @@ def aggregate_metrics(
         aggregates[key] = len(reference.cases) if what == "cases" else counted[what]
     lists: dict[str, list[str]] = {declaration.submission.missing_key: list(missing)}
     names = dict(report.missing_names)
-    for output in declaration.outputs:  # (cases skipped for a blank reference have no entry)
-        if isinstance(results, ColumnResults):  # every case submitted every output
-            scored, lists[names.get(output.slug, output.slug)] = list(reference.cases), []
-            if report.case_values:
-                for case, value in zip(scored, results.column(output.slug, scored), strict=True):
-                    per_case[case][output.slug] = value
-            continue
+    section: Mapping[str, Mapping[str, Any]] = per_case
+    if isinstance(results, ColumnResults):  # every case submitted every output
+        lists.update((names.get(o.slug, o.slug), []) for o in declaration.outputs)
+        columns = {o.slug: results.column(o.slug, reference.cases) for o in declaration.outputs}
+        inner = {slug: results.classes[slug] for slug in columns if slug in results.classes}
+        section = _case_columns(reference.cases, per_case, columns if report.case_values else {}, inner)
+    row_results = () if isinstance(results, ColumnResults) else declaration.outputs
+    for output in row_results:  # (cases skipped for a blank reference have no entry)
         scored = [c for c in reference.cases if output.slug in results[c].submitted]
         lists[names.get(output.slug, output.slug)] = [c for c in scored if not results[c].submitted[output.slug]]
         if output.type.scoring == "segmentation" and report.label_presence:
@@ -145,9 +149,40 @@ def aggregate_metrics(
                 per_case[case][output.slug] = results[case].values[output.slug] if submitted else None
     return {
         "aggregates": aggregates,
-        "case": per_case if report.per_case else {},
+        "case": section if report.per_case else {},
         **({"missing": lists} if report.missing else {}),
     }
+
+
+def _values_of(values: Mapping[str, Any], cases: Sequence[str]) -> Sequence[Any]:
+    """The values of ``cases``: a reference column read whole (``ByCase``) of these very cases as it is."""
+    if isinstance(values, ByCase) and list(values.cases) == list(cases):
+        return values.cells
+    return list(map(values.__getitem__, cases))
+
+
+class _Entries(dict[str, dict[str, Any]]):
+    """The per-case entries the metrics write of a submission scored as columns: a case's made when first
+    written (most metrics of values write none); ``_case_columns`` puts them in case order."""
+
+    def __missing__(self, case: str) -> dict[str, Any]:
+        self[case] = entries = {}
+        return entries
+
+
+def _case_columns(
+    cases: Sequence[str],
+    per_case: dict[str, dict[str, Any]],
+    columns: dict[str, np.ndarray],
+    inner: dict[str, tuple[str, ...]],
+) -> Mapping[str, Mapping[str, Any]]:
+    """The per-case section of a submission scored as columns: each output's values (``columns``, in the
+    order of ``cases``; ``inner``: a probabilities output's classes) after the entries the metrics wrote
+    (``per_case``); held by columns when they wrote none."""
+    held = CaseColumns(cases, columns, inner)
+    if columns and not any(per_case.values()):
+        return held
+    return {case: {**per_case.get(case, {}), **held[case]} for case in cases}
 
 
 def _weights(n_cases: int, settings: Mapping[str, Any], metric: MetricSpec) -> np.ndarray | None:
@@ -297,9 +332,10 @@ def _value_metric(
     settings: Mapping[str, Any],
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     kind = float if output.type.numeric else str
-    truth = np.array(list(map(kind, map(reference.values[output.slug].__getitem__, cases))))
-    if isinstance(results, ColumnResults):
-        predicted = np.array(list(map(kind, results.column(output.slug, cases))))
+    truths = _values_of(reference.values[output.slug], cases)
+    truth = np.array(truths, np.float64) if kind is float else np.array(list(map(kind, truths)))
+    if isinstance(results, ColumnResults):  # (number outputs: floats)
+        predicted = results.column(output.slug, cases)
     else:
         predicted = np.array([kind(results[c].values[output.slug]) for c in cases])
     params = dict(metric.params)
@@ -334,8 +370,11 @@ def _probability_metric(
     settings: Mapping[str, Any],
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     """A metric of a probabilities output over the scored cases: per class and macro, or one value."""
-    truth = np.array([reference.values[output.slug][c] for c in cases], dtype=str)
-    matrix = np.array([[results[c].values[output.slug][k] for k in output.classes] for c in cases], float)
+    truth = np.array(_values_of(reference.values[output.slug], cases), dtype=str)
+    if isinstance(results, ColumnResults):  # (a row per case, a column per class)
+        matrix = results.column(output.slug, cases)
+    else:
+        matrix = np.array([[results[c].values[output.slug][k] for k in output.classes] for c in cases], float)
     matrix = matrix.reshape(len(cases), len(output.classes))
     params, classes = dict(metric.params), output.classes
     keys = metric_keys(metric)

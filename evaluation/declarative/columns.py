@@ -1,22 +1,25 @@
 """A prediction-file phase read as columns: the participant's CSV checked and scored column by column.
 
-``scored_columns`` handles the common submission whole: number outputs, each in one column, a row for every
-reference case and none for another, every cell a finite decimal number within its range (no blank, no
-unknown or missing case, no per-case python metric). It reads each output's column once
-(``PredictionTable.column``), parses it with ``float`` over the whole list and checks it with numpy, and
-returns each case's result as ``score_case`` would give it: nothing is left for a per-case task. Any
-other submission (or any problem) returns ``None`` and the engine reads it row by row, which words every
-problem with its line, case and column; so the messages are the row reader's, one place.
+``scored_columns`` handles the common submission whole: number outputs, each in one column, and probabilities
+outputs, a column per class; a row for every reference case and none for another, every cell a finite decimal
+number within its range (a probability in [0, 1], a row's probabilities summing to 1 under ``sum = "one"``; no
+blank, no unknown or missing case, no python metric). Each column is read once: plain decimals from the
+file's bytes at once (``PredictionTable.numbers``, exact), any other number by ``float`` over the column's
+cells; checked with numpy. It returns each case's result as ``score_case`` would give it (``ColumnResults``,
+which the aggregation and the per-case section of metrics.json read whole): nothing is left for a per-case
+task. Any other submission (or any problem) returns ``None`` and the engine reads it row by row, which words
+every problem with its line, case and column; so the messages are the row reader's, one place.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
 from evaluation.declarative.answers import _predicted_time  # (the row reader's own rule)
-from evaluation.declarative.output_kinds import Number
+from evaluation.declarative.output_kinds import Number, OutputSpec, Probabilities
 from evaluation.declarative.python_metric import PYTHON
 from evaluation.declarative.reference import DeclaredReference
 from evaluation.declarative.schema import Declaration
@@ -24,43 +27,72 @@ from evaluation.declarative.segmentation import CaseResult
 from evaluation.platform.prediction_file import PredictionTable
 
 
-def _numbers(cells: list[str], low: float, high: float, nonnegative: bool) -> np.ndarray | None:
-    """A column's cells as floats, or ``None`` when one is blank, not a decimal number ("_": Python's
-    digit separators), not in ASCII (float() reads full-width digits), not finite, outside ``[low, high]`` or
-    (``nonnegative``) below 0."""
-    joined = "".join(cells)
-    if "" in cells or "_" in joined or not joined.isascii():
-        return None
-    try:
-        numbers = np.fromiter(map(float, cells), np.float64, len(cells))
-    except ValueError:
-        return None
+def _numbers(table: PredictionTable, column: str, low: float, high: float, nonnegative: bool) -> np.ndarray | None:
+    """Column ``column``'s cells as floats (file order), or ``None`` when one is blank, not a decimal number
+    ("_": Python's digit separators), not in ASCII (float() reads full-width digits), not finite, outside
+    ``[low, high]`` or (``nonnegative``) below 0. Plain decimals are read from the file's bytes at once
+    (``PredictionTable.numbers``), any other number cell by cell by ``float``."""
+    numbers = table.numbers(column)
+    if numbers is None:
+        cells = table.column(column)
+        joined = "".join(cells)
+        if "" in cells or "_" in joined or not joined.isascii():
+            return None
+        try:
+            numbers = np.fromiter(map(float, cells), np.float64, len(cells))
+        except ValueError:
+            return None
     if not np.isfinite(numbers).all() or not ((numbers >= low) & (numbers <= high)).all():
         return None
     return None if nonnegative and (numbers < 0).any() else numbers
 
 
+def _probabilities(table: PredictionTable, output: OutputSpec) -> np.ndarray | None:
+    """A probabilities output's class columns as a matrix (a row per row of the file, a column per class in
+    the declared order), or ``None`` when a cell is not a number in [0, 1] (``_numbers``) or a row's sum is
+    not 1 within the tolerance (``sum = "one"``). The row reader sums with ``math.fsum``; a row whose
+    float sum lies within 1e-9 of the tolerance's edge is summed so too."""
+    found = [_numbers(table, column, 0.0, 1.0, False) for _, column in output.columns]
+    if any(column is None for column in found):
+        return None
+    matrix = np.stack(found, axis=1)
+    if output.sum_rule == "one":
+        off = np.abs(matrix.sum(axis=1) - 1.0)
+        near = np.flatnonzero(np.abs(off - output.sum_tolerance) <= 1e-9)
+        off[near] = [abs(math.fsum(row) - 1.0) for row in matrix[near].tolist()]
+        if (off > output.sum_tolerance).any():
+            return None
+    return matrix
+
+
 class ColumnResults(Mapping[str, CaseResult]):
     """Each case's result, made when asked for (as ``score_case`` gives it: every output submitted), and
-    each output's values whole (``column``), which the aggregation reads instead of case by case."""
+    each output's values whole (``column``), which the aggregation reads instead of case by case: a number
+    output's floats, a probabilities output's matrix (a row per case, a column per class of ``classes``)."""
 
-    def __init__(self, cases: Sequence[str], columns: dict[str, list[float]]) -> None:
-        self.cases, self.columns = tuple(cases), columns
+    def __init__(
+        self, cases: Sequence[str], columns: dict[str, np.ndarray], classes: dict[str, tuple[str, ...]]
+    ) -> None:
+        self.cases, self.columns, self.classes = tuple(cases), columns, classes
         self._index: dict[str, int] | None = None
 
-    def column(self, slug: str, cases: Sequence[str]) -> list[float]:
-        """The values of output ``slug`` of ``cases``."""
-        if tuple(cases) == self.cases:
+    def column(self, slug: str, cases: Sequence[str]) -> np.ndarray:
+        """The values of output ``slug`` of ``cases`` (floats; a probabilities output: a row each)."""
+        if len(cases) == len(self.cases) and tuple(cases) == self.cases:
             return self.columns[slug]
         if self._index is None:
             self._index = {case: k for k, case in enumerate(self.cases)}
-        return [self.columns[slug][self._index[case]] for case in cases]
+        return self.columns[slug][np.fromiter(map(self._index.__getitem__, cases), np.intp, len(cases))]
 
     def __getitem__(self, case: str) -> CaseResult:
         if self._index is None:
             self._index = {case: k for k, case in enumerate(self.cases)}
         row = self._index[case]
-        values = {slug: column[row] for slug, column in self.columns.items()}
+        values = {
+            slug: dict(zip(self.classes[slug], column[row].tolist(), strict=True)) if slug in self.classes
+            else float(column[row])
+            for slug, column in self.columns.items()
+        }  # fmt: skip
         return CaseResult({}, values, dict.fromkeys(self.columns, True), {})
 
     def __iter__(self) -> Iterator[str]:
@@ -77,20 +109,23 @@ def scored_columns(
     outputs = declaration.outputs
     cases = reference.cases
     if (
-        any(type(o.type) is not Number or o.columns for o in outputs)
+        any(not (type(o.type) is Number or (type(o.type) is Probabilities and o.columns)) for o in outputs)
         or any(m.metric == PYTHON for m in declaration.metrics)
         or any(len(reference.values[o.slug]) != len(cases) for o in outputs)  # (a blank reference skipped)
         or len(table.rows) != len(cases)
-        or set(table.rows) != set(cases)
     ):
         return None
-    rows = dict(zip(table.rows, range(len(cases)), strict=True))  # case -> its row in the file
-    order = np.fromiter(map(rows.__getitem__, cases), np.intp, len(cases))
-    columns: dict[str, list[float]] = {}
+    order = table.positions(cases)  # each case's row in the file (as many rows as cases: one each)
+    if order is None:
+        return None
+    columns: dict[str, np.ndarray] = {}
     for output in outputs:
-        low, high = output.range or (-np.inf, np.inf)
-        numbers = _numbers(table.column(output.column), low, high, _predicted_time(declaration, output))
+        if output.columns:
+            numbers = _probabilities(table, output)
+        else:
+            low, high = output.range or (-np.inf, np.inf)
+            numbers = _numbers(table, output.column, low, high, _predicted_time(declaration, output))
         if numbers is None:
             return None
-        columns[output.slug] = numbers[order].tolist()
-    return ColumnResults(cases, columns)
+        columns[output.slug] = numbers[order]
+    return ColumnResults(cases, columns, {o.slug: o.classes for o in outputs if o.columns})

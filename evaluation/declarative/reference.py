@@ -14,7 +14,7 @@ import json
 import math
 import re
 import xml.etree.ElementTree as ElementTree
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import repeat
@@ -23,12 +23,13 @@ from typing import Any
 
 import numpy as np
 
-from evaluation.declarative.output_kinds import CLASS_REFERENCE, Number, OutputSpec
+from evaluation.declarative.output_kinds import CLASS_REFERENCE, Choice, Number, OutputSpec, Probabilities
 from evaluation.declarative.schema import BINARY_REFERENCE_METRICS, Cases, Declaration
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.platform.detections import point_names, point_numbers
 from evaluation.platform.files import read_bytes
 from evaluation.platform.matching import stem
+from evaluation.platform.prediction_file import decimal_cells
 from evaluation.platform.sockets import parse_json_bytes
 
 
@@ -191,32 +192,73 @@ def _csv_rows(path: Path) -> tuple[list[str], Sequence[int], list[list[str]]]:
     return header, found, [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in header]
 
 
+# the reference CSVs of one load, each split and its cases checked once: path -> (header, the rows' lines, the
+# cells of each column, the stripped cases)
+Tables = dict[Path, tuple[list[str], Sequence[int], list[list[str]], list[str]]]
+
+
 def _csv_column(
-    ground_truth: Path, file: str, column: str, declaration: Declaration, binary: bool, reader: str = ""
-) -> dict[str, str]:
+    ground_truth: Path,
+    file: str,
+    column: str,
+    declaration: Declaration,
+    binary: bool,
+    reader: str = "",
+    tables: Tables | None = None,
+) -> ByCase:
     """One column of a CSV reference by case (stripped); ``reader`` ends the message of an absent column."""
-    ids, _, cells = _csv_table(ground_truth, file, (column,), declaration, binary, reader)
-    return dict(zip(ids, cells[0], strict=True))
+    ids, _, cells = _csv_table(ground_truth, file, (column,), declaration, binary, reader, tables)
+    return ByCase(ids, cells[0])
+
+
+class ByCase(Mapping[str, Any]):
+    """A column by case (a reference CSV's cells, a number reference's values): its cases and their values
+    in order (``cells``), the look-up by case made on first use (a column read whole needs none)."""
+
+    def __init__(self, cases: Sequence[str], cells: Sequence[Any]) -> None:
+        self.cases, self.cells = cases, cells
+        self._index: dict[str, Any] | None = None
+
+    def __getitem__(self, case: str) -> Any:
+        if self._index is None:
+            self._index = dict(zip(self.cases, self.cells, strict=True))
+        return self._index[case]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.cases)
+
+    def __len__(self) -> int:
+        return len(self.cases)
 
 
 def _csv_cells(
-    ground_truth: Path, file: str, columns: tuple[str, ...], declaration: Declaration, binary: bool, reader: str = ""
+    ground_truth: Path, file: str, columns: tuple[str, ...], declaration: Declaration, binary: bool, tables: Tables
 ) -> dict[str, tuple[int, tuple[str, ...]]]:
     """The cells of ``columns`` of a CSV reference (stripped) by case, with the row's line."""
-    ids, lines, cells = _csv_table(ground_truth, file, columns, declaration, binary, reader)
+    ids, lines, cells = _csv_table(ground_truth, file, columns, declaration, binary, "", tables)
     by_row = list(zip(*cells, strict=True)) if cells else [()] * len(ids)
     return dict(zip(ids, zip(lines, by_row, strict=True), strict=True))
 
 
 def _csv_table(
-    ground_truth: Path, file: str, columns: tuple[str, ...], declaration: Declaration, binary: bool, reader: str = ""
+    ground_truth: Path,
+    file: str,
+    columns: tuple[str, ...],
+    declaration: Declaration,
+    binary: bool,
+    reader: str = "",
+    tables: Tables | None = None,
 ) -> tuple[list[str], Sequence[int], list[list[str]]]:
     """The cases of a CSV reference (stripped), their rows' lines and the cells of each of ``columns``
     (stripped); the file must hold every column the declaration reads from it (all absent ones named at
-    once) and each case once."""
+    once) and each case once. ``tables``: the files this load has read (each read once; the first
+    problem is the first reader's, in its words)."""
     path, cases = ground_truth / file, declaration.cases
     id_column = cases.id_column
     named = cases.ground_truth
+    if tables is not None and path in tables:
+        header, lines, found, ids = tables[path]
+        return ids, lines, _stripped(found, _present(header, file, declaration, columns, reader), columns)
     if not path.is_file():
         raise ConfigurationError(f"{named} has no {file}.")
     try:
@@ -229,21 +271,36 @@ def _csv_table(
             f"{' and 0/1 labels' if binary else ''}"
         )
         raise ConfigurationError(f"{what} ({type(error).__name__}): fix it in the phase's ground truth.") from None
-    read = [column for o in declaration.outputs for ref in (o.reference, o.event) if ref and ref.csv_file == file
-            for column in ref.read_columns]  # fmt: skip
-    absent = [c for c in dict.fromkeys((id_column, *read, *columns)) if c not in header]
-    if absent:
-        raise ConfigurationError(f"{file} lacks the column(s) {', '.join(absent)}{reader}.")
-    place = {column: k for k, column in enumerate(header)}  # (a column twice: its last, as a dict of the row)
+    place = _present(header, file, declaration, columns, reader)
     ids = list(map(str.strip, found[place[id_column]]))
     if len(set(ids)) < len(ids):
         seen: set[str] = set()
         case = next(case for case in ids if case in seen or seen.add(case))
         raise ConfigurationError(f"{file} lists case {case} twice.")
-    return ids, lines, [list(map(str.strip, found[place[column]])) for column in columns]
+    if tables is not None:
+        tables[path] = header, lines, found, ids
+    return ids, lines, _stripped(found, place, columns)
 
 
-def _one_hot(ground_truth: Path, output: OutputSpec, declaration: Declaration) -> dict[str, str | None]:
+def _present(
+    header: list[str], file: str, declaration: Declaration, columns: tuple[str, ...], reader: str
+) -> dict[str, int]:
+    """Each column of ``header`` by its place (a column twice: its last, as a dict of the row), once the file
+    holds every column the declaration reads from it and ``columns`` (all absent ones named at once)."""
+    read = [column for o in declaration.outputs for ref in (o.reference, o.event) if ref and ref.csv_file == file
+            for column in ref.read_columns]  # fmt: skip
+    absent = [c for c in dict.fromkeys((declaration.cases.id_column, *read, *columns)) if c not in header]
+    if absent:
+        raise ConfigurationError(f"{file} lacks the column(s) {', '.join(absent)}{reader}.")
+    return {column: k for k, column in enumerate(header)}
+
+
+def _stripped(found: list[list[str]], place: dict[str, int], columns: tuple[str, ...]) -> list[list[str]]:
+    """The cells of each of ``columns`` (stripped)."""
+    return [list(map(str.strip, found[place[column]])) for column in columns]
+
+
+def _one_hot(ground_truth: Path, output: OutputSpec, declaration: Declaration, tables: Tables) -> dict[str, str | None]:
     """A one-hot reference (``reference = "truth.csv"``): each case's one class whose column is true
     (a cell spelled as a boolean reference: ``true_values`` / ``false_values``; a row without one:
     the ``reference_none`` class), ``None`` for a row whose class cells are all blank under
@@ -254,8 +311,12 @@ def _one_hot(ground_truth: Path, output: OutputSpec, declaration: Declaration) -
     source = f"the {named} ground truth {file}" if named else file
     columns = dict(ref.columns)
     spellings = "/".join(output.true_values + output.false_values)
+    ids, _, cells = _csv_table(ground_truth, file, ref.read_columns, declaration, True, "", tables)
+    whole = _one_hot_classes(output, cells)
+    if whole is not None:
+        return dict(zip(ids, whole, strict=True))
     found: dict[str, str | None] = {}
-    for case, (line, cells) in _csv_cells(ground_truth, file, ref.read_columns, declaration, True).items():
+    for case, (line, cells) in _csv_cells(ground_truth, file, ref.read_columns, declaration, True, tables).items():
         where, who = f"Line {line} of {source}", f"{cases.noun} {case}"
         texts = dict(zip(columns, (cell.lower() for cell in cells), strict=True))
         blank = [name for name, text in texts.items() if text in output.blank_values]
@@ -284,15 +345,38 @@ def _one_hot(ground_truth: Path, output: OutputSpec, declaration: Declaration) -
     return found
 
 
-def _number_column(
-    output: OutputSpec, texts: Mapping[str, str], cases: Sequence[str], binary: bool
-) -> dict[str, float] | None:
-    """A number output's reference cells of ``cases`` read whole, as ``Number.reference_value`` reads each:
-    ``None`` (read cell by cell, which words the problem) for another kind, a class reference, a blank cell
-    or a cell that is not a finite number in ASCII (``binary``: 0 or 1)."""
-    if type(output.type) is not Number or dict(output.options).get(CLASS_REFERENCE) or not cases:
+def _one_hot_classes(output: OutputSpec, cells: list[list[str]]) -> list[str] | None:
+    """Each row's class of a one-hot reference read whole (``cells``: each class column's cells), when every
+    cell is spelled as true or false (none blank) and every row has exactly one true cell; else ``None``
+    (read row by row, which words the problem or applies ``blank`` and ``reference_none``)."""
+    true, false, blank = set(output.true_values), set(output.false_values), set(output.blank_values)
+    lowered = [list(map(str.lower, column)) for column in cells]
+    if any(not set(column) <= (true | false) - blank for column in lowered):
         return None
-    column = list(map(texts.__getitem__, cases))
+    ones = np.stack([np.fromiter(map(true.__contains__, column), bool, len(column)) for column in lowered], axis=1)
+    if not (ones.sum(axis=1) == 1).all():
+        return None
+    names = np.array([name for name, _ in output.reference.columns], dtype=object)
+    return names[ones.argmax(axis=1)].tolist()
+
+
+def _whole_column(output: OutputSpec, texts: Mapping[str, str], cases: Sequence[str], binary: bool) -> ByCase | None:
+    """A number or class output's reference cells of ``cases`` read whole, as ``reference_value`` reads each:
+    ``None`` (read cell by cell, which words the problem or skips a blank) for another kind, a class reference
+    of a number, a class spelled otherwise than declared, a blank cell or a cell that is not a finite number in
+    ASCII (``binary``: 0 or 1) or not a declared class."""
+    if not cases or dict(output.options).get(CLASS_REFERENCE):
+        return None
+    if _in_order(texts, cases):
+        column = texts.cells if isinstance(texts, ByCase) else list(texts.values())
+    else:
+        column = list(map(texts.__getitem__, cases))
+    if type(output.type) in (Choice, Probabilities) and not output.options:  # (a class name, as written)
+        distinct = set(column)
+        whole = distinct <= set(output.classes) and not {c.lower() for c in distinct} & set(output.blank_values)
+        return ByCase(cases, column) if whole else None
+    if type(output.type) is not Number:
+        return None
     if not "".join(column).isascii():  # float() reads Arabic-Indic and full-width digits: the cell-by-cell words
         return None
     if any(blank in column for blank in output.blank_values) or (
@@ -300,13 +384,20 @@ def _number_column(
         and set(map(str.lower, column)) & set(output.blank_values)
     ):  # (a blank value without letters is matched as it is)
         return None
+    numbers = decimal_cells(column)  # plain decimals at once, any other number by float()
     try:
-        numbers = np.fromiter(map(float, column), np.float64, len(column))
+        if numbers is None:
+            numbers = np.fromiter(map(float, column), np.float64, len(column))
     except ValueError:
         return None
     if not np.isfinite(numbers).all() or (binary and not np.isin(numbers, (0.0, 1.0)).all()):
         return None
-    return dict(zip(cases, numbers.tolist(), strict=True))
+    return ByCase(cases, numbers.tolist())
+
+
+def _in_order(found: Mapping[str, Any], cases: Sequence[str]) -> bool:
+    """Whether ``found`` lists exactly ``cases``, in their order (a CSV in case order: no look-up per case)."""
+    return len(found) == len(cases) and list(found) == list(cases)
 
 
 def _class_column(output: OutputSpec, texts: Mapping[str, str], cases: Sequence[str]) -> dict[str, float] | None:
@@ -331,10 +422,11 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
     ``{case}`` pattern or a CSV column): the same cases everywhere; ``{stem}`` / ``.*`` patterns are
     looked up case by case."""
     files: dict[str, dict[str, Path]] = {}
-    texts: dict[str, dict[str, str]] = {}
+    texts: dict[str, Mapping[str, str]] = {}
     classes: dict[str, dict[str, str | None]] = {}  # one-hot references: the class of each case (None: blank)
     documents: dict[str, dict[str, Any]] = {}  # boxes / points in one JSON document: each case's objects
     listing = [output for output in declaration.outputs if not output.reference.per_case]
+    tables_read: Tables = {}
     tables: dict[str, dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}  # points CSVs: a row per point
     stacks: dict[str, tuple[str, ...]] = {}
     records: dict[str, list[Any]] = {}  # listed stacks: the frames' fields, in frame order
@@ -354,12 +446,12 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
         elif ref.pattern is not None:
             files[output.slug] = _pattern_cases(ground_truth, ref.pattern)
         elif ref.one_hot:
-            classes[output.slug] = _one_hot(ground_truth, output, declaration)
+            classes[output.slug] = _one_hot(ground_truth, output, declaration, tables_read)
         elif ref.document is not None:
             documents[output.slug] = _object_document(ground_truth, output)
         else:
             texts[output.slug] = _csv_column(
-                ground_truth, ref.csv_file, ref.column, declaration, _binary(declaration, output)
+                ground_truth, ref.csv_file, ref.column, declaration, _binary(declaration, output), "", tables_read
             )
     first = listing[0]
     order = tuple(texts.get(first.slug) or classes.get(first.slug) or ())  # a CSV's cases in file order
@@ -373,10 +465,14 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
         if output.reference.per_case:
             files[output.slug] = _per_case_files(ground_truth, output, cases)
     values: dict[str, dict[str, Any]] = {}
+    listed_cases: set[str] | None = None  # (made when a reference lists other cases or another order)
     for output in declaration.outputs:
         found = files.get(output.slug) or texts.get(output.slug) or classes.get(output.slug) \
             or tables.get(output.slug) or documents.get(output.slug) or {}  # fmt: skip
-        extra = sorted(set(found) - set(cases))
+        extra = []
+        if not _in_order(found, cases):
+            listed_cases = set(cases) if listed_cases is None else listed_cases
+            extra = sorted(found.keys() - listed_cases)
         lacking = [c for c in cases if c not in found] if extra or len(found) != len(cases) else []
         if output.extra_cases == "ignore" and output is not first:  # the CSV may list other cases (a cohort)
             extra = []
@@ -388,9 +484,8 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
             )
         if output.slug in texts:
             binary = _binary(declaration, output)
-            column = _number_column(output, texts[output.slug], cases, binary)
             values[output.slug] = (
-                column
+                _whole_column(output, texts[output.slug], cases, binary)
                 or _class_column(output, texts[output.slug], cases)
                 or {
                     c: output.type.reference_value(output, texts[output.slug][c], binary, c, output.reference.text)
@@ -398,7 +493,13 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
                     if texts[output.slug][c].lower() not in output.blank_values or output.blank == "error"
                 }
             )
-        if output.slug in classes:
+        if (
+            output.slug in classes
+            and _in_order(classes[output.slug], cases)
+            and None not in (whole := list(classes[output.slug].values()))
+        ):  # a one-hot reference read whole, in case order
+            values[output.slug] = ByCase(cases, whole)
+        elif output.slug in classes:
             values[output.slug] = {c: classes[output.slug][c] for c in cases if classes[output.slug][c] is not None}
     for output in declaration.outputs:  # a case scored for every output of together_with or for none
         if output.together_with:
@@ -410,7 +511,8 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
         cases = tuple(c for c in cases if any(c in found for found in values.values()))
         if not cases:
             raise ConfigurationError(f"The ground truth holds no case for {first.reference.text}.")
-    events = {o.slug: _events(ground_truth, declaration, o, values[o.slug]) for o in declaration.outputs if o.event}
+    events = {o.slug: _events(ground_truth, declaration, o, values[o.slug], tables_read)
+              for o in declaration.outputs if o.event}  # fmt: skip
     findings: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = {}
     for output in declaration.outputs:
         if output.slug in tables:
@@ -422,20 +524,20 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
             values[output.slug] = {c: _reference_objects(files[output.slug][c], c, output) for c in cases}
         if output.slug not in tables and {"reference_diameter", "reference_ignore"} & set(dict(output.options)):
             findings[output.slug] = {c: _reference_findings(files[output.slug][c], c, output) for c in cases}
-    groups = {m.name: _groups(ground_truth, declaration, m.groups, cases, m.name)
+    groups = {m.name: _groups(ground_truth, declaration, m.groups, cases, m.name, tables_read)
               for m in declaration.metrics if m.groups}  # fmt: skip
     fields = {name: dict(zip(framed, map(str, records[name]), strict=True)) for name in declaration.cases.fields}
     return DeclaredReference(cases, files, values, ground_truth, events, groups, order, findings, stacks, fields)
 
 
 def _groups(
-    ground_truth: Path, declaration: Declaration, text: str, cases: Sequence[str], metric: str
+    ground_truth: Path, declaration: Declaration, text: str, cases: Sequence[str], metric: str, tables: Tables
 ) -> dict[str, str]:
     """The group of every case from the ``groups`` column ("file.csv:column") of ``metric``; none may be
     blank, none written in non-ASCII digits (a '١' or '１' group would sit apart from the '1' it looks like)."""
     csv_file, _, column = text.partition(":")
     texts = _csv_column(
-        ground_truth, csv_file, column, declaration, False, f", which metric '{metric}' reads as groups"
+        ground_truth, csv_file, column, declaration, False, f", which metric '{metric}' reads as groups", tables
     )
     missing = next((case for case in cases if not texts.get(case)), None)
     if missing is not None:
@@ -608,10 +710,12 @@ def _reference_findings(path: Path, case: str, output: OutputSpec) -> tuple[np.n
     return np.where(np.isnan(diameters), -1.0, diameters), ignored.astype(bool).reshape(count)
 
 
-def _events(ground_truth: Path, declaration: Declaration, output: OutputSpec, times: Mapping[str, Any]) -> dict:
+def _events(
+    ground_truth: Path, declaration: Declaration, output: OutputSpec, times: Mapping[str, Any], tables: Tables
+) -> dict:
     """The event indicator of every case with a time (c_index's censoring), spelled as a boolean reference."""
     event = output.event
-    texts = _csv_column(ground_truth, event.csv_file, event.column, declaration, True)
+    texts = _csv_column(ground_truth, event.csv_file, event.column, declaration, True, "", tables)
     found = {}
     for case in times:
         if case not in texts:  # the event in another CSV than the times, without the case's row

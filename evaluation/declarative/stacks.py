@@ -231,4 +231,4 @@ def scored_stacks(frames: Frames, declaration: Declaration, reference: DeclaredR
         return None
     cases = [case for key in frames.stacks for case in frames.stacks[key]]
     columns = {o.slug: np.concatenate([frames.answers[o.slug][key] for key in frames.stacks]).tolist() for o in outputs}
-    return ColumnResults(cases, columns)
+    return ColumnResults(cases, columns, {})  # (number outputs only: no class matrix)

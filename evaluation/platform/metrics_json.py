@@ -12,7 +12,8 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Any
 
@@ -69,10 +70,15 @@ def ranked_value_problem(document: Any, path: str) -> str | None:
 
 
 def dumps(metrics: Mapping[str, Any]) -> str:
-    """The canonical text of a metrics document (deterministic: same input, same bytes). A large per-case
-    section of plain values is written column by column (``_case_section``), the same bytes."""
+    """The canonical text of a metrics document (deterministic: same input, same bytes). A per-case section
+    held by columns (``CaseColumns``), or a large one of plain values, is written column by column
+    (``_case_section``), the same bytes."""
     cases = metrics.get(CASE_SECTION) if isinstance(metrics, Mapping) else None
-    fast = _case_section(cases) if isinstance(cases, dict) and len(cases) >= FAST_CASES else None
+    fast = None
+    if isinstance(cases, CaseColumns):
+        fast = cases.text
+    elif isinstance(cases, dict) and len(cases) >= FAST_CASES:
+        fast = _case_section(cases)
     if fast is None:
         return json.dumps(json_safe(metrics), indent=2, allow_nan=False) + "\n"
     text = json.dumps(json_safe({**metrics, CASE_SECTION: _PLACE}), indent=2, allow_nan=False) + "\n"
@@ -86,6 +92,81 @@ FAST_CASES = 1000  # per-case entries from which ``dumps`` writes them column by
 _PLACE = "\x00the per-case section\x00"  # its place in the rest of the document (no case id holds a NUL)
 _PLAIN = {float: repr, int: repr, bool: {True: "true", False: "false"}.__getitem__,
           str: json.encoder.encode_basestring_ascii}  # fmt: skip
+
+
+class CaseColumns(Mapping[str, dict[str, Any]]):
+    """A per-case section ``{case: {key: value}}`` held as columns: the cases (str) and, per key (str), one
+    finite float per case (a float array, in the cases' order), or with ``inner`` keys (``inner[key]``) a
+    row of floats per case, the object ``{inner key: float}`` (a 2-D array); written column by column by ``dumps``."""
+
+    def __init__(
+        self,
+        cases: Sequence[str],
+        columns: Mapping[str, np.ndarray],
+        inner: Mapping[str, Sequence[str]] | None = None,
+    ) -> None:
+        self.cases, self.columns, self.inner = tuple(cases), dict(columns), dict(inner or {})
+        self._index: dict[str, int] | None = None
+
+    def __getitem__(self, case: str) -> dict[str, Any]:
+        if self._index is None:
+            self._index = {case: k for k, case in enumerate(self.cases)}
+        row = self._index[case]
+        return {
+            key: dict(zip(self.inner[key], column[row].tolist(), strict=True)) if key in self.inner
+            else float(column[row])
+            for key, column in self.columns.items()
+        }  # fmt: skip
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.cases)
+
+    def __len__(self) -> int:
+        return len(self.cases)
+
+    def text(self, pad: str) -> str:
+        """The section as ``json.dumps(indent=2)`` writes it at the indent ``pad`` (a float as ``repr``)."""
+        columns, keys = [], []
+        for key, column in self.columns.items():
+            values = np.asarray(column, np.float64)
+            if key in self.inner:
+                columns += [map(float.__repr__, values[:, j].tolist()) for j in range(values.shape[1])]
+            else:
+                columns.append(map(float.__repr__, values.tolist()))
+            keys.append((key, tuple(self.inner.get(key, ()))))
+        joined = "".join(self.cases)  # (json.dumps escapes no character of printable ASCII but '"' and '\\')
+        if joined.isascii() and joined.isprintable() and '"' not in joined and "\\" not in joined:
+            return _section_text(pad, keys, self.cases, columns, quote='"')
+        return _section_text(pad, keys, map(json.encoder.encode_basestring_ascii, self.cases), columns)
+
+
+def _section_text(
+    pad: str,
+    keys: Sequence[tuple[str, tuple[str, ...]]],
+    ids: Iterable[str],
+    columns: list[Iterable[str]],
+    quote: str = "",
+) -> str:
+    """A per-case section from its cases' JSON texts (``ids``; ``quote``: their texts are the cases between
+    quotes) and its values' JSON texts, a column per key (``keys``: each key and its inner keys, whose values
+    are a column each), joined in one pass (an entry's pieces in turn, no string per entry)."""
+    heads, close = [], ""
+    for n, (key, inner) in enumerate(keys):
+        lead = f"{quote}: {{" if n == 0 else ","
+        head = f"{close}{lead}\n{pad}    {json.encoder.encode_basestring_ascii(key)}: "
+        names = [json.encoder.encode_basestring_ascii(name) for name in inner]
+        heads += (
+            [head]
+            if not names
+            else [f"{head}{{\n{pad}      {names[0]}: ", *(f",\n{pad}      {name}: " for name in names[1:])]
+        )
+        close = f"\n{pad}    }}" if names else ""
+    tail = f"{close}\n{pad}  }},\n{pad}  {quote}"
+    pieces: list[Iterable[str]] = [ids]
+    for head, column in zip(heads, columns, strict=True):
+        pieces += [repeat(head), column]
+    body = "".join(chain.from_iterable(zip(*pieces, repeat(tail))))
+    return f"{{\n{pad}  {quote}{body[: -len(tail)]}{close}\n{pad}  }}\n{pad}}}"
 
 
 def _case_section(cases: dict[Any, Any]) -> Any:
@@ -108,13 +189,7 @@ def _case_section(cases: dict[Any, Any]) -> Any:
             return None
         columns.append(list(map(_PLAIN[kind], column)))
     ids = list(map(json.encoder.encode_basestring_ascii, cases))
-
-    def text(pad: str) -> str:
-        inner = f",\n{pad}    ".join(json.encoder.encode_basestring_ascii(n).replace("%", "%%") + ": %s" for n in names)
-        entry = f"{pad}  %s: {{\n{pad}    {inner}\n{pad}  }}"
-        return "{\n" + ",\n".join(map(entry.__mod__, zip(ids, *columns, strict=True))) + f"\n{pad}}}"
-
-    return text
+    return lambda pad: _section_text(pad, [(name, ()) for name in names], ids, columns)
 
 
 CASE_RESULTS_FILE = "case-results.json"
@@ -139,8 +214,8 @@ def write_atomically(path: Path, text: str) -> None:
     """``text`` to ``path`` through a temporary file beside it and a rename: never a partial file."""
     handle, temporary = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=path.suffix, dir=path.parent)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
+        with os.fdopen(handle, "wb") as file:
+            file.write(text.encode("utf-8"))
             file.flush()
             os.fsync(file.fileno())
         os.chmod(temporary, 0o644)

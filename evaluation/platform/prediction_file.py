@@ -58,6 +58,78 @@ class PredictionTable:
             return self.rows.column(name)
         return [row.cells[name] for row in self.rows.values()]
 
+    def numbers(self, name: str) -> np.ndarray | None:
+        """Column ``name`` as floats in the order of ``rows``, read from the file's bytes (``_Rows.numbers``);
+        ``None``: read its cells (``column``)."""
+        return self.rows.numbers(name) if isinstance(self.rows, _Rows) else None
+
+    def positions(self, cases: Sequence[str]) -> np.ndarray | None:
+        """The row of each of ``cases`` (distinct) in the order of ``rows``, or ``None`` when one has no row.
+        As many cases as rows, in printable ASCII: both sorted as bytes by numpy and matched in turn (a look-up
+        per case would reach the rows' table in random order)."""
+        ids = list(self.rows)
+        joined = "".join(ids) + "".join(cases)
+        if len(ids) == len(cases) and joined.isascii() and joined.isprintable():
+            found, wanted = np.array(ids, dtype="S"), np.array(cases, dtype="S")
+            by_row = np.argsort(found)
+            by_case = np.arange(len(cases)) if (wanted[1:] > wanted[:-1]).all() else np.argsort(wanted)
+            if not np.array_equal(found[by_row], wanted[by_case]):
+                return None
+            rows = np.empty(len(cases), np.intp)
+            rows[by_case] = by_row
+            return rows
+        index = self.rows.index if isinstance(self.rows, _Rows) else {case: k for k, case in enumerate(ids)}
+        try:
+            return np.fromiter(map(index.__getitem__, cases), np.intp, len(cases))
+        except KeyError:
+            return None
+
+
+_POWERS = np.array([float(10**k) for k in range(23)])  # each a double exactly (10**22 is the last)
+
+
+def plain_decimals(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
+    """The cells ``data[starts[k]:ends[k]]`` (UTF-8 bytes) as floats, each what ``float()`` reads, or ``None``
+    unless every cell is a plain decimal (``_plain``)."""
+    values, plain = _plain(data, starts, ends)
+    return values if starts.size and plain.all() else None
+
+
+def _plain(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The cells ``data[starts[k]:ends[k]]`` as floats where each is a plain decimal (``[+-]digits[.digits]``,
+    ``.5`` and ``5.`` included; no space, no exponent; at most 20 bytes) of at most 18 digits whose digits make
+    an integer below 2**53, and which those are: that integer over a power of ten up to 10**22, both doubles
+    exactly, is one correctly rounded division, what ``float()`` reads (Clinger's fast path: W. D. Clinger,
+    "How to read floating point numbers accurately", PLDI 1990)."""
+    lengths = ends - starts
+    mantissa, places, digits, dots = (np.zeros(starts.size, np.int64) for _ in range(4))
+    bad = (lengths < 1) | (lengths > 20)
+    first = data[np.minimum(starts, data.size - 1)]
+    negative = first == ord("-")
+    signed = negative | (first == ord("+"))
+    for j in range(min(int(lengths.max(initial=0)), 21)):
+        live = lengths > j
+        chars = data[np.minimum(starts + j, data.size - 1)]
+        digit = (chars >= ord("0")) & (chars <= ord("9")) & live
+        dot = (chars == ord(".")) & live
+        bad |= live & ~digit & ~dot & ~(signed & (j == 0))
+        mantissa = np.where(digit, mantissa * 10 + (chars.astype(np.int64) - ord("0")), mantissa)
+        places += digit & (dots > 0)
+        digits += digit
+        dots += dot
+    plain = ~bad & (dots <= 1) & (digits >= 1) & (digits <= 18) & (mantissa < 2**53)
+    values = np.where(plain, mantissa, 0) / _POWERS[np.where(plain, places, 0)]
+    return np.where(negative, -values, values), plain
+
+
+def decimal_cells(cells: Sequence[str]) -> np.ndarray | None:
+    """``plain_decimals`` of a list of cells (``None`` for one that holds a line break)."""
+    data = np.frombuffer("\n".join(cells).encode() + b"\n", np.uint8)
+    ends = np.flatnonzero(data == ord("\n"))
+    if ends.size != len(cells):
+        return None
+    return plain_decimals(data, np.r_[0, ends[:-1] + 1], ends)
+
 
 def find_prediction_file(input_dir: Path, name: str = PREDICTION_FILE) -> Path:
     """``name`` in the input folder, else its single ``*.csv`` (resolved, never a path outside it);
@@ -82,27 +154,56 @@ def shown(text: str) -> str:
 class _Rows(Mapping[str, PredictionRow]):
     """The rows by case, each made when asked for: a row's record is its line's text (a file without
     quotes, split at its commas then) or its stripped cells (the ``csv`` module's); every check was
-    made when the file was read."""
+    made when the file was read. ``cells``: a file without quotes, its bytes, where its cells end (its
+    separators, then its end) and each row's first cell's separator before it (``Cells``)."""
 
     def __init__(
-        self, columns: tuple[str, ...], records: list[Any], lines: Sequence[int], index: dict[str, int]
+        self,
+        columns: tuple[str, ...],
+        records: list[Any],
+        lines: Sequence[int],
+        index: dict[str, int],
+        cells: Cells | None = None,
     ) -> None:
-        self._columns, self._records, self._lines, self._index = columns, records, lines, index
+        self._columns, self._records, self._lines, self.index, self._cells = columns, records, lines, index, cells
 
     def __getitem__(self, case: str) -> PredictionRow:
-        row = self._index[case]
+        row = self.index[case]
         record = self._records[row]
         values = record if isinstance(record, tuple) else tuple(map(str.strip, record.split(",")))
         return PredictionRow(self._lines[row], self._columns, values)
 
     def __contains__(self, case: object) -> bool:
-        return case in self._index
+        return case in self.index
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._index)
+        return iter(self.index)
 
     def __len__(self) -> int:
-        return len(self._index)
+        return len(self.index)
+
+    def numbers(self, name: str) -> np.ndarray | None:
+        """Column ``name`` as floats read from the file's bytes (a file without quotes): its plain decimals at
+        once (``_plain``), a few other cells (at most one in 16) each by ``float`` as ``column`` gives it
+        (stripped; ``None`` for a cell blank, not in ASCII, with Python's digit separator "_" or not a number)."""
+        if self._cells is None:
+            return None
+        data, edges, firsts = self._cells
+        cell = firsts + self._columns.index(name)
+        starts, ends = edges[cell] + 1, edges[cell + 1]
+        values, plain = _plain(data, starts, ends)
+        others = np.flatnonzero(~plain).tolist()
+        if len(others) > starts.size // 16:
+            return None
+        for k in others:
+            text = data[starts[k] : ends[k]].tobytes().decode().strip()
+            if not text or "_" in text or not text.isascii():
+                return None
+            try:
+                values[k] = float(text)
+            except ValueError:
+                return None
+        return values
 
     def column(self, name: str) -> list[str]:
         """The stripped cells of column ``name``, one per row in file order (each row's ``cells[name]``),
@@ -141,7 +242,7 @@ def read_prediction_table(path: Path, id_column: str, max_mb: float, word: str =
                               f"'{id_column}'.")  # fmt: skip
     plain = '"' not in text and "\x00" not in text and text.count("\r") == text.count("\r\n")
     split = _split_plain if plain else _split_csv
-    columns, records, ids, lines, stop = split(
+    columns, records, ids, lines, stop, cells = split(
         text.replace("\r\n", "\n") if plain and "\r" in text else text, id_column, name
     )
     index = dict(zip(ids, range(len(ids)), strict=True))
@@ -159,11 +260,15 @@ def read_prediction_table(path: Path, id_column: str, max_mb: float, word: str =
         problems.append((lines[row], SubmissionError(message, case)))
     if problems:
         raise min(problems, key=lambda problem: problem[0])[1]
-    return PredictionTable(name, columns, _Rows(columns, records, lines, index))
+    return PredictionTable(name, columns, _Rows(columns, records, lines, index, cells))
 
 
-# (columns, each row's record, its stripped id, its line, the first malformed row's line and error or None)
-Split = tuple[tuple[str, ...], list[Any], list[str], Sequence[int], tuple[int, SubmissionError] | None]
+# a file without quotes: its bytes, the byte of each separator (comma or line break) and then its end, and
+# each row's separator before its first cell (an index into the former)
+Cells = tuple[np.ndarray, np.ndarray, np.ndarray]
+# (columns, each row's record, its stripped id, its line, the first malformed row's line and error or None,
+# the rows' ``Cells`` or None)
+Split = tuple[tuple[str, ...], list[Any], list[str], Sequence[int], tuple[int, SubmissionError] | None, Cells | None]
 
 
 def _columns(header: list[str], id_column: str, name: str) -> tuple[str, ...]:
@@ -212,10 +317,10 @@ def _split_plain(text: str, id_column: str, name: str) -> Split:
             keep[k:] = False
             break
     if keep.all():
-        records, numbers = lines, range(2, count.size + 2)
+        records, numbers, firsts = lines, range(2, count.size + 2), breaks[:-1]
     else:
         rows = np.flatnonzero(keep).tolist()
-        records, numbers = [lines[k] for k in rows], [k + 2 for k in rows]
+        records, numbers, firsts = [lines[k] for k in rows], [k + 2 for k in rows], breaks[:-1][keep]
     if width == 1:
         ids = records
     elif position == 0:
@@ -224,7 +329,7 @@ def _split_plain(text: str, id_column: str, name: str) -> Split:
         ids = [record.split(",", position + 1)[position] for record in records]
     if not text.isascii() or any(space in text for space in " \t\x0b\x0c\x1c\x1d\x1e\x1f"):
         ids = list(map(str.strip, ids))
-    return columns, records, ids, numbers, stop
+    return columns, records, ids, numbers, stop, (encoded, np.r_[separators, encoded.size], firsts)
 
 
 def _split_csv(text: str, id_column: str, name: str) -> Split:
@@ -257,7 +362,7 @@ def _split_csv(text: str, id_column: str, name: str) -> Split:
         stop = reader.line_num, _not_csv(reader.line_num, error, name)
     if stop is None and lines and lines[-1] > start and text.count('"') % 2:  # the last row ran on to the end
         stop = _open_quote(start, lines[-1], name)
-    return columns, records, [record[position] for record in records], lines, stop
+    return columns, records, [record[position] for record in records], lines, stop, None
 
 
 def _open_quote(first: int, last: int, name: str) -> tuple[int, SubmissionError]:

@@ -5,6 +5,7 @@ does not take; the reference CSVs split whole (``reference._csv_rows``) as the `
 from __future__ import annotations
 
 import csv
+import json
 import sys
 from pathlib import Path
 
@@ -119,3 +120,39 @@ def test_reference_rows_split_whole_as_the_csv_module_splits_them(tmp_path, text
     cells = [[cells[k] for _, cells in found] for k in range(len(header))]
     split, lines, columns = reference._csv_rows(path)
     assert (split, list(lines), columns) == (header, [n for n, _ in found], cells)
+
+
+@pytest.mark.parametrize("one_hot", [False, True])
+@pytest.mark.parametrize(
+    ("edit", "words"),
+    [
+        (None, None),
+        (replace_cell(30, 1, ""), "line 30"),  # a blank class cell
+        (replace_cell(31, 2, "-0.1"), "cannot be negative"),
+        (replace_cell(32, 3, "1.5"), "outside [0, 1]"),
+        (replace_cell(33, 1, "0.9"), "sums to"),
+        (replace_cell(34, 1, " 0.5 "), "sums to"),  # spaces: stripped, then the sum
+        (replace_cell(35, 1, "0.\uff15"), "ascii digits"),
+    ],
+)
+def test_a_probabilities_csv_read_as_columns_gives_the_row_readers_bytes_or_message(
+    tmp_path, monkeypatch, one_hot, edit, words
+):
+    """A probabilities output (a column per class) is read and scored whole: the same metrics.json as the row
+    reader (a per-case object per image), or, for a CSV the columns refuse, the row reader's first problem."""
+    declaration, truth_csv, answers = whole_path.probability_inputs(tmp_path / "phase", ROWS, one_hot)
+    truth = truth_csv.parent
+    if edit:
+        answers.write_text(edit(answers.read_text()))
+    taken = []
+    original = columns.scored_columns
+    monkeypatch.setattr(engine, "scored_columns", lambda *a: taken.append(original(*a)) or taken[-1])
+    fast = run(declaration, truth, answers, tmp_path / "fast")
+    monkeypatch.setattr(engine, "scored_columns", lambda *_: None)
+    slow = run(declaration, truth, answers, tmp_path / "slow")
+    assert fast == slow
+    if words is None:
+        assert isinstance(fast, bytes) and taken[0] is not None
+        assert json.loads(fast)["case"]["ISIC_0000000"]["diagnosis"].keys() == {"MEL", "NV", "BCC"}
+    else:
+        assert taken == [None] and isinstance(fast, str) and words in fast.lower()

@@ -29,7 +29,7 @@ AUTOPET = (DECLARATIONS / "autopet4.toml").read_text(encoding="utf-8")
          "metrics[5].full_reference: must be a number or 'null', not 'zero'"),
         (BRATS, 'labels = { WT = [1, 2, 3], TC = [1, 3], ET = 3 }', 'labels = { WT = [1, 2, 3], TC = [1, 3], ET = 3 }'
          '\ndimension = 2', "metrics[0].metric: lesion_wise_dice needs a 3D segmentation"),
-        (AUTOPET, 'precision = "nifti"', 'precision = "double"',
+        (AUTOPET, '\nprecision = "nifti"', '\nprecision = "double"',
          "metrics[1].precision: 'double' is not one of float64, nifti, nifti-float32"),
         (AUTOPET, 'unit = "ml"', 'unit = "litre"', "metrics[1].unit: 'litre' is not one of ml, mm3, voxels"),
         (AUTOPET, 'empty_reference = "null"           # no', 'empty_reference = "none"           # no',

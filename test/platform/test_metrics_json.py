@@ -74,3 +74,28 @@ def test_a_large_per_case_section_written_by_columns_is_the_standard_encoders_by
     assert (metrics_json._case_section(document["case"]) is not None) == fast
     assert dumps(document) == standard(document)
     assert dumps({"case": document["case"]}) == standard({"case": document["case"]})
+
+
+@pytest.mark.parametrize(
+    "cases",
+    [
+        ["c0", "c1", "c2"],  # plain ids: quoted around the texts
+        ['a "quoted" id', "back\\slash", "é", "tab\there", "del\x7f", "%s"],  # ids the encoder escapes
+    ],
+)
+def test_a_per_case_section_held_by_columns_is_the_standard_encoders_bytes(cases):
+    """``CaseColumns`` (a submission scored as columns): the bytes of the same section as dicts, at any size."""
+    from evaluation.platform.metrics_json import CaseColumns
+
+    values = np.array([0.1, -0.0, 1e-05, 1e16, 2.5, 1 / 3][: len(cases)])
+    rows = np.stack([values, values[::-1]], axis=1)
+    for columns, inner in (
+        ({"p": values, 'odd "key" %s': values[::-1].copy()}, {}),
+        ({"probs": rows, "p": values}, {"probs": ("MEL", 'n"v')}),  # an object per case (probabilities)
+        ({"p": values, "probs": rows}, {"probs": ("MEL", 'n"v')}),
+    ):
+        section = CaseColumns(cases, columns, inner)
+        as_dicts = {case: dict(section[case]) for case in section}
+        assert list(as_dicts) == cases and as_dicts[cases[1]]["p"] == -0.0
+        for document in ({"aggregates": {"a": 0.5}, "case": section, "settings": {"x": [1]}}, {"case": section}):
+            assert dumps(document) == standard({**document, "case": as_dicts})

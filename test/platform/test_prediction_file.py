@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from evaluation.errors import SubmissionError
-from evaluation.platform.prediction_file import read_prediction_table
+from evaluation.platform.prediction_file import decimal_cells, read_prediction_table
 
 
 def test_the_first_header_column_that_repeats_is_named(tmp_path):
@@ -21,3 +22,44 @@ def test_a_wide_header_with_a_repeat_at_its_end_is_named(tmp_path):
     (tmp_path / "p.csv").write_text(",".join(["case", *columns, "c199999"]) + "\n")
     with pytest.raises(SubmissionError, match="has the column 'c199999' twice"):
         read_prediction_table(tmp_path / "p.csv", "case", 10.0)
+
+
+TAKEN = ["0", "-0", "+0", "-0.0", ".5", "5.", "0.1", "-7.25", "00012.5000", "123456789012345", "9007199254740991"]
+LEFT = ["0.000000000000000000001", "9007199254740993", "999999999999999999", "1e5", "", "-", ".", "+.", "1.2.3",
+        "12a", "+-1", "1-", " 1", "\uff11", "0x10", "inf", "nan", "1_0"]  # fmt: skip
+
+
+@pytest.mark.parametrize("cell", TAKEN + LEFT)
+def test_plain_decimals_are_what_float_reads_or_left_to_it(cell):
+    """``plain_decimals`` reads a plain decimal exactly as ``float()`` (the same double, -0.0 included) and
+    leaves any other cell (``None``: past 18 digits or 2**53, an exponent, a space...) to the reader of cells."""
+    found = decimal_cells([cell])
+    assert (found is not None) == (cell in TAKEN)
+    if found is not None:
+        assert repr(float(found[0])) == repr(float(cell))
+
+
+def test_plain_decimals_of_many_cells_are_float_bit_for_bit():
+    rng = np.random.default_rng(7)
+    for places in range(16):
+        cells = [f"{x:.{places}f}" for x in rng.uniform(-1e3, 1e3, 2000)]
+        found = decimal_cells(cells)
+        expected = np.array(list(map(float, cells)))
+        assert found is not None or places > 12  # (past 15 digits: float() reads them)
+        if found is not None:
+            assert found.view(np.int64).tolist() == expected.view(np.int64).tolist()
+
+
+def test_a_file_without_quotes_gives_its_number_columns_from_its_bytes(tmp_path):
+    path = tmp_path / "predictions.csv"
+    path.write_bytes(b"case,p,q\r\nb,0.25,x\r\n\r\na,-1.5,y\r\n  \r\nc,3,z")
+    table = read_prediction_table(path, "case", 1.0)
+    assert table.numbers("p").tolist() == [0.25, -1.5, 3.0] and table.numbers("q") is None
+    assert table.positions(["c", "a", "b"]).tolist() == [2, 1, 0] and table.positions(["a", "d"]) is None
+    assert table.positions(["a", "b", "d"]) is None and table.positions(["a", "b", "é"]) is None
+    many = "".join(f"c{k},{k / 8},{k}\n" for k in range(40))  # a cell in 16 at most read by float(): ' 1e-05 '
+    path.write_text(f"case,p,q\n{many}d, 1e-05 ,0.30000000000000004\ne,7,1_0\n")
+    table = read_prediction_table(path, "case", 1.0)
+    assert table.numbers("p").tolist() == [k / 8 for k in range(40)] + [1e-05, 7.0] and table.numbers("q") is None
+    path.write_text("case,p\né,1\nb,2\na,3\n")
+    assert read_prediction_table(path, "case", 1.0).positions(["a", "b", "é"]).tolist() == [2, 1, 0]
