@@ -150,6 +150,19 @@ def aggregate_metrics(
     }
 
 
+def _sample(metric: MetricSpec, cases: Sequence[str], reference: DeclaredReference) -> np.ndarray | None:
+    """The declared case weights of ``cases`` (``sample_weights``), None without; all 0 is the organizer's error."""
+    if not metric.sample_weights:
+        return None
+    weights = reference.weights[metric.name]
+    if tuple(cases) != reference.cases:
+        index = {case: k for k, case in enumerate(reference.cases)}
+        weights = weights[[index[case] for case in cases]]
+    if not weights.any():
+        raise ConfigurationError(f"{metric.sample_weights}: every scored case has the weight 0 ({metric.name}).")
+    return weights
+
+
 def _weights(n_cases: int, settings: Mapping[str, Any], metric: MetricSpec) -> np.ndarray | None:
     if not metric.bootstrap or n_cases == 0:
         return None
@@ -308,7 +321,9 @@ def _value_metric(
         params["classes"] = output.type.class_order(output) + (
             (MISCLASSIFIED,) if output.missing == "misclassification" else ()
         )
-    value = float(measures.value_metric(metric.metric, truth, predicted, params, event=event)) if cases else math.nan
+    sample = _sample(metric, cases, reference)
+    value = float(measures.value_metric(metric.metric, truth, predicted, params, event=event, sample=sample)) \
+        if cases else math.nan  # fmt: skip
     for edge, what in measures.EDGE_CASES.items():  # (no scored case: a null value, as a probabilities metric's)
         if cases and math.isnan(value) and params.get(edge) == "error":
             raise ConfigurationError(
@@ -342,14 +357,15 @@ def _probability_metric(
     if not cases:  # every case excluded: no value (null; a ranked path fails the run)
         return {key: math.nan for _, _, key in keys}, {key: np.array([np.nan]) for _, _, key in keys}
     weights = _weights(len(cases), settings, metric)
+    sample = _sample(metric, cases, reference)
     if not metric.aggregates:  # one value: Brier, top-label calibration, the argmax metrics
         key = metric.key("", "value")
-        value = float(measures.probability_metric(metric.metric, truth, matrix, classes, params))
+        value = float(measures.probability_metric(metric.metric, truth, matrix, classes, params, sample=sample))
         boot = np.array([np.nan])
         if weights is not None:
             boot = measures.probability_metric(metric.metric, truth, matrix, classes, params, weights)
         return {key: value}, {key: np.asarray(boot, dtype=float)}
-    per_class, macro = measures.per_class_metric(metric.metric, truth, matrix, classes, params)
+    per_class, macro = measures.per_class_metric(metric.metric, truth, matrix, classes, params, sample=sample)
     edge = measures.PER_CLASS[metric.metric][2]
     if edge and params[edge] == "error" and np.isnan(per_class).any():
         undefined = classes[int(np.flatnonzero(np.isnan(per_class))[0])]

@@ -35,6 +35,7 @@ from evaluation.declarative.schema import (
     SLUG,
     SORTS,
     SUBMISSION_KINDS,
+    WEIGHTED_METRICS,
 )
 from evaluation.metrics.groups import GROUP_FORMS
 
@@ -142,6 +143,9 @@ def _metric_schema(record: MetricRecord) -> dict[str, Any]:
     if record.name in COUNTED:
         properties["case_count_key"] = {"type": "string"}
     properties.update(_GROUPS)  # a metric of one value per group of cases (one label and form: checked on parsing)
+    if record.name in WEIGHTED_METRICS:  # a weighted leaderboard: each case's weight from a reference column
+        properties["sample_weights"] = {"type": "string", "pattern": r"^.+\.csv:.+$"}
+        properties["zero_weight"] = _STRINGS
     required = ["metric", "output"]
     for param in (*record.params, *(edge.param(record.per_class) for edge in record.edges)):
         if param.derived:

@@ -389,6 +389,8 @@ class DeclaredChallenge(Challenge):
                          **({"groups": m.groups, "over_groups": m.over_groups, "undefined_group": m.undefined_group}
                             if m.groups else {}),
                          **({"incomplete_group": m.incomplete_group} if m.incomplete_group != "score" else {}),
+                         **({"sample_weights": m.sample_weights} if m.sample_weights else {}),
+                         **({"zero_weight": list(m.zero_weight)} if m.zero_weight else {}),
                          "keys": dict(m.keys)}
                 for m in declaration.metrics
             },

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from evaluation.declarative.output_kinds import CLASS_REFERENCE, Number, OutputSpec
-from evaluation.declarative.schema import BINARY_REFERENCE_METRICS, Cases, Declaration
+from evaluation.declarative.schema import BINARY_REFERENCE_METRICS, Cases, Declaration, MetricSpec
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.platform.detections import point_names, point_numbers
 from evaluation.platform.files import read_bytes
@@ -47,6 +47,7 @@ class DeclaredReference:
     findings: Mapping[str, Mapping[str, tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
     stacks: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # listed stacks ([cases] stacks): their frames
     fields: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # [cases] fields: field -> case -> text
+    weights: Mapping[str, np.ndarray] = field(default_factory=dict)  # a weighted metric -> its cases' weights
 
 
 def strip_marker(name: str, markers: Sequence[str]) -> str:
@@ -406,7 +407,11 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
     groups = {m.name: _groups(ground_truth, declaration, m.groups, cases, m.name)
               for m in declaration.metrics if m.groups}  # fmt: skip
     fields = {name: {case: str(records[case][name]) for case in cases} for name in declaration.cases.fields}
-    return DeclaredReference(cases, files, values, ground_truth, events, groups, order, findings, stacks, fields)
+    weights = {m.name: _sample_weights(ground_truth, declaration, m, cases) for m in declaration.metrics
+               if m.sample_weights}  # fmt: skip
+    return DeclaredReference(
+        cases, files, values, ground_truth, events, groups, order, findings, stacks, fields, weights
+    )
 
 
 def _groups(
@@ -426,6 +431,32 @@ def _groups(
         raise ConfigurationError(f"{text}: the group of case {digits} ({texts[digits]!a}) holds non-ASCII "
                                  "digits; write ASCII digits or a word.")  # fmt: skip
     return {case: texts[case] for case in cases}
+
+
+def _sample_weights(
+    ground_truth: Path, declaration: Declaration, metric: MetricSpec, cases: Sequence[str]
+) -> np.ndarray:
+    """The weight of every case (in ``cases``' order) from the ``sample_weights`` column ("file.csv:column") of
+    ``metric``: each a finite number >= 0 in ASCII, not all 0; its ``zero_weight`` cases 0."""
+    text = metric.sample_weights
+    csv_file, _, column = text.partition(":")
+    texts = _csv_column(
+        ground_truth, csv_file, column, declaration, False, f", which metric '{metric.name}' reads as case weights"
+    )
+    noun = declaration.cases.noun
+    weights = np.zeros(len(cases))
+    for index, case in enumerate(cases):
+        cell = texts.get(case, "")
+        try:
+            weights[index] = float(cell) if cell.isascii() and "_" not in cell else math.nan
+        except ValueError:
+            weights[index] = math.nan
+        if not (math.isfinite(weights[index]) and weights[index] >= 0):
+            raise ConfigurationError(f"{text}: the weight of {noun} {case} ({cell[:40]!a}) is not a number >= 0.")
+    weights[np.isin(np.asarray(cases, dtype=object), metric.zero_weight)] = 0.0
+    if not weights.any():
+        raise ConfigurationError(f"{text}: every {noun} has the weight 0.")
+    return weights
 
 
 def _reference_objects(path: Path, case: str, output: OutputSpec) -> np.ndarray:

@@ -57,6 +57,7 @@ SCORING_METHODS = ("abs", "avg", "med")
 ORDERS = ("metric", "label")  # [report] order: metrics.json keys metric by metric, or label by label
 SORTS = ("asc", "desc")
 INCOMPLETE_GROUP = ("score", NULL)  # a group with a case without its output: scored on the others, or null
+WEIGHTED_METRICS = measures.WEIGHTED_METRICS  # the metrics that take case weights (sample_weights)
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,8 @@ class MetricSpec:
     over_groups: str = "mean"  # how the groups' values combine (metrics.groups.over_groups)
     undefined_group: str | float = "error"  # a group where the metric is undefined: refused, left out or a number
     incomplete_group: str = "score"  # a group with a case without its output: scored anyway, or "null" (left out)
+    sample_weights: str = ""  # "file.csv:column": each case's weight (a weighted leaderboard); "": every case 1
+    zero_weight: tuple[str, ...] = ()  # cases weighted 0 whatever the column says (ISIC_0035068 in ISIC's reference)
 
     def param(self, key: str) -> Any:
         return dict(self.params)[key]
@@ -342,9 +345,30 @@ def _metric(
     count_key = _case_keys(table, metric, name, labels or (("",) if python else ()), case_key)
     python_of_one_value = python and params["over"] == "set" and not labels  # a python metric by group
     grouping = _grouping(table, metric, labels, aggregates, bootstrap, python_of_one_value)
+    sample_weights = _sample_weights(table, metric, bootstrap, bool(grouping))
+    zero_weight = tuple(table.strings("zero_weight", []))
+    if zero_weight and not sample_weights:
+        table.fail("zero_weight", "applies to a weighted metric (sample_weights = 'file.csv:column')")
     table.done()
     return MetricSpec(name, metric, slug, labels, aggregates, bootstrap, tuple(params.items()), group, keys, case_key,
-                      count_key, *grouping)  # fmt: skip
+                      count_key, *grouping, sample_weights=sample_weights, zero_weight=zero_weight)  # fmt: skip
+
+
+def _sample_weights(table: Table, metric: str, bootstrap: bool, grouped: bool) -> str:
+    """``sample_weights`` ("file.csv:column"): each case's weight, a number >= 0 in a reference column (a
+    weighted leaderboard: ISIC's ``score_weight``), for a metric whose catalogue entry takes case weights
+    (``resampling = "weights"``); neither bootstrapped nor by group."""
+    if "sample_weights" not in table.data:
+        return ""
+    text = table.get("sample_weights", str)
+    csv_file, _, column = text.partition(":")
+    if not csv_file.endswith(".csv") or not column:
+        table.fail("sample_weights", f"{text!r} is not 'file.csv:column' (the weight of each case)")
+    if metric not in WEIGHTED_METRICS:
+        table.fail("sample_weights", f"{metric} takes no case weights (these do: {', '.join(WEIGHTED_METRICS)})")
+    if bootstrap or grouped:
+        table.fail("sample_weights", "a weighted metric is neither bootstrapped nor scored by group")
+    return text
 
 
 def _grouping(
@@ -503,6 +527,8 @@ def _checked_parameters(table: Table, record: MetricRecord, output: OutputSpec, 
     if record.name == "cohen_kappa" and params["weights"] != "none" and output.missing == "misclassification":
         table.fail("weights", f"weighted kappa orders the classes: a missing answer ({output.slug!r} has missing = "
                    "'misclassification') has no place there; use missing = 'error' or 'exclude'")  # fmt: skip
+    if "ties" in params and output.kind != "probabilities":
+        table.fail("ties", f"applies to the argmax of a probabilities output ({output.slug!r} is a {output.kind})")
     if record.probability and output.type.numeric and output.range != (0.0, 1.0):
         table.fail("output", f"{record.name} needs a probability: declare range = [0, 1] on output {output.slug!r}")
 
