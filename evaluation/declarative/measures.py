@@ -18,7 +18,8 @@ metric's record says (``metric_records.RECORDS``: the tables below are views of 
 - probabilities outputs (an (n, classes) matrix): ``PER_CLASS`` metrics one-vs-rest per class through
   ``catalogue.per_class`` and their macro mean, a class at its edge case given its declared value or
   (``"exclude"``) left out of the macro; ``multiclass_brier_score``, ``top_label_calibration_error``,
-  and accuracy, balanced accuracy and kappa of the argmax classes (a tie: the first declared class).
+  and accuracy, balanced accuracy and kappa of the argmax classes (a tie: the first declared class, or
+  with ``ties = "wrong"`` no class); ``sample_weights``: each case's weight in the one value.
 Bootstrap CIs pass the resamples' draw counts as the catalogue's ``weights`` (one value per
 resample, equal to the metric of the expanded resample); a resample that hits an edge case is NaN,
 left out of the percentile interval.

@@ -211,9 +211,8 @@ _BINARY = ("number", "probabilities")
 _CLASSES = ("boolean", "choice", "probabilities")
 _THRESHOLD = Param("threshold", when=("per_class", False), doc="the decision: positive when output >= threshold")
 _TARGET = Param("target", interval=Interval(0, 1))
-TIES = ("first", "wrong")  # a probabilities output's tied maximum: the first declared class, or no class
-_TIES = Param("ties", str, OMITTED, TIES, doc="a tied maximum of a probabilities output: the first declared class, "
-              "or no class (always wrong; isic-challenge-scoring's undecided predictions)")
+_TIES = Param("ties", str, OMITTED, ("first", "wrong"), doc="a tied maximum of a probabilities output: the first "
+              "declared class, or no class (always wrong; isic-challenge-scoring's undecided predictions)")  # fmt: skip
 _BINS = Param("bins", int, 10, interval=Interval(1, None, "left", "must be at least 1"), parameter="n_bins")
 _CONSTANT = Edge("constant", "constant", "constant values", 0.0)
 _DETECTION = (
