@@ -326,6 +326,8 @@ def _macro(values: np.ndarray, exclude: bool) -> np.ndarray | float:
     if not exclude:
         return values.mean(axis=0) if values.ndim > 1 else float(values.mean())
     counted = ~np.isnan(values)
+    if values.ndim == 1:  # the mean of the defined values alone (as pandas' skipna, the same floats)
+        return float(values[counted].mean()) if counted.any() else math.nan
     total, count = np.where(counted, values, 0.0).sum(axis=0), counted.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         macro = np.where(count > 0, total / np.maximum(count, 1), np.nan)

@@ -437,22 +437,23 @@ def _sample_weights(
     ground_truth: Path, declaration: Declaration, metric: MetricSpec, cases: Sequence[str]
 ) -> np.ndarray:
     """The weight of every case (in ``cases``' order) from the ``sample_weights`` column ("file.csv:column") of
-    ``metric``: each a finite number >= 0 in ASCII, not all 0; its ``zero_weight`` cases 0."""
+    ``metric`` (or ``absent_weight`` each when the file lacks the column): each a finite number >= 0 in ASCII;
+    its ``zero_weight`` cases 0; not all 0."""
     text = metric.sample_weights
     csv_file, _, column = text.partition(":")
-    texts = _csv_column(
-        ground_truth, csv_file, column, declaration, False, f", which metric '{metric.name}' reads as case weights"
-    )
     noun = declaration.cases.noun
-    weights = np.zeros(len(cases))
-    for index, case in enumerate(cases):
-        cell = texts.get(case, "")
-        try:
-            weights[index] = float(cell) if cell.isascii() and "_" not in cell else math.nan
-        except ValueError:
-            weights[index] = math.nan
-        if not (math.isfinite(weights[index]) and weights[index] >= 0):
-            raise ConfigurationError(f"{text}: the weight of {noun} {case} ({cell[:40]!a}) is not a number >= 0.")
+    weights = np.full(len(cases), metric.absent_weight or math.nan)
+    if metric.absent_weight is None or column in _csv_rows(ground_truth / csv_file)[0]:
+        reader = f", which metric '{metric.name}' reads as case weights"
+        texts = _csv_column(ground_truth, csv_file, column, declaration, False, reader)
+        for index, case in enumerate(cases):
+            cell = texts.get(case, "")
+            try:
+                weights[index] = float(cell) if cell.isascii() and "_" not in cell else math.nan
+            except ValueError:
+                weights[index] = math.nan
+            if not (math.isfinite(weights[index]) and weights[index] >= 0):
+                raise ConfigurationError(f"{text}: the weight of {noun} {case} ({cell[:40]!a}) is not a number >= 0.")
     weights[np.isin(np.asarray(cases, dtype=object), metric.zero_weight)] = 0.0
     if not weights.any():
         raise ConfigurationError(f"{text}: every {noun} has the weight 0.")

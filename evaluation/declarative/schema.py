@@ -147,6 +147,7 @@ class MetricSpec:
     incomplete_group: str = "score"  # a group with a case without its output: scored anyway, or "null" (left out)
     sample_weights: str = ""  # "file.csv:column": each case's weight (a weighted leaderboard); "": every case 1
     zero_weight: tuple[str, ...] = ()  # cases weighted 0 whatever the column says (ISIC_0035068 in ISIC's reference)
+    absent_weight: float | None = None  # every case's weight when the file lacks the column; None: it must have it
 
     def param(self, key: str) -> Any:
         return dict(self.params)[key]
@@ -347,11 +348,16 @@ def _metric(
     grouping = _grouping(table, metric, labels, aggregates, bootstrap, python_of_one_value)
     sample_weights = _sample_weights(table, metric, bootstrap, bool(grouping))
     zero_weight = tuple(table.strings("zero_weight", []))
-    if zero_weight and not sample_weights:
-        table.fail("zero_weight", "applies to a weighted metric (sample_weights = 'file.csv:column')")
+    absent_weight = table.get("absent_weight", float, None)
+    for key in ("zero_weight", "absent_weight"):
+        if key in table.data and not sample_weights:
+            table.fail(key, "applies to a weighted metric (sample_weights = 'file.csv:column')")
+    if absent_weight is not None and not (math.isfinite(absent_weight) and absent_weight > 0):
+        table.fail("absent_weight", "must be a positive number")
     table.done()
     return MetricSpec(name, metric, slug, labels, aggregates, bootstrap, tuple(params.items()), group, keys, case_key,
-                      count_key, *grouping, sample_weights=sample_weights, zero_weight=zero_weight)  # fmt: skip
+                      count_key, *grouping, sample_weights=sample_weights, zero_weight=zero_weight,
+                      absent_weight=absent_weight)  # fmt: skip
 
 
 def _sample_weights(table: Table, metric: str, bootstrap: bool, grouped: bool) -> str:
