@@ -154,12 +154,18 @@ def _sample(metric: MetricSpec, cases: Sequence[str], reference: DeclaredReferen
     """The declared case weights of ``cases`` (``sample_weights``), None without; all 0 is the organizer's error."""
     if not metric.sample_weights:
         return None
-    weights = reference.weights[metric.name]
+    return _weights_of(metric, metric.sample_weights[0], cases, reference)
+
+
+def _weights_of(metric: MetricSpec, text: str, cases: Sequence[str], reference: DeclaredReference) -> np.ndarray:
+    """The weights of ``cases`` in the ``sample_weights`` column ``text`` of ``metric``; all 0 is the organizer's
+    error."""
+    weights = reference.weights[metric.name][text]
     if tuple(cases) != reference.cases:
         index = {case: k for k, case in enumerate(reference.cases)}
         weights = weights[[index[case] for case in cases]]
     if not weights.any():
-        raise ConfigurationError(f"{metric.sample_weights}: every scored case has the weight 0 ({metric.name}).")
+        raise ConfigurationError(f"{text}: every scored case has the weight 0 ({metric.name}).")
     return weights
 
 
@@ -702,13 +708,14 @@ def _python_set(
     references = _objects(found) if output.type.objects else np.array(found)
     fields = {name: tuple(by_case[c] for c in cases) for name, by_case in reference.fields.items()}
     own = dict(metric.params).get("params", {})
+    weights = {text.partition(":")[2]: _weights_of(metric, text, cases, reference) for text in metric.sample_weights}
     context = python_metric.SetContext(tuple(cases), output.slug, output.classes, options=options or {}, fields=fields,
-                                       params=own)  # fmt: skip
+                                       params=own, weights=weights)  # fmt: skip
     if nan is not None:
         metric = dataclasses.replace(metric, params=(*metric.params, ("nan", nan)))
     fn = python_metric.function_of(dict(metric.params), folder)
-    weights = _weights(len(cases), settings, metric)
-    return python_metric.set_aggregates(metric, fn, predictions, references, context, weights)
+    return python_metric.set_aggregates(metric, fn, predictions, references, context, _weights(len(cases), settings,
+                                                                                              metric))  # fmt: skip
 
 
 def _written_value(value: float | int | bool) -> float | int | bool:

@@ -144,8 +144,7 @@ def _metric_schema(record: MetricRecord) -> dict[str, Any]:
         properties["case_count_key"] = {"type": "string"}
     properties.update(_GROUPS)  # a metric of one value per group of cases (one label and form: checked on parsing)
     if record.name in WEIGHTED_METRICS:  # a weighted leaderboard: each case's weight from a reference column
-        properties["sample_weights"] = {"type": "string", "pattern": r"^.+\.csv:.+$"}
-        properties["zero_weight"] = _STRINGS
+        properties.update({**_WEIGHTS, "sample_weights": _WEIGHT_COLUMN})
     required = ["metric", "output"]
     for param in (*record.params, *(edge.param(record.per_class) for edge in record.edges)):
         if param.derived:
@@ -167,6 +166,8 @@ _GROUPS = {
     "undefined_group": {"anyOf": [{"type": "number"}, {"enum": ["error", "exclude"]}]},
     "incomplete_group": {"enum": list(INCOMPLETE_GROUP)},
 }
+_WEIGHT_COLUMN = {"type": "string", "pattern": r"^.+\.csv:.+$"}
+_WEIGHTS = {"zero_weight": _STRINGS, "absent_weight": {"type": "number", "exclusiveMinimum": 0}}
 _COMMON_METRIC = {
     "name": {"type": "string", "pattern": f"^{KEY.pattern}$"},
     "output": {"type": "string"},
@@ -184,7 +185,8 @@ _PYTHON = {
                    "aggregates": {"type": "array", "items": {"enum": list(CASE_FORMS)}},  # []: per case only
                    "nan": {"anyOf": [{"type": "number"}, {"enum": list(NAN_WORDS["case"])}]},
                    "case_key": {"type": "string"}, "params": {"type": "object", "additionalProperties": {
-                       "type": ["string", "number", "boolean"]}}},
+                       "type": ["string", "number", "boolean"]}}, **_WEIGHTS,
+                   "sample_weights": {"anyOf": [_WEIGHT_COLUMN, {"type": "array", "items": _WEIGHT_COLUMN}]}},
     "required": ["metric", "output", "function"],
     "additionalProperties": False,
 }  # fmt: skip
@@ -228,7 +230,9 @@ def json_schema() -> dict[str, Any]:
             "title": {"type": "string"},
             "submission": {"type": "object", "properties": {"kind": {"enum": list(SUBMISSION_KINDS)},
                            "file": {"type": "string", "pattern": r"\.csv$"}, "id_column": {"type": "string"},
-                           "max_mb": {"type": "number", "exclusiveMinimum": 0}}, "additionalProperties": False},
+                           "max_mb": {"type": "number", "exclusiveMinimum": 0},
+                           "strip_suffixes": {"type": "array", "items": {"type": "string", "minLength": 1}}},
+                           "additionalProperties": False},
             "inputs": {"type": "array", "minItems": 1, "items": {"type": "object", "properties": {
                 "slug": {"type": "string", "pattern": f"^{SLUG.pattern}$"}, "relative_path": {"type": "string"},
                 "kind": {"type": "string"}, "name": {"type": "string"}},

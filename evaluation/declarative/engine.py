@@ -351,7 +351,9 @@ class DeclaredChallenge(Challenge):
         report = declaration.report
         if report.flat:  # the aggregates at the top level under their written names, then settings and dataset
             names = dict(report.names)
-            return {**{names.get(k, k): v for k, v in aggregated["aggregates"].items()},
+            placed = _placed(report.layout, aggregated["aggregates"]) if report.layout else {
+                names.get(k, k): v for k, v in aggregated["aggregates"].items()}  # fmt: skip
+            return {**placed,
                     "settings": self._settings(declaration, settings),
                     **({"dataset": dataset_counts(declaration, reference)} if report.dataset else {})}  # fmt: skip
         return {**aggregated, "settings": self._settings(declaration, settings)}
@@ -365,7 +367,7 @@ class DeclaredChallenge(Challenge):
             return self.settings_echo(settings, before=first, after=last)
         return self.settings_echo(settings, before={**first, "declaration": declaration.source}, after={
             "ci_level": declaration.level,
-            **({"submission": dataclasses.asdict(declaration.submission)} if declaration.submission.csv else {}),
+            **({"submission": _submission_echo(declaration)} if declaration.submission.csv else {}),
             "outputs": {
                 o.slug: {"kind": o.kind, "reference": o.reference.text, "missing": o.missing, **o.type.settings(o),
                          **({"blank": o.blank} if o.reference.csv_file else {}),
@@ -389,13 +391,32 @@ class DeclaredChallenge(Challenge):
                          **({"groups": m.groups, "over_groups": m.over_groups, "undefined_group": m.undefined_group}
                             if m.groups else {}),
                          **({"incomplete_group": m.incomplete_group} if m.incomplete_group != "score" else {}),
-                         **({"sample_weights": m.sample_weights} if m.sample_weights else {}),
+                         **({"sample_weights": list(m.sample_weights)} if m.sample_weights else {}),
                          **({"zero_weight": list(m.zero_weight)} if m.zero_weight else {}),
+                         **({"absent_weight": m.absent_weight} if m.absent_weight is not None else {}),
                          "keys": dict(m.keys)}
                 for m in declaration.metrics
             },
             **last,
         })  # fmt: skip
+
+
+def _placed(layout: Sequence[tuple[str, str]], aggregates: Mapping[str, Any]) -> dict[str, Any]:
+    """``[report.layout]``: each aggregate at its paths, in the layout's order (dots nest objects)."""
+    document: dict[str, Any] = {}
+    for path, key in layout:
+        *parents, last = path.split(".")
+        target = document
+        for parent in parents:
+            target = target.setdefault(parent, {})
+        target[last] = aggregates[key]
+    return document
+
+
+def _submission_echo(declaration: Declaration) -> dict[str, Any]:
+    """A prediction-file phase's ``[submission]`` as settings echo it (``strip_suffixes`` where declared)."""
+    echoed = dataclasses.asdict(declaration.submission)
+    return echoed if echoed["strip_suffixes"] else {k: v for k, v in echoed.items() if k != "strip_suffixes"}
 
 
 def dataset_counts(declaration: Declaration, reference: DeclaredReference) -> dict[str, int]:

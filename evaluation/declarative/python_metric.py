@@ -16,7 +16,8 @@ the provenance record (the file's SHA-256). The README section "Your own metric 
   calls it again on each resample's drawn cases.
 
 It returns one number, or (``returns = ["a", "b"]``) a mapping with exactly those names, each then a
-``{label}`` of the key templates. The code is the organizer's, loaded once per process from the
+``{label}`` of the key templates; over the set also a text or a list of texts (written as returned, never
+resampled). The code is the organizer's, loaded once per process from the
 declaration's folder (never a participant's) and run with the evaluation's rights.
 """
 
@@ -76,7 +77,8 @@ class SetContext:
     """What a whole-set function knows beside the arrays: the cases (in the arrays' order), the output's
     slug and classes, ``resample``: None for the observed set, else the bootstrap resample's index,
     ``options``: the declared options' values in force, by name; ``fields``: the frame record fields of
-    listed stacks (``[cases] fields``), ``params``: the metric's ``params`` table."""
+    listed stacks (``[cases] fields``), ``params``: the metric's ``params`` table; ``weights``: its declared
+    ``sample_weights`` columns by name, each case's weight in the arrays' order."""
 
     cases: tuple[str, ...]
     output: str
@@ -85,6 +87,7 @@ class SetContext:
     options: Mapping[str, Any] = field(default_factory=dict)
     fields: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # [cases] fields, per case in order
     params: Mapping[str, Any] = field(default_factory=dict)  # the metric's declared params (options may set them)
+    weights: Mapping[str, np.ndarray] = field(default_factory=dict)  # sample_weights: column -> each case's weight
 
 
 @dataclass(frozen=True)
@@ -259,12 +262,14 @@ def returned(
     nan: float | str,
     per_case: bool = False,
     flags: bool = False,
+    texts: bool = False,
 ) -> dict[str, Any]:
     """A return checked: one number (or, with ``names``, a mapping of exactly those) per name ("" for one
     number); NaN becomes the declared ``nan`` value ("exclude": NaN, left out; "error": the one-line error).
     An integer stays an integer (a count is written as one); per case, None is no value (the case's entry
     leaves the key out, its aggregates leave the case out); with ``flags`` (values written per case only,
-    never aggregated) a boolean stays a boolean."""
+    never aggregated) a boolean stays a boolean; with ``texts`` (a whole-set value, not resampled) a text or a
+    list of texts stays one (ISIC's categories without positives)."""
     if names:
         if not isinstance(value, Mapping):
             raise fn.problem(where, f"returned {type_of(value)}, not a mapping of {', '.join(names)} (returns)")
@@ -282,6 +287,10 @@ def returned(
             continue
         if isinstance(number, (bool, np.bool_)) and flags:
             found[name] = bool(number)
+            continue
+        if texts and (isinstance(number, str) or (isinstance(number, (list, tuple))
+                                                   and all(isinstance(item, str) for item in number))):  # fmt: skip
+            found[name] = number if isinstance(number, str) else list(number)
             continue
         if isinstance(number, (bool, np.bool_)) or not isinstance(number, numbers.Real):
             shown = type(number).__name__
@@ -414,7 +423,7 @@ def set_value(
     """The whole-set function on these cases (label -> value)."""
     where = "the set of cases" if context.resample is None else f"bootstrap resample {context.resample}"
     found = fn.call(where, _untouchable(predictions), _untouchable(references), context)
-    return returned(fn, where, found, tuple(metric.labels), nan)
+    return returned(fn, where, found, tuple(metric.labels), nan, texts=context.resample is None)
 
 
 def set_aggregates(

@@ -47,7 +47,7 @@ class DeclaredReference:
     findings: Mapping[str, Mapping[str, tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
     stacks: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # listed stacks ([cases] stacks): their frames
     fields: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # [cases] fields: field -> case -> text
-    weights: Mapping[str, np.ndarray] = field(default_factory=dict)  # a weighted metric -> its cases' weights
+    weights: Mapping[str, Mapping[str, np.ndarray]] = field(default_factory=dict)  # metric -> column -> weights
 
 
 def strip_marker(name: str, markers: Sequence[str]) -> str:
@@ -407,8 +407,8 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
     groups = {m.name: _groups(ground_truth, declaration, m.groups, cases, m.name)
               for m in declaration.metrics if m.groups}  # fmt: skip
     fields = {name: {case: str(records[case][name]) for case in cases} for name in declaration.cases.fields}
-    weights = {m.name: _sample_weights(ground_truth, declaration, m, cases) for m in declaration.metrics
-               if m.sample_weights}  # fmt: skip
+    weights = {m.name: {text: _sample_weights(ground_truth, declaration, m, text, cases) for text in m.sample_weights}
+               for m in declaration.metrics if m.sample_weights}  # fmt: skip
     return DeclaredReference(
         cases, files, values, ground_truth, events, groups, order, findings, stacks, fields, weights
     )
@@ -434,12 +434,11 @@ def _groups(
 
 
 def _sample_weights(
-    ground_truth: Path, declaration: Declaration, metric: MetricSpec, cases: Sequence[str]
+    ground_truth: Path, declaration: Declaration, metric: MetricSpec, text: str, cases: Sequence[str]
 ) -> np.ndarray:
-    """The weight of every case (in ``cases``' order) from the ``sample_weights`` column ("file.csv:column") of
-    ``metric`` (or ``absent_weight`` each when the file lacks the column): each a finite number >= 0 in ASCII;
+    """The weight of every case (in ``cases``' order) from a ``sample_weights`` column ``text`` ("file.csv:column")
+    of ``metric`` (or ``absent_weight`` each when the file lacks the column): each a finite number >= 0 in ASCII;
     its ``zero_weight`` cases 0; not all 0."""
-    text = metric.sample_weights
     csv_file, _, column = text.partition(":")
     noun = declaration.cases.noun
     weights = np.full(len(cases), metric.absent_weight or math.nan)
