@@ -37,7 +37,7 @@ from evaluation.declarative.answers import (
     read_table,
 )
 from evaluation.declarative.columns import scored_columns
-from evaluation.declarative.python_metric import code_files, value_cases
+from evaluation.declarative.python_metric import PYTHON, code_files, value_cases
 from evaluation.declarative.reference import DeclaredReference, load_declared_reference, strip_marker
 from evaluation.declarative.schema import SEGMENTATION_METRICS, Declaration, load, with_options
 from evaluation.declarative.segmentation import (
@@ -440,6 +440,8 @@ def _python_cases(
     declaration: Declaration, reference: DeclaredReference, case: str, values: Mapping[str, Any]
 ) -> tuple[Any, ...]:
     """A case's per-case python metrics of value (and boxes / points) outputs, with the value and its reference."""
+    if not any(m.metric == PYTHON and m.param("over") == "case" for m in declaration.metrics):
+        return ()
     return tuple(
         call
         for output in declaration.outputs

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from evaluation.declarative.output_kinds import CLASS_REFERENCE, Number, OutputSpec
-from evaluation.declarative.schema import BINARY_REFERENCE_METRICS, Cases, Declaration, MetricSpec
+from evaluation.declarative.schema import BINARY_REFERENCE_METRICS, Cases, Declaration
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.platform.detections import point_names, point_numbers
 from evaluation.platform.files import read_bytes
@@ -407,8 +407,7 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
     groups = {m.name: _groups(ground_truth, declaration, m.groups, cases, m.name)
               for m in declaration.metrics if m.groups}  # fmt: skip
     fields = {name: {case: str(records[case][name]) for case in cases} for name in declaration.cases.fields}
-    weights = {m.name: {text: _sample_weights(ground_truth, declaration, m, text, cases) for text in m.sample_weights}
-               for m in declaration.metrics if m.sample_weights}  # fmt: skip
+    weights = _sample_weights(ground_truth, declaration, cases)
     return DeclaredReference(
         cases, files, values, ground_truth, events, groups, order, findings, stacks, fields, weights
     )
@@ -434,29 +433,60 @@ def _groups(
 
 
 def _sample_weights(
-    ground_truth: Path, declaration: Declaration, metric: MetricSpec, text: str, cases: Sequence[str]
-) -> np.ndarray:
-    """The weight of every case (in ``cases``' order) from a ``sample_weights`` column ``text`` ("file.csv:column")
-    of ``metric`` (or ``absent_weight`` each when the file lacks the column): each a finite number >= 0 in ASCII;
-    its ``zero_weight`` cases 0; not all 0."""
-    csv_file, _, column = text.partition(":")
+    ground_truth: Path, declaration: Declaration, cases: Sequence[str]
+) -> dict[str, dict[str, np.ndarray]]:
+    """Each weighted metric's case weights (in ``cases``' order) by ``sample_weights`` column ("file.csv:column"),
+    each column read once: a finite number >= 0 in ASCII per case, or the metric's ``absent_weight`` for every
+    case when the file lacks the column; its ``zero_weight`` cases 0; not all 0."""
+    headers: dict[str, list[str]] = {}
+    columns: dict[str, np.ndarray] = {}
     noun = declaration.cases.noun
-    weights = np.full(len(cases), metric.absent_weight or math.nan)
-    if metric.absent_weight is None or column in _csv_rows(ground_truth / csv_file)[0]:
-        reader = f", which metric '{metric.name}' reads as case weights"
-        texts = _csv_column(ground_truth, csv_file, column, declaration, False, reader)
-        for index, case in enumerate(cases):
-            cell = texts.get(case, "")
-            try:
-                weights[index] = float(cell) if cell.isascii() and "_" not in cell else math.nan
-            except ValueError:
-                weights[index] = math.nan
-            if not (math.isfinite(weights[index]) and weights[index] >= 0):
-                raise ConfigurationError(f"{text}: the weight of {noun} {case} ({cell[:40]!a}) is not a number >= 0.")
-    weights[np.isin(np.asarray(cases, dtype=object), metric.zero_weight)] = 0.0
-    if not weights.any():
-        raise ConfigurationError(f"{text}: every {noun} has the weight 0.")
+    found: dict[str, dict[str, np.ndarray]] = {}
+    for metric in (m for m in declaration.metrics if m.sample_weights):
+        found[metric.name] = {}
+        for text in metric.sample_weights:
+            csv_file, _, column = text.partition(":")
+            if metric.absent_weight is not None and csv_file not in headers:
+                headers[csv_file] = _csv_rows(ground_truth / csv_file)[0]
+            if metric.absent_weight is not None and column not in headers[csv_file]:
+                weights = np.full(len(cases), metric.absent_weight)
+            else:
+                if text not in columns:
+                    reader = f", which metric '{metric.name}' reads as case weights"
+                    cells = _csv_column(ground_truth, csv_file, column, declaration, False, reader)
+                    columns[text] = _weight_cells(text, [cells.get(case, "") for case in cases], cases, noun)
+                weights = columns[text].copy()
+            weights[np.isin(np.asarray(cases, dtype=object), metric.zero_weight)] = 0.0
+            if not weights.any():
+                raise ConfigurationError(f"{text}: every {noun} has the weight 0.")
+            found[metric.name][text] = weights
+    return found
+
+
+def _weight_cells(text: str, cells: list[str], cases: Sequence[str], noun: str) -> np.ndarray:
+    """The cells of a weight column as numbers, read whole; the first that is not a finite number >= 0 in ASCII
+    (no digit separator) is the organizer's error naming its case."""
+    try:
+        joined = "".join(cells)
+        if not joined.isascii() or "_" in joined:
+            raise ValueError
+        weights = np.fromiter(map(float, cells), np.float64, len(cells))
+    except ValueError:
+        weights = np.array([_weight(cell) for cell in cells])
+    wrong = np.flatnonzero(~(np.isfinite(weights) & (weights >= 0)))
+    if wrong.size:
+        case = cases[int(wrong[0])]
+        raise ConfigurationError(f"{text}: the weight of {noun} {case} ({cells[int(wrong[0])][:40]!a}) is not a "
+                                 "number >= 0.")  # fmt: skip
     return weights
+
+
+def _weight(cell: str) -> float:
+    """One weight cell as a number (NaN: not a decimal number in ASCII)."""
+    try:
+        return float(cell) if cell.isascii() and "_" not in cell else math.nan
+    except ValueError:
+        return math.nan
 
 
 def _reference_objects(path: Path, case: str, output: OutputSpec) -> np.ndarray:
