@@ -6,7 +6,9 @@ target metric. Timed: the reference's ``ClassificationScore.from_file`` as shipp
 simplifies a ROC curve per category for display; the headline ratio), for information the same
 patched to skip those curves, and ours in-process (load the truth, check and read the CSV, score,
 build the document). Every number is compared; prints the ratios. Goal (issue 3): ours not slower
-than the reference as shipped.
+than the reference as shipped. Then the declaration drafted to replace the module (issue 29,
+test/declarative/isic/isic2019.toml) against the module, in process, its metrics.json compared byte for
+byte; the bound: within 10% of the module.
 
 Usage: .venv/bin/python benchmarks/isic_scoring.py [--images N] [--repeats N] [--full]
 """
@@ -31,8 +33,11 @@ from isic_challenge_scoring.classification import ClassificationMetric, Classifi
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from evaluation.declarative.engine import from_file  # noqa: E402
 from evaluation.platform.metrics_json import json_safe  # noqa: E402
 from evaluation.registry import get  # noqa: E402
+
+DRAFT = REPO / "test" / "declarative" / "isic" / "isic2019.toml"
 
 
 def _demo_generator() -> Any:
@@ -65,13 +70,17 @@ def reference(truth: Path, predictions: Path, target: str) -> dict[str, float]:
     return {key: float(value) for key, value in numbers.items()}
 
 
-def ours(ground_truth: Path, input_dir: Path, target: str) -> dict[str, float]:
-    challenge = get("isic2019")
+def document_of(challenge: Any, ground_truth: Path, input_dir: Path, target: str) -> dict[str, Any]:
+    """metrics.json's document in process: load the truth, check and read the CSV, score, aggregate."""
     settings = challenge.settings({"target_metric": target})
     truth = challenge.load_reference(ground_truth, settings)
     prepared = challenge.prepare(input_dir, truth, settings)
     results = {task.case: challenge.score_case(task, settings) for task in prepared.tasks}
-    document = json_safe(challenge.aggregate(results, prepared.missing, truth, settings))
+    return json_safe(challenge.aggregate(results, prepared.missing, truth, settings))
+
+
+def ours(ground_truth: Path, input_dir: Path, target: str) -> dict[str, float]:
+    document = document_of(get("isic2019"), ground_truth, input_dir, target)
     numbers = {"overall": document["overall"], "validation": document["validation"]}
     numbers |= {f"aggregates.{k}": document["aggregates"][k] for k in ("balanced_accuracy", "auc", "ap", "auc_sens_80")}
     for category, values in document["per_category"].items():
@@ -119,8 +128,16 @@ def main() -> None:
             )
             if not same:
                 raise SystemExit(1)
-    print(f"goal: not slower than the reference: {'met' if min(ratios) >= 1 else 'NOT met'} "
-          f"(lowest {min(ratios):.1f}x against the reference as shipped, unpatched)")  # fmt: skip
+        print(f"goal: not slower than the reference: {'met' if min(ratios) >= 1 else 'NOT met'} "
+              f"(lowest {min(ratios):.1f}x against the reference as shipped, unpatched)")  # fmt: skip
+        module, draft = get("isic2019"), from_file(DRAFT)
+        module_seconds, expected = timed(lambda: document_of(module, ground_truth, input_dir, "auc"), arguments.repeats)
+        draft_seconds, got = timed(lambda: document_of(draft, ground_truth, input_dir, "auc"), arguments.repeats)
+        print(f"declared draft (issue 29): module {module_seconds:.2f} s | draft {draft_seconds:.2f} s | "
+              f"{draft_seconds / module_seconds:.1f}x the module's time (bound: 1.1x) | metrics.json "
+              f"{'identical' if got == expected else 'DIFFERENT'}")  # fmt: skip
+        if got != expected:
+            raise SystemExit(1)
 
 
 if __name__ == "__main__":
