@@ -12,6 +12,7 @@ import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -356,8 +357,7 @@ def _probability_metric(
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     """A metric of a probabilities output over the scored cases: per class and macro, or one value."""
     truth = np.array([reference.values[output.slug][c] for c in cases], dtype=str)
-    matrix = np.array([[results[c].values[output.slug][k] for k in output.classes] for c in cases], float)
-    matrix = matrix.reshape(len(cases), len(output.classes))
+    matrix = _class_matrix(output, cases, results)
     params, classes = dict(metric.params), output.classes
     keys = metric_keys(metric)
     if not cases:  # every case excluded: no value (null; a ranked path fails the run)
@@ -698,8 +698,7 @@ def _python_set(
         keys = [key for _, _, key in metric_keys(metric)]
         return {key: math.nan for key in keys}, {key: np.array([np.nan]) for key in keys}
     if output.type.per_class:
-        predictions = np.array([[results[c].values[output.slug][k] for k in output.classes] for c in cases], float)
-        predictions = predictions.reshape(len(cases), len(output.classes))
+        predictions = _class_matrix(output, cases, results)
     elif output.type.objects:  # each case's parsed objects: arrays of objects, one item per case
         predictions = _objects([results[c].values[output.slug] for c in cases])
     else:
@@ -716,6 +715,12 @@ def _python_set(
     fn = python_metric.function_of(dict(metric.params), folder)
     return python_metric.set_aggregates(metric, fn, predictions, references, context, _weights(len(cases), settings,
                                                                                               metric))  # fmt: skip
+
+
+def _class_matrix(output: OutputSpec, cases: Sequence[str], results: Mapping[str, CaseResult]) -> np.ndarray:
+    """A probabilities output's answers of ``cases`` as a cases x classes matrix (declared class order)."""
+    row = itemgetter(*output.classes)  # (two or more classes: a tuple per case)
+    return np.array([row(results[c].values[output.slug]) for c in cases], float).reshape(len(cases), -1)
 
 
 def _written_value(value: float | int | bool) -> float | int | bool:
