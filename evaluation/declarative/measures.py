@@ -305,8 +305,7 @@ def per_class_metric(
         keywords["sample_weight"] = sample
     if weights is None:
         if sample is not None and metric not in SAMPLE_WEIGHT:  # one row of the catalogue's weights form
-            keywords = {**keywords, "weights": sample[None, :], **({parameter: float("nan")} if parameter else {})}
-            rows = np.asarray(catalogue.per_class(name, truth, scores, classes, **keywords), dtype=float)
+            rows = np.asarray(catalogue.per_class(name, truth, scores, classes, **keywords, weights=sample[None, :]))
             values = rows.reshape(len(classes), -1)[:, 0]
         else:
             values = np.asarray(catalogue.per_class(name, truth, scores, classes, **keywords), dtype=float)

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import balanced_accuracy_score, mean_absolute_error, roc_auc_score
 
+from evaluation.declarative import measures
 from evaluation.declarative.engine import DeclaredChallenge
 from evaluation.declarative.schema import parse
 from evaluation.errors import ConfigurationError
@@ -164,3 +165,28 @@ def test_ties_apply_to_probabilities_only():
     )
     with pytest.raises(ConfigurationError, match=r"metrics\[0\]\.ties: applies to the argmax of a probabilities"):
         parse(toml.replace("METRIC", 'ties = "wrong"'), "weighted.toml")
+
+
+WHOLE = [
+    ("ece", {"bins": 10}),
+    ("auroc", {"single_class": "error"}),
+    ("average_precision", {"no_positive": "error"}),
+    ("auroc_above_sensitivity", {"sensitivity": 0.8, "single_class": 0.5}),
+]
+
+
+@pytest.mark.parametrize(("metric", "params"), WHOLE)
+def test_whole_weights_repeat_the_cases(metric, params):
+    """A case of weight k counts as k copies of it, per class, through either route (``sample_weight`` or one row of
+    the catalogue's ``weights``); a case of weight 0 as none."""
+    rng = np.random.default_rng(7)
+    classes = ("A", "B", "C")
+    truth = np.array(classes)[rng.integers(0, 3, 300)]
+    probabilities = np.round(rng.dirichlet(np.ones(3), 300), 2)
+    weights = rng.integers(0, 4, 300).astype(float)
+    repeated = np.repeat(np.arange(300), weights.astype(int))
+    weighted, macro = measures.per_class_metric(metric, truth, probabilities, classes, params, sample=weights)
+    expected, expected_macro = measures.per_class_metric(metric, truth[repeated], probabilities[repeated], classes,
+                                                         params)  # fmt: skip
+    assert weighted == pytest.approx(expected, abs=1e-12)
+    assert macro == pytest.approx(expected_macro, abs=1e-12)
