@@ -231,7 +231,8 @@ def json_schema() -> dict[str, Any]:
             "submission": {"type": "object", "properties": {"kind": {"enum": list(SUBMISSION_KINDS)},
                            "file": {"type": "string", "pattern": r"\.csv$"}, "id_column": {"type": "string"},
                            "max_mb": {"type": "number", "exclusiveMinimum": 0},
-                           "strip_suffixes": {"type": "array", "items": {"type": "string", "minLength": 1}}},
+                           "strip_suffixes": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                           "reader": {"type": "string", "pattern": r"^.+\.py:[A-Za-z_][A-Za-z0-9_]*$"}},
                            "additionalProperties": False},
             "inputs": {"type": "array", "minItems": 1, "items": {"type": "object", "properties": {
                 "slug": {"type": "string", "pattern": f"^{SLUG.pattern}$"}, "relative_path": {"type": "string"},

@@ -52,7 +52,8 @@ PYTHON = "python"
 OVER = ("case", "set")
 CASE_FORMS = ("mean", "median")  # over the per-case values (NaN, "exclude": left out)
 NAN_WORDS = {"case": ("error", "exclude"), "set": ("error",)}
-SIGNATURES = {"case": ("prediction", "reference", "context"), "set": ("predictions", "references", "context")}
+SIGNATURES = {"case": ("prediction", "reference", "context"), "set": ("predictions", "references", "context"),
+              "reader": ("context",)}  # fmt: skip
 SCORED = ("segmentation", "values", "probabilities", "detection")  # the output kinds' ``scoring`` it may score
 
 
@@ -88,6 +89,25 @@ class SetContext:
     fields: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # [cases] fields, per case in order
     params: Mapping[str, Any] = field(default_factory=dict)  # the metric's declared params (options may set them)
     weights: Mapping[str, np.ndarray] = field(default_factory=dict)  # sample_weights: column -> each case's weight
+
+
+@dataclass(frozen=True)
+class ReaderContext:
+    """What a prediction-file phase's own reader (``[submission] reader``) knows: the file's name and size in
+    bytes (nothing read yet; the engine found it and checked that it is a regular file in the input), the
+    largest size accepted (``[submission] max_mb``), the case column and the columns the outputs read, the
+    reference's cases (None: a check without the ground truth); ``text()`` opens it as UTF-8 text with universal
+    newlines, ``data()`` reads its bytes (both safely, at most the size it had). It returns
+    ``{case: {column: value}}`` (a number, a text or None: no value) or raises a ``SubmissionError``."""
+
+    file: str
+    size: int
+    max_mb: float
+    id_column: str
+    columns: tuple[str, ...]
+    cases: tuple[str, ...] | None
+    text: Callable[[], Any] = field(repr=False, default=lambda: None)
+    data: Callable[[], bytes] = field(repr=False, default=lambda: b"")
 
 
 @dataclass(frozen=True)
@@ -193,34 +213,48 @@ def parse(
     return output, returns, forms, params
 
 
-def function(table: Table, text: str, folder: str, over: str) -> Function:
-    """``file.py:name`` beside the declaration, loaded and its signature checked."""
+def function(table: Table, text: str, folder: str, over: str, key: str = "function") -> Function:
+    """``file.py:name`` beside the declaration, loaded and its signature checked (``over``: "case", "set" or
+    "reader"; ``key``: the declared key messages name)."""
     file, _, name = text.rpartition(":")
     if not file.endswith(".py") or not name.isidentifier():
-        table.fail("function", f"{text!r} is not 'file.py:function' (a Python file beside the declaration)")
+        table.fail(key, f"{text!r} is not 'file.py:function' (a Python file beside the declaration)")
     if not folder:
-        table.fail("function", "needs the declaration's folder (load the declaration from its file)")
+        table.fail(key, "needs the declaration's folder (load the declaration from its file)")
     base = Path(folder).resolve()
     path = (base / file).resolve()
     if not path.is_relative_to(base):
-        table.fail("function", f"{file!r} leaves the declaration's folder")
+        table.fail(key, f"{file!r} leaves the declaration's folder")
     if not path.is_file():
-        table.fail("function", f"{file} is not a file beside the declaration")
+        table.fail(key, f"{file} is not a file beside the declaration")
     try:
         module = _module(str(path), file)
     except ConfigurationError as error:
-        table.fail("function", str(error).rstrip("."))
+        table.fail(key, str(error).rstrip("."))
     found = getattr(module, name, None)
     if not callable(found):
-        table.fail("function", f"{file} has no function {name!r}")
+        table.fail(key, f"{file} has no function {name!r}")
     wanted = SIGNATURES[over]
     try:
         inspect.signature(found).bind(*wanted)
     except TypeError:
-        table.fail("function", f"{file}: {name} must accept ({', '.join(wanted)}) (over = {over!r})")
+        during = f" (over = {over!r})" if over in OVER else ""
+        table.fail(key, f"{file}: {name} must accept ({', '.join(wanted)}){during}")
     except ValueError:
         pass  # a builtin without a signature: its call says
     return Function(str(path), name, file)
+
+
+def read_rows(text: str, folder: str, context: ReaderContext) -> dict[str, dict[str, Any]]:
+    """A prediction-file phase's own reader (``[submission] reader``) run on ``context``: each case's row, checked
+    as a mapping of mappings (anything else is the organizer's one-line error); the reader's
+    ``SubmissionError`` stays the participant's."""
+    fn = _function_at(text, folder)
+    rows = fn.call(f"the prediction file {context.file}", context)
+    if not isinstance(rows, Mapping) or not all(isinstance(row, Mapping) for row in rows.values()):
+        raise fn.problem(f"the prediction file {context.file}", f"returned {type_of(rows)}, not {{case: {{column: "
+                         "value}}")  # fmt: skip
+    return {str(case): dict(row) for case, row in rows.items()}
 
 
 def function_of(metric_params: Mapping[str, Any], folder: str) -> Function:
@@ -235,9 +269,10 @@ def _function_at(text: str, folder: str) -> Function:
     return Function(str((Path(folder).resolve() / file).resolve()), name, file)
 
 
-def code_files(metrics: Sequence[Any], folder: str) -> tuple[Path, ...]:
-    """The Python files a declaration's metrics name (the provenance record hashes them)."""
+def code_files(metrics: Sequence[Any], folder: str, reader: str = "") -> tuple[Path, ...]:
+    """The Python files a declaration's metrics and ``reader`` name (the provenance record hashes them)."""
     found = {function_of(dict(m.params), folder).path for m in metrics if m.metric == PYTHON}
+    found |= {_function_at(reader, folder).path} if reader else set()
     return tuple(Path(path) for path in sorted(found))
 
 

@@ -108,6 +108,7 @@ class Submission:
     id_column: str = "case"
     max_mb: float = 10.0  # a row per case is far smaller; at 10 MB: 1.3 s, 222 MiB (benchmarks/prediction_csv.py)
     strip_suffixes: tuple[str, ...] = ()  # removed from the end of a case id, in any case (ISIC's ".jpg")
+    reader: str = ""  # "file.py:function": the challenge's own reader of the CSV (python_metric.ReaderContext)
 
     @property
     def csv(self) -> bool:
@@ -805,7 +806,7 @@ def _layout(table: Table, keys: list[str], declaration: Declaration, dataset_fre
     return tuple(found)
 
 
-def _submission(table: Table, cases: Table) -> Submission:
+def _submission(table: Table, cases: Table, folder: str = "") -> Submission:
     """The ``[submission]`` table; a CSV's ``id_column`` defaults to the references' (``[cases]``)."""
     kind = table.get("kind", str, "jobs", SUBMISSION_KINDS)
     if kind == "jobs":
@@ -824,8 +825,13 @@ def _submission(table: Table, cases: Table) -> Submission:
     strip = table.strings("strip_suffixes", [])
     if not all(strip):
         table.fail("strip_suffixes", "must be suffixes of one character or more")
+    reader = table.get("reader", str, "")
+    if reader:
+        python_metric.function(table, reader, folder, "reader", "reader")
+        if strip:
+            table.fail("strip_suffixes", "is the reader's to apply (reader = ...)")
     table.done()
-    return Submission(kind, file, id_column, max_mb, tuple(strip))
+    return Submission(kind, file, id_column, max_mb, tuple(strip), reader)
 
 
 def _overridden(data: Mapping[str, Any], targets: tuple[tuple[str, int, str], ...], value: Any) -> dict[str, Any]:
@@ -935,7 +941,7 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
     if not NAME.fullmatch(name):
         top.fail("name", f"{name!r} may hold lower-case letters, digits, '.', '_' and '-' only")
     title = top.get("title", str)
-    submission = _submission(top.sub("submission"), top.sub("cases"))
+    submission = _submission(top.sub("submission"), top.sub("cases"), folder)
     inputs = []
     if submission.csv and "inputs" in data:
         top.fail("inputs", "a prediction-file phase ([submission] kind = 'csv') has no algorithm inputs")

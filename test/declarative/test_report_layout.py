@@ -142,3 +142,50 @@ def test_layout_problems_name_the_key(tmp_path, old, new, problem):
     with pytest.raises(ConfigurationError) as error:
         parse(path.read_text(), "layout.toml", str(tmp_path))
     assert str(error.value).startswith(f"layout.toml: {problem}")
+
+
+READER = """
+from evaluation.errors import SubmissionError
+
+
+def read(context):
+    text = context.text().read()
+    if "bad" in text:
+        raise SubmissionError(f"{context.file}: bad ({context.size} bytes, {context.max_mb:g} MB allowed).")
+    rows = [line.split(";") for line in text.splitlines()[1:]]
+    if "wrong" in text:
+        return [rows]
+    cases = context.cases or [row[0] for row in rows]
+    return {row[0]: dict(zip(context.columns, map(float, row[1:]))) for row in rows if row[0] in cases}
+"""
+
+
+def _reading(root: Path, scores: str) -> Path:
+    toml = DECLARATION.replace('strip_suffixes = [".jpg", ".png"]', 'reader = "reader.py:read"')
+    (root / "reader.py").write_text(READER)
+    return _write(root, toml, scores=scores)
+
+
+def test_a_reader_of_its_own(tmp_path, evaluate_cli):
+    """A semicolon-separated file, read by the declaration's reader: the same document as the CSV above."""
+    scores = "image;A;B;C\ni1;0.7;0.2;0.1\ni2;0.4;0.5;0.1\ni3;0.3;0.6;0.1\ni4;0.5;0.4;0.1\n"
+    run = evaluate_cli(str(_reading(tmp_path, scores)), tmp_path / "in", ground_truth=tmp_path / "gt")
+    assert run.exit_code == 0, run.last_error_line
+    assert json.loads((run.output / "metrics.json").read_text())["top"] == {"hits": 2.0, "auc": 0.75}
+
+
+@pytest.mark.parametrize(
+    ("scores", "line"),
+    [
+        ("image;A;B;C\nbad\n", "predictions.csv: bad (16 bytes, 10 MB allowed)."),
+        ("image;A;B;C\nwrong\n", "reader.py: read: the prediction file predictions.csv: returned a list, not {case: "
+         "{column: value}}"),
+        ("image;A;B;C\ni1;0.7;0.2;0.1\n", "reader.py:read: returned no row for case i2 (the reader checks the cases)"),
+    ],
+)  # fmt: skip
+def test_a_readers_problems(tmp_path, evaluate_cli, scores, line):
+    """The reader's SubmissionError is the participant's line; a return of another shape, or without a reference
+    case, the organizer's."""
+    run = evaluate_cli(str(_reading(tmp_path, scores)), tmp_path / "in", ground_truth=tmp_path / "gt")
+    assert (run.exit_code, run.wrote_metrics) == (1, False)
+    assert run.last_error_line.startswith(line)
