@@ -167,7 +167,11 @@ _GROUPS = {
     "incomplete_group": {"enum": list(INCOMPLETE_GROUP)},
 }
 _WEIGHT_COLUMN = {"type": "string", "pattern": r"^.+\.csv:.+$"}
-_WEIGHTS = {"zero_weight": _STRINGS, "absent_weight": {"type": "number", "exclusiveMinimum": 0}}
+_WEIGHTS = {
+    "zero_weight": _STRINGS,
+    "absent_weight": {"type": "number", "exclusiveMinimum": 0},
+    "sorted_weights": {"type": "boolean"},
+}
 _COMMON_METRIC = {
     "name": {"type": "string", "pattern": f"^{KEY.pattern}$"},
     "output": {"type": "string"},

@@ -428,6 +428,7 @@ class DeclaredChallenge(Challenge):
                          **({"sample_weights": list(m.sample_weights)} if m.sample_weights else {}),
                          **({"zero_weight": list(m.zero_weight)} if m.zero_weight else {}),
                          **({"absent_weight": m.absent_weight} if m.absent_weight is not None else {}),
+                         **({"sorted_weights": True} if m.sorted_weights else {}),
                          "keys": dict(m.keys)}
                 for m in declaration.metrics
             },

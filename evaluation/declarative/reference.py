@@ -440,6 +440,7 @@ def _sample_weights(
     case when the file lacks the column; its ``zero_weight`` cases 0; not all 0."""
     headers: dict[str, list[str]] = {}
     columns: dict[str, np.ndarray] = {}
+    listed: dict[str, tuple[str, ...]] = {}  # a column's cases in file order
     noun = declaration.cases.noun
     found: dict[str, dict[str, np.ndarray]] = {}
     for metric in (m for m in declaration.metrics if m.sample_weights):
@@ -455,12 +456,26 @@ def _sample_weights(
                     reader = f", which metric '{metric.name}' reads as case weights"
                     cells = _csv_column(ground_truth, csv_file, column, declaration, False, reader)
                     columns[text] = _weight_cells(text, [cells.get(case, "") for case in cases], cases, noun)
+                    listed[text] = tuple(cells)
                 weights = columns[text].copy()
             weights[np.isin(np.asarray(cases, dtype=object), metric.zero_weight)] = 0.0
+            if metric.sorted_weights and text in listed and _moved(listed[text], cases, weights):
+                raise ConfigurationError(
+                    f"{declaration.cases.ground_truth} {csv_file} is not sorted by {noun} and its weights vary; the "
+                    f"official evaluation would pair those weights with other {noun}s: sort it by {noun}."
+                )
             if not weights.any():
                 raise ConfigurationError(f"{text}: every {noun} has the weight 0.")
             found[metric.name][text] = weights
     return found
+
+
+def _moved(listed: Sequence[str], cases: Sequence[str], weights: np.ndarray) -> bool:
+    """Whether weights kept in file order (``listed``) and paired by position with the cases sorted would move:
+    isic-challenge-scoring's pairing (load_csv.parse_truth_csv sorts the rows, not the weights)."""
+    by_case = dict(zip(cases, weights.tolist(), strict=True))
+    in_file = [by_case[case] for case in listed if case in by_case]
+    return in_file != [by_case[case] for case in sorted(c for c in listed if c in by_case)]
 
 
 def _weight_cells(text: str, cells: list[str], cases: Sequence[str], noun: str) -> np.ndarray:

@@ -150,6 +150,7 @@ class MetricSpec:
     sample_weights: tuple[str, ...] = ()  # "file.csv:column": each case's weight (a weighted leaderboard; python: any)
     zero_weight: tuple[str, ...] = ()  # cases weighted 0 whatever the column says (ISIC_0035068 in ISIC's reference)
     absent_weight: float | None = None  # every case's weight when the file lacks the column; None: it must have it
+    sorted_weights: bool = False  # weights that vary need the file sorted by case (the reference pairs by position)
 
     def param(self, key: str) -> Any:
         return dict(self.params)[key]
@@ -352,7 +353,8 @@ def _metric(
     sample_weights = _sample_weights(table, metric, bootstrap, bool(grouping), params.get("over", ""))
     zero_weight = tuple(table.strings("zero_weight", []))
     absent_weight = table.get("absent_weight", float, None)
-    for key in ("zero_weight", "absent_weight"):
+    sorted_weights = table.get("sorted_weights", bool, False)
+    for key in ("zero_weight", "absent_weight", "sorted_weights"):
         if key in table.data and not sample_weights:
             table.fail(key, "applies to a weighted metric (sample_weights = 'file.csv:column')")
     if absent_weight is not None and not (math.isfinite(absent_weight) and absent_weight > 0):
@@ -360,7 +362,7 @@ def _metric(
     table.done()
     return MetricSpec(name, metric, slug, labels, aggregates, bootstrap, tuple(params.items()), group, keys, case_key,
                       count_key, *grouping, sample_weights=sample_weights, zero_weight=zero_weight,
-                      absent_weight=absent_weight)  # fmt: skip
+                      absent_weight=absent_weight, sorted_weights=sorted_weights)  # fmt: skip
 
 
 def _sample_weights(table: Table, metric: str, bootstrap: bool, grouped: bool, over: str) -> tuple[str, ...]:

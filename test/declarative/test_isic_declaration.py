@@ -33,6 +33,7 @@ from conftest import DEMO_INPUT, REPO
 from test_hostile import CASES
 
 from evaluation.declarative.engine import DeclaredChallenge, from_file
+from evaluation.errors import ConfigurationError
 from evaluation.platform.metrics_json import json_safe
 from evaluation.registry import get
 
@@ -166,3 +167,20 @@ def test_hostile_input_gives_the_modules_last_line(tmp_path, evaluate_cli, name)
     run = evaluate_cli(toml, built.input, "--workers", "1", *case.extra, ground_truth=built.ground_truth)
     expected = case.line(built) if callable(case.line) else case.line
     assert (run.exit_code, run.wrote_metrics, run.last_error_line) == (1, False, expected)
+
+
+def test_an_unsorted_truth_with_varying_weights_is_refused_as_the_module_refuses(tmp_path):
+    """isic-challenge-scoring pairs the weights in file order with the images sorted: such a file is refused
+    (``sorted_weights``); unsorted with weights that do not vary, it scores as sorted."""
+    input_dir, ground_truth = _weighted_case(tmp_path, 4)
+    truth = pd.read_csv(ground_truth / "truth.csv")
+    truth.iloc[::-1].to_csv(ground_truth / "truth.csv", index=False)
+    for challenge in (get("isic2019"), draft("isic2019")):
+        with pytest.raises(ConfigurationError, match="is not sorted by image and its weights vary"):
+            _document(challenge, input_dir, ground_truth)
+    truth = truth.drop(columns=["score_weight", "validation_weight"]).replace("ISIC_0035068", "ISIC_0035069")
+    truth.iloc[::-1].to_csv(ground_truth / "truth.csv", index=False)  # (ISIC_0035068 would be weighted 0)
+    predictions = input_dir / "predictions.csv"
+    predictions.write_text(predictions.read_text().replace("ISIC_0035068", "ISIC_0035069"))
+    module = _document(get("isic2019"), input_dir, ground_truth)
+    assert json.dumps(_document(draft("isic2019"), input_dir, ground_truth)) == json.dumps(module)
