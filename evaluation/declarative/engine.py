@@ -126,6 +126,11 @@ class DeclaredChallenge(Challenge):
     def code_files(self) -> tuple[Path, ...]:
         return code_files(self.declaration.metrics, self.declaration.folder, self.declaration.submission.reader)
 
+    def phase_for(self, settings: Mapping[str, Any]) -> Phase:
+        """The phase under the declared options of ``settings`` (an option may set the leaderboard)."""
+        declaration = self.in_force(settings)
+        return self.phase if declaration is self.declaration else _phase(declaration)
+
     def in_force(self, settings: Mapping[str, Any]) -> Declaration:
         """The declaration with the declared options of ``settings`` applied."""
         return with_options(self.declaration, settings)

@@ -839,6 +839,9 @@ def _submission(table: Table, cases: Table, folder: str = "") -> Submission:
 def _overridden(data: Mapping[str, Any], targets: tuple[tuple[str, int, str], ...], value: Any) -> dict[str, Any]:
     changed = copy.deepcopy(dict(data))
     for section, index, key in targets:
+        if not key:  # a whole table
+            changed[section] = copy.deepcopy(value)
+            continue
         *tables, last = key.split(".")  # "params.<name>": a python metric's parameter
         entry = changed[section] if index < 0 else changed[section][index]
         for name in tables:
@@ -854,6 +857,8 @@ def _target(table: Table, data: Mapping[str, Any], text: str) -> tuple[str, int,
     section, _, rest = text.partition(".")
     if section == "submission" and rest in SUBMISSION_TARGETS and isinstance(data.get("submission"), dict):
         return section, -1, rest  # (a table, not a list of entries)
+    if text == "leaderboard":  # the whole table, a choice's own (values): ISIC's target metric moves its columns
+        return section, -1, ""
     which, _, key = rest.rpartition(".")
     if which.endswith(".params") and section == "metrics":  # metrics.<name>.params.<key>
         which, key = which.removesuffix(".params"), f"params.{key}"
@@ -866,8 +871,8 @@ def _target(table: Table, data: Mapping[str, Any], text: str) -> tuple[str, int,
             named = entry.get("slug") if section == "outputs" else entry.get("name", entry.get("metric"))
             if isinstance(entry, dict) and named == which:
                 return section, index, key
-    table.fail("sets", f"{text!r} names no declared value (outputs.<slug>.<key>, metrics.<name>.<key> or "
-               f"submission.{'/'.join(SUBMISSION_TARGETS)})")  # fmt: skip
+    table.fail("sets", f"{text!r} names no declared value (outputs.<slug>.<key>, metrics.<name>.<key>, "
+               f"submission.{'/'.join(SUBMISSION_TARGETS)} or leaderboard)")  # fmt: skip
 
 
 def _options(top: Table, data: Mapping[str, Any], folder: str = "") -> tuple[OptionSpec, ...]:
@@ -894,6 +899,8 @@ def _options(top: Table, data: Mapping[str, Any], folder: str = "") -> tuple[Opt
         offered = [default, *(choices or [])]
         if values and (choices is None or set(values) != {_text(v) for v in offered}):
             table.fail("values", "needs choices, and one entry per choice (the declared value each one sets)")
+        if "leaderboard" in sets and not values:
+            table.fail("values", "needs a whole [leaderboard] per choice (the default's: the declared one)")
         for key, value in [("default", default)] + [("choices", choice) for choice in choices or []]:
             if type(value) is not type(default):
                 table.fail(key, f"{value!r} is not of the default's type ({type(default).__name__})")

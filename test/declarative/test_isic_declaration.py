@@ -184,3 +184,15 @@ def test_an_unsorted_truth_with_varying_weights_is_refused_as_the_module_refuses
     predictions.write_text(predictions.read_text().replace("ISIC_0035068", "ISIC_0035069"))
     module = _document(get("isic2019"), input_dir, ground_truth)
     assert json.dumps(_document(draft("isic2019"), input_dir, ground_truth)) == json.dumps(module)
+
+
+@pytest.mark.parametrize("target", ["balanced_accuracy", "auc", "ap"])
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_the_phase_under_each_target_metric_is_the_modules(edition, target):
+    """The leaderboard's title and columns move with target_metric (an option that sets the whole [leaderboard])."""
+    module, declared = get(edition), draft(edition)
+    settings = {"target_metric": target}
+    assert (
+        declared.phase_for(declared.settings(settings)).settings_json()
+        == module.phase_for(module.settings(settings)).settings_json()
+    )

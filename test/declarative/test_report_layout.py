@@ -135,6 +135,8 @@ def test_a_suffix_stripped_twice_is_a_case_twice(tmp_path, evaluate_cli):
         ('strip_suffixes = [".jpg", ".png"]', 'strip_suffixes = [""]', "submission.strip_suffixes: must be suffixes"),
         ('sets = ["submission.max_mb"]', 'sets = ["submission.file"]', "options[0].sets: 'submission.file' names no "
          "declared value"),
+        ('sets = ["submission.max_mb"]', 'sets = ["leaderboard"]', "options[0].values: needs a whole [leaderboard] "
+         "per choice"),
     ],
 )  # fmt: skip
 def test_layout_problems_name_the_key(tmp_path, old, new, problem):
