@@ -5,7 +5,7 @@ here changes. Above both ``challenges/`` and ``declarative/``, which import only
 (``evaluation.contract``).
 
 A run imports only its own challenge's module: ``get(name)`` first tries the modules whose name
-starts the challenge's name (``rare25`` -> ``rare25.py``, ``isic2019`` -> ``isic.py``), and
+starts the challenge's name (``rare25`` -> ``rare25.py``), and
 imports the others only when none of those defines it. ``names()`` and ``registry()`` (``--list``,
 ``--help``, the organizer's tools) import every module.
 """

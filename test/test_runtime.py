@@ -186,7 +186,7 @@ def test_the_memory_message_says_when_no_limit_is_set():
 
 
 HEAVY = ("SimpleITK", "sklearn", "scipy", "pandas", "surface_distance", "lifelines", "cc3d")
-CHALLENGES = ("evaluation.challenges.isic",)
+CHALLENGES = ("evaluation.challenges.declared",)
 
 
 def _modules_after(code: str) -> list[str]:

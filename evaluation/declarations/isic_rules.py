@@ -1,5 +1,5 @@
-"""ISIC 2019 / 2018's own rules for the drafts beside this file (the open interface, ``metric = "python"``):
-what the catalogue does not declare.
+"""ISIC 2019 / 2018's own rules for isic2019.toml and isic2018.toml (the open interface: ``metric = "python"``
+and ``[submission] reader``): what the catalogue does not declare.
 
 Reference: ImageMarkup/isic-challenge-scoring 5.6.0 (PyPI ``isic-challenge-scoring``), ``classification.py``
 (which weights score what: ``score_weight`` the scores, ``validation_weight`` the validation value, the
