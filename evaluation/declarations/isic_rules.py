@@ -13,10 +13,9 @@ leave the macro means; ``malignant_auc``, which it lacks, is added.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from evaluation.errors import SubmissionError
 from evaluation.metrics.classification import (
@@ -30,6 +29,9 @@ from evaluation.metrics.classification import (
     roc_auc,
 )
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 THRESHOLD = 0.5  # a decision is a probability > 0.5, as the reference's metrics.py
 MALIGNANT = ("MEL", "BCC", "AK", "AKIEC", "SCC")
 NEWLINE_PROBE = 2000  # characters the reference reads to look for two newlines
@@ -41,7 +43,10 @@ def read_predictions(context: Any) -> dict[str, dict[str, float]]:
     then the reference's checks (load_csv.py) in its order, with its messages (whitespace joined to one line;
     lists longer than the platform shows shortened): newlines, parsing, UTF-8, the ``image`` column, ``.jpg``
     suffixes stripped and duplicates, missing and extra columns, missing values, non-float columns, values in
-    [0, 1], then (with the reference's cases) missing and extra images."""
+    [0, 1], then (with the reference's cases) missing and extra images. (pandas, as the reference reads it, is
+    imported here: loading the declaration, as every run loads the packaged ones, does not import it.)"""
+    import pandas as pd
+
     if context.size > context.max_mb * 1e6:
         raise SubmissionError(
             f"The prediction file {context.file} is {context.size / 1e6:.1f} MB, more than the {context.max_mb:g} MB "
@@ -106,6 +111,8 @@ def _undecodable_lines(data: bytes, shown: int = 3) -> str:
 def _non_float_rows(table: pd.DataFrame, columns: Sequence[str], shown: int = 3) -> str:
     """Which rows make the reference's "non-floating-point value(s)" check fail: the first few values that are
     not numbers, or a column that holds only whole numbers (read as integers)."""
+    import pandas as pd
+
     rows, whole = [], []
     for column in columns:
         values = table[column]
@@ -122,6 +129,8 @@ def _non_float_rows(table: pd.DataFrame, columns: Sequence[str], shown: int = 3)
 
 def _checked(table: pd.DataFrame, categories: Sequence[str]) -> pd.DataFrame:
     """The reference's checks of the parsed table (load_csv.parse_csv), in its order; the probabilities by image."""
+    import pandas as pd
+
     if "image" not in table.columns:
         raise SubmissionError("Missing column in CSV: 'image'.")
     images = table["image"]
