@@ -6,7 +6,7 @@ here changes. Above both ``challenges/`` and ``declarative/``, which import only
 
 A run imports only its own challenge's module: ``get(name)`` takes a packaged declaration from
 ``declared.py``, which then parses that one file (``rare25`` -> ``declarations/rare25.toml``), else first
-tries the modules whose name starts the challenge's name (``isic2019`` -> ``isic.py``), and imports the
+tries the modules whose name starts the challenge's name, and imports the
 others only when none of those defines it. ``names()`` and ``registry()`` (``--list``,
 ``--help``, the organizer's tools) import every module.
 """

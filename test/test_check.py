@@ -280,11 +280,10 @@ def test_a_declared_challenges_range_and_grid(tmp_path, evaluate_cli, check_cli)
 
 def test_isic_checks_the_csv_and_refuses_a_plain_outputs_folder(tmp_path, check_cli):
     code, out, _ = check_cli("--challenge", "isic2019", "--input", DEMO_INPUT / "isic2019")
-    assert code == 0 and "Not checked: the images listed against the test set" in out
+    assert code == 0 and "Not checked: which cases the test set holds" in out
     (tmp_path / "plain").mkdir()
     code, _, line = check_cli("--challenge", "isic2019", "--outputs", tmp_path / "plain")
-    expected = "isic2019 is a prediction-file phase: put the participant's CSV at /input/predictions.csv."
-    assert (code, line) == (1, expected)
+    assert (code, line) == (1, f"The outputs folder {tmp_path / 'plain'} holds no case folder.")
 
 
 def test_a_fifo_in_a_plain_outputs_folder_gets_the_evaluations_line(tmp_path, check_cli):

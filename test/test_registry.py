@@ -30,7 +30,7 @@ def test_a_module_that_fails_to_import_is_named_not_raised(monkeypatch):
     ("name", "module"),
     [
         ("rare25", "declared"),
-        ("isic2018", "isic"),
+        ("isic2018", "declared"),
         ("digestpath2019-task1", "declared"),
         ("digestpath2019-task2", "declared"),
         ("hecktor2025-task2", "declared"),

@@ -12,6 +12,7 @@ import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -185,6 +186,25 @@ def _case_columns(
     return {case: {**per_case.get(case, {}), **held[case]} for case in cases}
 
 
+def _sample(metric: MetricSpec, cases: Sequence[str], reference: DeclaredReference) -> np.ndarray | None:
+    """The declared case weights of ``cases`` (``sample_weights``), None without; all 0 is the organizer's error."""
+    if not metric.sample_weights:
+        return None
+    return _weights_of(metric, metric.sample_weights[0], cases, reference)
+
+
+def _weights_of(metric: MetricSpec, text: str, cases: Sequence[str], reference: DeclaredReference) -> np.ndarray:
+    """The weights of ``cases`` in the ``sample_weights`` column ``text`` of ``metric``; all 0 is the organizer's
+    error."""
+    weights = reference.weights[metric.name][text]
+    if tuple(cases) != reference.cases:
+        index = {case: k for k, case in enumerate(reference.cases)}
+        weights = weights[[index[case] for case in cases]]
+    if not weights.any():
+        raise ConfigurationError(f"{text}: every scored case has the weight 0 ({metric.name}).")
+    return weights
+
+
 def _weights(n_cases: int, settings: Mapping[str, Any], metric: MetricSpec) -> np.ndarray | None:
     if not metric.bootstrap or n_cases == 0:
         return None
@@ -344,7 +364,9 @@ def _value_metric(
         params["classes"] = output.type.class_order(output) + (
             (MISCLASSIFIED,) if output.missing == "misclassification" else ()
         )
-    value = float(measures.value_metric(metric.metric, truth, predicted, params, event=event)) if cases else math.nan
+    sample = _sample(metric, cases, reference)
+    value = float(measures.value_metric(metric.metric, truth, predicted, params, event=event, sample=sample)) \
+        if cases else math.nan  # fmt: skip
     for edge, what in measures.EDGE_CASES.items():  # (no scored case: a null value, as a probabilities metric's)
         if cases and math.isnan(value) and params.get(edge) == "error":
             raise ConfigurationError(
@@ -371,24 +393,21 @@ def _probability_metric(
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     """A metric of a probabilities output over the scored cases: per class and macro, or one value."""
     truth = np.array(_values_of(reference.values[output.slug], cases), dtype=str)
-    if isinstance(results, ColumnResults):  # (a row per case, a column per class)
-        matrix = results.column(output.slug, cases)
-    else:
-        matrix = np.array([[results[c].values[output.slug][k] for k in output.classes] for c in cases], float)
-    matrix = matrix.reshape(len(cases), len(output.classes))
+    matrix = _class_matrix(output, cases, results)
     params, classes = dict(metric.params), output.classes
     keys = metric_keys(metric)
     if not cases:  # every case excluded: no value (null; a ranked path fails the run)
         return {key: math.nan for _, _, key in keys}, {key: np.array([np.nan]) for _, _, key in keys}
     weights = _weights(len(cases), settings, metric)
+    sample = _sample(metric, cases, reference)
     if not metric.aggregates:  # one value: Brier, top-label calibration, the argmax metrics
         key = metric.key("", "value")
-        value = float(measures.probability_metric(metric.metric, truth, matrix, classes, params))
+        value = float(measures.probability_metric(metric.metric, truth, matrix, classes, params, sample=sample))
         boot = np.array([np.nan])
         if weights is not None:
             boot = measures.probability_metric(metric.metric, truth, matrix, classes, params, weights)
         return {key: value}, {key: np.asarray(boot, dtype=float)}
-    per_class, macro = measures.per_class_metric(metric.metric, truth, matrix, classes, params)
+    per_class, macro = measures.per_class_metric(metric.metric, truth, matrix, classes, params, sample=sample)
     edge = measures.PER_CLASS[metric.metric][2]
     if edge and params[edge] == "error" and np.isnan(per_class).any():
         undefined = classes[int(np.flatnonzero(np.isnan(per_class))[0])]
@@ -715,8 +734,7 @@ def _python_set(
         keys = [key for _, _, key in metric_keys(metric)]
         return {key: math.nan for key in keys}, {key: np.array([np.nan]) for key in keys}
     if output.type.per_class:
-        predictions = np.array([[results[c].values[output.slug][k] for k in output.classes] for c in cases], float)
-        predictions = predictions.reshape(len(cases), len(output.classes))
+        predictions = _class_matrix(output, cases, results)
     elif output.type.objects:  # each case's parsed objects: arrays of objects, one item per case
         predictions = _objects([results[c].values[output.slug] for c in cases])
     elif isinstance(results, ColumnResults):
@@ -727,13 +745,22 @@ def _python_set(
     references = _objects(found) if output.type.objects else np.array(found)
     fields = {name: tuple(by_case[c] for c in cases) for name, by_case in reference.fields.items()}
     own = dict(metric.params).get("params", {})
+    weights = {text.partition(":")[2]: _weights_of(metric, text, cases, reference) for text in metric.sample_weights}
     context = python_metric.SetContext(tuple(cases), output.slug, output.classes, options=options or {}, fields=fields,
-                                       params=own)  # fmt: skip
+                                       params=own, weights=weights)  # fmt: skip
     if nan is not None:
         metric = dataclasses.replace(metric, params=(*metric.params, ("nan", nan)))
     fn = python_metric.function_of(dict(metric.params), folder)
-    weights = _weights(len(cases), settings, metric)
-    return python_metric.set_aggregates(metric, fn, predictions, references, context, weights)
+    return python_metric.set_aggregates(metric, fn, predictions, references, context, _weights(len(cases), settings,
+                                                                                              metric))  # fmt: skip
+
+
+def _class_matrix(output: OutputSpec, cases: Sequence[str], results: Mapping[str, CaseResult]) -> np.ndarray:
+    """A probabilities output's answers of ``cases`` as a cases x classes matrix (declared class order)."""
+    if isinstance(results, ColumnResults):  # (a row per case, a column per class)
+        return results.column(output.slug, cases).reshape(len(cases), len(output.classes))
+    row = itemgetter(*output.classes)  # (two or more classes: a tuple per case)
+    return np.array([row(results[c].values[output.slug]) for c in cases], float).reshape(len(cases), -1)
 
 
 def _written_value(value: float | int | bool) -> float | int | bool:

@@ -57,7 +57,7 @@ def read_table(input_dir: Path, declaration: Declaration) -> PredictionTable:
     submission = declaration.submission
     path = find_prediction_file(input_dir, submission.file)
     word = declaration.cases.noun
-    table = read_prediction_table(path, submission.id_column, submission.max_mb, word)
+    table = read_prediction_table(path, submission.id_column, submission.max_mb, word, submission.strip_suffixes)
     for output in declaration.outputs:
         for name, column in output.columns or (("", output.column),):
             if column not in table.columns:

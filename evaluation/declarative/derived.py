@@ -35,6 +35,7 @@ from evaluation.declarative.schema import (
     KEY,
     PROVENANCE_REQUIRED,
     TOP_KEYS,
+    WEIGHTED_METRICS,
     Cases,
     InputSpec,
     Leaderboard,
@@ -186,6 +187,8 @@ def _metric_schema(record: MetricRecord) -> dict[str, Any]:
             "none.",
         }
     properties.update(_GROUPS)  # a metric of one value per group of cases (one label and form: checked on parsing)
+    if record.name in WEIGHTED_METRICS:  # a weighted leaderboard: each case's weight from a reference column
+        properties.update({**_WEIGHTS, "sample_weights": _WEIGHT_COLUMN})
     required = ["metric", "output"]
     for param in (*record.params, *(edge.param(record.per_class) for edge in record.edges)):
         if param.derived:
@@ -225,6 +228,20 @@ _GROUPS = {
         "description": "A group with a case without its output: scored on the others, or null (left out).",
     },
 }
+_WEIGHT_COLUMN = {
+    "type": "string",
+    "pattern": r"^.+\.csv:.+$",
+    "description": "`'file.csv:column'`: each case's weight in the one value, a finite number >= 0, not all 0 (a "
+    "weighted leaderboard, ISIC's `score_weight`: scikit-learn's `sample_weight` where the catalogue takes it, else "
+    "one row of its `weights` form); neither bootstrapped nor by group.",
+}
+_WEIGHTS = {
+    "zero_weight": {**_STRINGS, "description": "Cases weighted 0 whatever the column says (ISIC_0035068)."},
+    "absent_weight": {"type": "number", "exclusiveMinimum": 0, "description": "Every case's weight when the file "
+                      "lacks the column; not set: the column is required."},
+    "sorted_weights": {"type": "boolean", "default": False, "description": "Weights that vary need the file sorted "
+                       "by case (a reference that pairs weights by position would misplace them)."},
+}  # fmt: skip
 _COMMON_METRIC = {
     "name": {
         "type": "string",
@@ -263,7 +280,10 @@ _PYTHON = {
                    "case_key": {"type": "string", "description": "The per-case key template."},
                    "params": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]},
                               "description": "A table the function reads as `context.params` (options may set "
-                              "`metrics.<name>.params.<key>`)."}},
+                              "`metrics.<name>.params.<key>`)."}, **_WEIGHTS,
+                   "sample_weights": {"anyOf": [_WEIGHT_COLUMN, {"type": "array", "items": _WEIGHT_COLUMN}],
+                                      "description": "`'file.csv:column'`, or a list of them: each case's weights, "
+                                      "read as `context.weights['<column>']` (over the set only)."}},
     "required": ["metric", "output", "function"],
     "additionalProperties": False,
 }  # fmt: skip

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import io
 import re
 import shutil
 from collections.abc import Mapping, Sequence
@@ -37,7 +38,7 @@ from evaluation.declarative.answers import (
     read_table,
 )
 from evaluation.declarative.columns import scored_columns
-from evaluation.declarative.python_metric import code_files, value_cases
+from evaluation.declarative.python_metric import PYTHON, ReaderContext, code_files, read_rows, value_cases
 from evaluation.declarative.reference import DeclaredReference, load_declared_reference, strip_marker
 from evaluation.declarative.schema import SEGMENTATION_METRICS, Declaration, load, with_options
 from evaluation.declarative.segmentation import (
@@ -48,9 +49,10 @@ from evaluation.declarative.segmentation import (
 )
 from evaluation.declarative.stacks import Stack, frame_answers, scored_stacks, stack_answer, stack_number
 from evaluation.errors import ConfigurationError, EvaluationError, SubmissionError
-from evaluation.platform.files import not_there
+from evaluation.platform.files import not_there, open_binary, read_bytes, regular_size
 from evaluation.platform.images import image_frames
 from evaluation.platform.matching import stem
+from evaluation.platform.prediction_file import find_prediction_file
 from evaluation.platform.predictions import Job, Socket
 from evaluation.platform.sockets import image_output_file, parse_json_bytes, read_json_output
 
@@ -128,7 +130,12 @@ class DeclaredChallenge(Challenge):
         return {socket: names[socket.slug] for socket in self.phase.inputs}
 
     def code_files(self) -> tuple[Path, ...]:
-        return code_files(self.declaration.metrics, self.declaration.folder)
+        return code_files(self.declaration.metrics, self.declaration.folder, self.declaration.submission.reader)
+
+    def phase_for(self, settings: Mapping[str, Any]) -> Phase:
+        """The phase under the declared options of ``settings`` (an option may set the leaderboard)."""
+        declaration = self.in_force(settings)
+        return self.phase if declaration is self.declaration else _phase(declaration)
 
     def in_force(self, settings: Mapping[str, Any]) -> Declaration:
         """The declaration with the declared options of ``settings`` applied."""
@@ -193,6 +200,8 @@ class DeclaredChallenge(Challenge):
     def _prepare_rows(self, input_dir: Path, reference: DeclaredReference, declaration: Declaration) -> Prepared:
         """A prediction-file phase: one row per reference case (an unknown case is an error, a case
         without a row gets each output's missing policy, a blank cell is that output missing)."""
+        if declaration.submission.reader:
+            return self._prepare_read(input_dir, reference, declaration)
         table = read_table(input_dir, declaration)
         scored = scored_columns(table, reference, declaration)
         if scored is not None:  # a well-formed submission of number columns, read and scored whole
@@ -228,6 +237,34 @@ class DeclaredChallenge(Challenge):
             python = _python_cases(declaration, reference, case, values)
             tasks.append(CaseTask(case, CasePayload((), values, submitted, python)))
         return Prepared(tasks, missing)
+
+    def _prepare_read(self, input_dir: Path, reference: DeclaredReference, declaration: Declaration) -> Prepared:
+        """A prediction-file phase with its own reader (``[submission] reader``): its rows, which must be the
+        reference's cases, each output's cells (a probabilities output: its class columns) as a job's answer."""
+        rows = _reader_rows(input_dir, declaration, reference.cases)
+        word, known = declaration.cases.noun, set(reference.cases)
+        stray = next((case for case in rows if case not in known), None)
+        lacking = next((case for case in reference.cases if case not in rows), None)
+        if stray is not None or lacking is not None:
+            raise ConfigurationError(f"{declaration.submission.reader}: returned a row for {word} {stray} (not in the "
+                                     "test set)" if stray is not None else f"{declaration.submission.reader}: "
+                                     f"returned no row for {word} {lacking} (the reader checks the cases)")  # fmt: skip
+        tasks = []
+        for case in reference.cases:
+            values: dict[str, Any] = {}
+            submitted: dict[str, bool] = {}
+            named = declaration.cases.named(case)
+            for output in declaration.outputs:
+                row = rows[case]
+                raw = {name: row.get(column) for name, column in output.columns} if output.columns else row.get(
+                    output.column)  # fmt: skip
+                if isinstance(raw, dict) and all(value is None for value in raw.values()):
+                    raw = None
+                absent = partial(no_output, output, case)
+                add_value(declaration, output, case, named, raw, absent, reference, values, submitted)
+            python = _python_cases(declaration, reference, case, values)
+            tasks.append(CaseTask(case, CasePayload((), values, submitted, python)))
+        return Prepared(tasks, [])
 
     def write_prediction_file(self, outputs_dir: Path, output_dir: Path) -> list[str]:
         """The CSV of a prediction-file phase from ``outputs_dir/<case>/<slug>.json`` (what an algorithm
@@ -275,6 +312,8 @@ class DeclaredChallenge(Challenge):
         declaration = self.in_force(settings)
         if not declaration.submission.csv:
             return super().check_submission(input_dir, settings, images)
+        if declaration.submission.reader:  # its own checks (which cases: the reference's)
+            return Checked(cases=len(_reader_rows(input_dir, declaration, None)), unchecked=[NEEDS_TRUTH_ROWS])
         table = read_table(input_dir, declaration)
         word = declaration.cases.noun
         checked = Checked(cases=len(table.rows))
@@ -357,7 +396,9 @@ class DeclaredChallenge(Challenge):
         report = declaration.report
         if report.flat:  # the aggregates at the top level under their written names, then settings and dataset
             names = dict(report.names)
-            return {**{names.get(k, k): v for k, v in aggregated["aggregates"].items()},
+            placed = _placed(report.layout, aggregated["aggregates"]) if report.layout else {
+                names.get(k, k): v for k, v in aggregated["aggregates"].items()}  # fmt: skip
+            return {**placed,
                     "settings": self._settings(declaration, settings),
                     **({"dataset": dataset_counts(declaration, reference)} if report.dataset else {})}  # fmt: skip
         return {**aggregated, "settings": self._settings(declaration, settings)}
@@ -371,7 +412,7 @@ class DeclaredChallenge(Challenge):
             return self.settings_echo(settings, before=first, after=last)
         return self.settings_echo(settings, before={**first, "declaration": declaration.source}, after={
             "ci_level": declaration.level,
-            **({"submission": dataclasses.asdict(declaration.submission)} if declaration.submission.csv else {}),
+            **({"submission": _submission_echo(declaration)} if declaration.submission.csv else {}),
             "outputs": {
                 o.slug: {"kind": o.kind, "reference": o.reference.text, "missing": o.missing, **o.type.settings(o),
                          **({"blank": o.blank} if o.reference.csv_file else {}),
@@ -395,6 +436,10 @@ class DeclaredChallenge(Challenge):
                          **({"groups": m.groups, "over_groups": m.over_groups, "undefined_group": m.undefined_group}
                             if m.groups else {}),
                          **({"incomplete_group": m.incomplete_group} if m.incomplete_group != "score" else {}),
+                         **({"sample_weights": list(m.sample_weights)} if m.sample_weights else {}),
+                         **({"zero_weight": list(m.zero_weight)} if m.zero_weight else {}),
+                         **({"absent_weight": m.absent_weight} if m.absent_weight is not None else {}),
+                         **({"sorted_weights": True} if m.sorted_weights else {}),
                          "keys": dict(m.keys)}
                 for m in declaration.metrics
             },
@@ -446,6 +491,41 @@ def _check_stack(input_dir: Path, job: Job, case: str, declaration: Declaration,
     return checked
 
 
+def _reader_rows(input_dir: Path, declaration: Declaration, cases: Sequence[str] | None) -> dict[str, dict[str, Any]]:
+    """The rows the declared reader returns for the participant's CSV (found as any CSV, and a regular file:
+    nothing read here), the reference's ``cases`` given (None: checked without them)."""
+    submission = declaration.submission
+    path = find_prediction_file(input_dir, submission.file)
+    what = f"The prediction file {path.name}"
+    size = regular_size(path, what)
+    context = ReaderContext(
+        path.name, size, submission.max_mb, submission.id_column,
+        tuple(column for output in declaration.outputs for column in output.csv_columns),
+        None if cases is None else tuple(cases),
+        text=lambda: io.TextIOWrapper(open_binary(path, what, max_bytes=size), encoding="utf-8"),
+        data=lambda: read_bytes(path, what, max_bytes=size),
+    )  # fmt: skip
+    return read_rows(submission.reader, declaration.folder, context)
+
+
+def _placed(layout: Sequence[tuple[str, str]], aggregates: Mapping[str, Any]) -> dict[str, Any]:
+    """``[report.layout]``: each aggregate at its paths, in the layout's order (dots nest objects)."""
+    document: dict[str, Any] = {}
+    for path, key in layout:
+        *parents, last = path.split(".")
+        target = document
+        for parent in parents:
+            target = target.setdefault(parent, {})
+        target[last] = aggregates[key]
+    return document
+
+
+def _submission_echo(declaration: Declaration) -> dict[str, Any]:
+    """A prediction-file phase's ``[submission]`` as settings echo it (``strip_suffixes``, ``reader``: if declared)."""
+    echoed = dataclasses.asdict(declaration.submission)
+    return {key: value for key, value in echoed.items() if value or key not in ("strip_suffixes", "reader")}
+
+
 def dataset_counts(declaration: Declaration, reference: DeclaredReference) -> dict[str, int]:
     """``[report.dataset]``: the listed stacks, the cases, the cases whose reference of an output is 1
     (``positive:<output>``) or the distinct values of a ``[cases] fields`` field (``distinct:<field>``)."""
@@ -467,6 +547,8 @@ def _python_cases(
     declaration: Declaration, reference: DeclaredReference, case: str, values: Mapping[str, Any]
 ) -> tuple[Any, ...]:
     """A case's per-case python metrics of value (and boxes / points) outputs, with the value and its reference."""
+    if not any(m.metric == PYTHON and m.param("over") == "case" for m in declaration.metrics):
+        return ()
     return tuple(
         call
         for output in declaration.outputs

@@ -18,7 +18,8 @@ metric's record says (``metric_records.RECORDS``: the tables below are views of 
 - probabilities outputs (an (n, classes) matrix): ``PER_CLASS`` metrics one-vs-rest per class through
   ``catalogue.per_class`` and their macro mean, a class at its edge case given its declared value or
   (``"exclude"``) left out of the macro; ``multiclass_brier_score``, ``top_label_calibration_error``,
-  and accuracy, balanced accuracy and kappa of the argmax classes (a tie: the first declared class).
+  and accuracy, balanced accuracy and kappa of the argmax classes (a tie: the first declared class, or
+  with ``ties = "wrong"`` no class); ``sample_weights``: each case's weight in the one value.
 Bootstrap CIs pass the resamples' draw counts as the catalogue's ``weights`` (one value per
 resample, equal to the metric of the expanded resample); a resample that hits an edge case is NaN,
 left out of the percentile interval.
@@ -35,7 +36,7 @@ import numpy as np
 
 from evaluation.declarative.metric_records import RECORD, RECORDS
 from evaluation.declarative.output_kinds import KINDS
-from evaluation.metrics import catalogue, hit_radius
+from evaluation.metrics import catalogue, classification, hit_radius
 from evaluation.metrics.bootstrap import drawn_cases
 from evaluation.metrics.detection import ImageDetections
 from evaluation.metrics.detection import decision_counts as decision_counts_of
@@ -168,6 +169,11 @@ PREDICTION_EDGES = {e.key: e.default for r in RECORDS for e in r.edges if not is
 # the declared metrics whose catalogue entry takes the bootstrap's (resamples, n) ``weights``; the others are
 # evaluated on each resample's drawn cases
 RESAMPLE_WEIGHTS = tuple(r.name for r in RECORDS if r.resampling == "weights")
+# the declared metrics whose catalogue entry takes (n,) case weights as scikit-learn's ``sample_weight``: a
+# declared ``sample_weights`` column goes there; the other ``WEIGHTED_METRICS`` take it as one row of ``weights``
+SAMPLE_WEIGHT = tuple(r.name for r in RECORDS if r.catalogue in catalogue.CATALOGUE
+                      and "sample_weight" in catalogue.get(r.catalogue).parameters)  # fmt: skip
+WEIGHTED_METRICS = tuple(dict.fromkeys((*RESAMPLE_WEIGHTS, *SAMPLE_WEIGHT)))  # those a declaration may weigh
 KAPPA_WEIGHTS = dict(next(p for p in RECORD["cohen_kappa"].params if p.key == "weights").values)  # -> sklearn's
 
 
@@ -184,11 +190,19 @@ def value_metric(
     params: Mapping[str, Any],
     weights: np.ndarray | None = None,
     event: np.ndarray | None = None,
+    sample: np.ndarray | None = None,
 ) -> float | np.ndarray:
     """The catalogue's ``VALUE_METRICS[metric]`` of the scored cases with the declared ``params``; with
     ``weights`` (resamples x cases draw counts) one value per resample, NaN for a resample that hits an
     edge case. A declared edge value ``"error"`` gives NaN (the engine refuses it with a message).
-    ``event``: c_index's event indicators (the reference ``truth`` is then the time)."""
+    ``event``: c_index's event indicators (the reference ``truth`` is then the time); ``sample``: (n,)
+    case weights of the one value (``sample_weights``)."""
+    if sample is not None:
+        if metric in SAMPLE_WEIGHT:
+            params = {**params, "sample_weight": sample}
+        else:
+            found = value_metric(metric, truth, predicted, params, sample[None, :], event)
+            return _declared_edge(metric, params, float(np.asarray(found).reshape(-1)[0]))
     if metric in DECLARED_EDGES:
         return _substituted(metric, truth, predicted, params, weights, event)
     entry = catalogue.get(VALUE_METRICS[metric])
@@ -199,6 +213,12 @@ def value_metric(
     if weights is not None:
         keywords["weights"] = weights
     return catalogue.compute(entry.name, truth, predicted, **keywords)
+
+
+def _declared_edge(metric: str, params: Mapping[str, Any], value: float) -> float:
+    """``value``, or where it is NaN (an edge case) the metric's declared edge value when that is a number."""
+    declared = next((params[edge.key] for edge in RECORD[metric].edges if edge.key in params), "error")
+    return float(declared) if math.isnan(value) and not isinstance(declared, str) else value
 
 
 def _substituted(
@@ -261,13 +281,15 @@ def per_class_metric(
     classes: tuple[str, ...],
     params: Mapping[str, Any],
     weights: np.ndarray | None = None,
+    sample: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray | float]:
     """A ``PER_CLASS`` metric of a probabilities output: (per-class values, macro mean) through
     ``catalogue.per_class``. A class at its edge case (e.g. absent from the reference) gets the
     declared value; "exclude" leaves it NaN and out of the macro mean, "error" leaves it NaN (the
     engine refuses it). With ``weights`` ((resamples, n) draw counts): (classes, resamples) values and
     one macro per resample, a class at its edge case NaN there (left out of the percentile interval,
-    and of the macro under "exclude"; any other macro with a NaN class is NaN)."""
+    and of the macro under "exclude"; any other macro with a NaN class is NaN). ``sample``: (n,) case
+    weights of the one value (``sample_weights``)."""
     name, parameter, declared_key = PER_CLASS[metric]
     keywords: dict[str, Any] = {parameter: float("nan")} if parameter else {}
     if metric == "ece":
@@ -279,8 +301,14 @@ def per_class_metric(
         scores = (argmax_classes(probabilities, classes)[:, None] == np.asarray(classes)[None, :]).astype(float)
         keywords["threshold"] = 0.5
     declared = params[declared_key] if declared_key else "error"
+    if sample is not None and metric in SAMPLE_WEIGHT:
+        keywords["sample_weight"] = sample
     if weights is None:
-        values = np.asarray(catalogue.per_class(name, truth, scores, classes, **keywords), dtype=float)
+        if sample is not None and metric not in SAMPLE_WEIGHT:  # one row of the catalogue's weights form
+            rows = np.asarray(catalogue.per_class(name, truth, scores, classes, **keywords, weights=sample[None, :]))
+            values = rows.reshape(len(classes), -1)[:, 0]
+        else:
+            values = np.asarray(catalogue.per_class(name, truth, scores, classes, **keywords), dtype=float)
         if not isinstance(declared, str):
             values = np.where(np.isnan(values), float(declared), values)
         return values, _macro(values, declared == "exclude")
@@ -297,6 +325,8 @@ def _macro(values: np.ndarray, exclude: bool) -> np.ndarray | float:
     if not exclude:
         return values.mean(axis=0) if values.ndim > 1 else float(values.mean())
     counted = ~np.isnan(values)
+    if values.ndim == 1:  # the mean of the defined values alone (as pandas' skipna, the same floats)
+        return float(values[counted].mean()) if counted.any() else math.nan
     total, count = np.where(counted, values, 0.0).sum(axis=0), counted.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         macro = np.where(count > 0, total / np.maximum(count, 1), np.nan)
@@ -310,13 +340,25 @@ def probability_metric(
     classes: tuple[str, ...],
     params: Mapping[str, Any],
     weights: np.ndarray | None = None,
+    sample: np.ndarray | None = None,
 ) -> float | np.ndarray:
     """A one-value metric of a probabilities output: the multi-class Brier score
     (``multiclass_brier_score``), the top-label calibration error, or accuracy, balanced accuracy and
-    Cohen's kappa of the argmax classes (``value_metric``); with ``weights`` one value per resample."""
-    if metric in ARGMAX_METRICS:
-        ordered = {"classes": classes} if metric == "cohen_kappa" else {}  # kappa's weights: the declared order
-        return value_metric(metric, truth, argmax_classes(probabilities, classes), {**params, **ordered}, weights)
+    Cohen's kappa of the argmax classes (``value_metric``); with ``weights`` one value per resample;
+    ``sample``: (n,) case weights of the one value (``sample_weights``: one row of ``weights``)."""
+    if metric == "cohen_kappa":  # kappa's weights: the declared order
+        predicted = argmax_classes(probabilities, classes)
+        return value_metric(metric, truth, predicted, {**params, "classes": classes}, weights, sample=sample)
+    if metric in ARGMAX_METRICS:  # the classes as their columns' positions (a tie "wrong": -1, no class), so that
+        position = {name: k for k, name in enumerate(classes)}  # scikit-learn sums per class in the declared order
+        numbered = np.fromiter(map(position.__getitem__, truth), np.intp, len(truth))
+        found = np.asarray(probabilities).argmax(axis=1)
+        if params.get("ties") == "wrong":
+            found = classification.argmax_labels(np.asarray(probabilities))
+        kept = {key: value for key, value in params.items() if key != "ties"}
+        return value_metric(metric, numbered, found, kept, weights, sample=sample)
+    if sample is not None:
+        return float(np.asarray(probability_metric(metric, truth, probabilities, classes, params, sample[None, :]))[0])
     if RECORD[metric].probability_catalogue:  # brier: the multi-class Brier score
         name = RECORD[metric].probability_catalogue
         return catalogue.compute(name, truth, probabilities, classes=classes, weights=weights)

@@ -211,6 +211,8 @@ _BINARY = ("number", "probabilities")
 _CLASSES = ("boolean", "choice", "probabilities")
 _THRESHOLD = Param("threshold", when=("per_class", False), doc="the decision: positive when output >= threshold")
 _TARGET = Param("target", interval=Interval(0, 1))
+_TIES = Param("ties", str, OMITTED, ("first", "wrong"), doc="a tied maximum of a probabilities output: the first "
+              "declared class, or no class (always wrong; isic-challenge-scoring's undecided predictions)")  # fmt: skip
 _BINS = Param("bins", int, 10, interval=Interval(1, None, "left", "must be at least 1"), parameter="n_bins")
 _CONSTANT = Edge("constant", "constant", "constant values", 0.0)
 _DETECTION = (
@@ -293,9 +295,9 @@ RECORDS: tuple[MetricRecord, ...] = (
                  "ECE of the argmax class", params=(_BINS,)),
     MetricRecord("mae", "mae", ("number",), "mean absolute error", resampling="weights"),
     MetricRecord("rmse", "rmse", ("number",), "root mean squared error", resampling="weights"),
-    MetricRecord("balanced_accuracy", "balanced_accuracy", _CLASSES, "balanced accuracy", argmax=True,
-                 resampling="weights"),
-    MetricRecord("accuracy", "accuracy", _CLASSES, "accuracy", argmax=True, resampling="weights"),
+    MetricRecord("balanced_accuracy", "balanced_accuracy", _CLASSES, "balanced accuracy", params=(_TIES,),
+                 argmax=True, resampling="weights"),
+    MetricRecord("accuracy", "accuracy", _CLASSES, "accuracy", params=(_TIES,), argmax=True, resampling="weights"),
     MetricRecord("sensitivity", "sensitivity", _BINARY, "sensitivity (recall) at a threshold", params=(_THRESHOLD,),
                  edges=(Edge("no_positive", "empty", "no positive case"),), substituted=True, per_class=True,
                  binary_reference=True),

@@ -16,7 +16,8 @@ the provenance record (the file's SHA-256). The README section "Your own metric 
   calls it again on each resample's drawn cases.
 
 It returns one number, or (``returns = ["a", "b"]``) a mapping with exactly those names, each then a
-``{label}`` of the key templates. The code is the organizer's, loaded once per process from the
+``{label}`` of the key templates; over the set also a text or a list of texts (written as returned, never
+resampled). The code is the organizer's, loaded once per process from the
 declaration's folder (never a participant's) and run with the evaluation's rights.
 """
 
@@ -51,7 +52,8 @@ PYTHON = "python"
 OVER = ("case", "set")
 CASE_FORMS = ("mean", "median")  # over the per-case values (NaN, "exclude": left out)
 NAN_WORDS = {"case": ("error", "exclude"), "set": ("error",)}
-SIGNATURES = {"case": ("prediction", "reference", "context"), "set": ("predictions", "references", "context")}
+SIGNATURES = {"case": ("prediction", "reference", "context"), "set": ("predictions", "references", "context"),
+              "reader": ("context",)}  # fmt: skip
 SCORED = ("segmentation", "values", "probabilities", "detection")  # the output kinds' ``scoring`` it may score
 
 
@@ -76,7 +78,8 @@ class SetContext:
     """What a whole-set function knows beside the arrays: the cases (in the arrays' order), the output's
     slug and classes, ``resample``: None for the observed set, else the bootstrap resample's index,
     ``options``: the declared options' values in force, by name; ``fields``: the frame record fields of
-    listed stacks (``[cases] fields``), ``params``: the metric's ``params`` table."""
+    listed stacks (``[cases] fields``), ``params``: the metric's ``params`` table; ``weights``: its declared
+    ``sample_weights`` columns by name, each case's weight in the arrays' order."""
 
     cases: tuple[str, ...]
     output: str
@@ -85,6 +88,26 @@ class SetContext:
     options: Mapping[str, Any] = field(default_factory=dict)
     fields: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # [cases] fields, per case in order
     params: Mapping[str, Any] = field(default_factory=dict)  # the metric's declared params (options may set them)
+    weights: Mapping[str, np.ndarray] = field(default_factory=dict)  # sample_weights: column -> each case's weight
+
+
+@dataclass(frozen=True)
+class ReaderContext:
+    """What a prediction-file phase's own reader (``[submission] reader``) knows: the file's name and size in
+    bytes (nothing read yet; the engine found it and checked that it is a regular file in the input), the
+    largest size accepted (``[submission] max_mb``), the case column and the columns the outputs read, the
+    reference's cases (None: a check without the ground truth); ``text()`` opens it as UTF-8 text with universal
+    newlines, ``data()`` reads its bytes (both safely, at most the size it had). It returns
+    ``{case: {column: value}}`` (a number, a text or None: no value) or raises a ``SubmissionError``."""
+
+    file: str
+    size: int
+    max_mb: float
+    id_column: str
+    columns: tuple[str, ...]
+    cases: tuple[str, ...] | None
+    text: Callable[[], Any] = field(repr=False, default=lambda: None)
+    data: Callable[[], bytes] = field(repr=False, default=lambda: b"")
 
 
 @dataclass(frozen=True)
@@ -190,34 +213,48 @@ def parse(
     return output, returns, forms, params
 
 
-def function(table: Table, text: str, folder: str, over: str) -> Function:
-    """``file.py:name`` beside the declaration, loaded and its signature checked."""
+def function(table: Table, text: str, folder: str, over: str, key: str = "function") -> Function:
+    """``file.py:name`` beside the declaration, loaded and its signature checked (``over``: "case", "set" or
+    "reader"; ``key``: the declared key messages name)."""
     file, _, name = text.rpartition(":")
     if not file.endswith(".py") or not name.isidentifier():
-        table.fail("function", f"{text!r} is not 'file.py:function' (a Python file beside the declaration)")
+        table.fail(key, f"{text!r} is not 'file.py:function' (a Python file beside the declaration)")
     if not folder:
-        table.fail("function", "needs the declaration's folder (load the declaration from its file)")
+        table.fail(key, "needs the declaration's folder (load the declaration from its file)")
     base = Path(folder).resolve()
     path = (base / file).resolve()
     if not path.is_relative_to(base):
-        table.fail("function", f"{file!r} leaves the declaration's folder")
+        table.fail(key, f"{file!r} leaves the declaration's folder")
     if not path.is_file():
-        table.fail("function", f"{file} is not a file beside the declaration")
+        table.fail(key, f"{file} is not a file beside the declaration")
     try:
         module = _module(str(path), file)
     except ConfigurationError as error:
-        table.fail("function", str(error).rstrip("."))
+        table.fail(key, str(error).rstrip("."))
     found = getattr(module, name, None)
     if not callable(found):
-        table.fail("function", f"{file} has no function {name!r}")
+        table.fail(key, f"{file} has no function {name!r}")
     wanted = SIGNATURES[over]
     try:
         inspect.signature(found).bind(*wanted)
     except TypeError:
-        table.fail("function", f"{file}: {name} must accept ({', '.join(wanted)}) (over = {over!r})")
+        during = f" (over = {over!r})" if over in OVER else ""
+        table.fail(key, f"{file}: {name} must accept ({', '.join(wanted)}){during}")
     except ValueError:
         pass  # a builtin without a signature: its call says
     return Function(str(path), name, file)
+
+
+def read_rows(text: str, folder: str, context: ReaderContext) -> dict[str, dict[str, Any]]:
+    """A prediction-file phase's own reader (``[submission] reader``) run on ``context``: each case's row, checked
+    as a mapping of mappings (anything else is the organizer's one-line error); the reader's
+    ``SubmissionError`` stays the participant's."""
+    fn = _function_at(text, folder)
+    rows = fn.call(f"the prediction file {context.file}", context)
+    if not isinstance(rows, Mapping) or not all(isinstance(row, Mapping) for row in rows.values()):
+        raise fn.problem(f"the prediction file {context.file}", f"returned {type_of(rows)}, not {{case: {{column: "
+                         "value}}")  # fmt: skip
+    return {str(case): dict(row) for case, row in rows.items()}
 
 
 def function_of(metric_params: Mapping[str, Any], folder: str) -> Function:
@@ -232,9 +269,10 @@ def _function_at(text: str, folder: str) -> Function:
     return Function(str((Path(folder).resolve() / file).resolve()), name, file)
 
 
-def code_files(metrics: Sequence[Any], folder: str) -> tuple[Path, ...]:
-    """The Python files a declaration's metrics name (the provenance record hashes them)."""
+def code_files(metrics: Sequence[Any], folder: str, reader: str = "") -> tuple[Path, ...]:
+    """The Python files a declaration's metrics and ``reader`` name (the provenance record hashes them)."""
     found = {function_of(dict(m.params), folder).path for m in metrics if m.metric == PYTHON}
+    found |= {_function_at(reader, folder).path} if reader else set()
     return tuple(Path(path) for path in sorted(found))
 
 
@@ -259,12 +297,14 @@ def returned(
     nan: float | str,
     per_case: bool = False,
     flags: bool = False,
+    texts: bool = False,
 ) -> dict[str, Any]:
     """A return checked: one number (or, with ``names``, a mapping of exactly those) per name ("" for one
     number); NaN becomes the declared ``nan`` value ("exclude": NaN, left out; "error": the one-line error).
     An integer stays an integer (a count is written as one); per case, None is no value (the case's entry
     leaves the key out, its aggregates leave the case out); with ``flags`` (values written per case only,
-    never aggregated) a boolean stays a boolean."""
+    never aggregated) a boolean stays a boolean; with ``texts`` (a whole-set value, not resampled) a text or a
+    list of texts stays one (ISIC's categories without positives)."""
     if names:
         if not isinstance(value, Mapping):
             raise fn.problem(where, f"returned {type_of(value)}, not a mapping of {', '.join(names)} (returns)")
@@ -282,6 +322,10 @@ def returned(
             continue
         if isinstance(number, (bool, np.bool_)) and flags:
             found[name] = bool(number)
+            continue
+        if texts and (isinstance(number, str) or (isinstance(number, (list, tuple))
+                                                   and all(isinstance(item, str) for item in number))):  # fmt: skip
+            found[name] = number if isinstance(number, str) else list(number)
             continue
         if isinstance(number, (bool, np.bool_)) or not isinstance(number, numbers.Real):
             shown = type(number).__name__
@@ -414,7 +458,7 @@ def set_value(
     """The whole-set function on these cases (label -> value)."""
     where = "the set of cases" if context.resample is None else f"bootstrap resample {context.resample}"
     found = fn.call(where, _untouchable(predictions), _untouchable(references), context)
-    return returned(fn, where, found, tuple(metric.labels), nan)
+    return returned(fn, where, found, tuple(metric.labels), nan, texts=context.resample is None)
 
 
 def set_aggregates(

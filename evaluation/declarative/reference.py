@@ -48,6 +48,7 @@ class DeclaredReference:
     findings: Mapping[str, Mapping[str, tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
     stacks: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # listed stacks ([cases] stacks): their frames
     fields: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # [cases] fields: field -> case -> text
+    weights: Mapping[str, Mapping[str, np.ndarray]] = field(default_factory=dict)  # metric -> column -> weights
 
 
 def strip_marker(name: str, markers: Sequence[str]) -> str:
@@ -527,7 +528,10 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
     groups = {m.name: _groups(ground_truth, declaration, m.groups, cases, m.name, tables_read)
               for m in declaration.metrics if m.groups}  # fmt: skip
     fields = {name: dict(zip(framed, map(str, records[name]), strict=True)) for name in declaration.cases.fields}
-    return DeclaredReference(cases, files, values, ground_truth, events, groups, order, findings, stacks, fields)
+    weights = _sample_weights(ground_truth, declaration, cases)
+    return DeclaredReference(
+        cases, files, values, ground_truth, events, groups, order, findings, stacks, fields, weights
+    )
 
 
 def _groups(
@@ -547,6 +551,78 @@ def _groups(
         raise ConfigurationError(f"{text}: the group of case {digits} ({texts[digits]!a}) holds non-ASCII "
                                  "digits; write ASCII digits or a word.")  # fmt: skip
     return {case: texts[case] for case in cases}
+
+
+def _sample_weights(
+    ground_truth: Path, declaration: Declaration, cases: Sequence[str]
+) -> dict[str, dict[str, np.ndarray]]:
+    """Each weighted metric's case weights (in ``cases``' order) by ``sample_weights`` column ("file.csv:column"),
+    each column read once: a finite number >= 0 in ASCII per case, or the metric's ``absent_weight`` for every
+    case when the file lacks the column; its ``zero_weight`` cases 0; not all 0."""
+    headers: dict[str, list[str]] = {}
+    columns: dict[str, np.ndarray] = {}
+    listed: dict[str, tuple[str, ...]] = {}  # a column's cases in file order
+    noun = declaration.cases.noun
+    found: dict[str, dict[str, np.ndarray]] = {}
+    for metric in (m for m in declaration.metrics if m.sample_weights):
+        found[metric.name] = {}
+        for text in metric.sample_weights:
+            csv_file, _, column = text.partition(":")
+            if metric.absent_weight is not None and csv_file not in headers:
+                headers[csv_file] = _csv_rows(ground_truth / csv_file)[0]
+            if metric.absent_weight is not None and column not in headers[csv_file]:
+                weights = np.full(len(cases), metric.absent_weight)
+            else:
+                if text not in columns:
+                    reader = f", which metric '{metric.name}' reads as case weights"
+                    cells = _csv_column(ground_truth, csv_file, column, declaration, False, reader)
+                    columns[text] = _weight_cells(text, [cells.get(case, "") for case in cases], cases, noun)
+                    listed[text] = tuple(cells)
+                weights = columns[text].copy()
+            weights[np.isin(np.asarray(cases, dtype=object), metric.zero_weight)] = 0.0
+            if metric.sorted_weights and text in listed and _moved(listed[text], cases, weights):
+                raise ConfigurationError(
+                    f"{declaration.cases.ground_truth} {csv_file} is not sorted by {noun} and its weights vary; the "
+                    f"official evaluation would pair those weights with other {noun}s: sort it by {noun}."
+                )
+            if not weights.any():
+                raise ConfigurationError(f"{text}: every {noun} has the weight 0.")
+            found[metric.name][text] = weights
+    return found
+
+
+def _moved(listed: Sequence[str], cases: Sequence[str], weights: np.ndarray) -> bool:
+    """Whether weights kept in file order (``listed``) and paired by position with the cases sorted would move:
+    isic-challenge-scoring's pairing (load_csv.parse_truth_csv sorts the rows, not the weights)."""
+    by_case = dict(zip(cases, weights.tolist(), strict=True))
+    in_file = [by_case[case] for case in listed if case in by_case]
+    return in_file != [by_case[case] for case in sorted(c for c in listed if c in by_case)]
+
+
+def _weight_cells(text: str, cells: list[str], cases: Sequence[str], noun: str) -> np.ndarray:
+    """The cells of a weight column as numbers, read whole; the first that is not a finite number >= 0 in ASCII
+    (no digit separator) is the organizer's error naming its case."""
+    try:
+        joined = "".join(cells)
+        if not joined.isascii() or "_" in joined:
+            raise ValueError
+        weights = np.fromiter(map(float, cells), np.float64, len(cells))
+    except ValueError:
+        weights = np.array([_weight(cell) for cell in cells])
+    wrong = np.flatnonzero(~(np.isfinite(weights) & (weights >= 0)))
+    if wrong.size:
+        case = cases[int(wrong[0])]
+        raise ConfigurationError(f"{text}: the weight of {noun} {case} ({cells[int(wrong[0])][:40]!a}) is not a "
+                                 "number >= 0.")  # fmt: skip
+    return weights
+
+
+def _weight(cell: str) -> float:
+    """One weight cell as a number (NaN: not a decimal number in ASCII)."""
+    try:
+        return float(cell) if cell.isascii() and "_" not in cell else math.nan
+    except ValueError:
+        return math.nan
 
 
 def _reference_objects(path: Path, case: str, output: OutputSpec) -> np.ndarray:

@@ -59,6 +59,7 @@ ORDERS = ("metric", "label")  # [report] order: metrics.json keys metric by metr
 SORTS = ("asc", "desc")
 INCOMPLETE_GROUP = ("score", NULL)  # a group with a case without its output: scored on the others, or null
 _STRINGS: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
+WEIGHTED_METRICS = measures.WEIGHTED_METRICS  # the metrics that take case weights (sample_weights)
 
 
 @dataclass(frozen=True)
@@ -133,6 +134,8 @@ class Submission:
     file: str = "predictions.csv"
     id_column: str = "case"
     max_mb: float = 10.0  # a row per case is far smaller; at 10 MB: 1.3 s, 222 MiB (benchmarks/prediction_csv.py)
+    strip_suffixes: tuple[str, ...] = ()  # removed from the end of a case id, in any case (ISIC's ".jpg")
+    reader: str = ""  # "file.py:function": the challenge's own reader of the CSV (python_metric.ReaderContext)
     keys: ClassVar[dict[str, Any]] = {  # ``[submission]``, as JSON Schema
         "kind": {"enum": list(SUBMISSION_KINDS), "description": "`jobs`: algorithm jobs (predictions.json); `csv`: a "
                  "prediction-file phase, one CSV uploaded by the participant with a row per case (no `[[inputs]]`, no "
@@ -144,6 +147,12 @@ class Submission:
         "id_column": {"type": "string", "description": "The CSV's case column; default: `[cases] id_column`."},
         "max_mb": {"type": "number", "exclusiveMinimum": 0, "description": "A larger file (MB) is "
                    "refused before it is read (benchmarks/prediction_csv.py)."},
+        "strip_suffixes": {"type": "array", "items": {"type": "string", "minLength": 1}, "description": "Removed "
+                           "from the end of a row's case id, in any letter case (ISIC's `.jpg`); not with `reader`."},
+        "reader": {"type": "string", "pattern": r"^.+\.py:[A-Za-z_][A-Za-z0-9_]*$", "description": "`'file.py:"
+                   "function'` in the declaration's folder: the challenge's own reader of the CSV (the open "
+                   "interface, `ReaderContext`), after the engine has found the file and checked it is a regular "
+                   "file inside the input, within `max_mb`."},
     }  # fmt: skip
 
     @property
@@ -192,6 +201,10 @@ class MetricSpec:
     over_groups: str = "mean"  # how the groups' values combine (metrics.groups.over_groups)
     undefined_group: str | float = "error"  # a group where the metric is undefined: refused, left out or a number
     incomplete_group: str = "score"  # a group with a case without its output: scored anyway, or "null" (left out)
+    sample_weights: tuple[str, ...] = ()  # "file.csv:column": each case's weight (a weighted leaderboard; python: any)
+    zero_weight: tuple[str, ...] = ()  # cases weighted 0 whatever the column says (ISIC_0035068 in ISIC's reference)
+    absent_weight: float | None = None  # every case's weight when the file lacks the column; None: it must have it
+    sorted_weights: bool = False  # weights that vary need the file sorted by case (the reference pairs by position)
 
     def param(self, key: str) -> Any:
         return dict(self.params)[key]
@@ -267,8 +280,10 @@ class OptionSpec:
                  "`bootstrap_resamples`, which exist when a metric is bootstrapped)."},
         "default": {"type": ["string", "number", "boolean"], "description": "Its value unless set."},
         "sets": {**_STRINGS, "description": "The declared values it overrides: `outputs.<slug>.<key>`, "
-                 "`metrics.<name>.<key>` or `metrics.<name>.params.<key>` (every choice must give a valid "
-                 "declaration); settings echo the value in force."},
+                 "`metrics.<name>.<key>`, `metrics.<name>.params.<key>`, `submission.max_mb`, or `leaderboard`: the "
+                 "whole table, one per choice in `values` (ISIC's `target_metric` moves the score and the columns; "
+                 "the phase under `--set` is then that table's) (every choice must give a valid declaration); "
+                 "settings echo the value in force."},
         "choices": {"type": "array", "description": "The values allowed; not set: any."},
         "values": {"type": "object", "description": "A table `choice = declared value`, one entry per choice "
                    "(booleans spelled `true`, `false`), e.g. `values = { one = 1.0, exclude = 'exclude' }`; not set: "
@@ -299,6 +314,7 @@ class Report:
     flat: bool = False  # the aggregates at metrics.json's top level (their ``names``), then settings, then dataset
     names: tuple[tuple[str, str], ...] = ()  # flat: aggregate key -> its spelling in metrics.json (any text but '.')
     dataset: tuple[tuple[str, str], ...] = ()  # flat: the "dataset" block, key -> what it counts (DATASET_COUNTS)
+    layout: tuple[tuple[str, str], ...] = ()  # flat: metrics.json path (dots nest) -> the aggregate key it holds
     keys: ClassVar[dict[str, Any]] = {  # ``[report]``, as JSON Schema
         "missing": {"type": "boolean", "description": "Write the `missing` block (`false` needs `missing = 'error'` "
                     "on every output)."},
@@ -325,15 +341,21 @@ class Report:
                   "-> its spelling in metrics.json (no dot)."},
         "dataset": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Flat: the `dataset` "
                     "block, key -> `stacks`, `cases`, `positive:<output>` or `distinct:<field>` (integers)."},
+        "layout": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Flat, instead of "
+                   "`names`: metrics.json in this order, path (dots nest objects: `per_category.MEL.auc`) -> the "
+                   "aggregate key written there; `{class}` in both writes one entry per class of the output with "
+                   "classes; every aggregate placed at least once; not under `settings` (nor `dataset` beside "
+                   "`[report.dataset]`)."},
         "counts": {"type": "object", "additionalProperties": {"type": "string"}, "description": "`[report.counts]`: "
                    "extra aggregates after the metrics, `<key> = 'cases'` (the number of cases) or `<key> = '<mean "
                    "aggregate>'` (the cases that mean averaged, e.g. `dice_images = 'dice'`)."},
         "notes": {"type": "object", "additionalProperties": {"type": "string"}, "description": "`[report.notes]`: "
                   "constant text entries appended to settings (definitions in prose); not `challenge` nor an "
                   "option's name."},
-        "constants": {"type": "object", "additionalProperties": {"type": ["number", "boolean", "array"]},
+        "constants": {"type": "object", "additionalProperties": {"type": ["number", "boolean", "string", "array"]},
                       "description": "`[report.constants]`: constant entries of settings before the notes, a number, "
-                      "a boolean or a list of those (`ci_level = 0.95`); keys as for notes, none a note's too."},
+                      "a boolean, a text or a list of those (`ci_level = 0.95`); keys as for notes, none a note's "
+                      "too."},
         "missing_names": {"type": "object", "additionalProperties": {"type": "string"}, "description": "`[report."
                           "missing_names]`: output slug -> its list's key in the `missing` block (not `jobs`, no two "
                           "outputs alike); default: the slug."},
@@ -531,9 +553,43 @@ def _metric(
     count_key = _case_keys(table, metric, name, labels or (("",) if python else ()), case_key)
     python_of_one_value = python and params["over"] == "set" and not labels  # a python metric by group
     grouping = _grouping(table, metric, labels, aggregates, bootstrap, python_of_one_value)
+    sample_weights = _sample_weights(table, metric, bootstrap, bool(grouping), params.get("over", ""))
+    zero_weight = tuple(table.strings("zero_weight", []))
+    absent_weight = table.get("absent_weight", float, None)
+    sorted_weights = table.get("sorted_weights", bool, False)
+    for key in ("zero_weight", "absent_weight", "sorted_weights"):
+        if key in table.data and not sample_weights:
+            table.fail(key, "applies to a weighted metric (sample_weights = 'file.csv:column')")
+    if absent_weight is not None and not (math.isfinite(absent_weight) and absent_weight > 0):
+        table.fail("absent_weight", "must be a positive number")
     table.done()
     return MetricSpec(name, metric, slug, labels, aggregates, bootstrap, tuple(params.items()), group, keys, case_key,
-                      count_key, *grouping)  # fmt: skip
+                      count_key, *grouping, sample_weights=sample_weights, zero_weight=zero_weight,
+                      absent_weight=absent_weight, sorted_weights=sorted_weights)  # fmt: skip
+
+
+def _sample_weights(table: Table, metric: str, bootstrap: bool, grouped: bool, over: str) -> tuple[str, ...]:
+    """``sample_weights`` ("file.csv:column"): each case's weight, a number >= 0 in a reference column (a
+    weighted leaderboard: ISIC's ``score_weight``), for a metric whose catalogue entry takes case weights
+    (``WEIGHTED_METRICS``), or a list of them for a python metric over the set (``SetContext.weights``);
+    neither bootstrapped nor by group."""
+    if "sample_weights" not in table.data:
+        return ()
+    python = metric == PYTHON and over == "set"
+    texts = table.strings("sample_weights") if python and isinstance(table.data["sample_weights"], list) else [
+        table.get("sample_weights", str)]  # fmt: skip
+    for text in texts:
+        csv_file, _, column = text.partition(":")
+        if not csv_file.endswith(".csv") or not column:
+            table.fail("sample_weights", f"{text!r} is not 'file.csv:column' (the weight of each case)")
+    if len({text.partition(":")[2] for text in texts}) != len(texts):
+        table.fail("sample_weights", "names a column twice")
+    if metric not in WEIGHTED_METRICS and not python:
+        table.fail("sample_weights", f"{metric} takes no case weights (these do: {', '.join(WEIGHTED_METRICS)}; "
+                   "a python metric over the set)")  # fmt: skip
+    if bootstrap or grouped:
+        table.fail("sample_weights", "a weighted metric is neither bootstrapped nor scored by group")
+    return tuple(texts)
 
 
 def _grouping(
@@ -692,6 +748,8 @@ def _checked_parameters(table: Table, record: MetricRecord, output: OutputSpec, 
     if record.name == "cohen_kappa" and params["weights"] != "none" and output.missing == "misclassification":
         table.fail("weights", f"weighted kappa orders the classes: a missing answer ({output.slug!r} has missing = "
                    "'misclassification') has no place there; use missing = 'error' or 'exclude'")  # fmt: skip
+    if "ties" in params and output.kind != "probabilities":
+        table.fail("ties", f"applies to the argmax of a probabilities output ({output.slug!r} is a {output.kind})")
     if record.probability and output.type.numeric and output.range != (0.0, 1.0):
         table.fail("output", f"{record.name} needs a probability: declare range = [0, 1] on output {output.slug!r}")
 
@@ -790,8 +848,8 @@ def _text(value: Any) -> str:
 
 
 def _constant(value: Any) -> bool:
-    """A settings constant's scalar: a number or a boolean."""
-    return isinstance(value, (int, float, bool))
+    """A settings constant's scalar: a number, a boolean or a text (ISIC's reference version)."""
+    return isinstance(value, (int, float, bool, str))
 
 
 def _report(
@@ -828,7 +886,8 @@ def _report(
     constants = table.get("constants", dict, {})
     for key, value in constants.items():
         if not (_constant(value) or (isinstance(value, list) and all(_constant(item) for item in value))):
-            table.fail(f"constants.{key}", f"must be a number, a boolean or a list of those, not {type_of(value)}")
+            table.fail(f"constants.{key}", f"must be a number, a boolean, a text or a list of those, not "
+                       f"{type_of(value)}")  # fmt: skip
         if key in notes:
             table.fail(f"constants.{key}", "is a note's key too")
     names = table.get("missing_names", dict, {})
@@ -869,7 +928,7 @@ def _report(
         order=table.get("order", str, "metric", ORDERS),
         absent_labels=absent,
     )
-    table.read.update(("flat", "names", "dataset"))  # (read by _flat)
+    table.read.update(("flat", "names", "dataset", "layout"))  # (read by _flat)
     table.done()
     return report
 
@@ -884,7 +943,7 @@ def _flat(table: Table, report: Report, declaration: Declaration, cases: Cases) 
     names = table.get("names", dict, {})
     dataset = table.get("dataset", dict, {})
     if not flat:
-        for key in ("names", "dataset"):
+        for key in ("names", "dataset", "layout"):
             if key in table.data:
                 table.fail(key, "applies to a flat metrics.json (flat = true)")
         return report
@@ -910,10 +969,49 @@ def _flat(table: Table, report: Report, declaration: Declaration, cases: Cases) 
         if not KEY.fullmatch(key) or not valid or (kind == "stacks" and not cases.stacks):
             table.fail(f"dataset.{key}", f"{what!r} is not one of {', '.join(DATASET_COUNTS)} (stacks: listed stacks; "
                        "a distinct field: one of [cases] fields)")  # fmt: skip
-    return dataclasses.replace(report, flat=True, names=tuple(names.items()), dataset=tuple(dataset.items()))
+    layout = _layout(table, keys, declaration, "dataset" not in table.data) if "layout" in table.data else ()
+    if layout and names:
+        table.fail("names", "is given by the layout's paths (declare one of names and layout)")
+    return dataclasses.replace(report, flat=True, names=tuple(names.items()), dataset=tuple(dataset.items()),
+                               layout=layout)  # fmt: skip
 
 
-def _submission(table: Table, cases: Table) -> Submission:
+CLASS = "{class}"  # a layout path and key written once per class of the declaration's output with classes
+
+
+def _layout(table: Table, keys: list[str], declaration: Declaration, dataset_free: bool) -> tuple[tuple[str, str], ...]:
+    """``[report.layout]``: metrics.json in this order, path (dots nest objects: "per_category.MEL.auc") -> the
+    aggregate key written there; ``{class}`` in both writes one entry per class of the output with classes. Every
+    aggregate is written at least once; no path is another's object; "settings" (and "dataset" beside a
+    ``[report.dataset]``) are the engine's."""
+    found: list[tuple[str, str]] = []
+    classes = [o.classes for o in declaration.outputs if o.classes]
+    for path, key in table.get("layout", dict).items():
+        where = f"layout.{path}"
+        if not isinstance(key, str):
+            table.fail(where, f"must be an aggregate key, not {type_of(key)}")
+        if (CLASS in path) != (CLASS in key) or (CLASS in path and len(classes) != 1):
+            table.fail(where, f"{CLASS} goes in both the path and the key, with one output of classes")
+        for label in classes[0] if CLASS in path else ("",):
+            written, value = path.replace(CLASS, label), key.replace(CLASS, label)
+            if value not in keys:
+                table.fail(where, f"{value!r} is not an aggregate key ({', '.join(keys[:6])})")
+            parts = written.split(".")
+            if not all(part.strip() for part in parts) or parts[0] == "settings" or (
+                    parts[0] == "dataset" and not dataset_free):  # fmt: skip
+                table.fail(where, f"{written!r} is not a path of non-empty keys outside settings (and dataset)")
+            found.append((written, value))
+    paths = [path for path, _ in found]
+    clash = next((p for p in paths if paths.count(p) > 1 or any(o.startswith(f"{p}.") for o in paths)), None)
+    if clash is not None:
+        table.fail("layout", f"{clash!r} is written twice, or both a value and an object")
+    unplaced = next((key for key in keys if key not in {value for _, value in found}), None)
+    if unplaced is not None:
+        table.fail("layout", f"places no path for the aggregate {unplaced!r} (every value is written)")
+    return tuple(found)
+
+
+def _submission(table: Table, cases: Table, folder: str = "") -> Submission:
     """The ``[submission]`` table; a CSV's ``id_column`` defaults to the references' (``[cases]``)."""
     kind = table.get("kind", str, "jobs", SUBMISSION_KINDS)
     if kind == "jobs":
@@ -929,23 +1027,41 @@ def _submission(table: Table, cases: Table) -> Submission:
     max_mb = table.get("max_mb", float, Submission.max_mb)
     if not max_mb > 0:
         table.fail("max_mb", "must be positive")
+    strip = table.strings("strip_suffixes", [])
+    if not all(strip):
+        table.fail("strip_suffixes", "must be suffixes of one character or more")
+    reader = table.get("reader", str, "")
+    if reader:
+        python_metric.function(table, reader, folder, "reader", "reader")
+        if strip:
+            table.fail("strip_suffixes", "is the reader's to apply (reader = ...)")
     table.done()
-    return Submission(kind, file, id_column, max_mb)
+    return Submission(kind, file, id_column, max_mb, tuple(strip), reader)
 
 
 def _overridden(data: Mapping[str, Any], targets: tuple[tuple[str, int, str], ...], value: Any) -> dict[str, Any]:
     changed = copy.deepcopy(dict(data))
     for section, index, key in targets:
+        if not key:  # a whole table
+            changed[section] = copy.deepcopy(value)
+            continue
         *tables, last = key.split(".")  # "params.<name>": a python metric's parameter
-        entry = changed[section][index]
+        entry = changed[section] if index < 0 else changed[section][index]
         for name in tables:
             entry = entry[name]
         entry[last] = value
     return changed
 
 
+SUBMISSION_TARGETS = ("max_mb",)  # [submission] keys an option may set (ISIC's max_file_mb)
+
+
 def _target(table: Table, data: Mapping[str, Any], text: str) -> tuple[str, int, str]:
     section, _, rest = text.partition(".")
+    if section == "submission" and rest in SUBMISSION_TARGETS and isinstance(data.get("submission"), dict):
+        return section, -1, rest  # (a table, not a list of entries)
+    if text == "leaderboard":  # the whole table, a choice's own (values): ISIC's target metric moves its columns
+        return section, -1, ""
     which, _, key = rest.rpartition(".")
     if which.endswith(".params") and section == "metrics":  # metrics.<name>.params.<key>
         which, key = which.removesuffix(".params"), f"params.{key}"
@@ -958,7 +1074,8 @@ def _target(table: Table, data: Mapping[str, Any], text: str) -> tuple[str, int,
             named = entry.get("slug") if section == "outputs" else entry.get("name", entry.get("metric"))
             if isinstance(entry, dict) and named == which:
                 return section, index, key
-    table.fail("sets", f"{text!r} names no declared value (outputs.<slug>.<key> or metrics.<name>.<key>)")
+    table.fail("sets", f"{text!r} names no declared value (outputs.<slug>.<key>, metrics.<name>.<key>, "
+               f"submission.{'/'.join(SUBMISSION_TARGETS)} or leaderboard)")  # fmt: skip
 
 
 def _options(top: Table, data: Mapping[str, Any], folder: str = "") -> tuple[OptionSpec, ...]:
@@ -985,6 +1102,8 @@ def _options(top: Table, data: Mapping[str, Any], folder: str = "") -> tuple[Opt
         offered = [default, *(choices or [])]
         if values and (choices is None or set(values) != {_text(v) for v in offered}):
             table.fail("values", "needs choices, and one entry per choice (the declared value each one sets)")
+        if "leaderboard" in sets and not values:
+            table.fail("values", "needs a whole [leaderboard] per choice (the default's: the declared one)")
         for key, value in [("default", default)] + [("choices", choice) for choice in choices or []]:
             if type(value) is not type(default):
                 table.fail(key, f"{value!r} is not of the default's type ({type(default).__name__})")
@@ -1034,7 +1153,7 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
     if not NAME.fullmatch(name):
         top.fail("name", f"{name!r} may hold lower-case letters, digits, '.', '_' and '-' only")
     title = top.get("title", str)
-    submission = _submission(top.sub("submission"), top.sub("cases"))
+    submission = _submission(top.sub("submission"), top.sub("cases"), folder)
     inputs = []
     if submission.csv and "inputs" in data:
         top.fail("inputs", "a prediction-file phase ([submission] kind = 'csv') has no algorithm inputs")
@@ -1128,7 +1247,8 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
                           Leaderboard("", "", "desc", 4, "abs", ()), resamples, seed, level)  # fmt: skip
     report = _report(top.sub("report"), outputs, metrics, submission)
     report = _flat(top.sub("report"), report, partial, cases)
-    written = [dict(report.names).get(key, key) for key in partial.aggregate_keys()]
+    written = [path for path, _ in report.layout] or [dict(report.names).get(key, key) for key in
+                                                      partial.aggregate_keys()]  # fmt: skip
     leaderboard = _leaderboard(top.sub("leaderboard"), written, "" if report.flat else "aggregates.")
     top.read.add("options")
     top.read.add("verify")  # python -m evaluation.verify's [verify.map] and [verify.ignore] (read there)

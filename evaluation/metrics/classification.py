@@ -407,7 +407,10 @@ def accuracy(
 
 
 def balanced_accuracy(
-    truth_labels: np.ndarray, predicted_labels: np.ndarray, weights: np.ndarray | None = None
+    truth_labels: np.ndarray,
+    predicted_labels: np.ndarray,
+    weights: np.ndarray | None = None,
+    sample_weight: np.ndarray | None = None,
 ) -> float | np.ndarray:
     """Mean per-class recall over the classes present in ``truth_labels``:
     ``sklearn.metrics.balanced_accuracy_score`` (Brodersen et al., ICPR 2010).
@@ -415,10 +418,15 @@ def balanced_accuracy(
     Parameters: ``truth_labels``, ``predicted_labels`` (n,) class labels; ``weights``: (resamples, n)
     case weights, for one value per row (a class present only in zero-weighted samples adds no
     term). A predicted class absent from the reference adds no recall term (it only lowers the
-    others'). A single reference class gives that class's recall. Returns a float in [0, 1] (an
-    array of them with ``weights``).
+    others'). A single reference class gives that class's recall. ``sample_weight``: (n,) non-negative
+    row weights of the one value (``balanced_accuracy_score``'s, ISIC's score weights; a class whose
+    samples all weigh 0 adds no term). Returns a float in [0, 1] (an array of them with ``weights``).
     """
     truth, predicted = _label_pairs(truth_labels, predicted_labels)
+    if sample_weight is not None:
+        rows = _sample_weight(sample_weight, truth, weights)
+        with _quiet():
+            return float(_sklearn().balanced_accuracy_score(truth, predicted, sample_weight=rows))
     if weights is not None:
         weights = case_weights(weights, truth.size)
         is_class = truth[:, None] == np.unique(truth)[None, :]  # (n, classes)

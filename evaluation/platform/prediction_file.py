@@ -215,8 +215,11 @@ class _Rows(Mapping[str, PredictionRow]):
         return list(map(str.strip, ",".join(self._records).split(",")[position::width]))
 
 
-def read_prediction_table(path: Path, id_column: str, max_mb: float, word: str = "case") -> PredictionTable:
-    """The rows of the CSV at ``path`` by their ``id_column`` (``word`` names it in messages).
+def read_prediction_table(
+    path: Path, id_column: str, max_mb: float, word: str = "case", strip: tuple[str, ...] = ()
+) -> PredictionTable:
+    """The rows of the CSV at ``path`` by their ``id_column`` (``word`` names it in messages), each id without
+    the first of the suffixes ``strip`` it ends with (in any case: ISIC's ``.jpg``).
 
     Refused, each with one line: a file larger than ``max_mb`` MB (unread), one that is not UTF-8
     (a BOM is allowed) or not CSV, an empty file, a header without ``id_column`` or with a column
@@ -245,6 +248,8 @@ def read_prediction_table(path: Path, id_column: str, max_mb: float, word: str =
     columns, records, ids, lines, stop, cells = split(
         text.replace("\r\n", "\n") if plain and "\r" in text else text, id_column, name
     )
+    if strip:
+        ids = [_without_suffix(case, strip) for case in ids]
     index = dict(zip(ids, range(len(ids)), strict=True))
     problems = [stop] if stop else []
     if "" in index:
@@ -261,6 +266,13 @@ def read_prediction_table(path: Path, id_column: str, max_mb: float, word: str =
     if problems:
         raise min(problems, key=lambda problem: problem[0])[1]
     return PredictionTable(name, columns, _Rows(columns, records, lines, index, cells))
+
+
+def _without_suffix(case: str, suffixes: tuple[str, ...]) -> str:
+    """``case`` without the first of ``suffixes`` it ends with, compared without case."""
+    folded = case.casefold()
+    found = next((suffix for suffix in suffixes if folded.endswith(suffix.casefold())), "")
+    return case[: len(case) - len(found)] if found else case
 
 
 # a file without quotes: its bytes, the byte of each separator (comma or line break) and then its end, and

@@ -139,7 +139,7 @@ def test_bundled_demo_through_the_cli_equals_the_reference(evaluate_cli, challen
     assert all(ranked_value_problem(run.metrics, path) is None for path in phase.leaderboard_paths)
     assert run.metrics["settings"]["target_metric"] == target
     assert set(run.metrics["aggregates"]) == {"balanced_accuracy", "auc", "ap", "auc_sens_80", "malignant_auc"}
-    assert list(run.metrics["per_category"]) == list(get(challenge).categories)
+    assert list(run.metrics["per_category"]) == list(get(challenge).declaration.output("diagnosis").classes)
     assert list(run.metrics["per_category"]["MEL"]) == list(CATEGORY_METRICS)
     assert "NaN" not in (run.output / "metrics.json").read_text()
 
@@ -257,7 +257,7 @@ def test_malignant_auc(tmp_path):
 
 
 def test_isic2018_categories_and_target_options(tmp_path):
-    assert get("isic2018").categories == ("MEL", "NV", "BCC", "AKIEC", "BKL", "DF", "VASC")
+    assert get("isic2018").declaration.output("diagnosis").classes == ("MEL", "NV", "BCC", "AKIEC", "BKL", "DF", "VASC")
     phase = get("isic2019").phase_for({"target_metric": "ap"})
     assert phase.score_title.startswith("Average precision")
     assert [c["path"] for c in phase.extra_results_columns] == ["aggregates.balanced_accuracy", "aggregates.auc"]
@@ -437,7 +437,7 @@ def test_truth_problems_are_the_organizers(tmp_path):
     oracle = reference_numbers(ground_truth / "truth.csv", input_dir / "predictions.csv", "balanced_accuracy")
     assert_same_numbers(our_document("isic2019", input_dir, ground_truth), oracle)  # unsorted, uniform weights
     truth.drop(columns=["UNK"]).to_csv(ground_truth / "truth.csv", index=False)
-    with pytest.raises(ConfigurationError, match="must have the columns image, MEL"):
+    with pytest.raises(ConfigurationError, match=r"truth.csv lacks the column\(s\) UNK\."):
         our_document("isic2019", input_dir, ground_truth)
     truth.assign(MEL=0.5).to_csv(ground_truth / "truth.csv", index=False)
     with pytest.raises(ConfigurationError, match="0 or 1"):

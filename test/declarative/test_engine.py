@@ -909,7 +909,7 @@ def test_report_layout_keys_and_a_case_blank_everywhere(tmp_path, evaluate_cli):
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
-        ("ci_level = 0.95", 'ci_level = "0.95"', "report.constants.ci_level: must be a number, a boolean or a list"),
+        ("ci_level = 0.95", "ci_level = { a = 1 }", "report.constants.ci_level: must be a number, a boolean, a text"),
         ("ci_level = 0.95", "definition = 1", "report.constants.definition: is a note's key too"),
         ('status = "answers"', 'other = "answers"', "report.missing_names.other: is not an output"),
         ('status = "answers"', 'status = "jobs"', "report.missing_names.status: must be a key"),

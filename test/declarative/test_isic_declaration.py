@@ -1,125 +1,56 @@
-"""ISIC 2019 / 2018 as declarations (issue 29): the drafts in test/declarative/isic/ against the module
-evaluation/challenges/isic.py, while both exist.
+"""ISIC 2019 / 2018 as declarations (issue 29): evaluation/declarations/isic2019.toml and isic2018.toml (with
+isic_rules.py) replace the module evaluation/challenges/isic.py, and give what it gave, byte for byte.
 
-The drafts declare the rules the catalogue already has; where ISIC's own rules do not apply (every weight 1,
-no tied maximum, no ``.jpg`` suffix) their numbers are the module's (below; against isic-challenge-scoring:
-test_one_hot_reference.py and test_prediction_csv_probabilities.py, ``test_an_isic_*``, and
-test/metrics/test_auroc_above_sensitivity.py). What still keeps the module (the comparisons after that are
-``xfail(strict=True)``: a blocker removed turns one into a failure to be looked at):
-
-1. the document: ``overall`` / ``validation`` at the top, ``macro_average``, ``per_category``, ``deviations``
-   (a list and a text), ``dataset`` (integers) and the settings' ``reference`` text; the engine writes
-   ``aggregates`` / ``case`` / ``missing`` / ``settings`` only;
-2. per-image weights (``score_weight``, ``validation_weight``, ISIC_0035068 always 0, sorted pairing): no
-   catalogue metric takes weights from reference columns;
-3. ISIC's own rules: a tied maximum is undecided (always wrong), per-category accuracy, sensitivity,
-   specificity, dice, ppv, npv at ``> 0.5`` (the catalogue's threshold is ``>=``, and absent per class),
-   ``malignant_auc``, null curve values for a category without weighted positives;
-4. ``.jpg`` suffixes stripped from the CSV's images; the reference's submission messages (the engine's
-   generic ones differ: three of the eight hostile inputs of test_hostile.py, below; the corrupt
-   truth.csv is worded as the module words it through ``[cases] ground_truth_name``);
-5. the options: ``target_metric`` moves ``overall`` and the leaderboard's columns, ``max_file_mb`` sets
-   ``[submission] max_mb`` (declared options set outputs' and metrics' keys only);
-6. speed: 25,000 images, load + prepare + score + aggregate in process, module 0.39 s, draft 4.8-6.7 s
-   (per-row checks in ``answers.read_cell`` and per-case lists in ``aggregate``; the benchmark's bound: 10%).
+The module's bytes were recorded before it was removed: each demo's metrics.json in test/expected/ (compared by
+test/test_expected.py), its metrics.json under every ``--set`` option it offered and its phase under each target
+metric in test/declarative/isic/expected/ (below), its last stderr line for every hostile input
+(test/test_hostile.py) and for each submission check of the reference (test/challenges/test_isic.py, which also
+compares every number with isic-challenge-scoring 5.6.0 run as the oracle). Before the removal the declarations
+were compared with the module on generated weighted submissions (tied maxima, zero weights, ISIC_0035068, a
+category without weighted positives) for each target metric: the same documents, byte for byte.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import json
 
-import numpy as np
-import pandas as pd
 import pytest
 from conftest import DEMO_INPUT, REPO
-from test_hostile import CASES
 
-from evaluation.declarative.engine import DeclaredChallenge, from_file
-from evaluation.platform.metrics_json import json_safe
 from evaluation.registry import get
 
-DRAFTS = Path(__file__).parent / "isic"
+RECORDED = REPO / "test" / "declarative" / "isic" / "expected"
 EDITIONS = ("isic2019", "isic2018")
-BLOCKED = "the document, weights, ISIC's own rules, messages, options and speed (module docstring)"
-
-
-def draft(edition: str) -> DeclaredChallenge:
-    return from_file(DRAFTS / f"{edition}.toml")
-
-
-@pytest.mark.parametrize("edition", EDITIONS)
-def test_the_drafts_declare_the_modules_categories(edition):
-    assert draft(edition).declaration.outputs[0].classes == get(edition).categories
-
-
-def _document(challenge, input_dir: Path, ground_truth: Path) -> dict:
-    settings = challenge.settings({})
-    reference = challenge.load_reference(ground_truth, settings)
-    prepared = challenge.prepare(input_dir, reference, settings)
-    results = prepared.scored  # (a CSV of number columns, read and scored whole)
-    if results is None:
-        results = {task.case: challenge.score_case(task, settings) for task in prepared.tasks}
-    return json_safe(challenge.aggregate(results, prepared.missing, reference, settings))
-
-
-@pytest.mark.parametrize("edition", EDITIONS)
-def test_the_declared_rules_score_as_the_module(tmp_path, edition):
-    """Every weight 1, no tied maximum, no suffix: balanced accuracy, and per category and macro AUROC,
-    average precision and the AUROC above 80% sensitivity."""
-    categories = list(get(edition).categories)
-    rng = np.random.default_rng(29)
-    labels = rng.permutation(np.r_[np.arange(len(categories)), rng.integers(0, len(categories), 300)])
-    images = [f"ISIC_{n:07d}" for n in range(len(labels))]
-    truth = pd.DataFrame(np.eye(len(categories), dtype=int)[labels], columns=categories)
-    truth.insert(0, "image", images)
-    scores = rng.random((len(labels), len(categories))) + 0.6 * np.eye(len(categories))[labels]
-    scores = np.round(scores / scores.sum(axis=1, keepdims=True), 3)  # tied scores, ...
-    scores[np.arange(len(labels)), scores.argmax(axis=1)] += 0.0005
-    assert (np.sort(scores, axis=1)[:, -1] > np.sort(scores, axis=1)[:, -2]).all()  # ... not a tied maximum
-    predictions = pd.DataFrame(scores, columns=categories)
-    predictions.insert(0, "image", images)
-    for folder, table in (("gt", truth), ("in", predictions.sample(frac=1, random_state=1))):
-        (tmp_path / folder).mkdir()
-        table.to_csv(tmp_path / folder / ("truth.csv" if folder == "gt" else "predictions.csv"), index=False)
-    module = _document(get(edition), tmp_path / "in", tmp_path / "gt")
-    declared = _document(draft(edition), tmp_path / "in", tmp_path / "gt")["aggregates"]
-    names = {"auroc": "auc", "average_precision": "ap", "auc_sens_80": "auc_sens_80"}
-    expected = {"balanced_accuracy": module["aggregates"]["balanced_accuracy"]}
-    for ours, theirs in names.items():
-        expected[f"{ours}_macro"] = module["aggregates"][theirs]
-        expected.update({f"{ours}_{c}": module["per_category"][c][theirs] for c in categories})
-    assert {key: declared[key] for key in expected} == pytest.approx(expected, abs=1e-12)
-
-
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=BLOCKED)
-@pytest.mark.parametrize("edition", EDITIONS)
-def test_each_demo_byte_identical_to_the_module(evaluate_cli, edition):
-    expected = (REPO / "test" / "expected" / edition / "metrics.json").read_bytes()
-    module = evaluate_cli(edition, DEMO_INPUT / edition)
-    assert (module.output / "metrics.json").read_bytes() == expected  # the module: today's bytes
-    declared = evaluate_cli(str(DRAFTS / f"{edition}.toml"), DEMO_INPUT / edition)
-    assert declared.exit_code == 0, declared.last_error_line
-    assert (declared.output / "metrics.json").read_bytes() == expected
-
-
-HOSTILE = sorted(name for name, case in CASES.items() if case.challenge == "isic2019")
-DIFFERENT = {  # the engine's generic words where the reference's (or the module's) differ
-    "isic2019 predictions.csv is 20 GiB",
-    "isic2019 non-numeric value names the row",
-    "isic2019 not UTF-8 names the line",
+OPTIONS = ["target_metric=auc", "target_metric=ap", "max_file_mb=50"]
+REFUSED = {  # the module's last stderr lines
+    "max_file_mb=0.1": "The prediction file predictions.csv is 0.2 MB, more than the 0.1 MB allowed; a CSV of "
+    "probabilities for every image is far smaller.",
+    "target_metric=x": "Option target_metric must be one of balanced_accuracy, auc, ap; got 'x'.",
 }
 
 
-GENERIC = pytest.mark.xfail(strict=True, raises=AssertionError, reason="the engine's generic words")
+@pytest.mark.parametrize("option", OPTIONS)
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_every_option_gives_the_modules_bytes(evaluate_cli, edition, option):
+    """``overall`` and ``validation`` hold the target metric; a larger file is allowed."""
+    run = evaluate_cli(edition, DEMO_INPUT / edition, "--set", option)
+    assert run.exit_code == 0, run.last_error_line
+    expected = (RECORDED / f"{edition}-{option.replace('=', '-')}.json").read_bytes()
+    assert (run.output / "metrics.json").read_bytes() == expected
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=GENERIC) if n in DIFFERENT else n for n in HOSTILE])
-def test_hostile_input_gives_the_modules_last_line(tmp_path, evaluate_cli, name):
-    """As test_hostile.py runs it, with the draft instead of the module."""
-    case = CASES[name]
-    built = case.build(tmp_path)
-    case.change(built)
-    toml = str(DRAFTS / "isic2019.toml")
-    run = evaluate_cli(toml, built.input, "--workers", "1", *case.extra, ground_truth=built.ground_truth)
-    expected = case.line(built) if callable(case.line) else case.line
-    assert (run.exit_code, run.wrote_metrics, run.last_error_line) == (1, False, expected)
+@pytest.mark.parametrize("option", list(REFUSED))
+def test_a_refused_option_value_gives_the_modules_line(evaluate_cli, option):
+    run = evaluate_cli("isic2019", DEMO_INPUT / "isic2019", "--set", option)
+    assert (run.exit_code, run.wrote_metrics, run.last_error_line) == (1, False, REFUSED[option])
+
+
+@pytest.mark.parametrize("target", ["balanced_accuracy", "auc", "ap"])
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_the_phase_under_each_target_metric_is_the_modules(edition, target):
+    """The leaderboard's title and columns move with target_metric (an option that sets the whole [leaderboard]),
+    as ``python -m evaluation.phase --set target_metric=...`` printed them."""
+    challenge = get(edition)
+    phase = challenge.phase_for(challenge.settings({"target_metric": target}))
+    expected = json.loads((RECORDED / f"{edition}-phase-{target}.json").read_text())
+    assert {"challenge": challenge.name, **phase.settings_json()} == expected
