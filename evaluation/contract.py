@@ -1,10 +1,11 @@
 """The challenge contract: what a challenge declares (its phase: sockets, leaderboard settings;
 options with defaults), how it loads its reference, turns the input into per-case tasks
-(``CaseTask``), scores a case and aggregates.
+(``CaseTask``), scores a case and aggregates: what the pipeline, the runners, the organizer's and
+participant's tools call. Its one implementation is the declarative engine's ``DeclaredChallenge``
+(``evaluation/declarative/``); the defaults here are the ones it uses (test/test_architecture.py).
 
-Below both kinds of challenge (the modules of ``evaluation/challenges/`` and the declarative engine
-of ``evaluation/declarative/``) and the runner; above only ``platform/`` and ``errors``. The
-registry (``evaluation.registry``) sits above all of them.
+Below the engine and the runners; above only ``platform/`` and ``errors``. The registry
+(``evaluation.registry``) sits above all of them.
 
 The pipeline calls ``prepare`` once (reading predictions.json and matching jobs to cases), its
 executor maps ``score_case`` over the tasks (in worker processes, or in the main process when the
@@ -19,10 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from evaluation.errors import ConfigurationError, SubmissionError
-from evaluation.platform.matching import Matched, jobs_for_every_case, match_jobs, reference_name
+from evaluation.errors import ConfigurationError
+from evaluation.platform.matching import Matched, match_jobs, reference_name
 from evaluation.platform.predictions import Job, Socket, load_jobs
-from evaluation.platform.sockets import image_output_file, read_json_output
 
 DECLARATIONS = Path(__file__).resolve().parent / "declarations"  # the packaged <name>.toml challenges
 
@@ -151,16 +151,16 @@ def input_image(images: Path | None, job: Job, slug: str) -> Path | None:
 
 
 class Challenge(ABC):
-    """Base of every challenge: the modules of ``evaluation/challenges/`` and the declared ones."""
+    """What a challenge is to the tools that run it (implemented by ``declarative.engine.DeclaredChallenge``)."""
 
     name: ClassVar[str]
     title: ClassVar[str]
     phase: ClassVar[Phase]
-    options: ClassVar[tuple[Option, ...]] = ()
-    cases_in_process: ClassVar[bool] = False
+    options: ClassVar[tuple[Option, ...]]
+    cases_in_process: ClassVar[bool]
     """True when ``score_case`` is cheap (a few numbers from a JSON file): the cases then run in the
-    main process, with no pool to start and nothing to pickle (and no per-case timeout). False (the
-    default) for cases that read images: each runs in a worker process, under the per-case timeout,
+    main process, with no pool to start and nothing to pickle (and no per-case timeout). False for
+    cases that read images: each runs in a worker process, under the per-case timeout,
     so that a stalled or dying case ends the run naming the case."""
 
     def settings(self, overrides: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -174,26 +174,21 @@ class Challenge(ABC):
             values[key] = by_name[key].parse(text)
         return values
 
+    @abstractmethod
     def job_inputs(self, case: str) -> dict[Socket, str]:
-        """The input file names of a job for ``case`` (used to build platform inputs); by default the
-        case name itself for every input socket. Inverse of ``case_of_job``."""
-        return {socket: case for socket in self.phase.inputs}
+        """The input file names of a job for ``case`` (used to build platform inputs). Inverse of
+        ``case_of_job``."""
 
+    @abstractmethod
     def case_of_job(self, job: Job) -> str:
-        """The case a job is for: by default the name of its first input socket's file."""
-        return job.input_name(self.phase.inputs[0].slug)
+        """The case a job is for (from its input file names)."""
 
-    def jobs_by_case(
-        self, input_dir: Path, cases: Collection[str], *, same_stem: bool = False, every: str | None = None
-    ) -> Matched:
+    def jobs_by_case(self, input_dir: Path, cases: Collection[str], *, same_stem: bool = False) -> Matched:
         """predictions.json's jobs matched to the reference ``cases`` by ``case_of_job``. ``same_stem``: a
-        job's name taken to the reference case with its stem (``reference_name``); ``every``: the
-        challenge's word for a case when each needs a job (a case without one is then an error naming it)."""
+        job's name taken to the reference case with its stem (``reference_name``)."""
         case_of_job = self.case_of_job
         if same_stem:
             case_of_job = lambda job: reference_name(self.case_of_job(job), cases)  # noqa: E731
-        if every:
-            return Matched(jobs_for_every_case(load_jobs(input_dir), case_of_job, cases, every), [])
         return match_jobs(load_jobs(input_dir), case_of_job, cases)
 
     def submitted_jobs(self, input_dir: Path) -> list[Job]:
@@ -212,21 +207,19 @@ class Challenge(ABC):
         (the challenge's fixed choices and notes, in the order its documents have always had)."""
         return {"challenge": self.name, **(before or {}), **settings, **(after or {})}
 
+    @abstractmethod
     def write_prediction_file(self, outputs_dir: Path, output_dir: Path) -> list[str]:
         """A prediction-file phase's input built from per-case outputs (``outputs_dir/<case>/``) into
-        ``output_dir``; returns the cases written. By default there is no such builder."""
-        raise ConfigurationError(
-            f"{self.name} is a prediction-file phase: put the participant's CSV at /input/predictions.csv."
-        )
+        ``output_dir``; returns the cases written."""
 
+    @abstractmethod
     def code_files(self) -> tuple[Path, ...]:
         """The organizer's code files the scoring runs besides this package (a declaration's python
         metrics); the provenance record hashes them."""
-        return ()
 
+    @abstractmethod
     def phase_for(self, settings: Mapping[str, Any]) -> Phase:
-        """The phase under ``settings`` (a challenge whose leaderboard depends on an option overrides)."""
-        return self.phase
+        """The phase under ``settings`` (an option may set the leaderboard)."""
 
     @abstractmethod
     def load_reference(self, ground_truth: Path, settings: Mapping[str, Any]) -> Any:
@@ -265,18 +258,9 @@ class Challenge(ABC):
             step()
         return checked
 
+    @abstractmethod
     def check_job(
         self, input_dir: Path, job: Job, case: str, settings: Mapping[str, Any], images: Path | None
     ) -> Checked:
         """The reference-free checks of one job's outputs (``images``: the participant's folder of
-        input images, or ``None``). By default from the phase's sockets: every output present,
-        JSON outputs parsed, image outputs' headers checked; challenges refine it with the very
-        functions their ``prepare`` and ``score_case`` call."""
-        for socket in self.phase.outputs:
-            if socket.super_kind == "Image":
-                found = image_output_file(input_dir, job, socket.slug, case)
-            else:
-                found = read_json_output(input_dir, job, socket.slug, case)
-            if found is None:
-                raise SubmissionError(f"Case {case} has no output '{socket.slug}' ({socket.relative_path}).", case)
-        return Checked()
+        input images, or ``None``), with the very functions ``prepare`` and ``score_case`` call."""

@@ -12,7 +12,6 @@ import pytest
 from conftest import REPO
 
 PACKAGE = REPO / "evaluation"
-CHALLENGE_MODULES = {p.stem for p in (PACKAGE / "challenges").glob("*.py")} - {"__init__"}
 
 
 def imported(path: Path, package: Path = PACKAGE) -> set[str]:
@@ -125,23 +124,85 @@ def test_layer_imports(layer, forbidden, allowed):
     assert offending(files(layer), forbidden, allowed) == {}
 
 
-def test_a_challenge_imports_no_other_challenge():
-    for name in CHALLENGE_MODULES:
-        others = tuple(f"evaluation.challenges.{other}" for other in CHALLENGE_MODULES - {name})
-        assert offending(files("challenges", f"{name}.py"), others) == {}, name
-
-
 def test_the_declarative_engine_imports_no_challenge_module_nor_the_registry():
     assert offending(files("declarative"), ("evaluation.challenges", "evaluation.registry")) == {}
 
 
-def test_no_challenge_module_reads_predictions_json_or_writes_the_settings_wrapper():
-    """The shared machinery (``Challenge.jobs_by_case``, ``Challenge.settings_echo``) does both, once."""
-    for name in CHALLENGE_MODULES:
-        path = PACKAGE / "challenges" / f"{name}.py"
-        assert offending([path], ("evaluation.platform.predictions.load_jobs",)) == {}, name
-        assert '"challenge":' not in path.read_text(encoding="utf-8"), name
+def test_the_engine_neither_reads_predictions_json_nor_writes_the_settings_wrapper():
+    """The contract's machinery (``Challenge.jobs_by_case``, ``Challenge.settings_echo``) does both, once."""
     assert offending(files("declarative"), ("evaluation.platform.predictions.load_jobs",)) == {}
+    assert not [path for path in files("declarative") if '"challenge":' in path.read_text(encoding="utf-8")]
+
+
+def test_every_challenge_is_a_declaration():
+    """One way to define a challenge (issue 29): ``challenges/`` holds the registry's entries of the packaged
+    declarations and nothing else, and every registered challenge is a ``DeclaredChallenge``."""
+    from evaluation.declarative.engine import DeclaredChallenge
+    from evaluation.registry import get, names
+
+    held = {path.name for path in (PACKAGE / "challenges").iterdir() if path.name != "__pycache__"}
+    assert held == {"__init__.py", "declared.py"}
+    assert names() == sorted(path.stem for path in (PACKAGE / "declarations").glob("*.toml"))
+    assert [name for name in names() if not isinstance(get(name), DeclaredChallenge)] == []
+
+
+def _used_names(path: Path) -> set[str]:
+    """Every name a file uses: names, attributes, keyword arguments, imported names, and the methods it
+    implements (a hook the contract calls, such as ``check_job``, is used by being implemented)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef):
+            found.add(node.name)
+        elif isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.add(node.attr)
+        elif isinstance(node, ast.keyword) and node.arg:
+            found.add(node.arg)
+        elif isinstance(node, ast.alias):
+            found.add(node.name)
+    return found
+
+
+def _defined(nodes: list[ast.stmt]) -> list[tuple[str, ast.stmt]]:
+    """The public names the statements define (functions, classes, assigned and annotated names)."""
+    found = []
+    for node in nodes:
+        target = node.target if isinstance(node, ast.AnnAssign) else None
+        if isinstance(node, ast.Assign):
+            target = node.targets[0]
+        name = target.id if isinstance(target, ast.Name) else getattr(node, "name", "_")
+        if not name.startswith("_"):
+            found.append((name, node))
+    return found
+
+
+def test_the_contract_holds_only_what_is_used():
+    """Every public name of contract.py, and every public method and attribute of its classes, is used
+    (called, read, imported or implemented) by another module of the package: what only the deleted
+    challenge modules used is gone (issue 29)."""
+    contract = PACKAGE / "contract.py"
+    used = set().union(*(_used_names(path) for path in files() if path != contract))
+    defined = []
+    for name, node in _defined(ast.parse(contract.read_text(encoding="utf-8")).body):
+        defined += [name, *(member for member, _ in _defined(node.body if isinstance(node, ast.ClassDef) else []))]
+    assert [name for name in defined if name not in used] == []
+
+
+def test_every_default_of_the_contract_is_the_engines():
+    """A method with a body in ``Challenge`` that ``DeclaredChallenge`` replaces is one it also calls
+    (``super()``): a default the one implementation never runs would be dead code."""
+    from evaluation.contract import Challenge
+    from evaluation.declarative.engine import DeclaredChallenge
+
+    engine = (PACKAGE / "declarative" / "engine.py").read_text(encoding="utf-8")
+    concrete = [
+        name
+        for name, value in vars(Challenge).items()
+        if callable(value) and not getattr(value, "__isabstractmethod__", False) and not name.startswith("_")
+    ]
+    replaced = [name for name in concrete if name in vars(DeclaredChallenge)]
+    assert [name for name in replaced if f"super().{name}(" not in engine] == []
 
 
 def test_a_declarations_own_rules_import_only_metrics_and_errors():
@@ -149,15 +210,3 @@ def test_a_declarations_own_rules_import_only_metrics_and_errors():
     may use the metric catalogue (``evaluation.metrics``) and say an organizer's fault (``evaluation.errors``),
     nothing of the engine, the platform or a challenge."""
     assert offending(files("declarations"), ("evaluation",), ("evaluation.metrics", "evaluation.errors")) == {}
-
-
-def test_no_challenge_is_both_declared_and_a_module():
-    """A name is defined once: a packaged declaration replaces its challenge module (issue 29), never sits
-    beside it (the registry would pick one of the two)."""
-    declared = {path.stem for path in (PACKAGE / "declarations").glob("*.toml")}
-    for name in CHALLENGE_MODULES - {"declared"}:
-        text = (PACKAGE / "challenges" / f"{name}.py").read_text(encoding="utf-8")
-        defined = {node.value.value for node in ast.walk(ast.parse(text))
-                   if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "name" for t in node.targets)
-                   and isinstance(node.value, ast.Constant)}  # fmt: skip
-        assert not defined & declared, (name, defined & declared)

@@ -1,4 +1,4 @@
-"""The shared machinery of challenge modules: jobs matched to reference cases, the settings echo."""
+"""The contract's machinery the declarative engine uses: jobs matched to reference cases, the settings echo."""
 
 from __future__ import annotations
 
@@ -14,10 +14,16 @@ IMAGE = Socket("image", "images/image", "Image", "Image")
 
 
 class Tiny(Challenge):
+    """The interface's least: a job is for its image's file name; nothing else is called here."""
+
     name = "tiny"
     title = "tiny"
     phase = Phase(inputs=(IMAGE,), outputs=(), score_title="s", score_jsonpath="s")
     load_reference = prepare = score_case = aggregate = None  # type: ignore[assignment]
+    job_inputs = write_prediction_file = code_files = phase_for = check_job = None  # type: ignore[assignment]
+
+    def case_of_job(self, job):
+        return job.input_name("image")
 
 
 def write_jobs(folder, names):
@@ -38,13 +44,6 @@ def test_jobs_by_case_same_stem_takes_a_name_to_the_reference_case(tmp_path):
     with pytest.raises(SubmissionError, match=r"job j0 is for 'a\.tif', which is not in the reference"):
         Tiny().jobs_by_case(folder, ["a.png"])
     assert list(Tiny().jobs_by_case(folder, ["a.png"], same_stem=True).jobs) == ["a.png"]
-
-
-def test_jobs_by_case_every_case_names_the_missing_ones(tmp_path):
-    folder = write_jobs(tmp_path, ["a"])
-    with pytest.raises(SubmissionError, match=r"^No algorithm job for stack b, c; every stack needs a prediction\.$"):
-        Tiny().jobs_by_case(folder, ["a", "b", "c"], every="stack")
-    assert Tiny().jobs_by_case(folder, ["a"], every="stack").missing == []
 
 
 def test_settings_echo_order():

@@ -61,6 +61,10 @@ class ImageChallenge(Challenge):
         score_jsonpath="x",
     )
     load_reference = prepare = score_case = aggregate = None  # type: ignore[assignment]
+    case_of_job = write_prediction_file = code_files = phase_for = check_job = None  # type: ignore[assignment]
+
+    def job_inputs(self, case):
+        return {socket: case for socket in self.phase.inputs}
 
 
 def _challenge() -> Challenge:
@@ -111,13 +115,6 @@ def test_an_output_that_is_a_file_is_one_line(tmp_path, capsys):
     with pytest.raises(ConfigurationError, match=r"^The output folder .*built is a file, not a folder\.$"):
         build_input(_challenge(), tmp_path / "plain", tmp_path / "built")
     assert (tmp_path / "built").read_text() == "a file"
-
-
-def test_prediction_file_phase_needs_no_builder(tmp_path):
-    challenge = _challenge()
-    challenge.phase = Phase((), (), "x", "x", prediction_file=True)  # type: ignore[misc]
-    with pytest.raises(ConfigurationError, match="prediction-file phase"):
-        build_input(challenge, tmp_path, tmp_path / "b")
 
 
 @pytest.mark.parametrize(

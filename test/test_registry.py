@@ -1,8 +1,10 @@
-"""The challenge registry: discovered by module; a module that cannot be imported breaks only itself."""
+"""The challenge registry: one entry per packaged declaration; a run reads only its own (refused ones:
+test/declarative/test_engine.py)."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -20,10 +22,11 @@ def test_every_challenge_of_the_spec_is_registered():
     }  # fmt: skip
 
 
-def test_a_module_that_fails_to_import_is_named_not_raised(monkeypatch):
-    monkeypatch.setitem(registry._BROKEN, "newchallenge", "ModuleNotFoundError: No module named 'shiny'")
-    with pytest.raises(ConfigurationError, match=r"Module newchallenge could not be loaded \(ModuleNotFoundError"):
-        registry.get("newchallenge")
+def test_an_unknown_name_lists_the_known_ones_and_reads_no_file_outside_the_declarations():
+    """A name is looked up among the packaged files' stems, never joined into a path (``../x``)."""
+    for name in ("nope", "../declarations/rare25", "rare25.py"):
+        with pytest.raises(ConfigurationError, match=rf"^Unknown challenge '{re.escape(name)}'; known: .*\brare25\b"):
+            registry.get(name)
 
 
 @pytest.mark.parametrize(
@@ -37,7 +40,7 @@ def test_a_module_that_fails_to_import_is_named_not_raised(monkeypatch):
         ("hecktor2026", "declared"),
     ],
 )
-def test_get_imports_only_the_module_defining_the_challenge(name, module):
+def test_get_imports_only_the_declared_entries(name, module):
     script = (
         "import sys\n"
         "from evaluation.registry import get\n"

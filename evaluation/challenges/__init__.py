@@ -1,3 +1,2 @@
-"""The built-in challenges, one module each (and ``declared.py``: the packaged declarations). Each
-imports the contract (``evaluation.contract``), ``platform/`` and ``metrics/``, never another
-challenge; ``evaluation.registry`` finds them by name."""
+"""The registry's entries: ``declared.py`` makes one per packaged declaration
+(``evaluation/declarations/*.toml``); ``evaluation.registry`` finds them by name."""

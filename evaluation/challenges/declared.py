@@ -1,7 +1,7 @@
 """The declared challenges of ``evaluation/declarations/*.toml``, one registry entry per file (adding
 such a challenge = one TOML file and its ground truth). A file that fails validation is left out and
-its one-line reason returned by ``refused``, which the registry reports like a challenge module that
-fails to import. A run registers its own declaration only (``refused(name)``: one file read)."""
+its one-line reason returned, which the registry reports when a run asks for it. A run registers its
+own declaration only (``entries(name)``: one file read)."""
 
 from __future__ import annotations
 
@@ -26,19 +26,16 @@ def _entry(path: Path) -> type[DeclaredChallenge] | str:
         return str(error)
 
 
-def _register(only: str | None = None) -> tuple[list[type[DeclaredChallenge]], dict[str, str]]:
-    """The classes of the valid declarations (``only``: of ``<only>.toml`` alone), and
-    ``{"declarations/<file>": reason}`` for the others."""
-    found, refused = [], {}
-    for path in [DECLARATIONS / f"{only}.toml"] if only else sorted(DECLARATIONS.glob("*.toml")):
+def entries(only: str | None = None) -> tuple[dict[str, type[DeclaredChallenge]], dict[str, str]]:
+    """``{name: class}`` of the valid packaged declarations (``only``: of ``<only>.toml`` alone, when
+    there is one), and ``{"declarations/<file>": reason}`` for the others."""
+    found, refused = {}, {}
+    for path in sorted(DECLARATIONS.glob("*.toml")):
+        if only is not None and path.stem != only:
+            continue
         entry = _entry(path)
         if isinstance(entry, str):
             refused[f"declarations/{path.name}"] = entry
         else:
-            found.append(entry)
+            found[entry.name] = entry
     return found, refused
-
-
-def refused(only: str | None = None) -> dict[str, str]:
-    """Registers the packaged declarations (``only``: that one) and returns those refused, with their reasons."""
-    return _register(only)[1]

@@ -271,8 +271,6 @@ class DeclaredChallenge(Challenge):
         would write): a row per case folder, a column per output (a probabilities output: a column per
         class, from its JSON object or list), a blank cell for an absent file."""
         declaration = self.declaration
-        if not declaration.submission.csv:
-            return super().write_prediction_file(outputs_dir, output_dir)
         if not outputs_dir.is_dir():
             raise ConfigurationError(f"The outputs folder {outputs_dir} {not_there(outputs_dir, folder=True)}.")
         case_dirs = sorted(p for p in outputs_dir.iterdir() if p.is_dir())

@@ -1,9 +1,9 @@
 """Map algorithm jobs to reference cases and check completeness.
 
 Nothing in predictions.json names the ground-truth case; the convention is the input's original
-file name (``Job.input_name``). A job may carry several cases. A case claimed by two jobs, or a
-case the reference does not know, is an error; reference cases without a job are returned as
-missing so the challenge can apply its missing policy.
+file name (``Job.input_name``). A case claimed by two jobs, or a case the reference does not know,
+is an error; reference cases without a job are returned as missing so the challenge can apply its
+missing policy.
 """
 
 from __future__ import annotations
@@ -40,36 +40,17 @@ class Matched:
     missing: list[str]
 
 
-def match_jobs(
-    jobs: Iterable[Job],
-    cases_of_job: Callable[[Job], str | list[str]],
-    reference_cases: Iterable[str],
-) -> Matched:
-    """Assign each job to the reference case(s) it names; reference order is kept."""
+def match_jobs(jobs: Iterable[Job], case_of_job: Callable[[Job], str], reference_cases: Iterable[str]) -> Matched:
+    """Assign each job to the reference case it names; reference order is kept."""
     reference = list(reference_cases)
     known = set(reference)
     by_case: dict[str, Job] = {}
     for job in jobs:
-        cases = cases_of_job(job)
-        for case in [cases] if isinstance(cases, str) else cases:
-            if case not in known:
-                raise SubmissionError(f"job {job.pk} is for '{case}', which is not in the reference.", case)
-            if case in by_case:
-                raise SubmissionError(f"two jobs ({by_case[case].pk} and {job.pk}) are for the same case.", case)
-            by_case[case] = job
+        case = case_of_job(job)
+        if case not in known:
+            raise SubmissionError(f"job {job.pk} is for '{case}', which is not in the reference.", case)
+        if case in by_case:
+            raise SubmissionError(f"two jobs ({by_case[case].pk} and {job.pk}) are for the same case.", case)
+        by_case[case] = job
     ordered = {case: by_case[case] for case in reference if case in by_case}
     return Matched(jobs=ordered, missing=[case for case in reference if case not in by_case])
-
-
-def jobs_for_every_case(
-    jobs: Iterable[Job], cases_of_job: Callable[[Job], str | list[str]], reference_cases: Iterable[str], what: str
-) -> dict[str, Job]:
-    """``match_jobs`` for a challenge without a missing policy: a reference case without a job is an
-    error naming it (``what`` is the challenge's word for a case: stack, image, ...)."""
-    matched = match_jobs(jobs, cases_of_job, reference_cases)
-    if matched.missing:
-        raise SubmissionError(
-            f"No algorithm job for {what} {', '.join(matched.missing)}; every {what} needs a prediction.",
-            matched.missing[0],
-        )
-    return matched.jobs

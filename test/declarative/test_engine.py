@@ -600,21 +600,18 @@ def test_ece_bins_at_their_edges():
 
 
 def test_a_broken_packaged_declaration_is_named_not_raised(tmp_path, monkeypatch):
-    from evaluation import registry
     from evaluation.challenges import declared
 
     (tmp_path / "broken.toml").write_text(_mutated('missing = "worst-value"', 'missing = "zero"'))
     (tmp_path / "renamed.toml").write_text(DECLARATION.read_text(encoding="utf-8"))
     monkeypatch.setattr(declared, "DECLARATIONS", tmp_path)
-    found, refused = declared._register()
-    assert found == []
+    found, refused = declared.entries()
+    assert found == {}
     assert refused == {
         "declarations/broken.toml": "broken.toml: outputs[1].missing: 'zero' is not one of error, empty-mask, "
         "worst-value, misclassification, exclude, empty, non-concordant, tie",
         "declarations/renamed.toml": "renamed.toml: name: 'kits-example' must equal the file name's stem",
     }
-    monkeypatch.setattr(registry, "_BROKEN", {})
-    registry._load("declared")  # the registry records what the module refused
     with pytest.raises(ConfigurationError, match=r"Module declarations/broken.toml could not be loaded \(broken.toml"):
         get("broken")
 

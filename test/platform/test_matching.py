@@ -15,11 +15,6 @@ def test_match_keeps_reference_order_and_lists_missing():
     assert list(matched.jobs) == ["a", "c"] and matched.missing == ["b"]
 
 
-def test_a_job_may_carry_several_cases():
-    matched = match_jobs([Job("j")], lambda job: ["a", "b"], ["a", "b"])
-    assert matched.jobs["a"] is matched.jobs["b"] and matched.missing == []
-
-
 def test_unknown_and_duplicate_cases():
     with pytest.raises(SubmissionError, match="'z', which is not in the reference"):
         match_jobs([Job("j")], lambda job: "z", ["a"])
