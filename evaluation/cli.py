@@ -127,7 +127,7 @@ def tool_parser(module: str, docstring: str, challenge: str | None = "") -> argp
 
 
 def options_help() -> str:
-    """Every option of every challenge with its default, for ``--help`` (imports every challenge)."""
+    """Every option of every challenge with its default, for ``--help`` (reads every declaration)."""
     from evaluation.registry import get, names
 
     lines = ["challenge options (--set NAME=VALUE):"]
@@ -144,8 +144,8 @@ def options_help() -> str:
 
 
 class HelpWithOptions(argparse.Action):
-    """``--help``: the usage plus every challenge option, built only when asked (it imports every
-    challenge module, which a run must not pay for)."""
+    """``--help``: the usage plus every challenge option, built only when asked (it reads every
+    declaration, which a run must not pay for)."""
 
     def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, help: str | None = None) -> None:
         super().__init__(option_strings, dest, default=argparse.SUPPRESS, nargs=0, help=help)

@@ -158,13 +158,18 @@ def catalogue_table(names: Iterable[str]) -> str:
 
 
 def editions_table(names: Iterable[str]) -> str:
-    """Packaged declarations side by side: the outputs each reads and its leaderboard paths (the score, then
-    the columns; those shown but not ranked apart)."""
+    """Packaged declarations side by side: the outputs each reads (a prediction-file phase: its CSV's columns)
+    and its leaderboard paths (the score, then the columns; those shown but not ranked apart)."""
     rows = ["| edition | outputs read | leaderboard paths (ranked; scoring method) |", "| --- | --- | --- |"]
     for name in names:
         declaration = load(DECLARATIONS / f"{name}.toml")
         board = declaration.leaderboard
         outputs = ", ".join(f"`{output.relative_path}` ({output.kind})" for output in declaration.outputs)
+        if declaration.submission.csv:
+            outputs = f"`{declaration.submission.file}`: `{declaration.submission.id_column}`, " + ", ".join(
+                f"{', '.join(f'`{column}`' for column in output.csv_columns)} ({output.kind})"
+                for output in declaration.outputs
+            )
         ranked = [board.score, *(column.path for column in board.columns if not column.exclude_from_ranking)]
         shown = [column.path for column in board.columns if column.exclude_from_ranking]
         paths = ", ".join(f"`{path}`" for path in ranked) + f" ({board.scoring_method})"

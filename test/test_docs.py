@@ -50,6 +50,14 @@ def test_site_loads_nothing_from_outside(site: Path) -> None:
         assert not re.search(r'<link[^>]+href="(https?:)?//[^"]+"[^>]+rel="stylesheet"', text), page
 
 
+SEED_PAGES = {
+    "rare25": ["rare25"],
+    "isic": ["isic2019", "isic2018"],
+    "digestpath": ["digestpath2019-task1", "digestpath2019-task2"],
+    "hecktor": ["hecktor2026", "hecktor2025-task1", "hecktor2025-task2", "hecktor2025-task3"],
+}
+
+
 def test_reference_is_generated_from_the_records_parsers_and_declarations(site: Path) -> None:
     metrics = (site / "reference" / "metrics.html").read_text(encoding="utf-8")
     assert all(f"<code>{record.name}</code>" in metrics for record in RECORDS)
@@ -70,6 +78,13 @@ def test_reference_is_generated_from_the_records_parsers_and_declarations(site: 
         assert "<!-- generated:" not in page.read_text(encoding="utf-8"), page
     hecktor = (site / "challenges" / "hecktor.html").read_text(encoding="utf-8")
     assert "<code>rfs_output</code>" in hecktor and "<code>aggregates.hpv.balanced_accuracy</code>" in hecktor
+    for page, names in SEED_PAGES.items():  # each seed page's options and leaderboard, from the declarations
+        text = (site / "challenges" / f"{page}.html").read_text(encoding="utf-8")
+        for name in names:
+            declaration = load(docs_hooks.DECLARATIONS / f"{name}.toml")
+            shown = [declaration.leaderboard.score, *(column.path for column in declaration.leaderboard.columns)]
+            assert all(f"<code>{key}</code>" in text for key in shown), (page, name)
+            assert all(f"<code>{option.name}</code>" in text for option in declaration.options), (page, name)
     assert "<code>lesion_wise</code>" in (site / "declare" / "catalogue.html").read_text(encoding="utf-8")
     declaration = (site / "reference" / "declaration.html").read_text(encoding="utf-8")
     assert "<code>[leaderboard]</code>" in declaration and "kind = <code>segmentation</code>" in declaration
