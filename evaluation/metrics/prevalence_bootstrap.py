@@ -22,9 +22,6 @@ import numpy as np
 from evaluation.metrics.bootstrap import row_counts
 from evaluation.metrics.precision_recall import CurveMetrics, curve_metrics, grouped_curve_metrics
 
-PROTOCOLS = ("official", "website")
-RNGS = ("legacy", "generator")
-
 
 def _draw_counts(neo: int, ndbe: int, iterations: int, sample_size: int, ratio: int, rng: str, seed: int) -> np.ndarray:
     """How often each patient is drawn per iteration, positive then negative draws in each iteration:

@@ -32,7 +32,6 @@ is read by anyone (us, SimpleITK, Pillow):
 from __future__ import annotations
 
 import gzip
-import io
 import math
 import os
 import re
@@ -41,7 +40,7 @@ import stat
 import struct
 import zlib
 from pathlib import Path
-from typing import BinaryIO, TextIO
+from typing import BinaryIO
 
 from evaluation.errors import ConfigurationError, SubmissionError
 
@@ -165,12 +164,6 @@ def read_named(path: Path, max_bytes: int = MAX_JSON_BYTES) -> bytes:
         return read_bytes(resolved, str(path), max_bytes=max_bytes)
     except SubmissionError as error:
         raise ConfigurationError(str(error)) from None
-
-
-def open_text(path: Path, what: str, case: str | None = None) -> TextIO:
-    """A checked regular file opened as UTF-8 text with universal newlines (``open``'s defaults),
-    without blocking or following a final link."""
-    return io.TextIOWrapper(_open(path, what, case), encoding="utf-8")
 
 
 def open_binary(path: Path, what: str, case: str | None = None, max_bytes: int | None = None) -> BinaryIO:
