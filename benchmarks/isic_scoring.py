@@ -71,7 +71,9 @@ def document_of(challenge: Any, ground_truth: Path, input_dir: Path, target: str
     settings = challenge.settings({"target_metric": target})
     truth = challenge.load_reference(ground_truth, settings)
     prepared = challenge.prepare(input_dir, truth, settings)
-    results = {task.case: challenge.score_case(task, settings) for task in prepared.tasks}
+    results = prepared.scored  # (as columns; else a task per case, as evaluation.pipeline)
+    if results is None:
+        results = {task.case: challenge.score_case(task, settings) for task in prepared.tasks}
     return json_safe(challenge.aggregate(results, prepared.missing, truth, settings))
 
 
