@@ -145,8 +145,15 @@ class DeclaredChallenge(Challenge):
         return self.phase if declaration is self.declaration else _phase(declaration)
 
     def in_force(self, settings: Mapping[str, Any]) -> Declaration:
-        """The declaration with the declared options of ``settings`` applied."""
-        return with_options(self.declaration, settings)
+        """The declaration with the declared options of ``settings`` applied (made once per set of values: a
+        run asks for it at each step)."""
+        made: dict[tuple[Any, ...], Declaration] = vars(self).setdefault("_in_force", {})
+        values = tuple(
+            (type(value), value) for value in (settings.get(o.name, o.default) for o in self.declaration.options)
+        )
+        if values not in made:
+            made[values] = with_options(self.declaration, settings)
+        return made[values]
 
     def load_reference(self, ground_truth: Path, settings: Mapping[str, Any]) -> DeclaredReference:
         if settings.get("bootstrap_resamples", 1) < 1:
