@@ -166,9 +166,12 @@ def read_columns(read: ReadColumns, reference: DeclaredReference, declaration: D
     ):
         return None
     row = {case: k for k, case in enumerate(read.cases)}
-    if len(row) != len(cases) or not all(case in row for case in cases):
+    try:
+        order = np.fromiter(map(row.__getitem__, cases), np.intp, len(cases))
+    except KeyError:  # a case without a row
         return None
-    order = np.fromiter(map(row.__getitem__, cases), np.intp, len(cases))
+    if len(row) != len(cases):  # a case given twice
+        return None
     place = {column: k for k, column in enumerate(read.columns)}
     columns: dict[str, np.ndarray] = {}
     for output in outputs:
