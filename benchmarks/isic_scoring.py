@@ -6,8 +6,9 @@ target metric. Timed: the reference's ``ClassificationScore.from_file`` as shipp
 simplifies a ROC curve per category for display; the headline ratio), for information the same
 patched to skip those curves, and ours in-process (load the truth, check and read the CSV, score,
 build the document). Every number is compared; prints the ratios. Goal (issue 3): ours not slower
-than the reference as shipped. Ours is the declaration evaluation/declarations/isic2019.toml (issue 29; the
-module it replaced took 0.19-0.35 s at 25,000 images, the declaration 2.0-4.7 s in the same runs, 8-11x).
+than the reference as shipped. Ours is the declaration evaluation/declarations/isic2019.toml (issue 29): its
+reader returns columns, scored whole (0.27-0.42 s at 25,000 images; 1.40-2.18 s before, row by row; the module
+it replaced, run from commit 156e73b in the same session, 0.19-0.22 s).
 
 Usage: .venv/bin/python benchmarks/isic_scoring.py [--images N] [--repeats N] [--full]
 """
@@ -71,7 +72,9 @@ def document_of(challenge: Any, ground_truth: Path, input_dir: Path, target: str
     settings = challenge.settings({"target_metric": target})
     truth = challenge.load_reference(ground_truth, settings)
     prepared = challenge.prepare(input_dir, truth, settings)
-    results = {task.case: challenge.score_case(task, settings) for task in prepared.tasks}
+    results = prepared.scored  # (as columns; else a task per case, as evaluation.pipeline)
+    if results is None:
+        results = {task.case: challenge.score_case(task, settings) for task in prepared.tasks}
     return json_safe(challenge.aggregate(results, prepared.missing, truth, settings))
 
 

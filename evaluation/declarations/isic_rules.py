@@ -38,10 +38,11 @@ NEWLINE_PROBE = 2000  # characters the reference reads to look for two newlines
 MESSAGE_CHARACTERS = 1000  # the platform shows 1,024 characters of the last stderr line
 
 
-def read_predictions(context: Any) -> dict[str, dict[str, float]]:
-    """The submitted probabilities by image (``[submission] reader``): the size checked before anything is read,
-    then the reference's checks (load_csv.py) in its order, with its messages (whitespace joined to one line;
-    lists longer than the platform shows shortened): newlines, parsing, UTF-8, the ``image`` column, ``.jpg``
+def read_predictions(context: Any) -> tuple[list[str], np.ndarray]:
+    """The submitted probabilities (``[submission] reader``), as columns: the images and a matrix of a row each,
+    a column per category (``context.columns``). The size is checked before anything is read, then the
+    reference's checks (load_csv.py) in its order, with its messages (whitespace joined to one line; lists
+    longer than the platform shows shortened): newlines, parsing, UTF-8, the ``image`` column, ``.jpg``
     suffixes stripped and duplicates, missing and extra columns, missing values, non-float columns, values in
     [0, 1], then (with the reference's cases) missing and extra images. (pandas, as the reference reads it, is
     imported here: loading the declaration, as every run loads the packaged ones, does not import it.)"""
@@ -73,9 +74,7 @@ def read_predictions(context: Any) -> dict[str, dict[str, float]]:
         extra = table.index.difference(pd.Index(context.cases))
         if not extra.empty:
             raise SubmissionError(_listing("Extra images in CSV: ", extra.tolist()))
-    values = table.to_numpy(dtype=float)
-    return {image: dict(zip(categories, row, strict=True)) for image, row in zip(table.index, values.tolist(),
-                                                                                 strict=True)}  # fmt: skip
+    return table.index.tolist(), table.to_numpy(dtype=float)
 
 
 def _listing(prefix: str, items: Sequence[Any]) -> str:

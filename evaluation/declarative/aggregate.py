@@ -741,7 +741,7 @@ def _python_set(
         predictions = np.array(results.column(output.slug, cases))
     else:
         predictions = np.array([results[c].values[output.slug] for c in cases])
-    found = [reference.values[output.slug][c] for c in cases]
+    found = _values_of(reference.values[output.slug], cases)
     references = _objects(found) if output.type.objects else np.array(found)
     fields = {name: tuple(by_case[c] for c in cases) for name, by_case in reference.fields.items()}
     own = dict(metric.params).get("params", {})

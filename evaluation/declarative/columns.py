@@ -9,6 +9,8 @@ cells; checked with numpy. It returns each case's result as ``score_case`` would
 which the aggregation and the per-case section of metrics.json read whole): nothing is left for a per-case
 task. Any other submission (or any problem) returns ``None`` and the engine reads it row by row, which words
 every problem with its line, case and column; so the messages are the row reader's, one place.
+``read_columns`` does the same for the columns a declaration's own reader returned (``[submission] reader``:
+ISIC's), where python metrics over the set are scored from the columns too.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import numpy as np
 
 from evaluation.declarative.answers import _predicted_time  # (the row reader's own rule)
 from evaluation.declarative.output_kinds import Number, OutputSpec, Probabilities
-from evaluation.declarative.python_metric import PYTHON
+from evaluation.declarative.python_metric import PYTHON, ReadColumns
 from evaluation.declarative.reference import DeclaredReference
 from evaluation.declarative.schema import Declaration
 from evaluation.declarative.segmentation import CaseResult
@@ -42,20 +44,30 @@ def _numbers(table: PredictionTable, column: str, low: float, high: float, nonne
             numbers = np.fromiter(map(float, cells), np.float64, len(cells))
         except ValueError:
             return None
+    return numbers if _within(numbers, low, high, nonnegative) else None
+
+
+def _within(numbers: np.ndarray, low: float, high: float, nonnegative: bool) -> bool:
+    """Whether every number is finite, in ``[low, high]`` and (``nonnegative``) not below 0."""
     if not np.isfinite(numbers).all() or not ((numbers >= low) & (numbers <= high)).all():
-        return None
-    return None if nonnegative and (numbers < 0).any() else numbers
+        return False
+    return not (nonnegative and (numbers < 0).any())
 
 
 def _probabilities(table: PredictionTable, output: OutputSpec) -> np.ndarray | None:
     """A probabilities output's class columns as a matrix (a row per row of the file, a column per class in
     the declared order), or ``None`` when a cell is not a number in [0, 1] (``_numbers``) or a row's sum is
-    not 1 within the tolerance (``sum = "one"``). The row reader sums with ``math.fsum``; a row whose
-    float sum lies within 1e-9 of the tolerance's edge is summed so too."""
+    not 1 within the tolerance (``_summing``)."""
     found = [_numbers(table, column, 0.0, 1.0, False) for _, column in output.columns]
     if any(column is None for column in found):
         return None
-    matrix = np.stack(found, axis=1)
+    return _summing(np.stack(found, axis=1), output)
+
+
+def _summing(matrix: np.ndarray, output: OutputSpec) -> np.ndarray | None:
+    """``matrix`` (probabilities in [0, 1], a row per case), or ``None`` when a row's sum is not 1 within the
+    tolerance (``sum = "one"``). The row reader sums with ``math.fsum``; a row whose float sum lies within
+    1e-9 of the tolerance's edge is summed so too."""
     if output.sum_rule == "one":
         off = np.abs(matrix.sum(axis=1) - 1.0)
         near = np.flatnonzero(np.abs(off - output.sum_tolerance) <= 1e-9)
@@ -102,6 +114,16 @@ class ColumnResults(Mapping[str, CaseResult]):
         return len(self.cases)
 
 
+def _columnar(declaration: Declaration, reference: DeclaredReference) -> bool:
+    """Whether every output is a number or a probabilities output read from class columns, with a reference for
+    every case (a blank reference is skipped case by case)."""
+    return all(
+        (type(o.type) is Number or (type(o.type) is Probabilities and o.columns))
+        and len(reference.values[o.slug]) == len(reference.cases)
+        for o in declaration.outputs
+    )
+
+
 def scored_columns(
     table: PredictionTable, reference: DeclaredReference, declaration: Declaration
 ) -> ColumnResults | None:
@@ -109,9 +131,8 @@ def scored_columns(
     outputs = declaration.outputs
     cases = reference.cases
     if (
-        any(not (type(o.type) is Number or (type(o.type) is Probabilities and o.columns)) for o in outputs)
+        not _columnar(declaration, reference)
         or any(m.metric == PYTHON for m in declaration.metrics)
-        or any(len(reference.values[o.slug]) != len(cases) for o in outputs)  # (a blank reference skipped)
         or len(table.rows) != len(cases)
     ):
         return None
@@ -128,4 +149,40 @@ def scored_columns(
         if numbers is None:
             return None
         columns[output.slug] = numbers[order]
+    return ColumnResults(cases, columns, {o.slug: o.classes for o in outputs if o.columns})
+
+
+def read_columns(read: ReadColumns, reference: DeclaredReference, declaration: Declaration) -> ColumnResults | None:
+    """Each reference case's result (reference order) from the columns a ``[submission] reader`` returned, or
+    ``None``: rows to check one by one (``ReadColumns.rows``), whose messages name the case. Taken whole when
+    every output is a number or a probabilities output, no metric is a per-case python metric, each reference
+    case has one row and there is no other, and every value passes the row reader's checks (``_within``,
+    ``_summing``)."""
+    outputs, cases = declaration.outputs, reference.cases
+    if (
+        not _columnar(declaration, reference)
+        or any(m.metric == PYTHON and m.param("over") == "case" for m in declaration.metrics)
+        or len(read.cases) != len(cases)
+    ):
+        return None
+    row = {case: k for k, case in enumerate(read.cases)}
+    try:
+        order = np.fromiter(map(row.__getitem__, cases), np.intp, len(cases))
+    except KeyError:  # a case without a row
+        return None
+    if len(row) != len(cases):  # a case given twice
+        return None
+    place = {column: k for k, column in enumerate(read.columns)}
+    columns: dict[str, np.ndarray] = {}
+    for output in outputs:
+        if output.columns:
+            matrix = read.values[np.ix_(order, [place[column] for _, column in output.columns])]
+            numbers = _summing(matrix, output) if _within(matrix, 0.0, 1.0, False) else None
+        else:
+            low, high = output.range or (-np.inf, np.inf)
+            numbers = read.values[order, place[output.column]]
+            numbers = numbers if _within(numbers, low, high, _predicted_time(declaration, output)) else None
+        if numbers is None:
+            return None
+        columns[output.slug] = numbers
     return ColumnResults(cases, columns, {o.slug: o.classes for o in outputs if o.columns})

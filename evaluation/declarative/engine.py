@@ -37,8 +37,15 @@ from evaluation.declarative.answers import (
     read_cell,
     read_table,
 )
-from evaluation.declarative.columns import scored_columns
-from evaluation.declarative.python_metric import PYTHON, ReaderContext, code_files, read_rows, value_cases
+from evaluation.declarative.columns import read_columns, scored_columns
+from evaluation.declarative.python_metric import (
+    PYTHON,
+    ReadColumns,
+    ReaderContext,
+    code_files,
+    read_rows,
+    value_cases,
+)
 from evaluation.declarative.reference import DeclaredReference, load_declared_reference, strip_marker
 from evaluation.declarative.schema import SEGMENTATION_METRICS, Declaration, load, with_options
 from evaluation.declarative.segmentation import (
@@ -138,8 +145,15 @@ class DeclaredChallenge(Challenge):
         return self.phase if declaration is self.declaration else _phase(declaration)
 
     def in_force(self, settings: Mapping[str, Any]) -> Declaration:
-        """The declaration with the declared options of ``settings`` applied."""
-        return with_options(self.declaration, settings)
+        """The declaration with the declared options of ``settings`` applied (made once per set of values: a
+        run asks for it at each step)."""
+        made: dict[tuple[Any, ...], Declaration] = vars(self).setdefault("_in_force", {})
+        values = tuple(
+            (type(value), value) for value in (settings.get(o.name, o.default) for o in self.declaration.options)
+        )
+        if values not in made:
+            made[values] = with_options(self.declaration, settings)
+        return made[values]
 
     def load_reference(self, ground_truth: Path, settings: Mapping[str, Any]) -> DeclaredReference:
         if settings.get("bootstrap_resamples", 1) < 1:
@@ -240,8 +254,14 @@ class DeclaredChallenge(Challenge):
 
     def _prepare_read(self, input_dir: Path, reference: DeclaredReference, declaration: Declaration) -> Prepared:
         """A prediction-file phase with its own reader (``[submission] reader``): its rows, which must be the
-        reference's cases, each output's cells (a probabilities output: its class columns) as a job's answer."""
+        reference's cases, each output's cells (a probabilities output: its class columns) as a job's answer;
+        columns it returned, scored whole when they pass (``read_columns``), else row by row."""
         rows = _reader_rows(input_dir, declaration, reference.cases)
+        if isinstance(rows, ReadColumns):
+            scored = read_columns(rows, reference, declaration)
+            if scored is not None:
+                return Prepared([], scored=scored)
+            rows = rows.rows()
         word, known = declaration.cases.noun, set(reference.cases)
         stray = next((case for case in rows if case not in known), None)
         lacking = next((case for case in reference.cases if case not in rows), None)
@@ -311,7 +331,9 @@ class DeclaredChallenge(Challenge):
         if not declaration.submission.csv:
             return super().check_submission(input_dir, settings, images)
         if declaration.submission.reader:  # its own checks (which cases: the reference's)
-            return Checked(cases=len(_reader_rows(input_dir, declaration, None)), unchecked=[NEEDS_TRUTH_ROWS])
+            rows = _reader_rows(input_dir, declaration, None)
+            cases = len(rows.rows() if isinstance(rows, ReadColumns) else rows)
+            return Checked(cases=cases, unchecked=[NEEDS_TRUTH_ROWS])
         table = read_table(input_dir, declaration)
         word = declaration.cases.noun
         checked = Checked(cases=len(table.rows))
@@ -489,9 +511,11 @@ def _check_stack(input_dir: Path, job: Job, case: str, declaration: Declaration,
     return checked
 
 
-def _reader_rows(input_dir: Path, declaration: Declaration, cases: Sequence[str] | None) -> dict[str, dict[str, Any]]:
-    """The rows the declared reader returns for the participant's CSV (found as any CSV, and a regular file:
-    nothing read here), the reference's ``cases`` given (None: checked without them)."""
+def _reader_rows(
+    input_dir: Path, declaration: Declaration, cases: Sequence[str] | None
+) -> dict[str, dict[str, Any]] | ReadColumns:
+    """The rows (or columns) the declared reader returns for the participant's CSV (found as any CSV, and a
+    regular file: nothing read here), the reference's ``cases`` given (None: checked without them)."""
     submission = declaration.submission
     path = find_prediction_file(input_dir, submission.file)
     what = f"The prediction file {path.name}"

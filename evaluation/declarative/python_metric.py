@@ -98,7 +98,9 @@ class ReaderContext:
     largest size accepted (``[submission] max_mb``), the case column and the columns the outputs read, the
     reference's cases (None: a check without the ground truth); ``text()`` opens it as UTF-8 text with universal
     newlines, ``data()`` reads its bytes (both safely, at most the size it had). It returns
-    ``{case: {column: value}}`` (a number, a text or None: no value) or raises a ``SubmissionError``."""
+    ``{case: {column: value}}`` (a number, a text or None: no value), or ``(cases, values)``: the cases and a
+    numeric numpy matrix, a row per case and a column per ``columns`` (read as columns, no object per row; a
+    case given twice: its last row), or raises a ``SubmissionError``."""
 
     file: str
     size: int
@@ -245,16 +247,43 @@ def function(table: Table, text: str, folder: str, over: str, key: str = "functi
     return Function(str(path), name, file)
 
 
-def read_rows(text: str, folder: str, context: ReaderContext) -> dict[str, dict[str, Any]]:
+@dataclass(frozen=True)
+class ReadColumns:
+    """What a reader returned as columns: its ``cases`` and ``values``, a float matrix with a row per case and a
+    column per ``columns`` (``ReaderContext.columns``)."""
+
+    cases: tuple[str, ...]
+    values: np.ndarray
+    columns: tuple[str, ...]
+
+    def rows(self) -> dict[str, dict[str, Any]]:
+        """Each case's row, as a reader returning ``{case: {column: value}}`` would give it."""
+        return {case: dict(zip(self.columns, row, strict=True))
+                for case, row in zip(self.cases, self.values.tolist(), strict=True)}  # fmt: skip
+
+
+def read_rows(text: str, folder: str, context: ReaderContext) -> dict[str, dict[str, Any]] | ReadColumns:
     """A prediction-file phase's own reader (``[submission] reader``) run on ``context``: each case's row, checked
-    as a mapping of mappings (anything else is the organizer's one-line error); the reader's
-    ``SubmissionError`` stays the participant's."""
+    as a mapping of mappings, or its columns (``ReadColumns``; anything else is the organizer's one-line error);
+    the reader's ``SubmissionError`` stays the participant's."""
     fn = _function_at(text, folder)
     rows = fn.call(f"the prediction file {context.file}", context)
+    if _is_columns(rows, len(context.columns)):
+        return ReadColumns(tuple(map(str, rows[0])), np.asarray(rows[1], dtype=np.float64), context.columns)
     if not isinstance(rows, Mapping) or not all(isinstance(row, Mapping) for row in rows.values()):
         raise fn.problem(f"the prediction file {context.file}", f"returned {type_of(rows)}, not {{case: {{column: "
-                         "value}}")  # fmt: skip
+                         "value}} or (cases, a numeric matrix with a column per column read)")  # fmt: skip
     return {str(case): dict(row) for case, row in rows.items()}
+
+
+def _is_columns(found: Any, width: int) -> bool:
+    """Whether a reader returned ``(cases, values)``: a sequence of cases and a numeric matrix of a row each and
+    ``width`` columns."""
+    if not (isinstance(found, tuple) and len(found) == 2 and isinstance(found[1], np.ndarray)):
+        return False
+    cases, values = found
+    return (isinstance(cases, Sequence) and not isinstance(cases, str) and values.dtype.kind in "fiu"
+            and values.shape == (len(cases), width))  # fmt: skip
 
 
 def function_of(metric_params: Mapping[str, Any], folder: str) -> Function:

@@ -351,10 +351,11 @@ def _one_hot_classes(output: OutputSpec, cells: list[list[str]]) -> list[str] | 
     cell is spelled as true or false (none blank) and every row has exactly one true cell; else ``None``
     (read row by row, which words the problem or applies ``blank`` and ``reference_none``)."""
     true, false, blank = set(output.true_values), set(output.false_values), set(output.blank_values)
-    lowered = [list(map(str.lower, column)) for column in cells]
-    if any(not set(column) <= (true | false) - blank for column in lowered):
+    spelled = set().union(*map(set, cells))  # (each distinct cell lowered once)
+    if not {text.lower() for text in spelled} <= (true | false) - blank:
         return None
-    ones = np.stack([np.fromiter(map(true.__contains__, column), bool, len(column)) for column in lowered], axis=1)
+    trues = {text for text in spelled if text.lower() in true}
+    ones = np.stack([np.fromiter(map(trues.__contains__, column), bool, len(column)) for column in cells], axis=1)
     if not (ones.sum(axis=1) == 1).all():
         return None
     names = np.array([name for name, _ in output.reference.columns], dtype=object)
@@ -528,7 +529,7 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
     groups = {m.name: _groups(ground_truth, declaration, m.groups, cases, m.name, tables_read)
               for m in declaration.metrics if m.groups}  # fmt: skip
     fields = {name: dict(zip(framed, map(str, records[name]), strict=True)) for name in declaration.cases.fields}
-    weights = _sample_weights(ground_truth, declaration, cases)
+    weights = _sample_weights(ground_truth, declaration, cases, tables_read)
     return DeclaredReference(
         cases, files, values, ground_truth, events, groups, order, findings, stacks, fields, weights
     )
@@ -554,14 +555,15 @@ def _groups(
 
 
 def _sample_weights(
-    ground_truth: Path, declaration: Declaration, cases: Sequence[str]
+    ground_truth: Path, declaration: Declaration, cases: Sequence[str], tables: Tables
 ) -> dict[str, dict[str, np.ndarray]]:
     """Each weighted metric's case weights (in ``cases``' order) by ``sample_weights`` column ("file.csv:column"),
-    each column read once: a finite number >= 0 in ASCII per case, or the metric's ``absent_weight`` for every
-    case when the file lacks the column; its ``zero_weight`` cases 0; not all 0."""
+    each column read once (``tables``: the files this load has read): a finite number >= 0 in ASCII per case, or
+    the metric's ``absent_weight`` for every case when the file lacks the column; its ``zero_weight`` cases 0; not
+    all 0."""
     headers: dict[str, list[str]] = {}
     columns: dict[str, np.ndarray] = {}
-    listed: dict[str, tuple[str, ...]] = {}  # a column's cases in file order
+    listed: dict[str, Sequence[str]] = {}  # a column's cases in file order
     noun = declaration.cases.noun
     found: dict[str, dict[str, np.ndarray]] = {}
     for metric in (m for m in declaration.metrics if m.sample_weights):
@@ -569,15 +571,18 @@ def _sample_weights(
         for text in metric.sample_weights:
             csv_file, _, column = text.partition(":")
             if metric.absent_weight is not None and csv_file not in headers:
-                headers[csv_file] = _csv_rows(ground_truth / csv_file)[0]
+                read = tables.get(ground_truth / csv_file)
+                headers[csv_file] = read[0] if read else _csv_rows(ground_truth / csv_file)[0]
             if metric.absent_weight is not None and column not in headers[csv_file]:
                 weights = np.full(len(cases), metric.absent_weight)
             else:
                 if text not in columns:
                     reader = f", which metric '{metric.name}' reads as case weights"
-                    cells = _csv_column(ground_truth, csv_file, column, declaration, False, reader)
-                    columns[text] = _weight_cells(text, [cells.get(case, "") for case in cases], cases, noun)
-                    listed[text] = tuple(cells)
+                    cells = _csv_column(ground_truth, csv_file, column, declaration, False, reader, tables)
+                    in_order = _in_order(cells, cases)
+                    column_cells = cells.cells if in_order else [cells.get(case, "") for case in cases]
+                    columns[text] = _weight_cells(text, column_cells, cases, noun)
+                    listed[text] = cells.cases
                 weights = columns[text].copy()
             weights[np.isin(np.asarray(cases, dtype=object), metric.zero_weight)] = 0.0
             if metric.sorted_weights and text in listed and _moved(listed[text], cases, weights):
@@ -594,6 +599,8 @@ def _sample_weights(
 def _moved(listed: Sequence[str], cases: Sequence[str], weights: np.ndarray) -> bool:
     """Whether weights kept in file order (``listed``) and paired by position with the cases sorted would move:
     isic-challenge-scoring's pairing (load_csv.parse_truth_csv sorts the rows, not the weights)."""
+    if list(listed) == sorted(listed):  # (a file in case order: none moves)
+        return False
     by_case = dict(zip(cases, weights.tolist(), strict=True))
     in_file = [by_case[case] for case in listed if case in by_case]
     return in_file != [by_case[case] for case in sorted(c for c in listed if c in by_case)]

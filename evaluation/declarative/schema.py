@@ -15,6 +15,7 @@ import copy
 import dataclasses
 import math
 import tomllib
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -958,7 +959,8 @@ def _flat(table: Table, report: Report, declaration: Declaration, cases: Cases) 
         if not isinstance(written, str) or not written.strip() or "." in written:
             table.fail(f"names.{key}", "must be a key without '.' (the platform splits paths on dots)")
     spelled = [names.get(key, key) for key in keys]
-    clash = next((key for key in spelled if spelled.count(key) > 1 or key in ("settings", "dataset")), None)
+    counts = Counter(spelled)
+    clash = next((key for key in spelled if counts[key] > 1 or key in ("settings", "dataset")), None)
     if clash is not None:
         table.fail("names", f"{clash!r} would be written twice (or over settings or dataset)")
     outputs = [o.slug for o in declaration.outputs]
@@ -974,6 +976,15 @@ def _flat(table: Table, report: Report, declaration: Declaration, cases: Cases) 
         table.fail("names", "is given by the layout's paths (declare one of names and layout)")
     return dataclasses.replace(report, flat=True, names=tuple(names.items()), dataset=tuple(dataset.items()),
                                layout=layout)  # fmt: skip
+
+
+def _objects(paths: list[str]) -> set[str]:
+    """The objects that dotted ``paths`` nest in: each one's parts before a dot ("a.b.c": "a", "a.b")."""
+    found = set()
+    for path in paths:
+        parts = path.split(".")
+        found.update(".".join(parts[:k]) for k in range(1, len(parts)))
+    return found
 
 
 CLASS = "{class}"  # a layout path and key written once per class of the declaration's output with classes
@@ -1002,10 +1013,12 @@ def _layout(table: Table, keys: list[str], declaration: Declaration, dataset_fre
                 table.fail(where, f"{written!r} is not a path of non-empty keys outside settings (and dataset)")
             found.append((written, value))
     paths = [path for path, _ in found]
-    clash = next((p for p in paths if paths.count(p) > 1 or any(o.startswith(f"{p}.") for o in paths)), None)
+    counts, objects = Counter(paths), _objects(paths)
+    clash = next((p for p in paths if counts[p] > 1 or p in objects), None)
     if clash is not None:
         table.fail("layout", f"{clash!r} is written twice, or both a value and an object")
-    unplaced = next((key for key in keys if key not in {value for _, value in found}), None)
+    placed = {value for _, value in found}
+    unplaced = next((key for key in keys if key not in placed), None)
     if unplaced is not None:
         table.fail("layout", f"places no path for the aggregate {unplaced!r} (every value is written)")
     return tuple(found)
@@ -1228,10 +1241,12 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
         for _, _, key in metric_keys(metrics[-1]):
             earlier[f"{metrics[-1].group}.{key}" if metrics[-1].group else key] = metrics[-1]
     names = [f"{m.group}.{key}" if m.group else key for m in metrics for _, _, key in metric_keys(m)]
-    duplicate = next((key for key in names if names.count(key) > 1), None)
+    counts = Counter(names)
+    duplicate = next((key for key in names if counts[key] > 1), None)
     if duplicate:
         top.fail("metrics", f"two values go to aggregates.{duplicate}: give one a different name or key")
-    clash = next((key for key in names if any(other.startswith(f"{key}.") for other in names)), None)
+    objects = _objects(names)
+    clash = next((key for key in names if key in objects), None)
     if clash:
         top.fail("metrics", f"aggregates.{clash} is both a value and a group")
     boot = top.sub("bootstrap")

@@ -56,7 +56,9 @@ def our_document(challenge: str, input_dir: Path, ground_truth: Path, **override
     settings = evaluation.settings(overrides)
     truth = evaluation.load_reference(ground_truth, settings)
     prepared = evaluation.prepare(input_dir, truth, settings)
-    results = {task.case: evaluation.score_case(task, settings) for task in prepared.tasks}
+    results = prepared.scored  # (read as columns; else a task per case, as evaluation.pipeline)
+    if results is None:
+        results = {task.case: evaluation.score_case(task, settings) for task in prepared.tasks}
     return json_safe(evaluation.aggregate(results, prepared.missing, truth, settings))
 
 

@@ -147,6 +147,8 @@ def test_layout_problems_name_the_key(tmp_path, old, new, problem):
 
 
 READER = """
+import numpy as np
+
 from evaluation.errors import SubmissionError
 
 
@@ -159,11 +161,18 @@ def read(context):
         return [rows]
     cases = context.cases or [row[0] for row in rows]
     return {row[0]: dict(zip(context.columns, map(float, row[1:]))) for row in rows if row[0] in cases}
+
+
+def read_columns(context):
+    rows = [line.split(";") for line in context.text().read().splitlines()[1:]]
+    cases = context.cases or [row[0] for row in rows]
+    kept = [row for row in rows if row[0] in cases]
+    return [row[0] for row in kept], np.array([row[1:] for row in kept], dtype=float).reshape(len(kept), -1)
 """
 
 
-def _reading(root: Path, scores: str) -> Path:
-    toml = DECLARATION.replace('strip_suffixes = [".jpg", ".png"]', 'reader = "reader.py:read"')
+def _reading(root: Path, scores: str, reader: str = "read") -> Path:
+    toml = DECLARATION.replace('strip_suffixes = [".jpg", ".png"]', f'reader = "reader.py:{reader}"')
     (root / "reader.py").write_text(READER)
     return _write(root, toml, scores=scores)
 
@@ -191,3 +200,32 @@ def test_a_readers_problems(tmp_path, evaluate_cli, scores, line):
     run = evaluate_cli(str(_reading(tmp_path, scores)), tmp_path / "in", ground_truth=tmp_path / "gt")
     assert (run.exit_code, run.wrote_metrics) == (1, False)
     assert run.last_error_line.startswith(line)
+
+
+@pytest.mark.parametrize(
+    ("scores", "whole"),
+    [
+        ("image;A;B;C\ni1;0.7;0.2;0.1\ni2;0.4;0.5;0.1\ni3;0.3;0.6;0.1\ni4;0.5;0.4;0.1\n", True),
+        ("image;A;B;C\ni4;0.5;0.4;0.1\ni2;0.4;0.5;0.1\ni3;0.3;0.6;0.1\ni1;0.7;0.2;0.1\ni9;0.1;0.1;0.1\n", True),
+        ("image;A;B;C\ni1;0.7;0.2;0.1\ni2;0.4;0.5;0.1\ni3;0.3;1.6;0.1\ni4;0.5;0.4;0.1\n", False),
+        ("image;A;B;C\ni1;0.7;0.2;0.1\ni2;0.4;0.5;0.1\ni3;0.3;nan;0.1\ni4;0.5;0.4;0.1\n", False),
+        ("image;A;B;C\ni1;0.7;0.2;0.1\ni3;0.3;0.6;0.1\ni4;0.5;0.4;0.1\n", False),
+        ("image;A;B;C\ni1;0.7;0.2;0.1\ni2;0.4;0.5;0.1\ni3;0.3;0.6;0.1\ni4;0.5;0.4;0.1\ni2;0.4;0.5;0.1\n", False),
+    ],
+    ids=["in-order", "shuffled", "outside", "nan", "lacking", "twice"],
+)
+def test_a_reader_returning_columns(tmp_path, evaluate_cli, scores, whole):
+    """A reader may return (cases, matrix): scored whole, the same metrics.json as its rows give; a value the
+    rows refuse (outside [0, 1], not finite), a case lacking or given twice: read as its rows, their own line."""
+    runs = []
+    for reader in ("read", "read_columns"):
+        root = tmp_path / reader
+        root.mkdir()
+        runs.append(evaluate_cli(str(_reading(root, scores, reader)), root / "in", ground_truth=root / "gt"))
+    rows, columns = runs
+    assert (columns.exit_code, columns.wrote_metrics) == (rows.exit_code, rows.wrote_metrics)
+    assert ("(as columns)" in columns.stdout, "(as columns)" in rows.stdout) == (whole, False)
+    if rows.exit_code == 0:
+        assert (columns.output / "metrics.json").read_bytes() == (rows.output / "metrics.json").read_bytes()
+    else:
+        assert columns.last_error_line == rows.last_error_line.replace("reader.py:read:", "reader.py:read_columns:")
