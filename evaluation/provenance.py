@@ -6,8 +6,8 @@ The record: the evaluation's version and the image digest when the image knows i
 (``$EVALUATION_IMAGE_DIGEST``), Python's and every scoring library's version, the command's
 challenge, options, seed and case-results mode, and the SHA-256 of the predictions (the input
 folder), of the ground truth (its folder), of the declaration (a declared challenge), of the
-organizer's Python files its python metrics run (``sha256.code``, when there are any) and of
-metrics.json itself. metrics.json is not changed.
+organizer's Python files its python metrics run and of the declarations it extends (``sha256.code``,
+when there are any) and of metrics.json itself. metrics.json is not changed.
 
 A folder is hashed with the evaluation's own rules for what may be opened (platform/files.py):
 no link is followed (a link counts by the path it holds: its target, when inside the folder, is
@@ -151,7 +151,8 @@ def record(
 ) -> dict[str, Any]:
     """The record of the run about to write metrics.json, before it is written (``write_record``
     adds metrics.json's hash): a failure here leaves no metrics.json. ``code``: the organizer's Python
-    files a declaration's python metrics run (their SHA-256 under ``sha256.code``, by path beside it)."""
+    files a declaration's python metrics run and the declarations it extends (their SHA-256 under
+    ``sha256.code``, by path beside it)."""
     return {
         **environment(),
         "command": {
@@ -272,8 +273,8 @@ def check_record(document: Any, where: Path) -> dict[str, Any]:
     for name, digest in code.items():
         if not (isinstance(digest, str) and SHA256.fullmatch(digest)):
             raise _refused(where, f"sha256.code.{name} is not a SHA-256 hex digest")
-        if Path(name).is_absolute() or ".." in Path(name).parts or not name.endswith(".py"):
-            raise _refused(where, "sha256.code names a file that is not a .py file beside the declaration")
+        if Path(name).is_absolute() or ".." in Path(name).parts or not name.endswith((".py", ".toml")):
+            raise _refused(where, "sha256.code names a file that is not a .py or .toml file beside the declaration")
     if challenge.endswith(".toml"):
         if challenge != declaration:
             raise _refused(where, "command.challenge is a declaration other than command.declaration")

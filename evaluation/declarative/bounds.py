@@ -22,6 +22,7 @@ from evaluation.errors import ConfigurationError
 
 MAX_BYTES = 256 * 1024  # the largest packaged declaration is under 6 KB; 256 KiB parse in well under a second
 MAX_DEPTH = 16  # tables and arrays inside each other; the format's deepest is 3 (report.notes, metrics[i].keys)
+MAX_EXTENDS = 4  # declarations extending each other in a chain (``extends``); the packaged ones use 1
 MAX_ITEMS = 10_000  # entries of one array or table (outputs, metrics, labels, classes, ...)
 MAX_INTEGER = 2**63 - 1  # TOML 1.0: integers are 64-bit signed; larger ones "must" be an error
 MAX_RESAMPLES = 100_000  # an (n_resamples x n_cases) index array: 100,000 x 1,000 cases = 800 MB

@@ -137,7 +137,10 @@ class DeclaredChallenge(Challenge):
         return {socket: names[socket.slug] for socket in self.phase.inputs}
 
     def code_files(self) -> tuple[Path, ...]:
-        return code_files(self.declaration.metrics, self.declaration.folder, self.declaration.submission.reader)
+        """Its python metrics' files and the declarations it extends (the provenance record hashes them)."""
+        declaration = self.declaration
+        bases = tuple(Path(declaration.folder).resolve() / name for name in declaration.bases)
+        return code_files(declaration.metrics, declaration.folder, declaration.submission.reader) + bases
 
     def phase_for(self, settings: Mapping[str, Any]) -> Phase:
         """The phase under the declared options of ``settings`` (an option may set the leaderboard)."""

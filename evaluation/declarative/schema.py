@@ -415,6 +415,12 @@ TOP_KEYS: dict[str, Any] = {
         "description": "The challenge's name (`--challenge`); a packaged declaration's is its file stem.",
     },
     "title": {"type": "string", "description": "The challenge's title."},
+    "extends": {"type": "string", "pattern": r"^[^/\\]+\.toml$", "description": "A declaration of the same "
+                "folder this one builds on (docs/declare/extends.md): its tables merged key by key; its "
+                "`inputs`, `outputs`, `metrics`, `options` and `leaderboard.columns` entry by entry (by slug, "
+                "name, metric name, option name, column title: an entry with `remove = true` drops the "
+                "base's, another's keys replace the base entry's, a new one is appended); never its `name`, "
+                "`title` or `[provenance]`. The provenance record hashes it."},
 }
 BOOTSTRAP_KEYS: dict[str, Any] = {
     "resamples": {"type": "integer", "minimum": 1, "default": 1000, "description": "The bootstrap's "
@@ -448,6 +454,7 @@ class Declaration:
     folder: str = field(default="", compare=False)  # the declaration's folder (python metrics' files are there)
     in_force: tuple[tuple[str, Any], ...] = field(default=(), compare=False)  # options set otherwise than default
     provenance: Provenance | None = field(default=None, compare=False)  # the official implementation reproduced
+    bases: tuple[str, ...] = field(default=(), compare=False)  # the files it extends (``extends``), nearest first
 
     def option_values(self) -> dict[str, Any]:
         """The declared options' values in force, by name (a python metric's ``context.options``)."""
@@ -1145,17 +1152,99 @@ def with_options(declaration: Declaration, values: Mapping[str, Any]) -> Declara
     for option in changed:
         data = _overridden(data, option.targets, option.declared(values[option.name]))
     in_force = tuple((option.name, values[option.name]) for option in changed)
-    return dataclasses.replace(parse_data(data, declaration.source, folder=declaration.folder), in_force=in_force)
+    changed_declaration = parse_data(data, declaration.source, folder=declaration.folder)
+    return dataclasses.replace(changed_declaration, in_force=in_force, bases=declaration.bases)
 
 
-def parse(text: str, file: str, folder: str = "") -> Declaration:
+def parse(text: str, file: str, folder: str = "", chain: tuple[str, ...] = ()) -> Declaration:
     """A validated declaration from TOML ``text``; ``file`` names it in error messages, ``folder`` holds
-    the Python files its python metrics name."""
+    the Python files its python metrics name and the declaration it ``extends`` (``chain``: the files
+    that extend this one, nearest last)."""
     try:
         data = bounds.loads(text, file)  # size, nesting, lengths, integers, key bounds
     except tomllib.TOMLDecodeError as error:
         raise ConfigurationError(f"{file}: not valid TOML ({error}).") from None
-    return parse_data(data, file, folder=folder)
+    if "extends" not in data:
+        return parse_data(data, file, folder=folder)
+    base = _base(Table(file, "", data), folder, (*chain, file))
+    merged = _merged(file, "", {k: v for k, v in base.raw.items() if k not in NOT_INHERITED}, data)
+    del merged["extends"]
+    bounds.check_data(merged, file)  # two arrays merged may pass the bounds each kept
+    return dataclasses.replace(parse_data(merged, file, folder=folder), bases=(base.source, *base.bases))
+
+
+# ``extends``: the keys a declaration never inherits (it states its own), and each array of tables
+# merged entry by entry: its path -> the key naming an entry (a metric without ``name`` is its ``metric``)
+NOT_INHERITED = ("name", "title", "provenance")
+IDENTITIES = {"inputs": "slug", "outputs": "slug", "metrics": "name", "options": "name",
+              "leaderboard.columns": "title"}  # fmt: skip
+REMOVE = "remove"  # ``remove = true`` in an entry of one of those arrays drops the base's entry
+
+
+def _base(top: Table, folder: str, chain: tuple[str, ...]) -> Declaration:
+    """The declaration ``extends`` names: a .toml file of ``folder``, at most ``bounds.MAX_EXTENDS``
+    deep, in no cycle; itself parsed as a declaration (a base that is none is refused there)."""
+    name = top.data["extends"]
+    if not isinstance(name, str) or not name.endswith(".toml") or Path(name).name != name:
+        top.fail("extends", f"{name!r} is not the file name of a .toml declaration in the same folder")
+    if not folder:
+        top.fail("extends", "needs the declaration's folder (load the declaration from its file)")
+    here = Path(folder).resolve()
+    path = (here / name).resolve()
+    if not path.is_relative_to(here):
+        top.fail("extends", f"{name!r} leaves the declaration's folder")
+    if name in chain:
+        top.fail("extends", f"{' -> '.join((*chain[chain.index(name) :], name))} is a cycle")
+    if len(chain) > bounds.MAX_EXTENDS:
+        top.fail("extends", f"a chain of more than {bounds.MAX_EXTENDS} declarations extending each other")
+    if not path.is_file():
+        top.fail("extends", f"{name} is not a file beside the declaration")
+    bounds.check_size(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        top.fail("extends", f"{name} cannot be read ({error.__class__.__name__})")
+    return parse(text, name, folder, chain)
+
+
+def _merged(file: str, where: str, base: Mapping[str, Any], own: Mapping[str, Any]) -> dict[str, Any]:
+    """``own`` over ``base``: tables merged key by key, the arrays of ``IDENTITIES`` entry by entry (an
+    entry's keys replace the base entry's of the same identity, a new entry is appended, ``remove = true``
+    drops the base's), any other value replaced."""
+    merged = copy.deepcopy(dict(base))
+    for key, value in own.items():
+        path = f"{where}.{key}" if where else key
+        if path in IDENTITIES and isinstance(value, list) and isinstance(merged.get(key), list):
+            merged[key] = _merged_entries(Table(file, "", {}), path, merged[key], value)
+        elif isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merged(file, path, merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def _merged_entries(top: Table, path: str, base: list[Any], own: list[Any]) -> list[Any]:
+    """The entries of the array of tables at ``path``: ``base``'s with ``own``'s merged by identity."""
+    identity = IDENTITIES[path]
+    merged = {_identity(entry, identity): dict(entry) for entry in base if isinstance(entry, dict)}
+    for index, entry in enumerate(own):
+        table = Table(top.file, f"{path}[{index}]", entry)
+        name = _identity(entry, identity)
+        if not isinstance(name, str):
+            table.fail(identity, "names the base's entry it changes, or a new one (a string)")
+        if entry.get(REMOVE) is not None:
+            if entry[REMOVE] is not True or set(entry) - {REMOVE, identity, "metric"}:
+                table.fail(REMOVE, f"takes true and no other key than {identity!r}")
+            if merged.pop(name, None) is None:
+                table.fail(identity, f"{name!r} is no entry of the base declaration's {path} to remove")
+        else:
+            merged[name] = {**merged.get(name, {}), **copy.deepcopy(entry)}
+    return list(merged.values())
+
+
+def _identity(entry: Mapping[str, Any], key: str) -> Any:
+    """An entry's identity: its ``key`` (a metric without ``name`` is named by its ``metric``)."""
+    return entry.get(key, entry.get("metric")) if key == "name" else entry.get(key)
 
 
 def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, folder: str = "") -> Declaration:
