@@ -275,12 +275,16 @@ def _reproduces(provenance: Provenance, title: str) -> str:
 def library_page(path: Path) -> str:
     """One packaged declaration: what its opening comment says, its metrics, its leaderboard, where its numbers
     come from (``[provenance]``: the official code, what it computes, what differs, the tests), the file."""
-    text = path.read_text(encoding="utf-8")
-    declaration, provenance = tomllib.loads(text), load(path).provenance
+    text, loaded = path.read_text(encoding="utf-8"), load(path)
+    declaration, provenance = loaded.raw, loaded.provenance  # (merged with the declaration it extends)
     board = declaration["leaderboard"]
+    base = Path(loaded.bases[0]).stem if loaded.bases else ""
+    extends = [f"It extends [{base}]({base}.md) (`extends`): its metrics, leaderboard and options below are the "
+               "merged declaration's.", ""] if base else []  # fmt: skip
     lines = [f"# {declaration['name']}", "", f"**{declaration['title']}**", "", _opening_comment(text), "",
              f"`python -m evaluation --challenge {declaration['name']}` (packaged: `evaluation/declarations/"
-             f"{path.name}`).", "", "## Metrics", "", "| name | metric | output |", "| --- | --- | --- |"]  # fmt: skip
+             f"{path.name}`).", "", *extends, "## Metrics", "", "| name | metric | output |",
+             "| --- | --- | --- |"]  # fmt: skip
     for metric in declaration["metrics"]:
         lines.append(f"| `{metric.get('name', metric['metric'])}` | `{metric['metric']}` | "
                      f"`{metric.get('output', '')}` |")  # fmt: skip
@@ -308,7 +312,8 @@ def library_index(paths: list[Path]) -> str:
             "them, what differs).", "", "| challenge | reproduces | generator / test | documented deviation |",
             "| --- | --- | --- | --- |"]  # fmt: skip
     for path in paths:
-        declaration, provenance = tomllib.loads(path.read_text(encoding="utf-8")), load(path).provenance
+        loaded = load(path)
+        declaration, provenance = loaded.raw, loaded.provenance
         tests = " / ".join(f"`{test}`" for test in provenance.tests)
         rows.append(f"| [{declaration['name']}]({path.stem}.md) | "
                     f"{_cell(_reproduces(provenance, declaration['title']))} | {tests} | "

@@ -394,7 +394,8 @@ def json_schema() -> dict[str, Any]:
                                       "ignore": {**_strings, "description": "Reference path -> why it is left out."}},
                        "additionalProperties": False},
         },
-        "required": ["name", "title", "outputs", "metrics", "leaderboard"],
+        "required": ["name", "title"],  # and what it does not inherit from a declaration it extends:
+        "anyOf": [{"required": ["extends"]}, {"required": ["outputs", "metrics", "leaderboard"]}],
         "additionalProperties": False,
     })  # fmt: skip
 

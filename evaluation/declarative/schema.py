@@ -415,12 +415,17 @@ TOP_KEYS: dict[str, Any] = {
         "description": "The challenge's name (`--challenge`); a packaged declaration's is its file stem.",
     },
     "title": {"type": "string", "description": "The challenge's title."},
-    "extends": {"type": "string", "pattern": r"^[^/\\]+\.toml$", "description": "A declaration of the same "
-                "folder this one builds on (docs/declare/extends.md): its tables merged key by key; its "
-                "`inputs`, `outputs`, `metrics`, `options` and `leaderboard.columns` entry by entry (by slug, "
-                "name, metric name, option name, column title: an entry with `remove = true` drops the "
-                "base's, another's keys replace the base entry's, a new one is appended); never its `name`, "
-                "`title` or `[provenance]`. The provenance record hashes it."},
+    "extends": {
+        "type": "string",
+        "pattern": r"^[^/\\]+\.toml$",
+        "description": "A declaration of the same "
+        "folder this one builds on (docs/declare/reference.md): its tables merged key by key; its "
+        "`inputs`, `outputs`, `metrics`, `options` and `leaderboard.columns` entry by entry (by slug, "
+        "name, metric name, option name, column title: an entry with `remove = true` drops the "
+        "base's, another's keys replace the base entry's, a new one is appended); never its `name`, "
+        "`title` or `[provenance]`. Its entries state only what changes (their required keys may be the "
+        "base's). The provenance record hashes it.",
+    },
 }
 BOOTSTRAP_KEYS: dict[str, Any] = {
     "resamples": {"type": "integer", "minimum": 1, "default": 1000, "description": "The bootstrap's "
@@ -1215,7 +1220,7 @@ def _merged(file: str, where: str, base: Mapping[str, Any], own: Mapping[str, An
     for key, value in own.items():
         path = f"{where}.{key}" if where else key
         if path in IDENTITIES and isinstance(value, list) and isinstance(merged.get(key), list):
-            merged[key] = _merged_entries(Table(file, "", {}), path, merged[key], value)
+            merged[key] = _merged_entries(file, path, merged[key], value)
         elif isinstance(value, dict) and isinstance(merged.get(key), dict):
             merged[key] = _merged(file, path, merged[key], value)
         else:
@@ -1223,28 +1228,33 @@ def _merged(file: str, where: str, base: Mapping[str, Any], own: Mapping[str, An
     return merged
 
 
-def _merged_entries(top: Table, path: str, base: list[Any], own: list[Any]) -> list[Any]:
-    """The entries of the array of tables at ``path``: ``base``'s with ``own``'s merged by identity."""
+def _merged_entries(file: str, path: str, base: list[dict[str, Any]], own: list[Any]) -> list[dict[str, Any]]:
+    """The entries of the array of tables at ``path``: ``base``'s (a parsed declaration's) with ``own``'s
+    merged by identity."""
     identity = IDENTITIES[path]
-    merged = {_identity(entry, identity): dict(entry) for entry in base if isinstance(entry, dict)}
+    merged = {_identity(entry, path): entry for entry in base}
+    if len(merged) < len(base):
+        Table(file, "", {}).fail(path, f"the base declaration's {path} has two entries of one {identity}: "
+                                 "they cannot be told apart")  # fmt: skip
     for index, entry in enumerate(own):
-        table = Table(top.file, f"{path}[{index}]", entry)
-        name = _identity(entry, identity)
+        table = Table(file, f"{path}[{index}]", entry)
+        name = _identity(entry, path)
         if not isinstance(name, str):
             table.fail(identity, "names the base's entry it changes, or a new one (a string)")
-        if entry.get(REMOVE) is not None:
-            if entry[REMOVE] is not True or set(entry) - {REMOVE, identity, "metric"}:
-                table.fail(REMOVE, f"takes true and no other key than {identity!r}")
-            if merged.pop(name, None) is None:
-                table.fail(identity, f"{name!r} is no entry of the base declaration's {path} to remove")
-        else:
+        if REMOVE not in entry:
             merged[name] = {**merged.get(name, {}), **copy.deepcopy(entry)}
+            continue
+        if entry[REMOVE] is not True or set(entry) - {REMOVE, identity, "metric"}:
+            table.fail(REMOVE, f"takes true and no other key than {identity!r}")
+        if merged.pop(name, None) is None:
+            table.fail(identity, f"{name!r} is no entry of the base declaration's {path} to remove")
     return list(merged.values())
 
 
-def _identity(entry: Mapping[str, Any], key: str) -> Any:
-    """An entry's identity: its ``key`` (a metric without ``name`` is named by its ``metric``)."""
-    return entry.get(key, entry.get("metric")) if key == "name" else entry.get(key)
+def _identity(entry: Mapping[str, Any], path: str) -> Any:
+    """An entry's identity: its ``IDENTITIES`` key (a metric without ``name`` is named by its ``metric``)."""
+    key = IDENTITIES[path]
+    return entry.get(key, entry.get("metric")) if path == "metrics" else entry.get(key)
 
 
 def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, folder: str = "") -> Declaration:
