@@ -105,57 +105,48 @@ def test_the_documented_example():
     assert "legacy_hd95" not in [m.name for m in men.metrics] and len(men.leaderboard.columns) == 4
 
 
-REFUSED = {
-    "a missing base": (
-        HEAD.replace("base.toml", "gone.toml"),
-        "derived.toml: extends: gone.toml is not a file beside the declaration",
-    ),
-    "a path leaving the folder": (
-        HEAD.replace("base.toml", "../base.toml"),
-        "derived.toml: extends: '../base.toml' is not the file name of a .toml declaration in the same folder",
-    ),
-    "a sub-folder": (
-        HEAD.replace("base.toml", "sub/base.toml"),
-        "derived.toml: extends: 'sub/base.toml' is not the file name of a .toml declaration in the same folder",
-    ),
-    "a Python file": (
-        HEAD.replace("base.toml", "rules.py"),
-        "derived.toml: extends: 'rules.py' is not the file name of a .toml declaration in the same folder",
-    ),
-    "not a string": (
-        HEAD.replace('"base.toml"', "3"),
-        "derived.toml: extends: 3 is not the file name of a .toml declaration in the same folder",
-    ),
-    "itself": (
-        HEAD.replace("base.toml", "derived.toml"),
-        "derived.toml: extends: derived.toml -> derived.toml is a cycle",
-    ),
-    "a removal of no base entry": (
-        HEAD + '[[metrics]]\nname = "nothing"\nremove = true\n',
-        "derived.toml: metrics[0].name: 'nothing' is no entry of the base declaration's metrics to remove",
-    ),
-    "a removal with other keys": (
-        HEAD + '[[metrics]]\nname = "legacy_dice"\nremove = true\nboth_empty = 0.0\n',
-        "derived.toml: metrics[0].remove: takes true and no other key than 'name'",
-    ),
-    "a removal that is false": (
-        HEAD + '[[outputs]]\nslug = "tumour-segmentation"\nremove = false\n',
-        "derived.toml: outputs[0].remove: takes true and no other key than 'slug'",
-    ),
-    "an entry without identity": (
-        HEAD + '[[leaderboard.columns]]\npath = "aggregates.x"\n',
-        "derived.toml: leaderboard.columns[0].title: names the base's entry it changes, or a new one (a string)",
-    ),
-    "no title of its own": (HEAD.replace('title = "Derived"\n', ""), "derived.toml: title: is required"),
+NOT_A_NAME = "is not the file name of a .toml declaration in the same folder"
+EXTENDS_REFUSED = {  # the value of extends (TOML) -> the problem of derived.toml's extends
+    '"gone.toml"': "gone.toml is not a file beside the declaration",
+    '"../base.toml"': f"'../base.toml' {NOT_A_NAME}",
+    '"sub/base.toml"': f"'sub/base.toml' {NOT_A_NAME}",
+    '"rules.py"': f"'rules.py' {NOT_A_NAME}",
+    "3": f"3 {NOT_A_NAME}",
+    '"derived.toml"': "derived.toml -> derived.toml is a cycle",
+}
+ENTRIES_REFUSED = {  # what derived.toml adds to HEAD -> its one line
+    '[[metrics]]\nname = "nothing"\nremove = true\n': "metrics[0].name: 'nothing' is no entry of the base "
+    "declaration's metrics to remove",
+    '[[metrics]]\nname = "legacy_dice"\nremove = true\nboth_empty = 0.0\n': "metrics[0].remove: takes true and no "
+    "other key than 'name'",
+    '[[outputs]]\nslug = "tumour-segmentation"\nremove = false\n': "outputs[0].remove: takes true and no other key "
+    "than 'slug'",
+    '[[leaderboard.columns]]\npath = "aggregates.x"\n': "leaderboard.columns[0].title: names the base's entry it "
+    "changes, or a new one (a string)",
 }
 
 
-@pytest.mark.parametrize("name", REFUSED)
-def test_a_bad_extends_is_one_line(tmp_path, name):
-    text, line = REFUSED[name]
+def _refused(path: Path) -> str:
     with pytest.raises(ConfigurationError) as refused:
-        load(_folder(tmp_path, text))
-    assert str(refused.value).startswith(line) and "\n" not in str(refused.value), str(refused.value)
+        load(path)
+    assert "\n" not in str(refused.value), str(refused.value)
+    return str(refused.value)
+
+
+@pytest.mark.parametrize("value", EXTENDS_REFUSED)
+def test_a_bad_extends_is_one_line(tmp_path, value):
+    line = _refused(_folder(tmp_path, HEAD.replace('"base.toml"', value)))
+    assert line.startswith(f"derived.toml: extends: {EXTENDS_REFUSED[value]}"), line
+
+
+@pytest.mark.parametrize("entries", ENTRIES_REFUSED)
+def test_a_bad_entry_is_one_line(tmp_path, entries):
+    line = _refused(_folder(tmp_path, HEAD + entries))
+    assert line.startswith(f"derived.toml: {ENTRIES_REFUSED[entries]}"), line
+
+
+def test_a_declaration_states_its_own_title(tmp_path):
+    assert _refused(_folder(tmp_path, HEAD.replace('title = "Derived"\n', ""))) == "derived.toml: title: is required"
 
 
 def test_a_base_that_is_no_declaration_is_refused_naming_it(tmp_path):
