@@ -203,3 +203,11 @@ def test_the_base_is_hashed_and_a_replay_fails_when_it_changes(tmp_path, capsys)
     assert compare(["--replay", str(output / "provenance.json")]) == 1
     last = capsys.readouterr().err.splitlines()[-1]
     assert last.endswith(f"failed: the code file {tmp_path / 'base.toml'} changed since the record."), last
+
+
+def test_a_base_with_two_entries_of_one_identity_cannot_be_extended_there(tmp_path):
+    one_title = re.sub(r'(?m)^title = "(Tumour|Whole|Enhancing tumour lesion-wise HD95).*"$', 'title = "Same"', GLI)
+    derived = _folder(tmp_path, HEAD + '[[leaderboard.columns]]\ntitle = "Same"\nremove = true\n', base=one_title)
+    assert _refused(derived) == ("derived.toml: leaderboard.columns: the base declaration's leaderboard.columns has "
+                                 "two entries of one title: they cannot be told apart")  # fmt: skip
+    assert load(_folder(tmp_path, HEAD + "[bootstrap]\nseed = 3\n", base=one_title)).seed == 3  # the rest merges
