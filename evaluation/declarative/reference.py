@@ -214,11 +214,20 @@ def _csv_column(
 
 class ByCase(Mapping[str, Any]):
     """A column by case (a reference CSV's cells, a number reference's values): its cases and their values
-    in order (``cells``), the look-up by case made on first use (a column read whole needs none)."""
+    in order (``cells``), the look-up by case made on first use (a column read whole needs none), the cells
+    as an array of strings made once (``strings``: a class reference, read by each metric of its output)."""
 
     def __init__(self, cases: Sequence[str], cells: Sequence[Any]) -> None:
         self.cases, self.cells = cases, cells
         self._index: dict[str, Any] | None = None
+        self._strings: np.ndarray | None = None
+
+    def strings(self) -> np.ndarray:
+        """``np.array(cells, dtype=str)``, read-only (shared by its readers)."""
+        if self._strings is None:
+            self._strings = np.array(self.cells, dtype=str)
+            self._strings.flags.writeable = False
+        return self._strings
 
     def __getitem__(self, case: str) -> Any:
         if self._index is None:
