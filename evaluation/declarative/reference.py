@@ -622,7 +622,9 @@ def _weight_cells(text: str, cells: list[str], cases: Sequence[str], noun: str) 
         joined = "".join(cells)
         if not joined.isascii() or "_" in joined:
             raise ValueError
-        weights = np.fromiter(map(float, cells), np.float64, len(cells))
+        weights = decimal_cells(cells)  # plain decimals at once, any other number by float()
+        if weights is None:
+            weights = np.fromiter(map(float, cells), np.float64, len(cells))
     except ValueError:
         weights = np.array([_weight(cell) for cell in cells])
     wrong = np.flatnonzero(~(np.isfinite(weights) & (weights >= 0)))
