@@ -364,11 +364,21 @@ def _one_hot_classes(output: OutputSpec, cells: list[list[str]]) -> list[str] | 
     if not {text.lower() for text in spelled} <= (true | false) - blank:
         return None
     trues = {text for text in spelled if text.lower() in true}
-    ones = np.stack([np.fromiter(map(trues.__contains__, column), bool, len(column)) for column in cells], axis=1)
+    ones = np.stack([_cells_in(column, trues, "" not in spelled) for column in cells], axis=1)
     if not (ones.sum(axis=1) == 1).all():
         return None
     names = np.array([name for name, _ in output.reference.columns], dtype=object)
     return names[ones.argmax(axis=1)].tolist()
+
+
+def _cells_in(column: list[str], texts: set[str], filled: bool) -> np.ndarray:
+    """Whether each cell of ``column`` is one of ``texts``; a column of one character a cell (``filled``: no cell
+    empty) compared as its characters at once."""
+    joined = "".join(column)
+    if filled and len(joined) == len(column):
+        characters = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), np.uint32)
+        return np.isin(characters, [ord(text) for text in texts if len(text) == 1])
+    return np.fromiter(map(texts.__contains__, column), bool, len(column))
 
 
 def _whole_column(output: OutputSpec, texts: Mapping[str, str], cases: Sequence[str], binary: bool) -> ByCase | None:
