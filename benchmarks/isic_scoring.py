@@ -7,8 +7,9 @@ simplifies a ROC curve per category for display; the headline ratio), for inform
 patched to skip those curves, and ours in-process (load the truth, check and read the CSV, score,
 build the document). Every number is compared; prints the ratios. Goal (issue 3): ours not slower
 than the reference as shipped. Ours is the declaration evaluation/declarations/isic2019.toml (issue 29): its
-reader returns columns, scored whole (0.27-0.42 s at 25,000 images; 1.40-2.18 s before, row by row; the module
-it replaced, run from commit 156e73b in the same session, 0.19-0.22 s).
+reader returns columns, scored whole (0.24-0.35 s at 25,000 images, 0.27-0.42 s before its balanced accuracy was
+counted without scikit-learn's label mapping; 1.40-2.18 s before, row by row; the module it replaced, run from commit
+156e73b in the same session, 0.19-0.23 s).
 
 Usage: .venv/bin/python benchmarks/isic_scoring.py [--images N] [--repeats N] [--full]
 """

@@ -162,6 +162,14 @@ def _values_of(values: Mapping[str, Any], cases: Sequence[str]) -> Sequence[Any]
     return list(map(values.__getitem__, cases))
 
 
+def _class_names(values: Mapping[str, Any], cases: Sequence[str]) -> np.ndarray:
+    """The class names of ``cases`` as an array of strings: of a column read whole of these very cases, made once
+    for all the metrics of its output (``ByCase.strings``, read-only)."""
+    if isinstance(values, ByCase) and list(values.cases) == list(cases):
+        return values.strings()
+    return np.array(list(map(values.__getitem__, cases)), dtype=str)
+
+
 class _Entries(dict[str, dict[str, Any]]):
     """The per-case entries the metrics write of a submission scored as columns: a case's made when first
     written (most metrics of values write none); ``_case_columns`` puts them in case order."""
@@ -392,7 +400,7 @@ def _probability_metric(
     settings: Mapping[str, Any],
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     """A metric of a probabilities output over the scored cases: per class and macro, or one value."""
-    truth = np.array(_values_of(reference.values[output.slug], cases), dtype=str)
+    truth = _class_names(reference.values[output.slug], cases)
     matrix = _class_matrix(output, cases, results)
     params, classes = dict(metric.params), output.classes
     keys = metric_keys(metric)

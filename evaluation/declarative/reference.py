@@ -214,11 +214,20 @@ def _csv_column(
 
 class ByCase(Mapping[str, Any]):
     """A column by case (a reference CSV's cells, a number reference's values): its cases and their values
-    in order (``cells``), the look-up by case made on first use (a column read whole needs none)."""
+    in order (``cells``), the look-up by case made on first use (a column read whole needs none), the cells
+    as an array of strings made once (``strings``: a class reference, read by each metric of its output)."""
 
     def __init__(self, cases: Sequence[str], cells: Sequence[Any]) -> None:
         self.cases, self.cells = cases, cells
         self._index: dict[str, Any] | None = None
+        self._strings: np.ndarray | None = None
+
+    def strings(self) -> np.ndarray:
+        """``np.array(cells, dtype=str)``, read-only (shared by its readers)."""
+        if self._strings is None:
+            self._strings = np.array(self.cells, dtype=str)
+            self._strings.flags.writeable = False
+        return self._strings
 
     def __getitem__(self, case: str) -> Any:
         if self._index is None:
@@ -355,11 +364,21 @@ def _one_hot_classes(output: OutputSpec, cells: list[list[str]]) -> list[str] | 
     if not {text.lower() for text in spelled} <= (true | false) - blank:
         return None
     trues = {text for text in spelled if text.lower() in true}
-    ones = np.stack([np.fromiter(map(trues.__contains__, column), bool, len(column)) for column in cells], axis=1)
+    ones = np.stack([_cells_in(column, trues, "" not in spelled) for column in cells], axis=1)
     if not (ones.sum(axis=1) == 1).all():
         return None
     names = np.array([name for name, _ in output.reference.columns], dtype=object)
     return names[ones.argmax(axis=1)].tolist()
+
+
+def _cells_in(column: list[str], texts: set[str], filled: bool) -> np.ndarray:
+    """Whether each cell of ``column`` is one of ``texts``; a column of one character a cell (``filled``: no cell
+    empty) compared as its characters at once."""
+    joined = "".join(column)
+    if filled and len(joined) == len(column):
+        characters = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), np.uint32)
+        return np.isin(characters, [ord(text) for text in texts if len(text) == 1])
+    return np.fromiter(map(texts.__contains__, column), bool, len(column))
 
 
 def _whole_column(output: OutputSpec, texts: Mapping[str, str], cases: Sequence[str], binary: bool) -> ByCase | None:
@@ -613,7 +632,9 @@ def _weight_cells(text: str, cells: list[str], cases: Sequence[str], noun: str) 
         joined = "".join(cells)
         if not joined.isascii() or "_" in joined:
             raise ValueError
-        weights = np.fromiter(map(float, cells), np.float64, len(cells))
+        weights = decimal_cells(cells)  # plain decimals at once, any other number by float()
+        if weights is None:
+            weights = np.fromiter(map(float, cells), np.float64, len(cells))
     except ValueError:
         weights = np.array([_weight(cell) for cell in cells])
     wrong = np.flatnonzero(~(np.isfinite(weights) & (weights >= 0)))

@@ -87,9 +87,22 @@ def balanced_multiclass_accuracy(
     sample_weight = None if weights is None else weights[decided]
     if not decided.any() or (sample_weight is not None and not np.any(sample_weight)):
         return float("nan")
-    with _quiet():
-        accuracy = _sklearn().balanced_accuracy_score(truth, predicted, sample_weight=sample_weight)
-    return float(accuracy)
+    return _integer_balanced_accuracy(truth, predicted, sample_weight)
+
+
+def _integer_balanced_accuracy(truth: np.ndarray, predicted: np.ndarray, sample_weight: np.ndarray | None) -> float:
+    """``sklearn.metrics.balanced_accuracy_score(truth, predicted, sample_weight=sample_weight)`` of integer labels
+    computed as it computes it (scikit-learn 1.9 metrics/_classification.py), in its order: the confusion matrix of
+    the sorted labels (the weights added row by row, as its ``coo_array.toarray``; counts without weights), each
+    label's diagonal over its row sum, the mean of those not NaN. Without its validation and its mapping of each
+    label through a dict when a label is negative (``UNDECIDED``): its time."""
+    labels, places = np.unique(np.concatenate([truth, predicted]), return_inverse=True)
+    n = labels.size
+    matrix = np.bincount(places[: truth.size] * n + places[truth.size :], sample_weight, n * n).reshape(n, n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        recalls = np.diagonal(matrix) / matrix.sum(axis=1)
+    kept = recalls[~np.isnan(recalls)]
+    return float(np.mean(kept)) if kept.size else float("nan")  # (no weighted label: its NaN, without a warning)
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray, empty: float) -> np.ndarray:
@@ -425,6 +438,8 @@ def balanced_accuracy(
     truth, predicted = _label_pairs(truth_labels, predicted_labels)
     if sample_weight is not None:
         rows = _sample_weight(sample_weight, truth, weights)
+        if truth.dtype.kind in "iu" and predicted.dtype.kind in "iu" and np.any(rows):  # (else its own error)
+            return _integer_balanced_accuracy(truth, predicted, rows)
         with _quiet():
             return float(_sklearn().balanced_accuracy_score(truth, predicted, sample_weight=rows))
     if weights is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -167,3 +168,27 @@ def test_brier_score_equals_scikit_learn_to_the_last_bit(seed):
     truth[0] = True
     probabilities = rng.uniform(size=n) if seed % 2 else np.round(rng.uniform(size=n), 2)
     assert brier_score(truth, probabilities) == brier_score_loss(truth, probabilities, pos_label=True)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_balanced_accuracy_of_integer_labels_equals_scikit_learn_to_the_last_bit(seed):
+    """Integer labels (ISIC's argmax classes, ``UNDECIDED`` among the predictions) are counted as
+    ``balanced_accuracy_score`` counts them, not by it: equal bit for bit under fractional, whole and
+    zero row weights, scikit-learn as the oracle; all-zero weights remain its own error."""
+    from sklearn.metrics import balanced_accuracy_score
+
+    from evaluation.metrics.classification import balanced_accuracy
+
+    rng = np.random.default_rng(seed)
+    n, k = int(rng.integers(1, 400)), int(rng.integers(1, 10))
+    truth, predicted = rng.integers(0, k, n), rng.integers(-1, k, n)
+    for weights in (rng.random(n), rng.integers(0, 3, n).astype(float), (rng.random(n) * 1e3).round(3)):
+        if not weights.any():
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = balanced_accuracy_score(truth, predicted, sample_weight=weights)
+        assert balanced_accuracy(truth, predicted, sample_weight=weights) == expected
+        assert balanced_multiclass_accuracy(truth, predicted, weights) == expected
+    with pytest.raises(ValueError, match="at least one non-zero"):
+        balanced_accuracy(truth, predicted, sample_weight=np.zeros(n))
