@@ -837,6 +837,10 @@ def _leaderboard(table: Table, produced: list[str], prefix: str = "aggregates.")
                 error=path(column, "error") if "error" in column.data else "",
             )
         )
+        if columns[-1].title in (
+            earlier.title for earlier in columns[:-1]
+        ):  # the leaderboard's header tells them apart
+            column.fail("title", f"{columns[-1].title!r} is another column's title too")
         column.done()
     table.read.add("columns")
     board = Leaderboard(

@@ -374,6 +374,8 @@ def _mutated(old: str, new: str) -> str:
         ('range = [0, 1]', 'range = [0, 2]', "metrics[5].output: brier needs a probability: declare range = [0, 1]"),
         ('score = "aggregates.dice_tumour_mean"', 'score = "aggregates.dice_tumor_mean"',
          "leaderboard.score: 'aggregates.dice_tumor_mean' is not a value this declaration writes"),
+        ('title = "Tumour detection F1"', 'title = "Tumour NSD at 2 mm"',
+         "leaderboard.columns[1].title: 'Tumour NSD at 2 mm' is another column's title too"),
         ('order = "asc"\nexclude', 'order = "up"\nexclude',
          "leaderboard.columns[4].order: 'up' is not one of asc, desc"),
         ('labels = { kidney = 1, tumour = 2, cyst = 3 }', 'labels = { kidney = 1, tumour = 2, cyst = 2 }',
