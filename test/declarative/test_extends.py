@@ -206,8 +206,10 @@ def test_the_base_is_hashed_and_a_replay_fails_when_it_changes(tmp_path, capsys)
 
 
 def test_a_base_with_two_entries_of_one_identity_cannot_be_extended_there(tmp_path):
-    one_title = re.sub(r'(?m)^title = "(Tumour|Whole|Enhancing tumour lesion-wise HD95).*"$', 'title = "Same"', GLI)
-    derived = _folder(tmp_path, HEAD + '[[leaderboard.columns]]\ntitle = "Same"\nremove = true\n', base=one_title)
-    assert _refused(derived) == ("derived.toml: leaderboard.columns: the base declaration's leaderboard.columns has "
-                                 "two entries of one title: they cannot be told apart")  # fmt: skip
-    assert load(_folder(tmp_path, HEAD + "[bootstrap]\nseed = 3\n", base=one_title)).seed == 3  # the rest merges
+    """HECKTOR 2026 names two metrics ``score`` (one per group): by name they cannot be told apart. (Two
+    leaderboard columns of one title are refused in the base itself.)"""
+    one_name = (DECLARATIONS / "hecktor2026.toml").read_text(encoding="utf-8")
+    derived = _folder(tmp_path, HEAD + '[[metrics]]\nname = "score"\nremove = true\n', base=one_name)
+    assert _refused(derived) == ("derived.toml: metrics: the base declaration's metrics has two entries of one "
+                                 "name: they cannot be told apart")  # fmt: skip
+    assert load(_folder(tmp_path, HEAD + "[bootstrap]\nseed = 3\n", base=one_name)).seed == 3  # the rest merges
