@@ -26,7 +26,7 @@ from evaluation.declarative.python_metric import PYTHON, ReadColumns
 from evaluation.declarative.reference import DeclaredReference
 from evaluation.declarative.schema import Declaration
 from evaluation.declarative.segmentation import CaseResult
-from evaluation.platform.prediction_file import PredictionTable
+from evaluation.platform.prediction_file import PredictionTable, float_cells
 
 
 def _numbers(table: PredictionTable, column: str, low: float, high: float, nonnegative: bool) -> np.ndarray | None:
@@ -36,15 +36,8 @@ def _numbers(table: PredictionTable, column: str, low: float, high: float, nonne
     (``PredictionTable.numbers``), any other number cell by cell by ``float``."""
     numbers = table.numbers(column)
     if numbers is None:
-        cells = table.column(column)
-        joined = "".join(cells)
-        if "" in cells or "_" in joined or not joined.isascii():
-            return None
-        try:
-            numbers = np.fromiter(map(float, cells), np.float64, len(cells))
-        except ValueError:
-            return None
-    return numbers if _within(numbers, low, high, nonnegative) else None
+        numbers = float_cells(table.column(column), separators=False)
+    return numbers if numbers is not None and _within(numbers, low, high, nonnegative) else None
 
 
 def _within(numbers: np.ndarray, low: float, high: float, nonnegative: bool) -> bool:

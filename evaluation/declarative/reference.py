@@ -29,7 +29,7 @@ from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.platform.detections import point_names, point_numbers
 from evaluation.platform.files import read_bytes
 from evaluation.platform.matching import stem
-from evaluation.platform.prediction_file import decimal_cells
+from evaluation.platform.prediction_file import float_cells
 from evaluation.platform.sockets import parse_json_bytes
 
 
@@ -398,20 +398,13 @@ def _whole_column(output: OutputSpec, texts: Mapping[str, str], cases: Sequence[
         return ByCase(cases, column) if whole else None
     if type(output.type) is not Number:
         return None
-    if not "".join(column).isascii():  # float() reads Arabic-Indic and full-width digits: the cell-by-cell words
-        return None
     if any(blank in column for blank in output.blank_values) or (
         any(blank != blank.lower() or blank != blank.upper() for blank in output.blank_values)
         and set(map(str.lower, column)) & set(output.blank_values)
     ):  # (a blank value without letters is matched as it is)
         return None
-    numbers = decimal_cells(column)  # plain decimals at once, any other number by float()
-    try:
-        if numbers is None:
-            numbers = np.fromiter(map(float, column), np.float64, len(column))
-    except ValueError:
-        return None
-    if not np.isfinite(numbers).all() or (binary and not np.isin(numbers, (0.0, 1.0)).all()):
+    numbers = float_cells(column)  # (not in ASCII, e.g. full-width digits, or no number: the cell-by-cell words)
+    if numbers is None or not np.isfinite(numbers).all() or (binary and not np.isin(numbers, (0.0, 1.0)).all()):
         return None
     return ByCase(cases, numbers.tolist())
 
@@ -628,14 +621,8 @@ def _moved(listed: Sequence[str], cases: Sequence[str], weights: np.ndarray) -> 
 def _weight_cells(text: str, cells: list[str], cases: Sequence[str], noun: str) -> np.ndarray:
     """The cells of a weight column as numbers, read whole; the first that is not a finite number >= 0 in ASCII
     (no digit separator) is the organizer's error naming its case."""
-    try:
-        joined = "".join(cells)
-        if not joined.isascii() or "_" in joined:
-            raise ValueError
-        weights = decimal_cells(cells)  # plain decimals at once, any other number by float()
-        if weights is None:
-            weights = np.fromiter(map(float, cells), np.float64, len(cells))
-    except ValueError:
+    weights = float_cells(cells, separators=False)
+    if weights is None:  # (some cell is not a number in ASCII: which one)
         weights = np.array([_weight(cell) for cell in cells])
     wrong = np.flatnonzero(~(np.isfinite(weights) & (weights >= 0)))
     if wrong.size:

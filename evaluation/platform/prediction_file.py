@@ -131,6 +131,22 @@ def decimal_cells(cells: Sequence[str]) -> np.ndarray | None:
     return plain_decimals(data, np.r_[0, ends[:-1] + 1], ends)
 
 
+def float_cells(cells: Sequence[str], separators: bool = True) -> np.ndarray | None:
+    """The cells as floats, each as ``float()`` reads it (plain decimals at once: ``decimal_cells``), or ``None``
+    when one is not in ASCII (float() reads full-width digits), is no number, or (``separators=False``) holds
+    Python's digit separator "_"."""
+    joined = "".join(cells)
+    if not joined.isascii() or (not separators and "_" in joined):
+        return None
+    numbers = decimal_cells(cells)
+    if numbers is not None:
+        return numbers
+    try:
+        return np.fromiter(map(float, cells), np.float64, len(cells))
+    except ValueError:
+        return None
+
+
 def find_prediction_file(input_dir: Path, name: str = PREDICTION_FILE) -> Path:
     """``name`` in the input folder, else its single ``*.csv`` (resolved, never a path outside it);
     ``input_dir`` itself when it is a file (the participant's pre-flight check of one CSV: the
