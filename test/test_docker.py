@@ -96,7 +96,8 @@ def test_image_runs_as_the_non_root_user_with_the_challenge_baked_in(image, demo
 
 def test_image_holds_only_the_runtime_requirements(image):
     """The image installs requirements.txt and nothing else: no test oracle (lifelines, the official
-    packages), no ranking-report matplotlib, no organizer tool; and the set is consistent (pip check)."""
+    packages), no ranking-report matplotlib, no organizer tool, not even pip (the build checks the set is
+    consistent with the base image's pip)."""
     pinned = {
         line.split("==")[0].lower().replace("_", "-"): line.split("==")[1]
         for line in (REPO / "requirements.txt").read_text().splitlines()
@@ -106,10 +107,7 @@ def test_image_holds_only_the_runtime_requirements(image):
     run = _run("docker", "run", "--rm", "--network", "none", "--entrypoint", "python", image, "-c", script)
     assert run.returncode == 0, run.stderr
     installed = {name.lower().replace("_", "-"): version for name, version in json.loads(run.stdout).items()}
-    installed = {name: version for name, version in installed.items() if name not in ("pip", "setuptools", "wheel")}
     assert installed == pinned
-    check = _run("docker", "run", "--rm", "--network", "none", "--entrypoint", "python", image, "-m", "pip", "check")
-    assert check.returncode == 0, check.stdout + check.stderr
 
 
 def test_broken_submission_fails_naming_the_stack(image, tmp_path):
