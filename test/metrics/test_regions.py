@@ -16,9 +16,9 @@ import pytest
 from metrics.synthetic_segmentations import cases
 
 from evaluation.metrics.overlap import dice_per_label, iou_per_label
-from evaluation.metrics.regions import hausdorff_per_region, nsd_per_region, region_mask, region_values
+from evaluation.metrics.regions import region_mask, region_values
 from evaluation.metrics.segmentation import LabelRequest, summarise_label_maps
-from evaluation.metrics.surface import hausdorff_distance
+from evaluation.metrics.surface import hausdorff_distance, normalised_surface_dice
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "kits23.json").read_text())
 # kits23/configuration/labels.py: KITS_HEC_LABEL_MAPPING and HEC_SD_TOLERANCES_MM
@@ -32,11 +32,12 @@ def test_every_official_number(case):
     reference, prediction, spacing = CASES[case]
     regions = list(KITS23.values())
     dice = dice_per_label(reference, prediction, regions)
-    nsd = nsd_per_region(reference, prediction, spacing, regions, TOLERANCES)
-    for index, name in enumerate(KITS23):
+    for index, (name, region) in enumerate(KITS23.items()):
         official = GOLDEN["cases"][case][name]
+        masks = region_mask(reference, region), region_mask(prediction, region)
+        nsd = normalised_surface_dice(*masks, spacing, TOLERANCES[index], both_empty=1.0)  # KiTS23: both empty 1
         assert dice[index] == pytest.approx(official["Dice"], abs=1e-9), name
-        assert nsd[index] == pytest.approx(official["SD"], abs=1e-9), name
+        assert nsd == pytest.approx(official["SD"], abs=1e-9), name
 
 
 def test_goldens_cover_the_edge_cases():
@@ -56,15 +57,6 @@ def test_region_masks():
     assert iou_per_label(labels, labels, [(1, 2)]).tolist() == [1.0]
 
 
-def test_hausdorff_per_region_is_the_mask_hausdorff():
-    reference, prediction, spacing = CASES["nested"]
-    regions = [(1, 2, 3), (1, 3), 3]
-    expected = [
-        hausdorff_distance(region_mask(reference, r), region_mask(prediction, r), spacing, 95.0) for r in regions
-    ]
-    assert hausdorff_per_region(reference, prediction, spacing, regions).tolist() == expected
-
-
 @pytest.mark.parametrize(
     ("region", "message"),
     [((), "at least one"), ((1.5,), "integers"), (("1",), "integers"), ((True,), "integers"), ((2, 2), "repeat")],
@@ -76,12 +68,10 @@ def test_bad_regions_raise(region, message):
 
 def test_bad_calls_raise():
     labels = np.zeros((3, 3, 3), dtype=np.uint8)
-    with pytest.raises(ValueError, match="2 tolerances for 1 regions"):
-        nsd_per_region(labels, labels, (1, 1, 1), [(1, 2)], [1.0, 2.0])
     with pytest.raises(ValueError, match="regions is empty"):
-        hausdorff_per_region(labels, labels, (1, 1, 1), [])
+        dice_per_label(labels, labels, [])
     with pytest.raises(ValueError, match="shapes differ"):
-        nsd_per_region(labels, labels[0], (1, 1, 1), [1], [1.0])
+        dice_per_label(labels, labels[0], [1])
 
 
 def test_a_label_request_scores_a_region_as_one_mask():
