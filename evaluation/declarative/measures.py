@@ -164,8 +164,6 @@ EDGE_CASES = {e.key: e.means for r in RECORDS for e in r.edges if e.default == "
 DECLARED_EDGES: dict[str, dict[str, str | None]] = {
     r.name: {e.key: e.parameter for e in r.edges} for r in RECORDS if r.substituted
 }
-# edge cases a participant's answers can cause (a constant prediction): a number, the catalogue's default
-PREDICTION_EDGES = {e.key: e.default for r in RECORDS for e in r.edges if not isinstance(e.default, str)}
 # the declared metrics whose catalogue entry takes the bootstrap's (resamples, n) ``weights``; the others are
 # evaluated on each resample's drawn cases
 RESAMPLE_WEIGHTS = tuple(r.name for r in RECORDS if r.resampling == "weights")
