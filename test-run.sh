@@ -16,8 +16,9 @@
 # Only what the platform reads back is used: inference_result.json's return code, the participant's last
 # stderr line (printed last on stderr) and the uploaded metrics.json; OUTPUT_DIR also gets
 # sagemaker-shim.json (that summary) and sagemaker-shim.log. EVALUATION_IMAGE=<tag> shims another image
-# built by ./build.sh (e.g. evaluation-rare25 for every challenge: it has every challenge's code; the
-# challenge is then set with EVALUATION_CHALLENGE in the container's environment).
+# built by ./build.sh (e.g. evaluation-kits-example for every challenge: it has every challenge's code and,
+# a challenge with image outputs, every package; the challenge is then set with EVALUATION_CHALLENGE in the
+# container's environment).
 set -euo pipefail
 source "$(dirname "$0")/scripts/lib.sh"
 shim=0

@@ -4,7 +4,7 @@
 # empty working folder (no repository on disk for Python to find), run the console commands:
 # gc-evaluate --help / --list, the RARE25 demo with its expected-result diff (gc-demo), the phase
 # settings (gc-phase), the participant's pre-flight check of the demo submission (gc-check).
-# Dependencies are constrained to the pins of requirements.txt and requirements-dev.txt (the image's and the
+# Dependencies are constrained to the pins of requirements*.txt (the image's, its medical-image packages and the
 # ranking report's), the set CI tests; pip takes no extras in a constraint, so dask[...] is left out.
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -19,7 +19,7 @@ rm -rf "$REPO/dist"
 wheel="$(ls "$REPO"/dist/gc_challenge_evaluation-*.whl)"
 say "built $(basename "$wheel") ($(du -k "$wheel" | cut -f1) KiB)"
 "$python" -m venv "$work/venv"
-grep -hv -e '^-r' -e '\[' "$REPO/requirements.txt" "$REPO/requirements-dev.txt" >"$work/constraints.txt"
+grep -hv -e '^-r' -e '\[' "$REPO"/requirements*.txt >"$work/constraints.txt"
 "$work/venv/bin/python" -m pip install --quiet --disable-pip-version-check -c "$work/constraints.txt" "$wheel"
 mkdir "$work/empty"
 cd "$work/empty"

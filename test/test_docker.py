@@ -94,20 +94,36 @@ def test_image_runs_as_the_non_root_user_with_the_challenge_baked_in(image, demo
     assert (output / "metrics.json").stat().st_uid != 0
 
 
-def test_image_holds_only_the_runtime_requirements(image):
-    """The image installs requirements.txt and nothing else: no test oracle (lifelines, the official
-    packages), no ranking-report matplotlib, no organizer tool, not even pip (the build checks the set is
-    consistent with the base image's pip)."""
-    pinned = {
-        line.split("==")[0].lower().replace("_", "-"): line.split("==")[1]
-        for line in (REPO / "requirements.txt").read_text().splitlines()
-        if line and not line.startswith("#")
-    }
+def _pins(name: str) -> dict[str, str]:
+    """``{distribution: version}`` of the pinned lines of one requirements file (not the files it includes)."""
+    lines = (REPO / name).read_text().splitlines()
+    pins = (line.split("#")[0].strip() for line in lines if line and not line.startswith(("#", "-r")))
+    return {pin.split("==")[0].lower().replace("_", "-"): pin.split("==")[1] for pin in pins}
+
+
+def _installed(image: str) -> dict[str, str]:
     script = "import json, importlib.metadata as m; print(json.dumps({d.name: d.version for d in m.distributions()}))"
     run = _run("docker", "run", "--rm", "--network", "none", "--entrypoint", "python", image, "-c", script)
     assert run.returncode == 0, run.stderr
-    installed = {name.lower().replace("_", "-"): version for name, version in json.loads(run.stdout).items()}
-    assert installed == pinned
+    return {name.lower().replace("_", "-"): version for name, version in json.loads(run.stdout).items()}
+
+
+def test_image_holds_only_the_runtime_requirements(image):
+    """The image installs requirements.txt and nothing else: no test oracle (lifelines, the official
+    packages), no ranking-report matplotlib, no organizer tool, not even pip (the build checks the set is
+    consistent with the base image's pip); and RARE25 reads no image, so not the medical-image packages of
+    requirements-images.txt either (SimpleITK alone is 264 MB)."""
+    assert _installed(image) == _pins("requirements.txt")
+
+
+def test_a_challenge_with_image_outputs_gets_the_medical_image_packages(tmp_path):
+    """kits-example scores label images: its image holds requirements-images.txt as well, and its demo's
+    metrics.json there equals the expected file (./test-run.sh compares them)."""
+    image = built_image("kits-example")
+    assert _installed(image) == _pins("requirements.txt") | _pins("requirements-images.txt")
+    run = _run("./test-run.sh", "kits-example", env={"OUTPUT_DIR": str(tmp_path)})
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert json.loads((tmp_path / "metrics.json").read_text())["settings"]["challenge"] == "kits-example"
 
 
 def test_broken_submission_fails_naming_the_stack(image, tmp_path):

@@ -5,11 +5,12 @@ against a moto S3 on loopback, with the inputs staged as grand-challenge.org sta
 inference_result.json's return code and last stderr line, the shim's structured log (what the participant is
 shown), and the uploaded files.
 
-One shimmed image serves every challenge: evaluation-rare25 has every challenge's code, so each run sets
-EVALUATION_CHALLENGE in the container's environment (the platform passes a job's environment the same way;
-only GRAND_CHALLENGE_* variables are stripped); this saves a build per challenge.
-The invoke API (grand-challenge.org's newer method, named by the image label org.grand-challenge.api-method)
-runs the same way: evaluation-rare25-invoke is made from the image with Dockerfile.invoke, run.py reads the
+One shimmed image serves every challenge: evaluation-kits-example has every challenge's code and every package
+(a challenge with image outputs), so each run sets EVALUATION_CHALLENGE in the container's environment (the
+platform passes a job's environment the same way; only GRAND_CHALLENGE_* variables are stripped); this saves a
+build per challenge. The invoke API (grand-challenge.org's newer method, named by the image label
+org.grand-challenge.api-method) runs the same way: evaluation-kits-example-invoke is made from the image with
+Dockerfile.invoke, run.py reads the
 label as the platform does, and the shim starts the image's server once and calls POST /invoke; the demo and
 the broken submission must give what the exec mode gives.
 
@@ -34,7 +35,9 @@ from evaluation.registry import names
 
 # every scenario runs in the module fixture: a container start each (about a second on overlay2, tens on vfs)
 pytestmark = [pytest.mark.docker, pytest.mark.slow, pytest.mark.timeout(2400)]
-IMAGE = "evaluation-rare25"
+# kits-example has image outputs, so its image holds every package (requirements-images.txt too) and every
+# challenge's demo runs in it (rare25's own image, without them, is tested by test_docker.py)
+IMAGE = "evaluation-kits-example"
 INVOKE_IMAGE = f"{IMAGE}-invoke"
 DEMOS = [name for name in names() if (REPO / "test" / "expected" / name / "metrics.json").is_file()]
 # What the platform's runner does is the same for every challenge but for the files it stages: one demo of
@@ -98,7 +101,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ShimRun]:
         if os.environ.get("EVALUATION_REQUIRE_DOCKER") == "1":
             pytest.fail(f"EVALUATION_REQUIRE_DOCKER=1 but {reason}")
         pytest.skip(reason)
-    build = _run("./build.sh", "rare25")
+    build = _run("./build.sh", "kits-example")
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
     empty_context = tmp_path_factory.mktemp("invoke-context")
     build = _run("docker", "build", "--platform=linux/amd64", "--build-arg", f"EVALUATION_IMAGE={IMAGE}",

@@ -468,6 +468,12 @@ class Declaration:
     def output(self, slug: str) -> OutputSpec:
         return next(o for o in self.outputs if o.slug == slug)
 
+    @property
+    def reads_images(self) -> bool:
+        """Whether its evaluation reads images (an image output: label images, heat maps), so its container needs
+        the medical-image packages of requirements-images.txt (``python -m evaluation.image_packages``)."""
+        return any(output.type.image for output in self.outputs)
+
     def aggregate_keys(self) -> list[str]:
         """Every path this declaration writes under ``aggregates`` (``group.key`` or ``key``, with CI
         siblings where declared)."""

@@ -32,7 +32,14 @@ class _Deferred:
         self._name = name
 
     def __getattr__(self, attribute: str) -> Any:
-        return getattr(importlib.import_module(self._name), attribute)
+        try:
+            module = importlib.import_module(self._name)
+        except ModuleNotFoundError:
+            raise ConfigurationError(
+                f"This evaluation image has no {self._name}: it was built for a challenge without image outputs "
+                "(requirements-images.txt is left out; python -m evaluation.image_packages)."
+            ) from None
+        return getattr(module, attribute)
 
 
 if TYPE_CHECKING:
