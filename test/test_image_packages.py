@@ -72,3 +72,15 @@ def test_the_command_answers_and_refuses_an_unknown_challenge(capsys):
     with pytest.raises(SystemExit):
         main(["no-such-challenge"])
     assert "no declaration no-such-challenge.toml" in capsys.readouterr().err
+
+
+def test_reading_an_image_without_the_packages_is_one_line_for_the_organizer():
+    """The check tool's frame count (``--images``) in an image without SimpleITK: a sentence, not a traceback."""
+    script = BLOCKED.split("from evaluation.cli")[0].format(blocked=sorted(image_modules()), arguments=[]) + (
+        "from pathlib import Path\nfrom evaluation.errors import ConfigurationError\n"
+        "from evaluation.platform.images import image_frames\n"
+        "try:\n    image_frames(Path('stack.tif'))\nexcept ConfigurationError as error:\n    print(error)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.startswith("This evaluation image has no SimpleITK: it was built for a challenge without image")
