@@ -17,7 +17,7 @@ USER user
 ENTRYPOINT ["python", "-m", "evaluation"]
 
 COPY requirements.txt /opt/app/
-# The packages' own test suites (scipy, pandas, scikit-learn, numpy: about 100 MB) never run here.
+# The packages' own test suites (scipy, pandas, numpy: about 100 MB) never run here.
 RUN python -m venv /opt/venv && python -m pip install --no-cache-dir -r /opt/app/requirements.txt \
     && find /opt/venv/lib -depth -type d -name tests -prune -exec rm -rf {} +
 
