@@ -2,8 +2,9 @@
 without importing it.
 
 Why: importing ``sklearn.metrics`` costs an evaluation about a second of start-up (it loads SciPy's
-stats and pandas), more than the whole rest of most declared challenges' runs, and its parameter
-validation costs about 1 ms a call (LUNA16's bootstrap draws 1,000 curves); issue 30. The definitions
+stats and pandas), more than the whole rest of most declared challenges' runs, and a call of one of its
+curves costs about half a millisecond of validation, 6-10x these on up to 1,000 samples
+(``benchmarks/curve_calls.py``; LUNA16's bootstrap draws 1,000 curves); issue 30. The definitions
 are read in scikit-learn 1.9.1's ``sklearn/metrics/_ranking.py`` (read, not copied) and restated in
 numpy, operation for operation where the order of floating-point operations decides the last bit;
 ``test/metrics/test_curves.py`` checks every function equal (``==``) to scikit-learn 1.9.1 over many
