@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import harness
@@ -77,20 +78,23 @@ score = "aggregates.auroc"
 """
 
 
-def timed(command: list[str]) -> tuple[float, float]:
-    """The wall time and the CPU time (user + system of it and its children) of ``command`` (exit 0 required)."""
+def timed(command: list[str], root: Path = REPO) -> tuple[float, float]:
+    """The wall time and the CPU time (user + system of it and its children) of ``command`` run in ``root``
+    (exit 0 required)."""
     before, start = os.times(), time.perf_counter()
-    run = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
+    run = subprocess.run(command, cwd=root, capture_output=True, text=True)
     wall, after = time.perf_counter() - start, os.times()
     if run.returncode != 0:
         raise SystemExit(f"{command[:4]} failed: {run.stderr.strip().splitlines()[-1:]}")
     return wall, after.children_user + after.children_system - before.children_user - before.children_system
 
 
-def in_turn(ours: list[str], floor: list[str], repeats: int) -> tuple[tuple[float, float], tuple[float, float]]:
-    """Ours and the floor, each best of ``repeats`` (wall, CPU), run in turn so that a load hits both."""
-    times = [(timed(ours), timed(floor)) for _ in range(repeats)]
-    return tuple(min(t[k] for t, _ in times) for k in (0, 1)), tuple(min(f[k] for _, f in times) for k in (0, 1))
+def in_turn(*commands: list[str], repeats: int, roots: Sequence[Path] = ()) -> list[tuple[float, float]]:
+    """Each command best of ``repeats`` (wall, CPU), the commands run in turn so that a load hits them all;
+    command k in ``roots[k]`` (a checkout of the project; default this one)."""
+    places = [*roots, *[REPO] * (len(commands) - len(roots))]
+    times = [[timed(command, root) for command, root in zip(commands, places, strict=True)] for _ in range(repeats)]
+    return [(min(t[k][0] for t in times), min(t[k][1] for t in times)) for k in range(len(commands))]
 
 
 def segmentation_inputs(folder: Path, cases: int, shape: tuple[int, int, int]) -> tuple[Path, Path, list[Path]]:
@@ -240,7 +244,7 @@ def main() -> None:
                        str(platform_input), "--ground-truth", str(truth), "--output", str(folder / "out"),
                        "--workers", "1"]  # fmt: skip
             read = [sys.executable, "-c", FLOOR_READ_IMAGES, *map(str, files)]
-            mine, theirs = in_turn(command, read, arguments.repeats)
+            mine, theirs = in_turn(command, read, repeats=arguments.repeats)
             ours.append(mine)
             floor.append(theirs)
         if not arguments.csv_only:
@@ -259,7 +263,7 @@ def main() -> None:
                            str(answers.parent), "--ground-truth", str(truth.parent),
                            "--output", str(folder / "out")]  # fmt: skip
                 read = [sys.executable, "-c", FLOOR_READ_CSVS, str(truth), str(answers)]
-                mine, theirs = in_turn(command, read, arguments.repeats)
+                mine, theirs = in_turn(command, read, repeats=arguments.repeats)
                 ours.append(mine)
                 floor.append(theirs)
             report(what, "row", tuple(counts), ours, floor, (2, "-"))

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 FORBIDDEN = ("sklearn", "pandas", "scipy.stats")
 
@@ -86,3 +88,23 @@ def test_a_prediction_file_phase_loads_only_what_its_metrics_use(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     loaded = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     assert not {name for name in loaded if name.split(".")[0] in ("sklearn", "pandas", "scipy", "multiprocessing")}
+
+
+def _declared_demos() -> list[str]:
+    """Every declared challenge with a demo (its input under test/input, its bundled ground truth)."""
+    names = sorted(path.stem for path in (REPO / "evaluation" / "declarations").glob("*.toml"))
+    return [name for name in names if all((REPO / where / name).is_dir() for where in ("test/input", "ground-truth"))]
+
+
+@pytest.mark.parametrize("challenge", _declared_demos())
+def test_no_declared_challenge_loads_scikit_learn(challenge, tmp_path):
+    """Issue 30: scikit-learn's import cost every evaluation that used a curve or a label metric a second of
+    start-up; its curves and label metrics are restated bit for bit (evaluation/metrics/curves.py,
+    classification.py) and no declared challenge's demo, run as the platform runs it (one worker), loads it
+    in any of its processes."""
+    command = [sys.executable, "-X", "importtime", "-m", "evaluation", "--challenge", challenge, "--input",
+               str(REPO / "test" / "input" / challenge), "--output", str(tmp_path), "--workers", "1"]  # fmt: skip
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert not {name for name in loaded if name.split(".")[0] == "sklearn"}

@@ -1,8 +1,8 @@
 """Multi-class classification metrics as defined by the ISIC Challenge scoring package.
 
 Definitions from ImageMarkup/isic-challenge-scoring 5.6.0, ``isic_challenge_scoring/metrics.py``
-and ``confusion.py`` (read, not copied); scikit-learn computes every curve and area (but the plain AUROC
-and Brier score, restated to the last bit so that an evaluation need not import it):
+and ``confusion.py`` (read, not copied); its curves and areas are scikit-learn's, restated to the last bit
+in ``evaluation.metrics.curves`` so that an evaluation need not import scikit-learn (issue 30):
 
 - labels are each row's argmax; a row whose maximum is tied is *undecided* (always wrong);
 - balanced multi-class accuracy is the mean over categories of weighted true positives over the
@@ -20,7 +20,9 @@ All functions are pure; ``weights`` default to 1 for every row.
 Below the ISIC functions, the catalogue's validated binary and multi-class metrics (AUROC, average
 precision, accuracy, balanced accuracy, sensitivity / specificity at a threshold or at a target of the
 other, Cohen's kappa, Brier score, expected calibration error) with every edge case a parameter, and
-:func:`one_vs_rest` for per-class and macro values. scikit-learn computes what it has. Those a
+:func:`one_vs_rest` for per-class and macro values. Those scikit-learn has are computed as scikit-learn
+1.9.1 computes them, equal to the last bit (its curves in ``evaluation.metrics.curves``, its label
+metrics here; scikit-learn is the oracle of their tests, never imported by an evaluation). Those a
 bootstrap needs also take ``weights``: (resamples, n) case weights (the draw counts of each resample,
 ``evaluation.metrics.bootstrap.resample_weights``) for one value per resample at once, each equal to
 the metric of that resample's expanded set of cases (an edge case gives its parameter's value).
@@ -28,41 +30,17 @@ the metric of that resample's expanded set of cases (an edge case gives its para
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from types import ModuleType
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from evaluation.metrics import checks
+from evaluation.metrics import checks, curves
 from evaluation.metrics.bootstrap import case_weights, resample_means
 
 UNDECIDED = -1
 CONFUSION_METRICS = ("accuracy", "sensitivity", "specificity", "dice", "ppv", "npv")
 CURVE_METRICS = ("auc", "auc_sens_80", "ap")
 CATEGORY_METRICS = (*CONFUSION_METRICS, *CURVE_METRICS)  # the reference's column order
-
-
-def _sklearn() -> ModuleType:
-    """``sklearn.metrics``, imported on first use: scikit-learn (with SciPy's stats and pandas) costs a
-    process seconds, and a segmentation worker, which imports this module through the catalogue,
-    never needs it (issue 20; test/test_worker_imports.py)."""
-    import sklearn.metrics
-
-    return sklearn.metrics
-
-
-@contextmanager
-def _quiet() -> Iterator[None]:
-    """scikit-learn warns on the degenerate inputs the definitions handle on purpose."""
-    from sklearn.exceptions import UndefinedMetricWarning
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        warnings.simplefilter("ignore", UserWarning)
-        warnings.simplefilter("ignore", RuntimeWarning)
-        yield
 
 
 def argmax_labels(scores: np.ndarray) -> np.ndarray:
@@ -87,15 +65,16 @@ def balanced_multiclass_accuracy(
     sample_weight = None if weights is None else weights[decided]
     if not decided.any() or (sample_weight is not None and not np.any(sample_weight)):
         return float("nan")
-    return _integer_balanced_accuracy(truth, predicted, sample_weight)
+    return _counted_balanced_accuracy(truth, predicted, sample_weight)
 
 
-def _integer_balanced_accuracy(truth: np.ndarray, predicted: np.ndarray, sample_weight: np.ndarray | None) -> float:
-    """``sklearn.metrics.balanced_accuracy_score(truth, predicted, sample_weight=sample_weight)`` of integer labels
-    computed as it computes it (scikit-learn 1.9 metrics/_classification.py), in its order: the confusion matrix of
-    the sorted labels (the weights added row by row, as its ``coo_array.toarray``; counts without weights), each
-    label's diagonal over its row sum, the mean of those not NaN. Without its validation and its mapping of each
-    label through a dict when a label is negative (``UNDECIDED``): its time."""
+def _counted_balanced_accuracy(truth: np.ndarray, predicted: np.ndarray, sample_weight: np.ndarray | None) -> float:
+    """``sklearn.metrics.balanced_accuracy_score(truth, predicted, sample_weight=sample_weight)`` computed as
+    scikit-learn 1.9.1 computes it (``sklearn/metrics/_classification.py``, ``balanced_accuracy_score`` and
+    ``confusion_matrix``), in its order: the confusion matrix of the sorted labels (the weights added row by
+    row, as its ``coo_array.toarray``; integer counts without weights), each label's diagonal over its row
+    sum, the mean of those not NaN (NaN when none is; scikit-learn warns where a label has no reference row).
+    Without its validation and its mapping of each label through a dict (strings, negative ``UNDECIDED``)."""
     labels, places = np.unique(np.concatenate([truth, predicted]), return_inverse=True)
     n = labels.size
     matrix = np.bincount(places[: truth.size] * n + places[truth.size :], sample_weight, n * n).reshape(n, n)
@@ -165,10 +144,10 @@ def auc_above_sensitivity(
     row_weights = np.ones(truth.size) if weights is None else weights
     if not np.any(row_weights[truth]) or not np.any(row_weights[~truth]):
         return float("nan")
-    fpr, tpr, _ = _sklearn().roc_curve(truth, scores, sample_weight=weights, drop_intermediate=False)
+    fpr, tpr, _ = curves.roc_curve(truth, scores, sample_weight=weights, drop_intermediate=False)
     first = int(np.searchsorted(tpr, sensitivity, side="left"))
     fpr_at = np.interp(sensitivity, tpr[first - 1 : first + 1], fpr[first - 1 : first + 1])
-    return float(_sklearn().auc(np.r_[fpr_at, fpr[first:]], np.r_[sensitivity, tpr[first:]]))
+    return curves.auc(np.r_[fpr_at, fpr[first:]], np.r_[sensitivity, tpr[first:]])
 
 
 def curve_metrics(truth: np.ndarray, scores: np.ndarray, weights: np.ndarray | None = None) -> dict[str, np.ndarray]:
@@ -273,36 +252,7 @@ def auroc(
         return np.where(defined, area / np.where(defined, tp[:, -1] * fp[:, -1], 1.0), float(single_class))
     if not rows[truth].any() or not rows[~truth].any():
         return float(single_class)
-    return _roc_area(truth, scores, None if sample_weight is None else rows)
-
-
-def _roc_area(truth: np.ndarray, scores: np.ndarray, sample_weight: np.ndarray | None) -> float:
-    """``sklearn.metrics.roc_auc_score`` of a binary reference holding both classes (with non-zero weight),
-    computed as scikit-learn 1.9 computes it, to the last bit, without importing it (scikit-learn costs a
-    process a second of start-up; issue 30). The definition, read in ``sklearn/metrics/_ranking.py``
-    (``roc_curve``, ``auc``): zero-weight rows are left out; rows sorted by descending score (stable);
-    weighted true and false positives summed in float64 at the last row of each tied group; the points
-    where neither count bends dropped (the second difference of both is zero); (0, 0) prepended; both
-    counts divided by their totals; the trapezoidal area (``numpy.trapezoid``).
-    ``test/metrics/test_classification.py`` checks equality with scikit-learn on ties and weights."""
-    if sample_weight is not None:
-        kept = sample_weight != 0
-        truth, scores, sample_weight = truth[kept], scores[kept], sample_weight.astype(np.float64)[kept]
-    order = np.argsort(-scores, kind="stable")  # descending, ties in row order
-    positive = truth[order].astype(np.float64)
-    ends = np.r_[np.flatnonzero(np.diff(scores[order])), positive.size - 1]
-    if sample_weight is None:
-        tp = np.cumsum(positive, dtype=np.float64)[ends]
-        fp = 1 + ends.astype(np.float64) - tp
-    else:
-        weight = sample_weight[order]
-        tp = np.cumsum(positive * weight, dtype=np.float64)[ends]
-        fp = np.cumsum((1 - positive) * weight, dtype=np.float64)[ends]
-    if fp.size > 2:
-        bends = np.flatnonzero(np.r_[True, np.logical_or(np.diff(fp, 2), np.diff(tp, 2)), True])
-        tp, fp = tp[bends], fp[bends]
-    tp, fp = np.r_[0.0, tp], np.r_[0.0, fp]
-    return float(np.trapezoid(tp / tp[-1], fp / fp[-1]))
+    return curves.roc_auc_score(truth, scores, None if sample_weight is None else rows)
 
 
 def _partial_auroc(
@@ -313,21 +263,20 @@ def _partial_auroc(
     weights: np.ndarray | None,
     max_fpr: float,
 ) -> float | np.ndarray:
-    """``auroc`` with ``max_fpr``: scikit-learn's standardised partial area, of the one value
-    (``sample_weights``: its row weights, and the ``sample_weight`` given, passed on as it is) or of each
-    bootstrap row of ``weights`` (its draw counts as ``sample_weight``; ``single_class`` where a row
-    holds one class)."""
-    score = _sklearn().roc_auc_score
+    """``auroc`` with ``max_fpr``: scikit-learn's standardised partial area (``curves.roc_auc_score``), of
+    the one value (``sample_weights``: its row weights, and the ``sample_weight`` given, passed on as it is)
+    or of each bootstrap row of ``weights`` (its draw counts as ``sample_weight``; ``single_class`` where a
+    row holds one class)."""
     if weights is None:
         rows, sample_weight = sample_weights
         if not rows[truth].any() or not rows[~truth].any():
             return single_class
-        return float(score(truth, scores, sample_weight=sample_weight, max_fpr=max_fpr))
+        return curves.roc_auc_score(truth, scores, sample_weight, max_fpr)
     weights = case_weights(weights, truth.size)
     values = np.full(weights.shape[0], single_class)
     defined = (weights[:, truth].sum(axis=1) > 0) & (weights[:, ~truth].sum(axis=1) > 0)
-    for row in np.flatnonzero(defined):  # scikit-learn's curve per resample (its weights form has no partial area)
-        values[row] = score(truth, scores, sample_weight=weights[row], max_fpr=max_fpr)
+    for row in np.flatnonzero(defined):  # one curve per resample (the weights form has no partial area)
+        values[row] = curves.roc_auc_score(truth, scores, weights[row], max_fpr)
     return values
 
 
@@ -358,7 +307,7 @@ def binary_average_precision(
         return np.where(positives > 0, value, float(no_positive))
     if not rows[truth].any():
         return float(no_positive)
-    return float(_sklearn().average_precision_score(truth, scores, sample_weight=sample_weight))
+    return curves.average_precision_score(truth, scores, sample_weight)
 
 
 def auroc_above_sensitivity(
@@ -398,9 +347,17 @@ def _labels(name: str, values: np.ndarray) -> np.ndarray:
 
 
 def _label_pairs(truth_labels: np.ndarray, predicted_labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two (n,) arrays of class labels, n >= 1, refused where scikit-learn's ``_check_targets`` refuses them
+    (``sklearn/metrics/_classification.py``): fractional numbers (its "continuous" targets), or strings and
+    numbers mixed."""
     truth = _labels("truth_labels", truth_labels)
     predicted = _labels("predicted_labels", predicted_labels)
     checks.nonempty("truth_labels", checks.same_length(truth_labels=truth, predicted_labels=predicted))
+    for name, array in (("truth_labels", truth), ("predicted_labels", predicted)):
+        if array.dtype.kind == "f" and np.any(np.mod(array, 1)):
+            raise ValueError(f"{name} hold fractional numbers; class labels expected")
+    if len({array.dtype.kind in "US" for array in (truth, predicted)}) > 1:
+        raise ValueError("truth_labels and predicted_labels mix strings and numbers")
     return truth, predicted
 
 
@@ -416,7 +373,7 @@ def accuracy(
     truth, predicted = _label_pairs(truth_labels, predicted_labels)
     if weights is not None:
         return resample_means(case_weights(weights, truth.size), (truth == predicted).astype(float))
-    return float(_sklearn().accuracy_score(truth, predicted))
+    return float(np.mean(truth == predicted))  # as accuracy_score: the mean of the 0/1 matches
 
 
 def balanced_accuracy(
@@ -438,10 +395,9 @@ def balanced_accuracy(
     truth, predicted = _label_pairs(truth_labels, predicted_labels)
     if sample_weight is not None:
         rows = _sample_weight(sample_weight, truth, weights)
-        if truth.dtype.kind in "iu" and predicted.dtype.kind in "iu" and np.any(rows):  # (else its own error)
-            return _integer_balanced_accuracy(truth, predicted, rows)
-        with _quiet():
-            return float(_sklearn().balanced_accuracy_score(truth, predicted, sample_weight=rows))
+        if not np.any(rows):  # (scikit-learn's refusal)
+            raise ValueError("sample_weight must contain at least one non-zero number")
+        return _counted_balanced_accuracy(truth, predicted, rows)
     if weights is not None:
         weights = case_weights(weights, truth.size)
         is_class = truth[:, None] == np.unique(truth)[None, :]  # (n, classes)
@@ -449,8 +405,7 @@ def balanced_accuracy(
         support = weights @ is_class
         recalls = np.divide(hits, support, out=np.zeros_like(hits), where=support > 0)
         return recalls.sum(axis=1) / (support > 0).sum(axis=1)
-    with _quiet():  # "y_pred contains classes not in y_true": the documented case
-        return float(_sklearn().balanced_accuracy_score(truth, predicted))
+    return _counted_balanced_accuracy(truth, predicted, None)
 
 
 def _rates(truth: np.ndarray, predicted: np.ndarray, empty: float) -> tuple[float, float]:
@@ -560,7 +515,30 @@ def cohen_kappa(
     seen = np.unique(np.r_[truth, predicted])
     if seen.size == 1:  # both raters constant and equal: sklearn's 0/0
         return float(perfect_chance)
-    return float(_sklearn().cohen_kappa_score(truth, predicted, labels=classes, weights=weights))
+    return _kappa(truth, predicted, classes, weights)
+
+
+def _kappa(truth: np.ndarray, predicted: np.ndarray, classes: np.ndarray, weights: str | None) -> float:
+    """``sklearn.metrics.cohen_kappa_score(truth, predicted, labels=classes, weights=weights)`` of labels all in
+    ``classes`` and not one class alone, computed as scikit-learn 1.9.1 computes it
+    (``sklearn/metrics/_classification.py``, ``cohen_kappa_score``), in its order: the confusion matrix of the
+    counts (rows truth, columns prediction, in the order of ``classes``; a class named twice counts at its last
+    place, as its dict) in float64, the expected matrix ``outer(column sums, row sums) / n``, the weights
+    ``1 - I``, ``|i - j|`` or ``(i - j)²``, and ``1 - sum(w * O) / sum(w * E)``."""
+    order = np.argsort(classes, kind="stable")
+    ranked = classes[order]
+    n = classes.size
+    rows = order[np.searchsorted(ranked, truth, side="right") - 1]
+    columns = order[np.searchsorted(ranked, predicted, side="right") - 1]
+    confusion = np.bincount(rows * n + columns, minlength=n * n).reshape(n, n).astype(np.float64)
+    expected = np.outer(confusion.sum(axis=0), confusion.sum(axis=1)) / np.sum(confusion.sum(axis=0))
+    if weights is None:
+        weight = np.ones((n, n))
+        np.fill_diagonal(weight, 0)
+    else:
+        weight = np.zeros((n, n)) + np.arange(n)
+        weight = np.abs(weight - weight.T) if weights == "linear" else (weight - weight.T) ** 2
+    return float(1 - np.sum(weight * confusion) / np.sum(weight * expected))
 
 
 def brier_score(truth: np.ndarray, probabilities: np.ndarray, weights: np.ndarray | None = None) -> float | np.ndarray:

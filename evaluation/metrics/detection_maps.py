@@ -38,6 +38,7 @@ import numpy as np
 from evaluation.metrics import checks
 from evaluation.metrics.assignment import linear_sum_assignment
 from evaluation.metrics.classification import auroc
+from evaluation.metrics.curves import precision_recall_curve
 from evaluation.metrics.lesions import connected_components, overlap_counts
 
 MIN_OVERLAP = 0.1
@@ -278,8 +279,6 @@ def lesion_average_precision(cases: Sequence[CaseLesions], no_lesion: float = 0.
     is_lesion, confidence = _entries(cases)
     if not is_lesion.any():
         return float(no_lesion)
-    from sklearn.metrics import precision_recall_curve  # on first use: never in a segmentation worker
-
     precision, recall, thresholds = precision_recall_curve(is_lesion, confidence)
     precision[:-1][thresholds == 0] = 0
     return float(-np.sum(np.diff(recall) * precision[:-1]))

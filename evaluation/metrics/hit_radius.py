@@ -18,9 +18,9 @@ displayed on the leaderboard"):
 - at most ``max_marks`` candidates per scan (the script's ``maxNumberOfCADMarks``, 100 in its
   ``noduleCADEvaluation``): those whose score is above the score ranked ``max_marks + 1`` (strictly,
   so candidates tied there are all dropped);
-- the FROC curve is scikit-learn's ``roc_curve`` of the hits and false positives, its false-positive
-  rate scaled to false positives per scan and its true-positive rate to the found share of all
-  findings (a finding never hit lowers the sensitivity and is left out of the curve); without any
+- the FROC curve is scikit-learn's ``roc_curve`` (``curves.roc_curve``) of the hits and false positives, its
+  false-positive rate scaled to false positives per scan and its true-positive rate to the found share of
+  all findings (a finding never hit lowers the sensitivity and is left out of the curve); without any
   false positive every rate is 0;
 - the sensitivity at each rate (1/8, 1/4, 1/2, 1, 2, 4, 8 per scan) is read at the curve's nearest
   point (the first on ties; 0 when no point is nearer than the curve's largest rate, the calculator's
@@ -35,13 +35,13 @@ displayed on the leaderboard"):
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from evaluation.metrics import checks
+from evaluation.metrics.curves import roc_curve
 
 CPM_FP_RATES = (0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 DEFAULT_DIAMETER = 10.0  # mm: the script's diameter of a finding of unknown (negative) size
@@ -144,14 +144,10 @@ def froc_curve(hit_scores: np.ndarray, fp_scores: np.ndarray, n_scans: int) -> F
     labels = np.r_[np.ones(found.size), np.zeros(fp_scores.size)]
     if labels.size == 0:  # only missed findings (the script's roc_curve fails): no curve
         return FrocCurve(np.zeros(1), np.full(1, np.nan), np.full(1, np.inf), 0, int(hit_scores.size))
-    from sklearn.metrics import roc_curve  # (here: importing scikit-learn costs every other challenge a second)
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # scikit-learn's UndefinedMetricWarning without a positive
-        with np.errstate(divide="ignore", invalid="ignore"):
-            fpr, tpr, thresholds = roc_curve(labels, np.r_[found, fp_scores])
-            fps = np.zeros(fpr.size) if fp_scores.size == 0 else fpr * fp_scores.size / n_scans
-            sensitivity = tpr * found.size / hit_scores.size
+    fpr, tpr, thresholds = roc_curve(labels, np.r_[found, fp_scores])  # (NaN rates without a positive)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fps = np.zeros(fpr.size) if fp_scores.size == 0 else fpr * fp_scores.size / n_scans
+        sensitivity = tpr * found.size / hit_scores.size
     return FrocCurve(fps, sensitivity, thresholds, int(found.size), int(hit_scores.size))
 
 

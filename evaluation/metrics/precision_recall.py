@@ -25,15 +25,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from evaluation.metrics.curves import precision_recall_curve
+
 _BLOCK_ELEMENTS = 4_000_000  # iterations x curve counts computed together (a few float64 arrays of 32 MB)
 PPV_METHODS = ("interp", "max_precision")
 
 
 def ppv_at_recall(labels: np.ndarray, scores: np.ndarray, recall: float = 0.9, method: str = "interp") -> float:
-    """Precision (PPV) at ``recall`` on ``sklearn.metrics.precision_recall_curve``: the official
-    definition itself, the reference the counting code below is tested against."""
-    from sklearn.metrics import precision_recall_curve
-
+    """Precision (PPV) at ``recall`` on ``sklearn.metrics.precision_recall_curve`` (``curves``, equal to it to the
+    last bit): the official definition itself, the reference the counting code below is tested against."""
     precisions, recalls, _ = precision_recall_curve(labels, scores)
     if method == "interp":
         return float(np.interp(recall, recalls[::-1], precisions[::-1]))

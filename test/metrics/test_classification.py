@@ -192,3 +192,54 @@ def test_balanced_accuracy_of_integer_labels_equals_scikit_learn_to_the_last_bit
         assert balanced_multiclass_accuracy(truth, predicted, weights) == expected
     with pytest.raises(ValueError, match="at least one non-zero"):
         balanced_accuracy(truth, predicted, sample_weight=np.zeros(n))
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_label_metrics_equal_scikit_learn_to_the_last_bit(seed):
+    """Accuracy, balanced accuracy (with and without row weights) and Cohen's kappa (unweighted, linear,
+    quadratic; labels declared in an order of their own, some never seen) are computed as scikit-learn
+    1.9.1 computes them, not by it (no scikit-learn import in an evaluation, issue 30): equal bit for bit on
+    strings, integers with ``UNDECIDED`` and booleans of 1 to 1,000 samples, scikit-learn as the oracle."""
+    from sklearn.metrics import accuracy_score, balanced_accuracy_score, cohen_kappa_score
+
+    from evaluation.metrics.classification import accuracy, balanced_accuracy, cohen_kappa
+
+    rng = np.random.default_rng(seed)
+    n, k = int(rng.integers(1, 1001)) if seed % 3 else int(rng.integers(1, 8)), int(rng.integers(1, 7))
+    truth, predicted = rng.integers(0, k, n), rng.integers(-1 if seed % 2 else 0, k, n)
+    declared = rng.permutation(np.arange(-1, k + 2))  # every label, in an order of its own, two never used
+    if seed % 4 == 1:
+        names = np.array(["T4", "T1", "<missing>", "T3", "T2", "T0", "TX", "T5", "N0"])
+        truth, predicted, declared = names[truth + 1], names[predicted + 1], names[declared + 1]
+    elif seed % 4 == 2:
+        truth, predicted, declared = truth % 2 == 0, predicted % 2 == 0, np.array([True, False])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scikit-learn's warnings on a class predicted but never true
+        assert accuracy(truth, predicted) == accuracy_score(truth, predicted)
+        assert balanced_accuracy(truth, predicted) == balanced_accuracy_score(truth, predicted)
+        for weights in (rng.random(n) * (rng.random(n) > 0.2), rng.integers(0, 3, n).astype(float)):
+            if weights.any():
+                expected = balanced_accuracy_score(truth, predicted, sample_weight=weights)
+                assert _same_float(balanced_accuracy(truth, predicted, sample_weight=weights), expected)
+        if np.unique(np.r_[truth, predicted]).size > 1:
+            for kappa_weights in (None, "linear", "quadratic"):
+                expected = cohen_kappa_score(truth, predicted, labels=declared, weights=kappa_weights)
+                assert cohen_kappa(truth, predicted, kappa_weights, labels=declared) == expected
+                expected = cohen_kappa_score(truth, predicted, weights=kappa_weights)
+                assert cohen_kappa(truth, predicted, kappa_weights) == expected
+
+
+def _same_float(ours: float, theirs: float) -> bool:
+    return ours == theirs or (math.isnan(ours) and math.isnan(theirs))
+
+
+def test_labels_scikit_learn_refuses_are_refused():
+    """scikit-learn's ``_check_targets`` refuses fractional numbers and strings mixed with numbers as class
+    labels; so do the restated label metrics (else the numbers would be silently wrong)."""
+    from evaluation.metrics.classification import accuracy, balanced_accuracy, cohen_kappa
+
+    for metric in (accuracy, balanced_accuracy, cohen_kappa):
+        with pytest.raises(ValueError, match="fractional"):
+            metric(np.array([0.5, 1.0]), np.array([1.0, 1.0]))
+        with pytest.raises(ValueError, match="mix strings and numbers"):
+            metric(np.array(["1", "0"]), np.array([1, 0]))
