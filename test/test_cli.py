@@ -201,6 +201,7 @@ RUN_BY = {
     "gc-demo": ("test/test_demo.py",),
     "python -m evaluation.platform.invoke": ("test/platform/test_invoke.py",),
     "python -m evaluation.declarative.derived": ("test/declarative/test_records.py",),
+    "python -m evaluation.image_packages": ("test/test_image_packages.py",),
     "./demo.sh": ("test/test_demo.py",),
     "python -m evaluation": ("test/test_cli.py", "test/conftest.py", "test/test_dask.py", "test/test_compare.py"),
     "gc-evaluate": ("test/test_cli.py",),
