@@ -1,8 +1,11 @@
 """The evaluation image's size against its floor, the base image it is built on (python:3.11-slim),
 measured in the same run: what an organizer uploads is the image, so every package it installs counts.
 
-    python benchmarks/image_size.py            # sizes of the built image (./build.sh rare25) and of its base
-    python benchmarks/image_size.py --full     # and the compressed upload (docker save | gzip -1, as export.sh)
+    python benchmarks/image_size.py            # sizes of the built images (./build.sh rare25, kits-example), the base
+    python benchmarks/image_size.py --full     # and the compressed uploads (docker save | gzip -1, as export.sh)
+
+A challenge that reads no image (rare25) gets an image without the medical-image packages
+(requirements-images.txt, evaluation/image_packages.py); one with image outputs (kits-example) holds them.
 
 Needs a Docker engine and the image; without them it says what was not measured and exits 0 (the smoke
 run in CI may come before the image build has finished).
@@ -44,19 +47,29 @@ def compressed_bytes(tag: str) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--challenge", default=None, help="the image evaluation-CHALLENGE (default rare25)")
+    parser.add_argument("--challenges", nargs="+", default=None,
+                        help="the images evaluation-CHALLENGE (default: rare25, which reads no image, and "
+                             "kits-example, which holds the medical-image packages)")  # fmt: skip
     parser.add_argument("--compress", action=argparse.BooleanOptionalAction, default=None)
-    arguments = parse(parser, {"challenge": "rare25", "compress": False}, {"challenge": "rare25", "compress": True})
-    tag = f"evaluation-{arguments.challenge}"
-    size, base = image_bytes(tag), image_bytes(BASE)
-    if size is None or base is None:
-        print(f"image size: not measured ({tag if size is None else BASE} not found, or no Docker engine)")
+    both = ["rare25", "kits-example"]
+    arguments = parse(parser, {"challenges": both, "compress": False}, {"challenges": both, "compress": True})
+    base = image_bytes(BASE)
+    if base is None:
+        print(f"image size: not measured ({BASE} not found, or no Docker engine)")
         return
     print(f"{BASE}: {base / 1e6:.0f} MB (the floor)")
-    print(f"{tag}: {size / 1e6:.0f} MB = {size / base:.2f}x the base image, {(size - base) / 1e6:.0f} MB above it")
-    print(f"  before the runtime-only requirements: {BEFORE} MB; now {size / 1e6 / BEFORE:.2f}x that")
-    if arguments.compress:
-        print(f"  compressed upload (docker save | gzip -1): {compressed_bytes(tag) / 1e6:.0f} MB")
+    for challenge in arguments.challenges:
+        tag = f"evaluation-{challenge}"
+        size = image_bytes(tag)
+        if size is None:
+            print(f"{tag}: not measured (no such image: ./build.sh {challenge})")
+            continue
+        print(
+            f"{tag}: {size / 1e6:.0f} MB = {size / base:.2f}x the base image, {(size - base) / 1e6:.0f} MB above it; "
+            f"{size / 1e6 / BEFORE:.2f}x the {BEFORE} MB of every image before the runtime-only requirements"
+        )
+        if arguments.compress:
+            print(f"  compressed upload (docker save | gzip -1): {compressed_bytes(tag) / 1e6:.0f} MB")
 
 
 if __name__ == "__main__":
