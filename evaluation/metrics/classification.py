@@ -39,8 +39,6 @@ from evaluation.metrics.bootstrap import case_weights, resample_means
 
 UNDECIDED = -1
 CONFUSION_METRICS = ("accuracy", "sensitivity", "specificity", "dice", "ppv", "npv")
-CURVE_METRICS = ("auc", "auc_sens_80", "ap")
-CATEGORY_METRICS = (*CONFUSION_METRICS, *CURVE_METRICS)  # the reference's column order
 
 
 def argmax_labels(scores: np.ndarray) -> np.ndarray:
@@ -158,14 +156,6 @@ def curve_metrics(truth: np.ndarray, scores: np.ndarray, weights: np.ndarray | N
         "auc_sens_80": np.array([auc_above_sensitivity(truth[:, c], scores[:, c], weights) for c in columns]),
         "ap": np.array([average_precision(truth[:, c], scores[:, c], weights) for c in columns]),
     }
-
-
-def category_metrics(
-    truth: np.ndarray, scores: np.ndarray, weights: np.ndarray | None = None, threshold: float = 0.5
-) -> dict[str, np.ndarray]:
-    """Every per-category metric (``CATEGORY_METRICS``) of (n, k) reference values and scores."""
-    confusion = confusion_metrics(truth > threshold, scores > threshold, weights)
-    return {**confusion, **curve_metrics(truth > threshold, scores, weights)}
 
 
 def macro_mean(values: np.ndarray) -> float:

@@ -74,20 +74,6 @@ def _interp_rows(x: float, xp: np.ndarray, fp: np.ndarray) -> np.ndarray:
     return np.where(x0 == x, y0, interpolated)
 
 
-def weighted_curve_metrics(
-    labels: np.ndarray,
-    scores: np.ndarray,
-    weights: np.ndarray,
-    recall: float = 0.9,
-    method: str = "interp",
-    block: int | None = None,
-) -> CurveMetrics:
-    """The three metrics for every row of ``weights`` (n_rows x n_samples, non-negative integers):
-    row ``i`` stands for the data set in which sample ``k`` occurs ``weights[i, k]`` times."""
-    labels = np.asarray(labels)
-    return grouped_curve_metrics(labels, scores, np.arange(labels.size), weights, recall, method, block)
-
-
 def grouped_curve_metrics(
     labels: np.ndarray,
     scores: np.ndarray,

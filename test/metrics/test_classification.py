@@ -17,8 +17,8 @@ from evaluation.metrics.classification import (
     auc_above_sensitivity,
     average_precision,
     balanced_multiclass_accuracy,
-    category_metrics,
     confusion_metrics,
+    curve_metrics,
     macro_mean,
     roc_auc,
 )
@@ -108,7 +108,7 @@ def test_every_metric_equals_the_reference(seed):
     scores[rng.random((n, k)) < 0.02] = 1.0
     scores[rng.random(n) < 0.02] = 0.25  # whole rows tied
     weights = rng.choice([0.0, 0.5, 1.0, 2.0], size=n, p=[0.1, 0.2, 0.6, 0.1])
-    ours = category_metrics(truth, scores, weights)
+    ours = {**confusion_metrics(truth > 0.5, scores > 0.5, weights), **curve_metrics(truth > 0.5, scores, weights)}
     w = pd.Series(weights)
     for c in range(k):
         t, s = pd.Series(truth[:, c]), pd.Series(scores[:, c])

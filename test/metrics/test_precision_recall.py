@@ -11,7 +11,6 @@ from evaluation.metrics.precision_recall import (
     curve_metrics,
     grouped_curve_metrics,
     ppv_at_recall,
-    weighted_curve_metrics,
 )
 
 # The four PPV@90 vectors of issue 2, with the values the official evaluate.py computes.
@@ -62,7 +61,7 @@ def _data(positives, negatives):
 def test_ppv90_official_vectors(positives, negatives, expected):
     labels, scores = _data(positives, negatives)
     assert ppv_at_recall(labels, scores) == pytest.approx(expected, abs=5e-7)
-    weighted = weighted_curve_metrics(labels, scores, np.ones((1, labels.size), dtype=int))
+    weighted = grouped_curve_metrics(labels, scores, np.arange(labels.size), np.ones((1, labels.size), dtype=int))
     assert weighted.ppv[0] == ppv_at_recall(labels, scores)
 
 
@@ -109,8 +108,8 @@ def test_weighted_metrics_equal_sklearn_on_expanded_samples(seed):
     scores = np.round(rng.random(n) * 0.5 + 0.4 * labels, 1 + seed % 3)  # many ties
     weights = rng.integers(0, 4, size=(25, n))
     weights[:, :2] = 1  # both classes present in every row
-    interp = weighted_curve_metrics(labels, scores, weights)
-    best = weighted_curve_metrics(labels, scores, weights, method="max_precision")
+    interp = grouped_curve_metrics(labels, scores, np.arange(labels.size), weights)
+    best = grouped_curve_metrics(labels, scores, np.arange(labels.size), weights, method="max_precision")
     for row in range(weights.shape[0]):
         auroc, auprc, ppv, ppv_max = _expanded_reference(labels, scores, weights[row])
         assert interp.auroc[row] == pytest.approx(auroc, abs=1e-12)
@@ -124,8 +123,8 @@ def test_weighted_metrics_blocks_change_results_only_by_rounding():
     labels = (rng.random(40) < 0.5).astype(int)
     scores = rng.random(40)
     weights = rng.integers(0, 3, size=(50, 40))
-    one = weighted_curve_metrics(labels, scores, weights, block=7)
-    other = weighted_curve_metrics(labels, scores, weights, block=1000)
+    one = grouped_curve_metrics(labels, scores, np.arange(labels.size), weights, block=7)
+    other = grouped_curve_metrics(labels, scores, np.arange(labels.size), weights, block=1000)
     for a, b in zip((one.auroc, one.auprc, one.ppv), (other.auroc, other.auprc, other.ppv), strict=True):
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-15)
 
@@ -133,7 +132,7 @@ def test_weighted_metrics_blocks_change_results_only_by_rounding():
 def test_rows_without_positives_are_nan():
     labels = np.array([0, 1, 0])
     scores = np.array([0.1, 0.5, 0.3])
-    result = weighted_curve_metrics(labels, scores, np.array([[1, 0, 1]]))
+    result = grouped_curve_metrics(labels, scores, np.arange(labels.size), np.array([[1, 0, 1]]))
     assert np.isnan(result.auroc[0]) and np.isnan(result.auprc[0]) and np.isnan(result.ppv[0])
 
 
