@@ -1082,6 +1082,31 @@ def _overridden(data: Mapping[str, Any], targets: tuple[tuple[str, int, str], ..
     return changed
 
 
+def _unchanged(data: Mapping[str, Any], targets: tuple[tuple[str, int, str], ...], value: Any) -> bool:
+    """Whether ``_overridden(data, targets, value)`` is ``data`` itself: every target already holds ``value``
+    (of the same types throughout: ``1`` is not ``1.0`` nor ``true``)."""
+    for section, index, key in targets:
+        entry: Any = data.get(section) if index < 0 else data[section][index]
+        for name in key.split(".") if key else ():
+            if not isinstance(entry, dict) or name not in entry:
+                return False
+            entry = entry[name]
+        if not _same(entry, value):
+            return False
+    return True
+
+
+def _same(one: Any, other: Any) -> bool:
+    """Equal values of equal types, tables and arrays item by item (a NaN is never the same)."""
+    if type(one) is not type(other):
+        return False
+    if isinstance(one, dict):
+        return one.keys() == other.keys() and all(_same(one[key], other[key]) for key in one)
+    if isinstance(one, list):
+        return len(one) == len(other) and all(_same(a, b) for a, b in zip(one, other, strict=True))
+    return bool(one == other)
+
+
 SUBMISSION_TARGETS = ("max_mb",)  # [submission] keys an option may set (ISIC's max_file_mb)
 
 
@@ -1137,6 +1162,8 @@ def _options(top: Table, data: Mapping[str, Any], folder: str = "") -> tuple[Opt
             if type(value) is not type(default):
                 table.fail(key, f"{value!r} is not of the default's type ({type(default).__name__})")
             declared = values.get(_text(value), value)
+            if _unchanged(data, targets, declared):  # the declaration itself, which this parse checks
+                continue
             try:
                 parse_data(_overridden(data, targets, declared), top.file, check_options=False, folder=folder)
             except ConfigurationError as error:
@@ -1153,7 +1180,8 @@ def _options(top: Table, data: Mapping[str, Any], folder: str = "") -> tuple[Opt
 
 
 def with_options(declaration: Declaration, values: Mapping[str, Any]) -> Declaration:
-    """The declaration with the option ``values`` in force (itself when all are the defaults)."""
+    """The declaration with the option ``values`` in force (itself when all are the defaults): the changed
+    declaration validated whole; its options are the declared ones (checked when it loaded)."""
     changed = [o for o in declaration.options if values.get(o.name, o.default) != o.default]
     if not changed:
         return declaration
@@ -1161,8 +1189,9 @@ def with_options(declaration: Declaration, values: Mapping[str, Any]) -> Declara
     for option in changed:
         data = _overridden(data, option.targets, option.declared(values[option.name]))
     in_force = tuple((option.name, values[option.name]) for option in changed)
-    changed_declaration = parse_data(data, declaration.source, folder=declaration.folder)
-    return dataclasses.replace(changed_declaration, in_force=in_force, bases=declaration.bases)
+    changed_declaration = parse_data(data, declaration.source, check_options=False, folder=declaration.folder)
+    return dataclasses.replace(changed_declaration, options=declaration.options, in_force=in_force,
+                               bases=declaration.bases)  # fmt: skip
 
 
 def parse(text: str, file: str, folder: str = "", chain: tuple[str, ...] = ()) -> Declaration:
