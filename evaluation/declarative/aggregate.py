@@ -43,7 +43,6 @@ from evaluation.declarative.segmentation import (
 )
 from evaluation.errors import ConfigurationError
 from evaluation.metrics.bootstrap import percentile_interval, resample_weights
-from evaluation.metrics.detection import ImageDetections
 from evaluation.metrics.groups import over_groups
 from evaluation.metrics.hit_radius import ScanFindings
 from evaluation.metrics.summary_statistics import STATISTICS, resampled_statistic, statistic
@@ -455,6 +454,8 @@ def _detection_metric(
     settings: Mapping[str, Any],
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     """A detection metric over the scored images (reference boxes, submitted boxes and scores)."""
+    from evaluation.metrics.detection import ImageDetections
+
     images = [ImageDetections(reference.values[output.slug][c], *results[c].values[output.slug]) for c in cases]
     params = dict(metric.params)
     if images and params.get("fp_images") == "negative" and all(len(image.reference) for image in images):
@@ -642,6 +643,8 @@ def _decision_metric(
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     """Detection at a decision over the scored images: each image's TP, FP, FN (written per case as
     ``<name>_tp``, ... with ``case_counts``), then precision, recall or F1 of their sums."""
+    from evaluation.metrics.detection import ImageDetections
+
     key = metric.key("", "value")
     if not cases:
         return {key: math.nan}, {key: np.array([np.nan])}

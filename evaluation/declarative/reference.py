@@ -13,7 +13,6 @@ import glob
 import json
 import math
 import re
-import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -686,7 +685,7 @@ def _faulted(fault: str, read: Callable[[], Any]) -> Any:
     """``read()``; a failure is the declared ``reference_fault`` naming its kind."""
     try:
         return read()
-    except (ValueError, TypeError, AttributeError, RecursionError, ElementTree.ParseError) as error:
+    except (ValueError, TypeError, AttributeError, RecursionError, SyntaxError) as error:  # (XML: a ParseError)
         raise ConfigurationError(fault.format(problem=type(error).__name__)) from None
 
 
@@ -701,7 +700,7 @@ def _voc_boxes(ground_truth: Path, name: str, fault: str | None) -> dict[str, An
         what = f"The PASCAL VOC file {file.relative_to(ground_truth).as_posix()}"
         try:
             image, boxes = _faulted(fault, partial(_voc_file, file, what)) if fault else _voc_file(file, what)
-        except (ValueError, TypeError, ElementTree.ParseError) as error:
+        except (ValueError, TypeError, SyntaxError) as error:  # (ElementTree's ParseError is a SyntaxError)
             raise ConfigurationError(f"{what} cannot be read ({type(error).__name__}).") from None
         except SubmissionError as error:  # (a link leaving the ground truth, a FIFO, ...)
             raise ConfigurationError(str(error)) from None
@@ -713,6 +712,8 @@ def _voc_boxes(ground_truth: Path, name: str, fault: str | None) -> dict[str, An
 
 def _voc_file(file: Path, what: str) -> tuple[str, list[list[float]]]:
     """One PASCAL VOC file's image name and boxes."""
+    import xml.etree.ElementTree as ElementTree  # (only for PASCAL VOC references: not imported by every start)
+
     root = ElementTree.fromstring(read_bytes(file, what, None, None))
     boxes = [[float(box.findtext(tag)) for tag in ("xmin", "ymin", "xmax", "ymax")] for box in root.iter("bndbox")]
     return root.findtext("filename") or file.stem, boxes

@@ -60,7 +60,6 @@ ORDERS = ("metric", "label")  # [report] order: metrics.json keys metric by metr
 SORTS = ("asc", "desc")
 INCOMPLETE_GROUP = ("score", NULL)  # a group with a case without its output: scored on the others, or null
 _STRINGS: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
-WEIGHTED_METRICS = measures.WEIGHTED_METRICS  # the metrics that take case weights (sample_weights)
 
 
 @dataclass(frozen=True)
@@ -584,7 +583,7 @@ def _metric(
 def _sample_weights(table: Table, metric: str, bootstrap: bool, grouped: bool, over: str) -> tuple[str, ...]:
     """``sample_weights`` ("file.csv:column"): each case's weight, a number >= 0 in a reference column (a
     weighted leaderboard: ISIC's ``score_weight``), for a metric whose catalogue entry takes case weights
-    (``WEIGHTED_METRICS``), or a list of them for a python metric over the set (``SetContext.weights``);
+    (``measures.weighted_metrics()``), or a list of them for a python metric over the set (``SetContext.weights``);
     neither bootstrapped nor by group."""
     if "sample_weights" not in table.data:
         return ()
@@ -597,8 +596,9 @@ def _sample_weights(table: Table, metric: str, bootstrap: bool, grouped: bool, o
             table.fail("sample_weights", f"{text!r} is not 'file.csv:column' (the weight of each case)")
     if len({text.partition(":")[2] for text in texts}) != len(texts):
         table.fail("sample_weights", "names a column twice")
-    if metric not in WEIGHTED_METRICS and not python:
-        table.fail("sample_weights", f"{metric} takes no case weights (these do: {', '.join(WEIGHTED_METRICS)}; "
+    weighted = measures.weighted_metrics()
+    if metric not in weighted and not python:
+        table.fail("sample_weights", f"{metric} takes no case weights (these do: {', '.join(weighted)}; "
                    "a python metric over the set)")  # fmt: skip
     if bootstrap or grouped:
         table.fail("sample_weights", "a weighted metric is neither bootstrapped nor scored by group")
