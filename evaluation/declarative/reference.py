@@ -134,11 +134,12 @@ def _listed_stacks(
     columns: dict[str, list[Any]] = {name: [] for name in needed}
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
+        key = cases.frame_order
         for stack, frames in sorted(document.items()):
-            ordered = sorted(frames, key=lambda record: int(record[cases.frame_order]))
-            stacks[stack] = tuple(frame_case(stack, k) for k in range(len(ordered)))
+            ordered = sorted(frames, key=lambda record: int(record[key]))
+            stacks[stack] = tuple([frame_case(stack, k) for k in range(len(ordered))])
             for name, column in columns.items():
-                column.extend(record[name] for record in ordered)
+                column.extend([record[name] for record in ordered])
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
         name = cases.ground_truth_name
         where = f" (see the documentation's {name} page for its format)" if name else ""
@@ -413,15 +414,21 @@ def _in_order(found: Mapping[str, Any], cases: Sequence[str]) -> bool:
     return len(found) == len(cases) and list(found) == list(cases)
 
 
-def _class_column(output: OutputSpec, texts: Mapping[str, str], cases: Sequence[str]) -> dict[str, float] | None:
+def _class_column(output: OutputSpec, texts: Mapping[str, str], cases: Sequence[str]) -> Mapping[str, float] | None:
     """A number output's class reference (``true_values`` read as 1, ``false_values`` as 0) of ``cases`` read
     whole, as ``Number.reference_value`` reads each; ``None`` (read cell by cell, which words the problem) for
     another reference or a cell that is neither (a blank one included)."""
     if type(output.type) is not Number or not dict(output.options).get(CLASS_REFERENCE):
         return None
     spelled = {**dict.fromkeys(output.false_values, 0.0), **dict.fromkeys(output.true_values, 1.0)}
-    column = [spelled.get(text.lower()) for text in map(texts.__getitem__, cases)]
-    return None if None in column else dict(zip(cases, column, strict=True))
+    in_order = _in_order(texts, cases)
+    cells = (texts.cells if isinstance(texts, ByCase) else list(texts.values())) if in_order else \
+        list(map(texts.__getitem__, cases))  # fmt: skip
+    read = {text: spelled.get(text.lower()) for text in set(cells)}  # (each spelling looked up once)
+    column = list(map(read.__getitem__, cells))
+    if None in column:
+        return None
+    return ByCase(cases, column) if in_order else dict(zip(cases, column, strict=True))
 
 
 def _binary(declaration: Declaration, output: OutputSpec) -> bool:
@@ -450,8 +457,8 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
         framed = [case for listed in stacks.values() for case in listed]
     for output in listing:
         ref = output.reference
-        if ref.frames_file:
-            texts[output.slug] = dict(zip(framed, (str(value).strip() for value in records[ref.column]), strict=True))
+        if ref.frames_file:  # (in frame order: a column read whole looks up no frame)
+            texts[output.slug] = ByCase(framed, [str(value).strip() for value in records[ref.column]])
         elif _point_rows(output):
             tables[output.slug] = _point_table(ground_truth, output, declaration)
         elif ref.lists_suffixes:
