@@ -582,6 +582,8 @@ def _sample_weights(
     headers: dict[str, list[str]] = {}
     columns: dict[str, np.ndarray] = {}
     listed: dict[str, Sequence[str]] = {}  # a column's cases in file order
+    zeroed: dict[tuple[str, ...], np.ndarray] = {}  # zero_weight -> the cases it zeroes
+    checked: dict[tuple[Any, ...], np.ndarray] = {}  # the weights of a column as metrics of equal rules take them
     noun = declaration.cases.noun
     found: dict[str, dict[str, np.ndarray]] = {}
     for metric in (m for m in declaration.metrics if m.sample_weights):
@@ -591,7 +593,12 @@ def _sample_weights(
             if metric.absent_weight is not None and csv_file not in headers:
                 read = tables.get(ground_truth / csv_file)
                 headers[csv_file] = read[0] if read else _csv_rows(ground_truth / csv_file)[0]
-            if metric.absent_weight is not None and column not in headers[csv_file]:
+            absent = metric.absent_weight is not None and column not in headers[csv_file]
+            rules = (text, absent and metric.absent_weight, metric.zero_weight, metric.sorted_weights)
+            if rules in checked:  # (ISIC's five metrics weighed alike: checked once)
+                found[metric.name][text] = checked[rules].copy()
+                continue
+            if absent:
                 weights = np.full(len(cases), metric.absent_weight)
             else:
                 if text not in columns:
@@ -602,7 +609,9 @@ def _sample_weights(
                     columns[text] = _weight_cells(text, column_cells, cases, noun)
                     listed[text] = cells.cases
                 weights = columns[text].copy()
-            weights[np.isin(np.asarray(cases, dtype=object), metric.zero_weight)] = 0.0
+            if metric.zero_weight not in zeroed:
+                zeroed[metric.zero_weight] = np.isin(np.asarray(cases, dtype=object), metric.zero_weight)
+            weights[zeroed[metric.zero_weight]] = 0.0
             if metric.sorted_weights and text in listed and _moved(listed[text], cases, weights):
                 raise ConfigurationError(
                     f"{declaration.cases.ground_truth} {csv_file} is not sorted by {noun} and its weights vary; the "
@@ -610,7 +619,8 @@ def _sample_weights(
                 )
             if not weights.any():
                 raise ConfigurationError(f"{text}: every {noun} has the weight 0.")
-            found[metric.name][text] = weights
+            checked[rules] = weights
+            found[metric.name][text] = weights.copy()
     return found
 
 
