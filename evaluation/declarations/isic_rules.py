@@ -70,10 +70,11 @@ def read_predictions(context: Any) -> tuple[list[str], np.ndarray]:
         raise SubmissionError(message + _undecodable_lines(context.data())) from None
     table = _checked(table, categories)
     if context.cases is not None:
-        missing = pd.Index(context.cases).difference(table.index)
+        cases = pd.Index(context.cases)
+        missing = cases.difference(table.index)
         if not missing.empty:
             raise SubmissionError(_listing("Missing images in CSV: ", missing.tolist()))
-        extra = table.index.difference(pd.Index(context.cases))
+        extra = table.index.difference(cases)
         if not extra.empty:
             raise SubmissionError(_listing("Extra images in CSV: ", extra.tolist()))
     return table.index.tolist(), table.to_numpy(dtype=float)
