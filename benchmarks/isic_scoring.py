@@ -7,9 +7,10 @@ simplifies a ROC curve per category for display; the headline ratio), for inform
 patched to skip those curves, and ours in-process (load the truth, check and read the CSV, score,
 build the document). Every number is compared; prints the ratios. Goal (issue 3): ours not slower
 than the reference as shipped. Ours is the declaration evaluation/declarations/isic2019.toml (issue 29): its
-reader returns columns, scored whole (0.24-0.35 s at 25,000 images, 0.27-0.42 s before its balanced accuracy was
-counted without scikit-learn's label mapping; 1.40-2.18 s before, row by row; the module it replaced, run from commit
-156e73b in the same session, 0.19-0.23 s).
+reader returns columns, scored whole (0.23-0.35 s at 25,000 images as timed below, 0.24-0.35 s before ``overall``
+read the catalogue's value instead of computing it again, 0.27-0.42 s before its balanced accuracy was counted
+without scikit-learn's label mapping; 1.40-2.18 s before, row by row). Against the module it replaced
+(``--against-tree``, 27 Nov): 1.11-1.21x by target, medians of the rounds 1.04-1.15x (docs/benchmarks.md).
 
 ``--against-tree TREE``: also the module the declaration replaced (``evaluation/challenges/isic.py``), from a tree
 of a commit that still had it (``git -C REPO archive 156e73b | tar -x -C TREE``), against ours (issue 29's
