@@ -11,9 +11,15 @@ subprocess from the same files:
   ``np.random.choice``, three scikit-learn calls per iteration), writing the same 13 numbers;
 - floor: a script that reads the same files with ``json`` and numpy, no check, and calls the pure
   function ours calls (``evaluation.metrics.prevalence_bootstrap``), under ours' process settings (one
-  OpenBLAS thread, ``os._exit``): what no evaluation can skip. Ours
-  over the floor is what the engine costs beyond it (the former ``rare25`` module, same run, before it was
-  removed: see docs/benchmarks.md).
+  OpenBLAS thread, ``os._exit``): what no evaluation can skip. Ours over the floor is what the engine
+  costs beyond it;
+- with ``--against-tree TREE``: the former ``rare25`` module (issue 29: the declaration replaced it), run as
+  ``python -m evaluation --challenge rare25`` from a tree of a commit that still had it
+  (``git -C REPO archive 156e73b | tar -x -C TREE``), alternated with ours on the same files: the ratio of
+  the best times, the median of the runs' ratios, the same in CPU seconds of each process, and whether the two
+  metrics.json are byte-identical. Both trees run as the environment says: with ``PYTHONDONTWRITEBYTECODE=1``
+  each start compiles every module it imports (the image compiles the project once, ``compileall``: set
+  ``PYTHONPYCACHEPREFIX`` to a scratch folder and unset it to measure that).
 
 Prints the wall times and ratios (each side's best of ``--repeat``), the bootstrap-only times (the pure
 function in this process, the reference's loop as timed inside its script) and checks the 13 numbers agree
@@ -29,14 +35,16 @@ its three full-dataset numbers must equal ours; the time is the headline referen
 benchmark says that the official script was not run. Smoke size: 20 bootstrap iterations
 (``--set iterations=20`` for ours, the loop's for the reference); ``--full``: 1000.
 
-Usage: .venv/bin/python benchmarks/rare25_end_to_end.py [--repeat 3] [--workdir DIR] [--full]
+Usage: .venv/bin/python benchmarks/rare25_end_to_end.py [--repeat 3] [--workdir DIR] [--full] [--against-tree TREE]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -125,12 +133,17 @@ def make_data(root: Path, seed: int = 0) -> tuple[Path, Path, int]:
     return ground_truth, root / "input", len(frames)
 
 
-def timed(command: list[str], cwd: Path = REPO) -> float:
+def timed(command: list[str], cwd: Path = REPO, cpu: list[float] | None = None) -> float:
+    """The wall seconds of ``command``; its CPU seconds (user + system) appended to ``cpu``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"{command[:3]} failed: {done.stderr.strip().splitlines()[-1:]}")
+    if cpu is not None:
+        cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     return seconds
 
 
@@ -171,12 +184,31 @@ def bootstrap_seconds(ground_truth: Path, input_dir: Path, repeat: int, iteratio
     return best
 
 
+def against_former(tree: Path, root: Path, former: list[float], ours: list[float], cpu: dict[str, list[float]]) -> None:
+    """Ours against the former module (issue 29's acceptance: within 10%), from the alternated runs: wall
+    seconds, and the CPU seconds of each process (which another load on the machine moves less)."""
+    ratios = sorted(o / f for o, f in zip(ours, former, strict=True))
+    identical = (root / "former" / "metrics.json").read_bytes() == (root / "output" / "metrics.json").read_bytes()
+    print(f"against the former module ({tree}): module {min(former):.3f} s | python -m evaluation {min(ours):.3f} s | "
+          f"{min(ours) / min(former):.2f}x the module (best of {len(ours)}; per run {ratios[0]:.2f}-{ratios[-1]:.2f}x, "
+          f"median {statistics.median(ratios):.2f}x; acceptance <= 1.10x) | metrics.json "
+          f"{'byte-identical' if identical else 'DIFFERENT'}")  # fmt: skip
+    medians = {side: statistics.median(seconds) for side, seconds in cpu.items()}
+    print(f"  CPU seconds: module {min(cpu['former']):.3f} s | ours {min(cpu['ours']):.3f} s | "
+          f"{min(cpu['ours']) / min(cpu['former']):.2f}x (best of each; medians {medians['former']:.3f} s and "
+          f"{medians['ours']:.3f} s)")  # fmt: skip
+    if not identical:
+        raise SystemExit(1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, help="runs of ours (the best is kept)")
     parser.add_argument("--iterations", type=int, help="bootstrap iterations (the official: 1000)")
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--official", type=Path, default=None, help="a checkout of TUE-VCA/Grand-Challenge-RARE25")
+    parser.add_argument("--against-tree", type=Path, default=None,
+                        help="a tree of commit 156e73b: its rare25 module timed in turn with ours")  # fmt: skip
     args = harness.parse(parser, dict(repeat=1, iterations=20), dict(repeat=3, iterations=1000))
     root = Path(tempfile.mkdtemp(prefix="rare25-e2e-", dir=args.workdir))
     try:
@@ -195,10 +227,16 @@ def main() -> None:
         command = [sys.executable, "-m", "evaluation", "--challenge", "rare25", "--input", str(input_dir),
                    "--output", str(root / "output"), "--ground-truth", str(ground_truth),
                    "--set", f"iterations={args.iterations}"]  # fmt: skip
-        floor_seconds, ours_seconds = float("inf"), float("inf")
-        for _ in range(args.repeat):  # alternated: a load that comes and goes touches both
-            floor_seconds = min(floor_seconds, timed(floor_command))
-            ours_seconds = min(ours_seconds, timed(command))
+        output_at = command.index("--output") + 1
+        former = [*command[:output_at], str(root / "former"), *command[output_at + 1 :]]  # (its own output folder)
+        floor_times, ours_times, former_times = [], [], []
+        cpu: dict[str, list[float]] = {"former": [], "ours": []}
+        for _ in range(args.repeat):  # alternated: a load that comes and goes touches each
+            floor_times.append(timed(floor_command))
+            if args.against_tree is not None:
+                former_times.append(timed(former, cwd=args.against_tree, cpu=cpu["former"]))
+            ours_times.append(timed(command, cpu=cpu["ours"]))
+        floor_seconds, ours_seconds = min(floor_times), min(ours_times)
         ours = json.loads((root / "output" / "metrics.json").read_text())
         floored = json.loads((root / "floor.json").read_text())
         worst = max(abs(ours[key] - value) for key, value in reference["metrics"].items())
@@ -216,6 +254,10 @@ def main() -> None:
         print(f"13 numbers (reference, floor): {same} (max |diff| {worst:.1e})")
         if worst > 1e-12:
             raise SystemExit(1)
+        if args.against_tree is None:
+            print("former rare25 module not run: pass --against-tree TREE (a tree of commit 156e73b)")
+        else:
+            against_former(args.against_tree, root, former_times, ours_times, cpu)
         if args.official is None:
             print("official evaluate.py (TUE-VCA/Grand-Challenge-RARE25) not run: pass --official CHECKOUT")
         else:

@@ -108,3 +108,19 @@ def test_no_declared_challenge_loads_scikit_learn(challenge, tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     loaded = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     assert not {name for name in loaded if name.split(".")[0] == "sklearn"}
+
+
+def test_a_declaration_of_other_metrics_loads_no_metric_module_it_does_not_call():
+    """Issue 29 (the engine's start-up against the former rare25 module): loading the engine and rare25.toml (a
+    whole-set python metric of a number output) imports neither the metric catalogue, which imports every metric
+    module, nor the segmentation, surface, lesion-wise, overlap and detection modules: each is imported where a
+    metric of its own is computed."""
+    code = "import evaluation.cli\nfrom evaluation.registry import get\nget('rare25')"
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    unused = {f"evaluation.metrics.{name}" for name in ("catalogue", "segmentation", "surface", "lesion_wise",
+                                                        "lesion_detection", "overlap", "detection")}  # fmt: skip
+    assert not loaded & unused, sorted(loaded & unused)

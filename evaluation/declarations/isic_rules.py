@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 THRESHOLD = 0.5  # a decision is a probability > 0.5, as the reference's metrics.py
+TARGETS = {"balanced_accuracy": "balanced_accuracy", "auc": "auroc_macro", "ap": "average_precision_macro"}
+# (the --metric option -> the catalogue's value of it under score_weight, declared before ``isic``: ``overall``)
 MALIGNANT = ("MEL", "BCC", "AK", "AKIEC", "SCC")
 NEWLINE_PROBE = 2000  # characters the reference reads to look for two newlines
 MESSAGE_CHARACTERS = 1000  # the platform shows 1,024 characters of the last stderr line
@@ -68,10 +70,11 @@ def read_predictions(context: Any) -> tuple[list[str], np.ndarray]:
         raise SubmissionError(message + _undecodable_lines(context.data())) from None
     table = _checked(table, categories)
     if context.cases is not None:
-        missing = pd.Index(context.cases).difference(table.index)
+        cases = pd.Index(context.cases)
+        missing = cases.difference(table.index)
         if not missing.empty:
             raise SubmissionError(_listing("Missing images in CSV: ", missing.tolist()))
-        extra = table.index.difference(pd.Index(context.cases))
+        extra = table.index.difference(cases)
         if not extra.empty:
             raise SubmissionError(_listing("Extra images in CSV: ", extra.tolist()))
     return table.index.tolist(), table.to_numpy(dtype=float)
@@ -185,9 +188,10 @@ def _target(name: str, positives: np.ndarray, scores: np.ndarray, weights: np.nd
 
 
 def isic(predictions: np.ndarray, references: np.ndarray, context: Any) -> dict[str, Any]:
-    """``overall`` and ``validation`` (the target metric under the score and validation weights), the
-    per-category and macro confusion metrics at ``> 0.5``, ``malignant_auc``, the categories without
-    score-weighted positives, a note on ``malignant_auc``, the images and the undecided predictions."""
+    """``overall`` and ``validation`` (the target metric under the score and validation weights: the first is
+    the catalogue's, computed before, ``context.aggregates``), the per-category and macro confusion metrics at
+    ``> 0.5``, ``malignant_auc``, the categories without score-weighted positives, a note on ``malignant_auc``,
+    the images and the undecided predictions."""
     categories = tuple(context.classes)
     score, validation = context.weights["score_weight"], context.weights["validation_weight"]
     positives = references[:, None] == np.asarray(categories)[None, :]
@@ -196,7 +200,7 @@ def isic(predictions: np.ndarray, references: np.ndarray, context: Any) -> dict[
     confusion = confusion_metrics(positives, predictions > THRESHOLD, score)
     malignant = np.isin(categories, MALIGNANT)
     found: dict[str, Any] = {
-        "overall": _target(target, positives, predictions, score, skipped),
+        "overall": context.aggregates[TARGETS[target]],
         "validation": _target(target, positives, predictions, validation, skipped),
         "malignant_auc": roc_auc(positives[:, malignant].any(axis=1), malignant_share(predictions, categories), score),
     }

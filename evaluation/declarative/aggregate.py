@@ -43,7 +43,6 @@ from evaluation.declarative.segmentation import (
 )
 from evaluation.errors import ConfigurationError
 from evaluation.metrics.bootstrap import percentile_interval, resample_weights
-from evaluation.metrics.detection import ImageDetections
 from evaluation.metrics.groups import over_groups
 from evaluation.metrics.hit_radius import ScanFindings
 from evaluation.metrics.summary_statistics import STATISTICS, resampled_statistic, statistic
@@ -67,6 +66,7 @@ def aggregate_metrics(
         _Entries() if isinstance(results, ColumnResults) else {case: {} for case in reference.cases}
     )
     computed: dict[str, tuple[float, np.ndarray]] = {}  # aggregate path -> value, resamples
+    made_by: dict[str, MetricSpec] = {}  # aggregate path -> the metric that computed it
     counted: dict[str, int] = {}  # mean aggregate path -> the cases it averaged
     slots: dict[str, tuple[int, ...]] = {}  # per-case key -> its place label by label
     by_group: list[tuple[MetricSpec, dict[str, float]]] = []  # each grouped metric's value per group
@@ -78,7 +78,8 @@ def aggregate_metrics(
             values = {key: float(np.mean([value for value, _ in parts]))}
             resamples = {key: np.mean([boot for _, boot in parts], axis=0)}
         elif metric.metric == python_metric.PYTHON and not metric.groups:  # the organizer's function
-            values, resamples = _python_metric(declaration, metric, results, reference, settings, per_case)
+            earlier = {path: computed[path] for path in computed if made_by[path].output == metric.output}
+            values, resamples = _python_metric(declaration, metric, results, reference, settings, per_case, earlier)
         elif (output := declaration.output(metric.output)).type.scoring == "segmentation" and not metric.groups:
             cases = [c for c in reference.cases if output.slug in results[c].segmentations]
             place = (declaration.outputs.index(output), position)
@@ -103,6 +104,7 @@ def aggregate_metrics(
             values, resamples = _case_set_metric(metric, output, cases, results, reference, settings, per_case)
         for _, _, key in metric_keys(metric):
             computed[f"{metric.group}.{key}" if metric.group else key] = (values[key], resamples[key])
+            made_by[f"{metric.group}.{key}" if metric.group else key] = metric
     for metric, form, key in _written(declaration):
         target = aggregates.setdefault(metric.group, {}) if metric.group else aggregates
         value, resamples_of_key = computed[f"{metric.group}.{key}" if metric.group else key]
@@ -452,6 +454,8 @@ def _detection_metric(
     settings: Mapping[str, Any],
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     """A detection metric over the scored images (reference boxes, submitted boxes and scores)."""
+    from evaluation.metrics.detection import ImageDetections
+
     images = [ImageDetections(reference.values[output.slug][c], *results[c].values[output.slug]) for c in cases]
     params = dict(metric.params)
     if images and params.get("fp_images") == "negative" and all(len(image.reference) for image in images):
@@ -639,6 +643,8 @@ def _decision_metric(
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     """Detection at a decision over the scored images: each image's TP, FP, FN (written per case as
     ``<name>_tp``, ... with ``case_counts``), then precision, recall or F1 of their sums."""
+    from evaluation.metrics.detection import ImageDetections
+
     key = metric.key("", "value")
     if not cases:
         return {key: math.nan}, {key: np.array([np.nan])}
@@ -706,14 +712,17 @@ def _python_metric(
     reference: DeclaredReference,
     settings: Mapping[str, Any],
     per_case: dict[str, dict[str, Any]],
+    earlier: Mapping[str, tuple[float, np.ndarray]],
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     """A python metric (``python_metric``): per case, the values the workers returned (written per case,
-    then the declared forms over the cases); over the set, the function on the scored cases' values."""
+    then the declared forms over the cases); over the set, the function on the scored cases' values, with
+    ``earlier`` (the same output's values computed before it, and their resamples) in its context."""
     output = declaration.output(metric.output)
     if metric.param("over") == "set":
         cases = _scored(output, reference.cases, results)
         options = declaration.option_values()
-        return _python_set(metric, declaration.folder, output, cases, results, reference, settings, options=options)
+        return _python_set(metric, declaration.folder, output, cases, results, reference, settings, options=options,
+                           earlier=earlier)  # fmt: skip
     cases = [c for c in reference.cases if metric.name in results[c].python]
     labels = metric.labels or ("",)
     found = {label: [results[c].python[metric.name][label] for c in cases] for label in labels}
@@ -735,9 +744,11 @@ def _python_set(
     settings: Mapping[str, Any],
     nan: float | str | None = None,
     options: Mapping[str, Any] | None = None,
+    earlier: Mapping[str, tuple[float, np.ndarray]] | None = None,
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     """A whole-set python metric on ``cases``' values (a probabilities output: a cases x classes matrix) and
-    references, in case order; ``nan``: the declared one unless given; ``options``: the context's."""
+    references, in case order; ``nan``: the declared one unless given; ``options`` and ``earlier`` (values
+    computed before it, with their resamples): the context's."""
     if not cases:  # nothing scored: no value (null), the function is not called
         keys = [key for _, _, key in metric_keys(metric)]
         return {key: math.nan for key in keys}, {key: np.array([np.nan]) for key in keys}
@@ -754,13 +765,16 @@ def _python_set(
     fields = {name: tuple(by_case[c] for c in cases) for name, by_case in reference.fields.items()}
     own = dict(metric.params).get("params", {})
     weights = {text.partition(":")[2]: _weights_of(metric, text, cases, reference) for text in metric.sample_weights}
+    earlier = earlier or {}
     context = python_metric.SetContext(tuple(cases), output.slug, output.classes, options=options or {}, fields=fields,
-                                       params=own, weights=weights)  # fmt: skip
+                                       params=own, weights=weights,
+                                       aggregates={path: value for path, (value, _) in earlier.items()})  # fmt: skip
     if nan is not None:
         metric = dataclasses.replace(metric, params=(*metric.params, ("nan", nan)))
     fn = python_metric.function_of(dict(metric.params), folder)
-    return python_metric.set_aggregates(metric, fn, predictions, references, context, _weights(len(cases), settings,
-                                                                                              metric))  # fmt: skip
+    drawn = _weights(len(cases), settings, metric)
+    boots = {path: boot for path, (_, boot) in earlier.items()}
+    return python_metric.set_aggregates(metric, fn, predictions, references, context, drawn, boots)
 
 
 def _class_matrix(output: OutputSpec, cases: Sequence[str], results: Mapping[str, CaseResult]) -> np.ndarray:

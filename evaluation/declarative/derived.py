@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from evaluation.declarative import measures
 from evaluation.declarative.bounds import KEYS as KEY_BOUNDS
 from evaluation.declarative.metric_records import (
     COUNTED,
@@ -35,7 +36,6 @@ from evaluation.declarative.schema import (
     KEY,
     PROVENANCE_REQUIRED,
     TOP_KEYS,
-    WEIGHTED_METRICS,
     Cases,
     InputSpec,
     Leaderboard,
@@ -187,7 +187,7 @@ def _metric_schema(record: MetricRecord) -> dict[str, Any]:
             "none.",
         }
     properties.update(_GROUPS)  # a metric of one value per group of cases (one label and form: checked on parsing)
-    if record.name in WEIGHTED_METRICS:  # a weighted leaderboard: each case's weight from a reference column
+    if record.name in measures.weighted_metrics():  # a weighted leaderboard: each case's weight from a reference column
         properties.update({**_WEIGHTS, "sample_weights": _WEIGHT_COLUMN})
     required = ["metric", "output"]
     for param in (*record.params, *(edge.param(record.per_class) for edge in record.edges)):

@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 
 from evaluation.errors import ConfigurationError, SubmissionError
-from evaluation.metrics import catalogue
 from evaluation.metrics.bootstrap import drawn_cases, resample_weights
 from evaluation.metrics.detection_maps import LARGEST, CaseLesions, case_lesion_counts, case_lesions
 from evaluation.platform.images import (
@@ -157,6 +156,8 @@ def heat_map_metric(
     """A declared metric (a ``schema.MetricSpec``) of a heat-map output over the scored cases: its
     catalogue entry ``name`` on the cases' lesion entries; an edge value declared "error" refuses a reference
     where the metric is undefined; a bootstrap recomputes it on each resample's drawn cases."""
+    from evaluation.metrics import catalogue  # (on first use: it imports every metric module)
+
     entries = [results[c].segmentations[output.slug] for c in cases]
     params = dict(metric.params)
     errors = [key for key, value in params.items() if value == "error"]

@@ -29,20 +29,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from functools import partial
-from typing import Any
+from functools import cache, partial
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from evaluation.declarative.metric_records import RECORD, RECORDS
 from evaluation.declarative.output_kinds import KINDS
-from evaluation.metrics import catalogue, classification, hit_radius
+from evaluation.metrics import hit_radius
 from evaluation.metrics.bootstrap import drawn_cases
-from evaluation.metrics.detection import ImageDetections
-from evaluation.metrics.detection import decision_counts as decision_counts_of
 from evaluation.metrics.hit_radius import ScanFindings
-from evaluation.metrics.lesions import f1_score
-from evaluation.metrics.overlap import aggregated_dice, dice_from_counts
+
+if TYPE_CHECKING:
+    from evaluation.metrics.detection import ImageDetections
 
 # ------------------------------------------------------------------------- segmentation, per case
 
@@ -54,6 +53,8 @@ def _edge(values: np.ndarray, where: np.ndarray, value: float | str) -> np.ndarr
 
 def dice_values(inter: np.ndarray, ref: np.ndarray, pred: np.ndarray, both_empty: float | str) -> np.ndarray:
     """Per-case Dice; ``both_empty`` (a number, or "exclude" = NaN) where both masks lack the label."""
+    from evaluation.metrics.overlap import dice_from_counts
+
     return _edge(dice_from_counts(inter, ref + pred, empty=np.nan), ref + pred == 0, both_empty)
 
 
@@ -76,6 +77,8 @@ def surface_values(
 
 def lesion_f1_values(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, no_lesions: float) -> np.ndarray:
     """Per-case lesion F1 2TP / (2TP + FP + FN); ``no_lesions`` when neither mask has a lesion."""
+    from evaluation.metrics.lesions import f1_score
+
     return np.atleast_1d(f1_score(tp, fp, fn, empty=no_lesions))
 
 
@@ -136,6 +139,8 @@ def overlap_dataset(
 ) -> np.ndarray | float:
     """Dataset-level Dice 2ΣI / Σ(|R|+|P|) or IoU ΣI / Σ|R∪P| (= D / (2 - D)); ``absent`` when the
     label is in no reference and no prediction (in mm³ or voxels, as the caller scaled them)."""
+    from evaluation.metrics.overlap import aggregated_dice
+
     dice = aggregated_dice(inter, totals, weights, empty=np.nan)
     value = dice if metric == "dice" else dice / (2.0 - dice)
     return np.where(np.isnan(dice), absent, value) if weights is not None else (absent if np.isnan(dice) else value)
@@ -143,6 +148,8 @@ def overlap_dataset(
 
 def lesion_f1_dataset(counts: np.ndarray, no_lesions: float, weights: np.ndarray | None = None) -> Any:
     """F1 of TP / FP / FN summed over cases (``counts``: cases x 3)."""
+    from evaluation.metrics.lesions import f1_score
+
     summed = counts.sum(axis=0) if weights is None else weights @ counts
     return f1_score(*summed.T, empty=no_lesions)
 
@@ -167,11 +174,26 @@ DECLARED_EDGES: dict[str, dict[str, str | None]] = {
 # the declared metrics whose catalogue entry takes the bootstrap's (resamples, n) ``weights``; the others are
 # evaluated on each resample's drawn cases
 RESAMPLE_WEIGHTS = tuple(r.name for r in RECORDS if r.resampling == "weights")
-# the declared metrics whose catalogue entry takes (n,) case weights as scikit-learn's ``sample_weight``: a
-# declared ``sample_weights`` column goes there; the other ``WEIGHTED_METRICS`` take it as one row of ``weights``
-SAMPLE_WEIGHT = tuple(r.name for r in RECORDS if r.catalogue in catalogue.CATALOGUE
-                      and "sample_weight" in catalogue.get(r.catalogue).parameters)  # fmt: skip
-WEIGHTED_METRICS = tuple(dict.fromkeys((*RESAMPLE_WEIGHTS, *SAMPLE_WEIGHT)))  # those a declaration may weigh
+
+
+@cache
+def sample_weight_metrics() -> tuple[str, ...]:
+    """The declared metrics whose catalogue entry takes (n,) case weights as scikit-learn's ``sample_weight``:
+    a declared ``sample_weights`` column goes there; the other ``weighted_metrics()`` take it as one row of
+    ``weights`` (read from the catalogue's signatures when first asked: the catalogue imports every metric
+    module, which a run of other metrics does not need)."""
+    from evaluation.metrics import catalogue
+
+    return tuple(r.name for r in RECORDS if r.catalogue in catalogue.CATALOGUE
+                 and "sample_weight" in catalogue.get(r.catalogue).parameters)  # fmt: skip
+
+
+@cache
+def weighted_metrics() -> tuple[str, ...]:
+    """The declared metrics a declaration may weigh (``sample_weights``)."""
+    return tuple(dict.fromkeys((*RESAMPLE_WEIGHTS, *sample_weight_metrics())))
+
+
 KAPPA_WEIGHTS = dict(next(p for p in RECORD["cohen_kappa"].params if p.key == "weights").values)  # -> sklearn's
 
 
@@ -195,8 +217,10 @@ def value_metric(
     edge case. A declared edge value ``"error"`` gives NaN (the engine refuses it with a message).
     ``event``: c_index's event indicators (the reference ``truth`` is then the time); ``sample``: (n,)
     case weights of the one value (``sample_weights``)."""
+    from evaluation.metrics import catalogue  # (on first use: it imports every metric module)
+
     if sample is not None:
-        if metric in SAMPLE_WEIGHT:
+        if metric in sample_weight_metrics():
             params = {**params, "sample_weight": sample}
         else:
             found = value_metric(metric, truth, predicted, params, sample[None, :], event)
@@ -230,6 +254,8 @@ def _substituted(
     """A ``DECLARED_EDGES`` metric: the catalogue's value with NaN for its edge case, then the declared
     edge value there ("error" stays NaN); with ``weights`` one value per resample (NaN at an edge case),
     through the catalogue's ``weights`` form where it has one, else on each resample's drawn cases."""
+    from evaluation.metrics import catalogue  # (on first use: it imports every metric module)
+
     entry = catalogue.get(VALUE_METRICS[metric])
     edges = DECLARED_EDGES[metric]
     keywords: dict[str, Any] = {}
@@ -288,6 +314,8 @@ def per_class_metric(
     one macro per resample, a class at its edge case NaN there (left out of the percentile interval,
     and of the macro under "exclude"; any other macro with a NaN class is NaN). ``sample``: (n,) case
     weights of the one value (``sample_weights``)."""
+    from evaluation.metrics import catalogue  # (on first use: it imports every metric module)
+
     name, parameter, declared_key = PER_CLASS[metric]
     keywords: dict[str, Any] = {parameter: float("nan")} if parameter else {}
     if metric == "ece":
@@ -299,10 +327,10 @@ def per_class_metric(
         scores = (argmax_classes(probabilities, classes)[:, None] == np.asarray(classes)[None, :]).astype(float)
         keywords["threshold"] = 0.5
     declared = params[declared_key] if declared_key else "error"
-    if sample is not None and metric in SAMPLE_WEIGHT:
+    if sample is not None and metric in sample_weight_metrics():
         keywords["sample_weight"] = sample
     if weights is None:
-        if sample is not None and metric not in SAMPLE_WEIGHT:  # one row of the catalogue's weights form
+        if sample is not None and metric not in sample_weight_metrics():  # one row of the catalogue's weights form
             rows = np.asarray(catalogue.per_class(name, truth, scores, classes, **keywords, weights=sample[None, :]))
             values = rows.reshape(len(classes), -1)[:, 0]
         else:
@@ -344,6 +372,8 @@ def probability_metric(
     (``multiclass_brier_score``), the top-label calibration error, or accuracy, balanced accuracy and
     Cohen's kappa of the argmax classes (``value_metric``); with ``weights`` one value per resample;
     ``sample``: (n,) case weights of the one value (``sample_weights``: one row of ``weights``)."""
+    from evaluation.metrics import catalogue, classification  # (on first use: the catalogue imports every metric)
+
     if metric == "cohen_kappa":  # kappa's weights: the declared order
         predicted = argmax_classes(probabilities, classes)
         return value_metric(metric, truth, predicted, {**params, "classes": classes}, weights, sample=sample)
@@ -378,6 +408,8 @@ def detection_metric(
     ``matching`` greedy | hungarian); the
     declared ``no_reference`` where no image has a reference box ("error": NaN). With ``weights``
     one value per resample, each the metric of the resample's drawn images (NaN at the edge case)."""
+    from evaluation.metrics import catalogue  # (on first use: it imports every metric module)
+
     keywords: dict[str, Any] = {
         "criterion": KINDS[params["objects"]].criteria[params["match"]],  # as the output's kind matches
         "threshold": params["threshold"],
@@ -396,6 +428,8 @@ def detection_metric(
 
 def _detection_resample(name: str, images: list[ImageDetections], keywords: Mapping[str, Any]) -> float:
     """One resample's value; NaN when it draws no image without boxes but FPs count on those only."""
+    from evaluation.metrics import catalogue  # (on first use: it imports every metric module)
+
     if keywords.get("fp_images") == "negative" and all(len(image.reference) for image in images):
         return float("nan")
     return float(catalogue.compute(name, images, **keywords))
@@ -409,6 +443,8 @@ DECISION_VALUES = ("detection_precision", "detection_recall", "detection_f1")  #
 def decision_counts(images: list[ImageDetections], params: Mapping[str, Any]) -> np.ndarray:
     """Each image's (TP, FP, FN) of the predictions the declared decision keeps (``score_threshold``,
     ``classes``, ``keep_unnamed``), matched as declared (``detection.decision_counts``)."""
+    from evaluation.metrics.detection import decision_counts as decision_counts_of
+
     found = decision_counts_of(
         images, KINDS[params["objects"]].criteria[params["match"]], params["threshold"], params["matching"],
         params.get("score_threshold"), params.get("classes"), params["keep_unnamed"],
@@ -422,6 +458,8 @@ def decision_value(
     """Precision, recall or F1 of the counts summed over the images (the catalogue's
     ``detection_decision`` with the declared ``epsilon`` and ``no_objects``); with ``weights`` one
     value per resample, of its drawn images' counts."""
+    from evaluation.metrics import catalogue  # (on first use: it imports every metric module)
+
     index = DECISION_VALUES.index(metric)
 
     def value(rows: np.ndarray) -> float:

@@ -79,7 +79,10 @@ class SetContext:
     slug and classes, ``resample``: None for the observed set, else the bootstrap resample's index,
     ``options``: the declared options' values in force, by name; ``fields``: the frame record fields of
     listed stacks (``[cases] fields``), ``params``: the metric's ``params`` table; ``weights``: its declared
-    ``sample_weights`` columns by name, each case's weight in the arrays' order."""
+    ``sample_weights`` columns by name, each case's weight in the arrays' order; ``aggregates``: the values of
+    the metrics declared before it on the same output, by aggregate path (``group.key`` in a group), computed on
+    the same cases (a bootstrap resample: their value on that resample, NaN when not bootstrapped; a metric
+    scored per group: none)."""
 
     cases: tuple[str, ...]
     output: str
@@ -89,6 +92,7 @@ class SetContext:
     fields: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # [cases] fields, per case in order
     params: Mapping[str, Any] = field(default_factory=dict)  # the metric's declared params (options may set them)
     weights: Mapping[str, np.ndarray] = field(default_factory=dict)  # sample_weights: column -> each case's weight
+    aggregates: Mapping[str, float] = field(default_factory=dict)  # earlier metrics' values: ISIC's overall
 
 
 @dataclass(frozen=True)
@@ -497,9 +501,11 @@ def set_aggregates(
     references: np.ndarray,
     context: SetContext,
     weights: np.ndarray | None,
+    earlier: Mapping[str, np.ndarray] | None = None,
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     """A whole-set metric's values (``nan`` as declared) and, with ``weights``, one value per resample of
-    its drawn cases (NaN stays NaN there: left out of the percentile interval)."""
+    its drawn cases (NaN stays NaN there: left out of the percentile interval); ``earlier``: the resamples of
+    ``context.aggregates`` (a single NaN: not bootstrapped)."""
     labels = metric.labels or ("",)
     found = set_value(metric, fn, predictions, references, context, metric.param("nan"))
     values = {metric.key(label, "value"): found[label] for label in labels}
@@ -508,7 +514,10 @@ def set_aggregates(
         drawn = []
         for index, rows in enumerate(drawn_cases(weights)):
             fields = {name: tuple(np.asarray(values)[rows]) for name, values in context.fields.items()}
-            own = replace(context, cases=tuple(np.asarray(context.cases)[rows]), resample=index, fields=fields)
+            drawn_earlier = {path: float(boot[index]) if len(boot) > index else math.nan
+                             for path, boot in (earlier or {}).items()}  # fmt: skip
+            own = replace(context, cases=tuple(np.asarray(context.cases)[rows]), resample=index, fields=fields,
+                          aggregates=drawn_earlier)  # fmt: skip
             drawn.append(set_value(metric, fn, predictions[rows], references[rows], own, "exclude"))
         resamples = {metric.key(label, "value"): np.array([d[label] for d in drawn], float) for label in labels}
     return values, resamples

@@ -13,7 +13,6 @@ import glob
 import json
 import math
 import re
-import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -135,11 +134,12 @@ def _listed_stacks(
     columns: dict[str, list[Any]] = {name: [] for name in needed}
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
+        key = cases.frame_order
         for stack, frames in sorted(document.items()):
-            ordered = sorted(frames, key=lambda record: int(record[cases.frame_order]))
-            stacks[stack] = tuple(frame_case(stack, k) for k in range(len(ordered)))
+            ordered = sorted(frames, key=lambda record: int(record[key]))
+            stacks[stack] = tuple([frame_case(stack, k) for k in range(len(ordered))])
             for name, column in columns.items():
-                column.extend(record[name] for record in ordered)
+                column.extend([record[name] for record in ordered])
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
         name = cases.ground_truth_name
         where = f" (see the documentation's {name} page for its format)" if name else ""
@@ -414,15 +414,21 @@ def _in_order(found: Mapping[str, Any], cases: Sequence[str]) -> bool:
     return len(found) == len(cases) and list(found) == list(cases)
 
 
-def _class_column(output: OutputSpec, texts: Mapping[str, str], cases: Sequence[str]) -> dict[str, float] | None:
+def _class_column(output: OutputSpec, texts: Mapping[str, str], cases: Sequence[str]) -> Mapping[str, float] | None:
     """A number output's class reference (``true_values`` read as 1, ``false_values`` as 0) of ``cases`` read
     whole, as ``Number.reference_value`` reads each; ``None`` (read cell by cell, which words the problem) for
     another reference or a cell that is neither (a blank one included)."""
     if type(output.type) is not Number or not dict(output.options).get(CLASS_REFERENCE):
         return None
     spelled = {**dict.fromkeys(output.false_values, 0.0), **dict.fromkeys(output.true_values, 1.0)}
-    column = [spelled.get(text.lower()) for text in map(texts.__getitem__, cases)]
-    return None if None in column else dict(zip(cases, column, strict=True))
+    in_order = _in_order(texts, cases)
+    cells = (texts.cells if isinstance(texts, ByCase) else list(texts.values())) if in_order else \
+        list(map(texts.__getitem__, cases))  # fmt: skip
+    read = {text: spelled.get(text.lower()) for text in set(cells)}  # (each spelling looked up once)
+    column = list(map(read.__getitem__, cells))
+    if None in column:
+        return None
+    return ByCase(cases, column) if in_order else dict(zip(cases, column, strict=True))
 
 
 def _binary(declaration: Declaration, output: OutputSpec) -> bool:
@@ -451,8 +457,8 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
         framed = [case for listed in stacks.values() for case in listed]
     for output in listing:
         ref = output.reference
-        if ref.frames_file:
-            texts[output.slug] = dict(zip(framed, (str(value).strip() for value in records[ref.column]), strict=True))
+        if ref.frames_file:  # (in frame order: a column read whole looks up no frame)
+            texts[output.slug] = ByCase(framed, [str(value).strip() for value in records[ref.column]])
         elif _point_rows(output):
             tables[output.slug] = _point_table(ground_truth, output, declaration)
         elif ref.lists_suffixes:
@@ -576,6 +582,8 @@ def _sample_weights(
     headers: dict[str, list[str]] = {}
     columns: dict[str, np.ndarray] = {}
     listed: dict[str, Sequence[str]] = {}  # a column's cases in file order
+    zeroed: dict[tuple[str, ...], np.ndarray] = {}  # zero_weight -> the cases it zeroes
+    checked: dict[tuple[Any, ...], np.ndarray] = {}  # the weights of a column as metrics of equal rules take them
     noun = declaration.cases.noun
     found: dict[str, dict[str, np.ndarray]] = {}
     for metric in (m for m in declaration.metrics if m.sample_weights):
@@ -585,7 +593,12 @@ def _sample_weights(
             if metric.absent_weight is not None and csv_file not in headers:
                 read = tables.get(ground_truth / csv_file)
                 headers[csv_file] = read[0] if read else _csv_rows(ground_truth / csv_file)[0]
-            if metric.absent_weight is not None and column not in headers[csv_file]:
+            absent = metric.absent_weight is not None and column not in headers[csv_file]
+            rules = (text, absent and metric.absent_weight, metric.zero_weight, metric.sorted_weights)
+            if rules in checked:  # (ISIC's five metrics weighed alike: checked once)
+                found[metric.name][text] = checked[rules].copy()
+                continue
+            if absent:
                 weights = np.full(len(cases), metric.absent_weight)
             else:
                 if text not in columns:
@@ -596,7 +609,9 @@ def _sample_weights(
                     columns[text] = _weight_cells(text, column_cells, cases, noun)
                     listed[text] = cells.cases
                 weights = columns[text].copy()
-            weights[np.isin(np.asarray(cases, dtype=object), metric.zero_weight)] = 0.0
+            if metric.zero_weight not in zeroed:
+                zeroed[metric.zero_weight] = np.isin(np.asarray(cases, dtype=object), metric.zero_weight)
+            weights[zeroed[metric.zero_weight]] = 0.0
             if metric.sorted_weights and text in listed and _moved(listed[text], cases, weights):
                 raise ConfigurationError(
                     f"{declaration.cases.ground_truth} {csv_file} is not sorted by {noun} and its weights vary; the "
@@ -604,7 +619,8 @@ def _sample_weights(
                 )
             if not weights.any():
                 raise ConfigurationError(f"{text}: every {noun} has the weight 0.")
-            found[metric.name][text] = weights
+            checked[rules] = weights
+            found[metric.name][text] = weights.copy()
     return found
 
 
@@ -686,7 +702,7 @@ def _faulted(fault: str, read: Callable[[], Any]) -> Any:
     """``read()``; a failure is the declared ``reference_fault`` naming its kind."""
     try:
         return read()
-    except (ValueError, TypeError, AttributeError, RecursionError, ElementTree.ParseError) as error:
+    except (ValueError, TypeError, AttributeError, RecursionError, SyntaxError) as error:  # (XML: a ParseError)
         raise ConfigurationError(fault.format(problem=type(error).__name__)) from None
 
 
@@ -701,7 +717,7 @@ def _voc_boxes(ground_truth: Path, name: str, fault: str | None) -> dict[str, An
         what = f"The PASCAL VOC file {file.relative_to(ground_truth).as_posix()}"
         try:
             image, boxes = _faulted(fault, partial(_voc_file, file, what)) if fault else _voc_file(file, what)
-        except (ValueError, TypeError, ElementTree.ParseError) as error:
+        except (ValueError, TypeError, SyntaxError) as error:  # (ElementTree's ParseError is a SyntaxError)
             raise ConfigurationError(f"{what} cannot be read ({type(error).__name__}).") from None
         except SubmissionError as error:  # (a link leaving the ground truth, a FIFO, ...)
             raise ConfigurationError(str(error)) from None
@@ -713,6 +729,8 @@ def _voc_boxes(ground_truth: Path, name: str, fault: str | None) -> dict[str, An
 
 def _voc_file(file: Path, what: str) -> tuple[str, list[list[float]]]:
     """One PASCAL VOC file's image name and boxes."""
+    import xml.etree.ElementTree as ElementTree  # (only for PASCAL VOC references: not imported by every start)
+
     root = ElementTree.fromstring(read_bytes(file, what, None, None))
     boxes = [[float(box.findtext(tag)) for tag in ("xmin", "ymin", "xmax", "ymax")] for box in root.iter("bndbox")]
     return root.findtext("filename") or file.stem, boxes

@@ -60,7 +60,6 @@ ORDERS = ("metric", "label")  # [report] order: metrics.json keys metric by metr
 SORTS = ("asc", "desc")
 INCOMPLETE_GROUP = ("score", NULL)  # a group with a case without its output: scored on the others, or null
 _STRINGS: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
-WEIGHTED_METRICS = measures.WEIGHTED_METRICS  # the metrics that take case weights (sample_weights)
 
 
 @dataclass(frozen=True)
@@ -590,7 +589,7 @@ def _metric(
 def _sample_weights(table: Table, metric: str, bootstrap: bool, grouped: bool, over: str) -> tuple[str, ...]:
     """``sample_weights`` ("file.csv:column"): each case's weight, a number >= 0 in a reference column (a
     weighted leaderboard: ISIC's ``score_weight``), for a metric whose catalogue entry takes case weights
-    (``WEIGHTED_METRICS``), or a list of them for a python metric over the set (``SetContext.weights``);
+    (``measures.weighted_metrics()``), or a list of them for a python metric over the set (``SetContext.weights``);
     neither bootstrapped nor by group."""
     if "sample_weights" not in table.data:
         return ()
@@ -603,8 +602,9 @@ def _sample_weights(table: Table, metric: str, bootstrap: bool, grouped: bool, o
             table.fail("sample_weights", f"{text!r} is not 'file.csv:column' (the weight of each case)")
     if len({text.partition(":")[2] for text in texts}) != len(texts):
         table.fail("sample_weights", "names a column twice")
-    if metric not in WEIGHTED_METRICS and not python:
-        table.fail("sample_weights", f"{metric} takes no case weights (these do: {', '.join(WEIGHTED_METRICS)}; "
+    weighted = measures.weighted_metrics()
+    if metric not in weighted and not python:
+        table.fail("sample_weights", f"{metric} takes no case weights (these do: {', '.join(weighted)}; "
                    "a python metric over the set)")  # fmt: skip
     if bootstrap or grouped:
         table.fail("sample_weights", "a weighted metric is neither bootstrapped nor scored by group")
@@ -1088,6 +1088,31 @@ def _overridden(data: Mapping[str, Any], targets: tuple[tuple[str, int, str], ..
     return changed
 
 
+def _unchanged(data: Mapping[str, Any], targets: tuple[tuple[str, int, str], ...], value: Any) -> bool:
+    """Whether ``_overridden(data, targets, value)`` is ``data`` itself: every target already holds ``value``
+    (of the same types throughout: ``1`` is not ``1.0`` nor ``true``)."""
+    for section, index, key in targets:
+        entry: Any = data.get(section) if index < 0 else data[section][index]
+        for name in key.split(".") if key else ():
+            if not isinstance(entry, dict) or name not in entry:
+                return False
+            entry = entry[name]
+        if not _same(entry, value):
+            return False
+    return True
+
+
+def _same(one: Any, other: Any) -> bool:
+    """Equal values of equal types, tables and arrays item by item (a NaN is never the same)."""
+    if type(one) is not type(other):
+        return False
+    if isinstance(one, dict):
+        return one.keys() == other.keys() and all(_same(one[key], other[key]) for key in one)
+    if isinstance(one, list):
+        return len(one) == len(other) and all(_same(a, b) for a, b in zip(one, other, strict=True))
+    return bool(one == other)
+
+
 SUBMISSION_TARGETS = ("max_mb",)  # [submission] keys an option may set (ISIC's max_file_mb)
 
 
@@ -1143,6 +1168,8 @@ def _options(top: Table, data: Mapping[str, Any], folder: str = "") -> tuple[Opt
             if type(value) is not type(default):
                 table.fail(key, f"{value!r} is not of the default's type ({type(default).__name__})")
             declared = values.get(_text(value), value)
+            if _unchanged(data, targets, declared):  # the declaration itself, which this parse checks
+                continue
             try:
                 parse_data(_overridden(data, targets, declared), top.file, check_options=False, folder=folder)
             except ConfigurationError as error:
@@ -1159,7 +1186,8 @@ def _options(top: Table, data: Mapping[str, Any], folder: str = "") -> tuple[Opt
 
 
 def with_options(declaration: Declaration, values: Mapping[str, Any]) -> Declaration:
-    """The declaration with the option ``values`` in force (itself when all are the defaults)."""
+    """The declaration with the option ``values`` in force (itself when all are the defaults): the changed
+    declaration validated whole; its options are the declared ones (checked when it loaded)."""
     changed = [o for o in declaration.options if values.get(o.name, o.default) != o.default]
     if not changed:
         return declaration
@@ -1167,8 +1195,9 @@ def with_options(declaration: Declaration, values: Mapping[str, Any]) -> Declara
     for option in changed:
         data = _overridden(data, option.targets, option.declared(values[option.name]))
     in_force = tuple((option.name, values[option.name]) for option in changed)
-    changed_declaration = parse_data(data, declaration.source, folder=declaration.folder)
-    return dataclasses.replace(changed_declaration, in_force=in_force, bases=declaration.bases)
+    changed_declaration = parse_data(data, declaration.source, check_options=False, folder=declaration.folder)
+    return dataclasses.replace(changed_declaration, options=declaration.options, in_force=in_force,
+                               bases=declaration.bases)  # fmt: skip
 
 
 def parse(text: str, file: str, folder: str = "", chain: tuple[str, ...] = ()) -> Declaration:

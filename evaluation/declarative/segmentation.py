@@ -13,20 +13,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from evaluation.declarative.output_kinds import OutputSpec, region_of
 from evaluation.declarative.python_metric import CaseCall, CaseContext, ValueCase, case_calls
 from evaluation.declarative.schema import Declaration, MetricSpec
-from evaluation.metrics.segmentation import (
-    CaseSegmentation,
-    LabelRequest,
-    LesionVolumeForm,
-    LesionWiseForm,
-    summarise_label_maps,
-)
 from evaluation.platform.images import (
     read_input_image,
     read_label_pair,
@@ -35,6 +28,9 @@ from evaluation.platform.images import (
     same_size,
     sitk,
 )
+
+if TYPE_CHECKING:  # (metrics.segmentation, with every metric module it calls, is imported where a case is scored)
+    from evaluation.metrics.segmentation import CaseSegmentation, LabelRequest, LesionVolumeForm, LesionWiseForm
 
 
 @dataclass(frozen=True)
@@ -100,6 +96,8 @@ def score_segmentation(task: SegmentationTask, case: str) -> tuple[CaseSegmentat
     """Read the reference and prediction once, check them, and compute every requested number
     (``metrics.segmentation.summarise_label_maps``; a 2D non-zero mask gives voxel counts only) and the
     python metrics' values on the same arrays."""
+    from evaluation.metrics.segmentation import summarise_label_maps
+
     what = task.noun or f"'{task.slug}' segmentation"
     if task.nonzero:
         named = task.named or case
@@ -137,6 +135,8 @@ def _resample_hint(declaration: Declaration, output: OutputSpec) -> str:
 
 def _request(metrics: Sequence[MetricSpec], label: str, value: int | str | tuple[int, ...]) -> LabelRequest:
     """What the ``metrics`` (of one output) need of ``label`` beyond its voxel counts."""
+    from evaluation.metrics.segmentation import LabelRequest
+
     mine = [m for m in metrics if label in m.labels]
 
     def thresholds(metric: str, matching: str | None = None) -> tuple[float, ...]:

@@ -4,7 +4,6 @@ problem one line ``file: key: problem`` (``ConfigurationError``), a misspelt req
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Any, NoReturn
 
@@ -38,6 +37,8 @@ class Table:
         if key not in self.data:
             if default is ...:
                 # a misspelt required key would otherwise go unnamed: the table fails before done() sees it
+                import difflib  # (only for this message: not imported by every start)
+
                 typo = difflib.get_close_matches(key, [k for k in self.data if k not in self.read], n=1)
                 self.fail(key, f"is required (is {typo[0]!r} a misspelling of it?)" if typo else "is required")
             return default

@@ -213,6 +213,10 @@ def fails_on_a_resample(predictions, references, context):
 
 def spacing(prediction, reference, context):
     return {"z": context.spacing[0], "x": context.spacing[2], "voxels": float(prediction.size)}
+
+
+def reads_earlier(predictions, references, context):
+    return {"twice": 2 * context.aggregates["own"], "seen": float(len(context.aggregates))}
 """
 
 OWN = """
@@ -366,6 +370,26 @@ def test_value_outputs_per_case_over_the_set_and_by_group(tmp_path, evaluate_cli
     for site, value in by_site.items():
         close(aggregates["separation_by_group"][site], value, site)
     close(aggregates["separation"], float(np.mean(list(by_site.values()))), "separation over groups")
+
+
+def test_a_set_function_reads_the_values_computed_before_it(tmp_path, evaluate_cli):
+    """``context.aggregates``: the same output's values declared before it (not the mask's), on the observed
+    set and, in a bootstrap resample, that resample's (ISIC's ``overall`` is its catalogue value)."""
+    metric = ('output = "malignancy-likelihood"\nover = "set"\nfunction = "rules.py:mean_likelihood"\nbootstrap = true'
+              '\n[[metrics]]\nname = "lesions"\nmetric = "python"\noutput = "lesion-mask"\nfunction = "rules.py:count"'
+              '\n[[metrics]]\nname = "reads"\nmetric = "python"\noutput = "malignancy-likelihood"\nover = "set"\n'
+              'function = "rules.py:reads_earlier"\nreturns = ["twice", "seen"]\nbootstrap = true')  # fmt: skip
+    toml = own(tmp_path / "decl", metric, score="own")
+    ground_truth, input_dir, data = write_case_files(tmp_path, toml)
+    run = evaluate_cli(str(toml), input_dir, "--set", "bootstrap_resamples=40", ground_truth=ground_truth)
+    assert run.exit_code == 0, run.stderr
+    aggregates = run.metrics["aggregates"]
+    p, y = np.array([data["p"][c] for c in CASES]), np.array([data["y"][c] for c in CASES])
+    close(aggregates["own"], float(p[y == 1].mean() - p[y == 0].mean()), "own")
+    assert aggregates["reads_twice"] == 2 * aggregates["own"]
+    assert aggregates["reads_seen"] == aggregates["reads_seen_ci_low"] == aggregates["reads_seen_ci_high"] == 1.0
+    for bound in ("ci_low", "ci_high"):
+        assert aggregates[f"reads_twice_{bound}"] == 2 * aggregates[f"own_{bound}"]
 
 
 def test_the_readme_worked_example(tmp_path, evaluate_cli):
