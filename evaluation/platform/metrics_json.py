@@ -97,15 +97,19 @@ _PLAIN = {float: repr, int: repr, bool: {True: "true", False: "false"}.__getitem
 class CaseColumns(Mapping[str, dict[str, Any]]):
     """A per-case section ``{case: {key: value}}`` held as columns: the cases (str) and, per key (str), one
     finite float per case (a float array, in the cases' order), or with ``inner`` keys (``inner[key]``) a
-    row of floats per case, the object ``{inner key: float}`` (a 2-D array); written column by column by ``dumps``."""
+    row of floats per case, the object ``{inner key: float}`` (a 2-D array); written column by column by ``dumps``,
+    each float as its ``repr``: of a key in ``texts``, those texts (a list per column: its one, or one per inner
+    key), made by the caller."""
 
     def __init__(
         self,
         cases: Sequence[str],
         columns: Mapping[str, np.ndarray],
         inner: Mapping[str, Sequence[str]] | None = None,
+        texts: Mapping[str, Sequence[Sequence[str]]] | None = None,
     ) -> None:
         self.cases, self.columns, self.inner = tuple(cases), dict(columns), dict(inner or {})
+        self.texts = dict(texts or {})
         self._index: dict[str, int] | None = None
 
     def __getitem__(self, case: str) -> dict[str, Any]:
@@ -129,7 +133,9 @@ class CaseColumns(Mapping[str, dict[str, Any]]):
         columns, keys = [], []
         for key, column in self.columns.items():
             values = np.asarray(column, np.float64)
-            if key in self.inner:
+            if key in self.texts:
+                columns += self.texts[key]
+            elif key in self.inner:
                 columns += [map(float.__repr__, values[:, j].tolist()) for j in range(values.shape[1])]
             else:
                 columns.append(map(float.__repr__, values.tolist()))

@@ -63,6 +63,11 @@ class PredictionTable:
         ``None``: read its cells (``column``)."""
         return self.rows.numbers(name) if isinstance(self.rows, _Rows) else None
 
+    def texts(self, name: str, order: np.ndarray) -> list[str] | None:
+        """``repr`` of each number of column ``name`` (as ``numbers`` read it) in the row order ``order``; ``None``
+        when not read from the file's bytes (``_Rows.texts``)."""
+        return self.rows.texts(name, order) if isinstance(self.rows, _Rows) else None
+
     def positions(self, cases: Sequence[str]) -> np.ndarray | None:
         """The row of each of ``cases`` (distinct) in the order of ``rows``, or ``None`` when one has no row.
         As many cases as rows, in printable ASCII: both sorted as bytes by numpy and matched in turn (a look-up
@@ -91,16 +96,16 @@ _POWERS = np.array([float(10**k) for k in range(23)])  # each a double exactly (
 def plain_decimals(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
     """The cells ``data[starts[k]:ends[k]]`` (UTF-8 bytes) as floats, each what ``float()`` reads, or ``None``
     unless every cell is a plain decimal (``_plain``)."""
-    values, plain = _plain(data, starts, ends)
+    values, plain, _ = _plain(data, starts, ends)
     return values if starts.size and plain.all() else None
 
 
-def _plain(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _plain(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The cells ``data[starts[k]:ends[k]]`` as floats where each is a plain decimal (``[+-]digits[.digits]``,
     ``.5`` and ``5.`` included; no space, no exponent; at most 20 bytes) of at most 18 digits whose digits make
     an integer below 2**53, and which those are: that integer over a power of ten up to 10**22, both doubles
     exactly, is one correctly rounded division, what ``float()`` reads (Clinger's fast path: W. D. Clinger,
-    "How to read floating point numbers accurately", PLDI 1990)."""
+    "How to read floating point numbers accurately", PLDI 1990); and each cell's points."""
     lengths = ends - starts
     mantissa, places, digits, dots = (np.zeros(starts.size, np.int64) for _ in range(4))
     bad = (lengths < 1) | (lengths > 20)
@@ -119,7 +124,29 @@ def _plain(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.n
         dots += dot
     plain = ~bad & (dots <= 1) & (digits >= 1) & (digits <= 18) & (mantissa < 2**53)
     values = np.where(plain, mantissa, 0) / _POWERS[np.where(plain, places, 0)]
-    return np.where(negative, -values, values), plain
+    return np.where(negative, -values, values), plain, dots
+
+
+def repr_written(
+    data: np.ndarray, starts: np.ndarray, ends: np.ndarray, values: np.ndarray, points: np.ndarray
+) -> np.ndarray:
+    """Which plain decimal cells (``_plain``: their floats ``values``, their points ``points``) are their float's
+    ``repr``: "-" or no sign, one point with a digit either side, no 0 before another digit at the start nor after
+    one at the end (but "0.0"), at most 15 digits, the float 0 or of size in [1e-4, 1e16) (repr's fixed
+    notation: Python's ``format_float_short``). A decimal of at most 15 significant digits is the only one of
+    them within its float's rounding interval (they are at least 1e-15 of it apart, the interval at most 2.3e-16
+    of it wide), so repr, the shortest decimal that reads back (``float_repr_style`` 'short'), has its digits."""
+    last = data.size - 1
+    first = data[np.minimum(starts, last)]
+    body = starts + (first == ord("-"))
+    lead, after = data[np.minimum(body, last)], data[np.minimum(body + 1, last)]
+    end, before = data[np.maximum(ends - 1, 0)], data[np.maximum(ends - 2, 0)]
+    size = np.abs(values)
+    return (
+        (first != ord("+")) & (points == 1) & (lead != ord(".")) & (end != ord("."))
+        & ((lead != ord("0")) | (after == ord("."))) & ((end != ord("0")) | (before == ord(".")))
+        & (ends - body <= 16) & ((size == 0) | ((size >= 1e-4) & (size < 1e16)))
+    )  # fmt: skip
 
 
 def decimal_cells(cells: Sequence[str]) -> np.ndarray | None:
@@ -182,6 +209,7 @@ class _Rows(Mapping[str, PredictionRow]):
         cells: Cells | None = None,
     ) -> None:
         self._columns, self._records, self._lines, self.index, self._cells = columns, records, lines, index, cells
+        self._read: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}  # ``numbers``' columns
 
     def __getitem__(self, case: str) -> PredictionRow:
         row = self.index[case]
@@ -207,7 +235,7 @@ class _Rows(Mapping[str, PredictionRow]):
         data, edges, firsts = self._cells
         cell = firsts + self._columns.index(name)
         starts, ends = edges[cell] + 1, edges[cell + 1]
-        values, plain = _plain(data, starts, ends)
+        values, plain, points = _plain(data, starts, ends)
         others = np.flatnonzero(~plain).tolist()
         if len(others) > starts.size // 16:
             return None
@@ -219,7 +247,25 @@ class _Rows(Mapping[str, PredictionRow]):
                 values[k] = float(text)
             except ValueError:
                 return None
+        self._read[name] = starts, ends, plain & repr_written(data, starts, ends, values, points), values
         return values
+
+    def texts(self, name: str, order: np.ndarray) -> list[str] | None:
+        """``repr`` of each number of column ``name`` read by ``numbers`` (else ``None``), in the row order ``order``:
+        a cell written as repr writes its float (``repr_written``) cut out of the file's bytes (all at once), any
+        other by ``repr``."""
+        if name not in self._read:
+            return None
+        data, (starts, ends, written, values) = self._cells[0], self._read[name]
+        lengths = np.where(written[order], ends[order] - starts[order], 0)  # (at most 17 bytes)
+        width = int(lengths.max(initial=0))
+        rows = np.empty((order.size, width + 1), np.uint8)
+        rows[:, :width] = data[np.minimum(starts[order][:, None] + np.arange(width), data.size - 1)]
+        rows[np.arange(order.size), lengths] = ord("\n")
+        texts = rows[np.arange(width + 1) <= lengths[:, None]].tobytes().decode("ascii").split("\n")
+        for k in np.flatnonzero(lengths == 0).tolist():
+            texts[k] = repr(float(values[order[k]]))
+        return texts[:-1]
 
     def column(self, name: str) -> list[str]:
         """The stripped cells of column ``name``, one per row in file order (each row's ``cells[name]``),

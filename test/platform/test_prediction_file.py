@@ -63,3 +63,27 @@ def test_a_file_without_quotes_gives_its_number_columns_from_its_bytes(tmp_path)
     assert table.numbers("p").tolist() == [k / 8 for k in range(40)] + [1e-05, 7.0] and table.numbers("q") is None
     path.write_text("case,p\né,1\nb,2\na,3\n")
     assert read_prediction_table(path, "case", 1.0).positions(["a", "b", "é"]).tolist() == [2, 1, 0]
+
+
+def test_a_number_columns_texts_are_its_floats_repr_its_own_cells_where_they_are_that(tmp_path):
+    """``texts``: each number's ``repr`` in the order asked for; a cell's own text kept only where it is that
+    (``repr_written``), which the many cells written as repr writes them are."""
+    rng = np.random.default_rng(3)
+    numbers = [
+        round(x, k)
+        for x, k in zip(rng.uniform(-1e4, 1e4, 3000).tolist(), rng.integers(1, 12, 3000).tolist(), strict=True)
+    ]
+    written = [repr(x) for x in numbers if abs(x) >= 1e-4]  # (as repr writes them: no trailing 0)
+    others = ["0.50", "+0.25", ".5", "1.", "1e-5", "0.00001", "00.5", "0", "-0", "0.000123456789012", "-2.50",
+              "0.1234567890123456", "1000000000000000.0", "9999999999999999.0", "12345678901234567890", "+7",
+              "0.0", "-0.0", "0.0001", "123456789012345.6", "3.141592653589793", "2.5E3", "0.000099"]  # fmt: skip
+    cells = written + others
+    path = tmp_path / "predictions.csv"
+    path.write_text("case,p\n" + "".join(f"c{k},{cell}\n" for k, cell in enumerate(cells)))
+    table = read_prediction_table(path, "case", 10.0)
+    assert table.numbers("p").tolist() == list(map(float, cells))
+    order = rng.permutation(len(cells))
+    assert table.texts("p", order) == [repr(float(cells[k])) for k in order]
+    kept = table.rows._read["p"][2]  # (a rule on the safe side: at most 15 digits written, "0.000" counted)
+    assert kept[: len(written)].all()
+    assert [cell for cell, own in zip(others, kept[len(written) :], strict=True) if own] == ["0.0", "-0.0", "0.0001"]
