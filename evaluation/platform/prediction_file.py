@@ -15,7 +15,7 @@ import csv
 import io
 import os
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -27,6 +27,7 @@ from evaluation.platform.files import contained, read_bytes, regular_size
 
 PREDICTION_FILE = "predictions.csv"
 SHOWN_CHARACTERS = 40  # of a participant's own cell or header, quoted in a message
+MAX_KEY = 256  # bytes of the longest id read as words (``_cell_words``): a wider one is read as a str
 
 
 class PredictionRow(NamedTuple):
@@ -70,20 +71,23 @@ class PredictionTable:
 
     def positions(self, cases: Sequence[str]) -> np.ndarray | None:
         """The row of each of ``cases`` (distinct) in the order of ``rows``, or ``None`` when one has no row.
-        As many cases as rows, in printable ASCII: both sorted as bytes by numpy and matched in turn (a look-up
-        per case would reach the rows' table in random order)."""
-        ids = list(self.rows)
+        As many cases as rows, in printable ASCII: both sorted as bytes by numpy (as 8-byte words: ``_cell_words``;
+        the file's ids read so from its bytes: ``keys``) and matched in turn (a look-up per case would reach the
+        rows' table in random order)."""
+        keys = self.rows.keys if isinstance(self.rows, _Rows) else None
+        ids = list(self.rows) if keys is None else []
         joined = "".join(ids) + "".join(cases)
-        if len(ids) == len(cases) and joined.isascii() and joined.isprintable():
-            found, wanted = np.array(ids, dtype="S"), np.array(cases, dtype="S")
-            by_row = np.argsort(found)
-            by_case = np.arange(len(cases)) if (wanted[1:] > wanted[:-1]).all() else np.argsort(wanted)
-            if not np.array_equal(found[by_row], wanted[by_case]):
+        if len(self.rows) == len(cases) and joined.isascii() and joined.isprintable():
+            found, by_row = keys or _in_order(_text_words(ids))
+            wanted = _text_words(cases)
+            by_case = np.arange(len(cases)) if _ascending(wanted) else _in_order(wanted)[1]
+            width = max(found.shape[1], wanted.shape[1])
+            if not (_widened(found, width)[by_row] == _widened(wanted, width)[by_case]).all():
                 return None
             rows = np.empty(len(cases), np.intp)
             rows[by_case] = by_row
             return rows
-        index = self.rows.index if isinstance(self.rows, _Rows) else {case: k for k, case in enumerate(ids)}
+        index = self.rows.index if isinstance(self.rows, _Rows) else {case: k for k, case in enumerate(self.rows)}
         try:
             return np.fromiter(map(index.__getitem__, cases), np.intp, len(cases))
         except KeyError:
@@ -174,6 +178,51 @@ def float_cells(cells: Sequence[str], separators: bool = True) -> np.ndarray | N
         return None
 
 
+_KEPT_BYTES = np.array([(1 << 8 * k) - 1 for k in range(8)] + [2**64 - 1], np.uint64)  # the first k bytes of 8
+
+
+def _cell_words(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The cells ``data[starts[k]:ends[k]]`` (bytes) as rows of 8-byte words, each read big-endian with 0s after
+    the cell's end, so that rows compare (first word, then the next) as the cells' bytes do; read at once, 8
+    bytes a word from an unaligned view of ``data``."""
+    padded = np.concatenate([data, np.zeros(8, np.uint8)])
+    windows = np.ndarray((data.size + 1,), "<u8", padded, strides=(1,))  # the 8 bytes from each byte on
+    lengths = ends - starts
+    words = [windows[np.minimum(starts + 8 * j, data.size)] & _KEPT_BYTES[np.clip(lengths - 8 * j, 0, 8)]
+             for j in range(-(-int(lengths.max(initial=1)) // 8))]  # fmt: skip
+    return np.stack(words, axis=1).byteswap()
+
+
+def _text_words(texts: Sequence[str]) -> np.ndarray:
+    """``_cell_words`` of printable ASCII ``texts`` (joined at once)."""
+    data = np.frombuffer("\n".join([*texts, ""]).encode("ascii"), np.uint8)
+    ends = np.flatnonzero(data == ord("\n"))
+    return _cell_words(data, np.r_[0, ends[:-1] + 1], ends)
+
+
+def _in_order(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``words`` (``_cell_words``) and their rows' order sorted (the words every row shares left out: one word
+    sorted as numbers, more by ``np.lexsort``)."""
+    differ = [words[:, j] for j in range(words.shape[1]) if len(words) and (words[:, j] != words[0, j]).any()]
+    if len(differ) > 1:
+        return words, np.lexsort(differ[::-1])
+    return words, np.argsort(differ[0], kind="stable") if differ else np.arange(len(words))
+
+
+def _ascending(words: np.ndarray) -> bool:
+    """Whether the rows of ``words`` are distinct and sorted (each above the one before at their first other
+    word)."""
+    other = words[1:] != words[:-1]
+    first = np.argmax(other, axis=1)
+    rows = np.arange(len(other))
+    return bool(other.any(axis=1).all() and (words[1:][rows, first] > words[:-1][rows, first]).all())
+
+
+def _widened(words: np.ndarray, width: int) -> np.ndarray:
+    """``words`` with 0 words after each row's, ``width`` in all."""
+    return np.pad(words, ((0, 0), (0, width - words.shape[1])))
+
+
 def find_prediction_file(input_dir: Path, name: str = PREDICTION_FILE) -> Path:
     """``name`` in the input folder, else its single ``*.csv`` (resolved, never a path outside it);
     ``input_dir`` itself when it is a file (the participant's pre-flight check of one CSV: the
@@ -198,18 +247,30 @@ class _Rows(Mapping[str, PredictionRow]):
     """The rows by case, each made when asked for: a row's record is its line's text (a file without
     quotes, split at its commas then) or its stripped cells (the ``csv`` module's); every check was
     made when the file was read. ``cells``: a file without quotes, its bytes, where its cells end (its
-    separators, then its end) and each row's first cell's separator before it (``Cells``)."""
+    separators, then its end) and each row's first cell's separator before it (``Cells``); ``keys``: its ids
+    read from those bytes (``Keys``), which ``positions`` matches, the look-up by case (``index``) made from
+    ``ids`` only when asked for."""
 
     def __init__(
         self,
         columns: tuple[str, ...],
         records: list[Any],
         lines: Sequence[int],
-        index: dict[str, int],
+        ids: Callable[[], list[str]],
         cells: Cells | None = None,
+        keys: Keys | None = None,
+        index: dict[str, int] | None = None,
     ) -> None:
-        self._columns, self._records, self._lines, self.index, self._cells = columns, records, lines, index, cells
+        self._columns, self._records, self._lines, self._ids, self._cells = columns, records, lines, ids, cells
+        self.keys, self._index = keys, index
         self._read: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}  # ``numbers``' columns
+
+    @property
+    def index(self) -> dict[str, int]:
+        """Each case's row, made on first use (a file read as columns needs none: ``keys``)."""
+        if self._index is None:
+            self._index = dict(zip(self._ids(), range(len(self._records)), strict=True))
+        return self._index
 
     def __getitem__(self, case: str) -> PredictionRow:
         row = self.index[case]
@@ -224,7 +285,7 @@ class _Rows(Mapping[str, PredictionRow]):
         return iter(self.index)
 
     def __len__(self) -> int:
-        return len(self.index)
+        return len(self._records)
 
     def numbers(self, name: str) -> np.ndarray | None:
         """Column ``name`` as floats read from the file's bytes (a file without quotes): its plain decimals at
@@ -307,9 +368,12 @@ def read_prediction_table(
                               f"'{id_column}'.")  # fmt: skip
     plain = '"' not in text and "\x00" not in text and text.count("\r") == text.count("\r\n")
     split = _split_plain if plain else _split_csv
-    columns, records, ids, lines, stop, cells = split(
+    columns, records, ids_of, lines, stop, cells, keys = split(
         text.replace("\r\n", "\n") if plain and "\r" in text else text, id_column, name
     )
+    if keys is not None and stop is None and not strip:  # no id blank or twice: the ids made when asked for
+        return PredictionTable(name, columns, _Rows(columns, records, lines, ids_of, cells, keys))
+    ids = ids_of()
     if strip:
         ids = [_without_suffix(case, strip) for case in ids]
     index = dict(zip(ids, range(len(ids)), strict=True))
@@ -327,7 +391,7 @@ def read_prediction_table(
         problems.append((lines[row], SubmissionError(message, case)))
     if problems:
         raise min(problems, key=lambda problem: problem[0])[1]
-    return PredictionTable(name, columns, _Rows(columns, records, lines, index, cells))
+    return PredictionTable(name, columns, _Rows(columns, records, lines, lambda: ids, cells, index=index))
 
 
 def _without_suffix(case: str, suffixes: tuple[str, ...]) -> str:
@@ -340,9 +404,19 @@ def _without_suffix(case: str, suffixes: tuple[str, ...]) -> str:
 # a file without quotes: its bytes, the byte of each separator (comma or line break) and then its end, and
 # each row's separator before its first cell (an index into the former)
 Cells = tuple[np.ndarray, np.ndarray, np.ndarray]
-# (columns, each row's record, its stripped id, its line, the first malformed row's line and error or None,
-# the rows' ``Cells`` or None)
-Split = tuple[tuple[str, ...], list[Any], list[str], Sequence[int], tuple[int, SubmissionError] | None, Cells | None]
+# the ids of a file's rows as words (``_cell_words``, file order) and their order sorted (``_in_order``)
+Keys = tuple[np.ndarray, np.ndarray]
+# (columns, each row's record, its stripped ids (made when called), its line, the first malformed row's line and
+# error or None, the rows' ``Cells`` or None, their ``Keys`` when every id is plain ASCII, none blank or twice)
+Split = tuple[
+    tuple[str, ...],
+    list[Any],
+    Callable[[], list[str]],
+    Sequence[int],
+    tuple[int, SubmissionError] | None,
+    Cells | None,
+    Keys | None,
+]
 
 
 def _columns(header: list[str], id_column: str, name: str) -> tuple[str, ...]:
@@ -366,8 +440,9 @@ def _width_error(line: int, cells: int, width: int, name: str) -> tuple[int, Sub
 def _split_plain(text: str, id_column: str, name: str) -> Split:
     """A CSV without quotes, NULs or lone carriage returns (``\\r\\n`` already made ``\\n``): every
     record is one line and every comma a separator, so its lines come from one ``str.split`` and the
-    cells of every line are counted with numpy; only the id cell of each row is cut out here. The
-    rows are the well-formed lines before the first malformed one (the returned error)."""
+    cells of every line are counted with numpy; the id cells are read from the bytes as words (``Keys``: an
+    id a str only when asked for) when every one is plain ASCII (no space), none blank or twice, else cut out
+    of each line here. The rows are the well-formed lines before the first malformed one (the returned error)."""
     encoded = np.frombuffer(text.encode(), np.uint8)
     separators = np.flatnonzero((encoded == ord("\n")) | (encoded == ord(",")))
     breaks = np.flatnonzero(encoded[separators] == ord("\n"))  # the line breaks, as indices into separators
@@ -395,15 +470,23 @@ def _split_plain(text: str, id_column: str, name: str) -> Split:
     else:
         rows = np.flatnonzero(keep).tolist()
         records, numbers, firsts = [lines[k] for k in rows], [k + 2 for k in rows], breaks[:-1][keep]
-    if width == 1:
-        ids = records
-    elif position == 0:
-        ids = [record.partition(",")[0] for record in records]
-    else:
-        ids = [record.split(",", position + 1)[position] for record in records]
-    if not text.isascii() or any(space in text for space in " \t\x0b\x0c\x1c\x1d\x1e\x1f"):
-        ids = list(map(str.strip, ids))
-    return columns, records, ids, numbers, stop, (encoded, np.r_[separators, encoded.size], firsts)
+    stripped = not text.isascii() or any(space in text for space in " \t\x0b\x0c\x1c\x1d\x1e\x1f")
+
+    def ids() -> list[str]:
+        found = records if width == 1 else (
+            [record.partition(",")[0] for record in records] if position == 0
+            else [record.split(",", position + 1)[position] for record in records]
+        )  # fmt: skip
+        return list(map(str.strip, found)) if stripped else found
+
+    edges = np.r_[separators, encoded.size]
+    keys = None
+    starts, ends = edges[firsts + position] + 1, edges[firsts + position + 1]
+    if not stripped and (ends - starts).max(initial=0) <= MAX_KEY:
+        words, order = keys = _in_order(_cell_words(encoded, starts, ends))
+        if (ends == starts).any() or (words[order[1:]] == words[order[:-1]]).all(axis=1).any():
+            keys = None  # (an id blank or twice: the row reader words it)
+    return columns, records, ids, numbers, stop, (encoded, edges, firsts), keys
 
 
 def _split_csv(text: str, id_column: str, name: str) -> Split:
@@ -436,7 +519,8 @@ def _split_csv(text: str, id_column: str, name: str) -> Split:
         stop = reader.line_num, _not_csv(reader.line_num, error, name)
     if stop is None and lines and lines[-1] > start and text.count('"') % 2:  # the last row ran on to the end
         stop = _open_quote(start, lines[-1], name)
-    return columns, records, [record[position] for record in records], lines, stop, None
+    ids = [record[position] for record in records]
+    return columns, records, lambda: ids, lines, stop, None, None
 
 
 def _open_quote(first: int, last: int, name: str) -> tuple[int, SubmissionError]:

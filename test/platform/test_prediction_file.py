@@ -87,3 +87,31 @@ def test_a_number_columns_texts_are_its_floats_repr_its_own_cells_where_they_are
     kept = table.rows._read["p"][2]  # (a rule on the safe side: at most 15 digits written, "0.000" counted)
     assert kept[: len(written)].all()
     assert [cell for cell, own in zip(others, kept[len(written) :], strict=True) if own] == ["0.0", "-0.0", "0.0001"]
+
+
+def test_ids_read_as_words_match_cases_and_find_a_repeat_past_their_first_eight_bytes(tmp_path):
+    """Ids read from the file's bytes as 8-byte words (``_cell_words``): of lengths across word boundaries (and
+    one longer than ``MAX_KEY``, read as a str), matched to the cases in any order; a repeat or blank id that
+    only its ninth byte tells apart is still found, with the row reader's message."""
+    from evaluation.platform.prediction_file import MAX_KEY
+
+    ids = ["a", "ab", "abcdefgh", "abcdefghi", "abcdefghij", "abcdefgh_1234567", "b" * 17, "Z", "0"]
+    rng = np.random.default_rng(5)
+    order = rng.permutation(len(ids)).tolist()
+    path = tmp_path / "predictions.csv"
+    for extra in ([], ["c" * (MAX_KEY + 1)]):
+        cases = ids + extra
+        path.write_text("p,case\n" + "".join(f"{k},{cases[k]}\n" for k in order + list(range(len(ids), len(cases)))))
+        table = read_prediction_table(path, "case", 1.0)
+        assert (table.rows.keys is None) == bool(extra)
+        rows = table.positions(sorted(cases))
+        assert rows is not None and [list(table.rows)[k] for k in rows] == sorted(cases)
+        assert table.positions([*sorted(cases)[:-1], "abcdefghik"]) is None
+    path.write_text("case,p\nabcdefghi,1\nabcdefghj,2\nabcdefghi,3\n")
+    with pytest.raises(
+        SubmissionError, match=r"^Line 4 of the prediction file predictions.csv repeats case abcdefghi "
+    ):
+        read_prediction_table(path, "case", 1.0)
+    path.write_text("case,p\nabcdefghi,1\n,2\n")
+    with pytest.raises(SubmissionError, match=r"^Line 3 of the prediction file predictions.csv has no case"):
+        read_prediction_table(path, "case", 1.0)
