@@ -131,26 +131,32 @@ def _plain(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.n
     return np.where(negative, -values, values), plain, dots
 
 
-def repr_written(
+def repr_lengths(
     data: np.ndarray, starts: np.ndarray, ends: np.ndarray, values: np.ndarray, points: np.ndarray
 ) -> np.ndarray:
-    """Which plain decimal cells (``_plain``: their floats ``values``, their points ``points``) are their float's
-    ``repr``: "-" or no sign, one point with a digit either side, no 0 before another digit at the start nor after
-    one at the end (but "0.0"), at most 15 digits, the float 0 or of size in [1e-4, 1e16) (repr's fixed
-    notation: Python's ``format_float_short``). A decimal of at most 15 significant digits is the only one of
-    them within its float's rounding interval (they are at least 1e-15 of it apart, the interval at most 2.3e-16
-    of it wide), so repr, the shortest decimal that reads back (``float_repr_style`` 'short'), has its digits."""
+    """Of plain decimal cells (``_plain``: their floats ``values``, their points ``points``), how many of each
+    cell's bytes are its float's ``repr`` (0: none, repr is written otherwise): those of a cell with "-" or no
+    sign, one point with a digit either side, no 0 before another digit at the start, the float 0 or of size in
+    [1e-4, 1e16) (repr's fixed notation: Python's ``format_float_short``), less its 0s at the end (but one after
+    the point), if then at most 15 digits. A decimal of at most 15 significant digits is the only one of them
+    within its float's rounding interval (they are at least 1e-15 of it apart, the interval at most 2.3e-16 of
+    it wide), so repr, the shortest decimal that reads back (``float_repr_style`` 'short'), has its digits."""
     last = data.size - 1
     first = data[np.minimum(starts, last)]
     body = starts + (first == ord("-"))
     lead, after = data[np.minimum(body, last)], data[np.minimum(body + 1, last)]
-    end, before = data[np.maximum(ends - 1, 0)], data[np.maximum(ends - 2, 0)]
+    kept, zeros = ends.copy(), points == 1
+    while zeros.any():  # the 0s at the end after a digit after the point
+        zeros &= (data[np.maximum(kept - 1, 0)] == ord("0")) & (data[np.maximum(kept - 2, 0)] != ord(".")) & (
+            kept - 2 > body)  # fmt: skip
+        kept -= zeros
     size = np.abs(values)
-    return (
-        (first != ord("+")) & (points == 1) & (lead != ord(".")) & (end != ord("."))
-        & ((lead != ord("0")) | (after == ord("."))) & ((end != ord("0")) | (before == ord(".")))
-        & (ends - body <= 16) & ((size == 0) | ((size >= 1e-4) & (size < 1e16)))
+    written = (
+        (first != ord("+")) & (points == 1) & (lead != ord(".")) & (data[np.maximum(kept - 1, 0)] != ord("."))
+        & ((lead != ord("0")) | (after == ord("."))) & (kept - body <= 16)
+        & ((size == 0) | ((size >= 1e-4) & (size < 1e16)))
     )  # fmt: skip
+    return np.where(written, kept - starts, 0)
 
 
 def decimal_cells(cells: Sequence[str]) -> np.ndarray | None:
@@ -263,7 +269,7 @@ class _Rows(Mapping[str, PredictionRow]):
     ) -> None:
         self._columns, self._records, self._lines, self._ids, self._cells = columns, records, lines, ids, cells
         self.keys, self._index = keys, index
-        self._read: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}  # ``numbers``' columns
+        self._read: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # ``numbers``' columns (``texts``)
 
     @property
     def index(self) -> dict[str, int]:
@@ -308,20 +314,19 @@ class _Rows(Mapping[str, PredictionRow]):
                 values[k] = float(text)
             except ValueError:
                 return None
-        self._read[name] = starts, ends, plain & repr_written(data, starts, ends, values, points), values
+        self._read[name] = starts, np.where(plain, repr_lengths(data, starts, ends, values, points), 0), values
         return values
 
     def texts(self, name: str, order: np.ndarray) -> list[str] | None:
         """``repr`` of each number of column ``name`` read by ``numbers`` (else ``None``), in the row order ``order``:
-        a cell written as repr writes its float (``repr_written``) cut out of the file's bytes (all at once), any
-        other by ``repr``."""
+        of a cell that holds it (``repr_lengths``), cut out of the file's bytes (all at once), any other by ``repr``."""
         if name not in self._read:
             return None
-        data, (starts, ends, written, values) = self._cells[0], self._read[name]
-        lengths = np.where(written[order], ends[order] - starts[order], 0)  # (at most 17 bytes)
+        data, (starts, lengths, values) = self._cells[0], self._read[name]
+        starts, lengths = starts[order], lengths[order]  # (at most 17 bytes)
         width = int(lengths.max(initial=0))
         rows = np.empty((order.size, width + 1), np.uint8)
-        rows[:, :width] = data[np.minimum(starts[order][:, None] + np.arange(width), data.size - 1)]
+        rows[:, :width] = data[np.minimum(starts[:, None] + np.arange(width), data.size - 1)]
         rows[np.arange(order.size), lengths] = ord("\n")
         texts = rows[np.arange(width + 1) <= lengths[:, None]].tobytes().decode("ascii").split("\n")
         for k in np.flatnonzero(lengths == 0).tolist():

@@ -84,7 +84,7 @@ WRITTEN_OTHERWISE = [
 
 
 def test_cells_written_otherwise_than_repr_give_the_row_readers_bytes(tmp_path, monkeypatch):
-    """The per-case section takes a cell's own text only where it is its float's repr (``repr_written``)."""
+    """The per-case section takes a cell's own text only where it is its float's repr (``repr_lengths``)."""
 
     def edit(text: str) -> str:
         for line, (column, cell) in enumerate(WRITTEN_OTHERWISE, start=50):
