@@ -157,16 +157,17 @@ def aggregate_metrics(
 
 
 def _values_of(values: Mapping[str, Any], cases: Sequence[str]) -> Sequence[Any]:
-    """The values of ``cases``: a reference column read whole (``ByCase``) of these very cases as it is."""
-    if isinstance(values, ByCase) and list(values.cases) == list(cases):
-        return values.cells
+    """The values of ``cases``: a reference column read whole (``ByCase``) of these very cases as it is (its
+    numbers' array, read-only, when it has one)."""
+    if isinstance(values, ByCase) and values.of(cases):
+        return values.cells if values.numbers is None else values.numbers
     return list(map(values.__getitem__, cases))
 
 
 def _class_names(values: Mapping[str, Any], cases: Sequence[str]) -> np.ndarray:
     """The class names of ``cases`` as an array of strings: of a column read whole of these very cases, made once
     for all the metrics of its output (``ByCase.strings``, read-only)."""
-    if isinstance(values, ByCase) and list(values.cases) == list(cases):
+    if isinstance(values, ByCase) and values.of(cases):
         return values.strings()
     return np.array(list(map(values.__getitem__, cases)), dtype=str)
 

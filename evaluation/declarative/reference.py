@@ -214,13 +214,30 @@ def _csv_column(
 
 class ByCase(Mapping[str, Any]):
     """A column by case (a reference CSV's cells, a number reference's values): its cases and their values
-    in order (``cells``), the look-up by case made on first use (a column read whole needs none), the cells
-    as an array of strings made once (``strings``: a class reference, read by each metric of its output)."""
+    in order (``cells``; a number reference: ``numbers``, read-only, the list made from them when asked for),
+    the look-up by case made on first use (a column read whole needs none), the cells as an array of strings
+    made once (``strings``: a class reference, read by each metric of its output)."""
 
-    def __init__(self, cases: Sequence[str], cells: Sequence[Any]) -> None:
-        self.cases, self.cells = cases, cells
+    def __init__(self, cases: Sequence[str], cells: Sequence[Any] | None, numbers: np.ndarray | None = None) -> None:
+        self.cases, self._cells, self.numbers = cases, cells, numbers
+        if numbers is not None:
+            numbers.flags.writeable = False
         self._index: dict[str, Any] | None = None
         self._strings: np.ndarray | None = None
+
+    @property
+    def cells(self) -> Sequence[Any]:
+        """The values in case order (a number reference's floats)."""
+        if self._cells is None:
+            self._cells = self.numbers.tolist() if self.numbers is not None else []
+        return self._cells
+
+    def of(self, cases: Sequence[str]) -> bool:
+        """Whether its cases are ``cases``, in their order."""
+        mine = self.cases
+        if mine is cases or len(mine) != len(cases):
+            return mine is cases
+        return mine == cases if type(mine) is type(cases) else list(mine) == list(cases)
 
     def strings(self) -> np.ndarray:
         """``np.array(cells, dtype=str)``, read-only (shared by its readers)."""
@@ -406,11 +423,13 @@ def _whole_column(output: OutputSpec, texts: Mapping[str, str], cases: Sequence[
     numbers = float_cells(column)  # (not in ASCII, e.g. full-width digits, or no number: the cell-by-cell words)
     if numbers is None or not np.isfinite(numbers).all() or (binary and not np.isin(numbers, (0.0, 1.0)).all()):
         return None
-    return ByCase(cases, numbers.tolist())
+    return ByCase(cases, None, numbers)
 
 
 def _in_order(found: Mapping[str, Any], cases: Sequence[str]) -> bool:
     """Whether ``found`` lists exactly ``cases``, in their order (a CSV in case order: no look-up per case)."""
+    if isinstance(found, ByCase):
+        return found.of(cases)
     return len(found) == len(cases) and list(found) == list(cases)
 
 
