@@ -161,7 +161,11 @@ def _csv_rows(path: Path) -> tuple[list[str], Sequence[int], list[list[str]]]:
     except UnicodeDecodeError:
         text = ""  # read row by row: a malformed row before the undecodable byte is the error, as always
     plain = text and '"' not in text and "\x00" not in text and text.count("\r") == text.count("\r\n")
-    lines = (text.replace("\r\n", "\n") if "\r" in text else text).split("\n") if plain else []
+    text = text.replace("\r\n", "\n") if plain and "\r" in text else text
+    whole = _ascii_rows(text) if plain and text.isascii() else None
+    if whole is not None:
+        return whole
+    lines = text.split("\n") if plain else []
     if lines and not lines[-1]:
         lines.pop()
     if lines and lines[0] and max(map(len, lines)) <= csv.field_size_limit():
@@ -191,6 +195,25 @@ def _csv_rows(path: Path) -> tuple[list[str], Sequence[int], list[list[str]]]:
         except csv.Error:  # the csv module's own: a quote left open
             raise ParserError() from None
     return header, found, [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in header]
+
+
+def _ascii_rows(text: str) -> tuple[list[str], Sequence[int], list[list[str]]] | None:
+    """``_csv_rows`` of an ASCII CSV without quotes, NULs or carriage returns and with no blank line (else
+    ``None``): its lines' ends and commas found by numpy (every line as many cells as the header: a
+    ``ParserError``), then every cell from one ``str.split``."""
+    data = np.frombuffer(text.encode("ascii"), np.uint8)
+    breaks = np.flatnonzero(data == ord("\n"))
+    if not text.endswith("\n"):
+        breaks = np.r_[breaks, data.size]  # the last line ends at the end of the text
+    lengths = np.diff(breaks, prepend=-1) - 1
+    if not lengths[0] or (lengths[1:] == 0).any() or lengths.max() > csv.field_size_limit():
+        return None  # (no header, a blank line, or a line the csv module refuses)
+    header = text[: breaks[0]].split(",")
+    commas = np.diff(np.searchsorted(np.flatnonzero(data == ord(",")), breaks))  # in each line after the header
+    if (commas != len(header) - 1).any():
+        raise ParserError()
+    cells = text[breaks[0] + 1 : breaks[-1]].replace("\n", ",").split(",") if commas.size else []
+    return header, range(2, commas.size + 2), [cells[k :: len(header)] for k in range(len(header))]
 
 
 # the reference CSVs of one load, each split and its cases checked once: path -> (header, the rows' lines, the
@@ -299,7 +322,7 @@ def _csv_table(
         )
         raise ConfigurationError(f"{what} ({type(error).__name__}): fix it in the phase's ground truth.") from None
     place = _present(header, file, declaration, columns, reader)
-    ids = list(map(str.strip, found[place[id_column]]))
+    ids = _strip(found[place[id_column]])
     if len(set(ids)) < len(ids):
         seen: set[str] = set()
         case = next(case for case in ids if case in seen or seen.add(case))
@@ -324,7 +347,15 @@ def _present(
 
 def _stripped(found: list[list[str]], place: dict[str, int], columns: tuple[str, ...]) -> list[list[str]]:
     """The cells of each of ``columns`` (stripped)."""
-    return [list(map(str.strip, found[place[column]])) for column in columns]
+    return [_strip(found[place[column]]) for column in columns]
+
+
+def _strip(cells: list[str]) -> list[str]:
+    """The cells stripped (a copy): at once when none holds a space (in ASCII: ``str.strip``'s own)."""
+    joined = "".join(cells)
+    if joined.isascii() and not any(space in joined for space in " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"):
+        return cells.copy()
+    return list(map(str.strip, cells))
 
 
 def _one_hot(ground_truth: Path, output: OutputSpec, declaration: Declaration, tables: Tables) -> dict[str, str | None]:

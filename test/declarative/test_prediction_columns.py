@@ -128,6 +128,13 @@ def test_a_csv_the_columns_refuse_gets_the_row_readers_message(tmp_path, monkeyp
         "id\n1\n \n2\n",
         "id,a\n1,x\n2\n",
         "id,a\n1,x\n 2, y \n",
+        "id,a\n1,x\n2,y",  # ASCII without a blank line (``_ascii_rows``): with no break at the end,
+        "id,a\r\n1,x\r\n2,y\r\n",  # CRLF,
+        "id,a\n",  # no row,
+        "id\n1\n2\n",  # one column,
+        "id,a,b\n1,x,y\n2,z\n",  # a short row,
+        "id,a\n1,x,y\n2,z\n",  # a long one,
+        "id,a\n1,x\n\n",  # a blank line at the end (read line by line)
     ],
 )
 def test_reference_rows_split_whole_as_the_csv_module_splits_them(tmp_path, text):
