@@ -13,7 +13,7 @@ import math
 import os
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from itertools import chain, repeat
+from itertools import chain, islice, repeat
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +73,12 @@ def dumps(metrics: Mapping[str, Any]) -> str:
     """The canonical text of a metrics document (deterministic: same input, same bytes). A per-case section
     held by columns (``CaseColumns``), or a large one of plain values, is written column by column
     (``_case_section``), the same bytes."""
+    return "".join(_pieces_of(metrics))
+
+
+def _pieces_of(metrics: Mapping[str, Any]) -> list[str]:
+    """``dumps`` in pieces: the document, or with a per-case section written column by column the text before
+    it, it, and the text after it (not joined: a section of 250,000 cases is 20 MB)."""
     cases = metrics.get(CASE_SECTION) if isinstance(metrics, Mapping) else None
     fast = None
     if isinstance(cases, CaseColumns):
@@ -80,12 +86,12 @@ def dumps(metrics: Mapping[str, Any]) -> str:
     elif isinstance(cases, dict) and len(cases) >= FAST_CASES:
         fast = _case_section(cases)
     if fast is None:
-        return json.dumps(json_safe(metrics), indent=2, allow_nan=False) + "\n"
+        return [json.dumps(json_safe(metrics), indent=2, allow_nan=False) + "\n"]
     text = json.dumps(json_safe({**metrics, CASE_SECTION: _PLACE}), indent=2, allow_nan=False) + "\n"
     place = json.dumps(_PLACE)
     at = text.index(place)
     pad = " " * (at - text.rindex("\n", 0, at) - 1 - len(json.dumps(CASE_SECTION)) - 2)  # the key's indent
-    return text.replace(place, fast(pad), 1)
+    return [text[:at], fast(pad), text[at + len(place) :]]
 
 
 FAST_CASES = 1000  # per-case entries from which ``dumps`` writes them column by column
@@ -171,8 +177,9 @@ def _section_text(
     pieces: list[Iterable[str]] = [ids]
     for head, column in zip(heads, columns, strict=True):
         pieces += [repeat(head), column]
-    body = "".join(chain.from_iterable(zip(*pieces, repeat(tail))))
-    return f"{{\n{pad}  {quote}{body[: -len(tail)]}{close}\n{pad}  }}\n{pad}}}"
+    body = islice(chain.from_iterable(zip(repeat(tail), *pieces)), 1, None)  # (each entry after the one
+    # before's tail: the first after none)
+    return "".join(chain([f"{{\n{pad}  {quote}"], body, [f"{close}\n{pad}  }}\n{pad}}}"]))
 
 
 def _case_section(cases: dict[Any, Any]) -> Any:
@@ -216,12 +223,18 @@ def split_case_results(metrics: Mapping[str, Any]) -> tuple[dict[str, Any], dict
     return public, {CASE_SECTION: cases, "settings": settings}
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """``text`` to ``path`` through a temporary file beside it and a rename: never a partial file."""
+WRITTEN_AT_ONCE = 2**20  # characters of a text encoded at a time (no copy of a whole 20 MB text)
+
+
+def write_atomically(path: Path, text: str | Sequence[str]) -> None:
+    """``text`` (or its pieces, in turn) to ``path`` through a temporary file beside it and a rename: never a
+    partial file."""
     handle, temporary = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=path.suffix, dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as file:
-            file.write(text.encode("utf-8"))
+            for piece in [text] if isinstance(text, str) else text:
+                for at in range(0, len(piece), WRITTEN_AT_ONCE):
+                    file.write(piece[at : at + WRITTEN_AT_ONCE].encode("utf-8"))
             file.flush()
             os.fsync(file.fileno())
         os.chmod(temporary, 0o644)
@@ -250,13 +263,13 @@ def write_metrics(
                 f"The leaderboard value {problem}; metrics.json was not written so that the "
                 "submission does not vanish from the leaderboard."
             )
-    text = dumps(public)
+    text = _pieces_of(public)
     path.parent.mkdir(parents=True, exist_ok=True)
     if private is None:
         write_atomically(path, text)
         return
     organizer = path.with_name(CASE_RESULTS_FILE)
-    write_atomically(organizer, dumps(private))
+    write_atomically(organizer, _pieces_of(private))
     try:
         write_atomically(path, text)
     except BaseException:

@@ -187,14 +187,25 @@ def float_cells(cells: Sequence[str], separators: bool = True) -> np.ndarray | N
 _KEPT_BYTES = np.array([(1 << 8 * k) - 1 for k in range(8)] + [2**64 - 1], np.uint64)  # the first k bytes of 8
 
 
+def _words_at(data: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """The 8 bytes of ``data`` from each of ``offsets`` (at most its size; 0s past its end) as a little-endian
+    word (an unaligned view of ``data``: no copy of it; its last 8 bytes from a copy of them)."""
+    cut = max(data.size - 8, 0)
+    end = np.zeros(16, np.uint8)
+    end[: data.size - cut] = data[cut:]
+    words = np.ndarray((9,), "<u8", end, strides=(1,))[np.clip(offsets - cut, 0, 8)]
+    if data.size >= 8:
+        early = offsets < cut
+        words[early] = np.ndarray((cut + 1,), "<u8", data, strides=(1,))[offsets[early]]
+    return words
+
+
 def _cell_words(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """The cells ``data[starts[k]:ends[k]]`` (bytes) as rows of 8-byte words, each read big-endian with 0s after
     the cell's end, so that rows compare (first word, then the next) as the cells' bytes do; read at once, 8
-    bytes a word from an unaligned view of ``data``."""
-    padded = np.concatenate([data, np.zeros(8, np.uint8)])
-    windows = np.ndarray((data.size + 1,), "<u8", padded, strides=(1,))  # the 8 bytes from each byte on
+    bytes a word (``_words_at``)."""
     lengths = ends - starts
-    words = [windows[np.minimum(starts + 8 * j, data.size)] & _KEPT_BYTES[np.clip(lengths - 8 * j, 0, 8)]
+    words = [_words_at(data, np.minimum(starts + 8 * j, data.size)) & _KEPT_BYTES[np.clip(lengths - 8 * j, 0, 8)]
              for j in range(-(-int(lengths.max(initial=1)) // 8))]  # fmt: skip
     return np.stack(words, axis=1).byteswap()
 
@@ -324,11 +335,10 @@ class _Rows(Mapping[str, PredictionRow]):
             return None
         data, (starts, lengths, values) = self._cells[0], self._read[name]
         starts, lengths = starts[order], lengths[order]  # (at most 17 bytes)
-        width = int(lengths.max(initial=0))
-        rows = np.empty((order.size, width + 1), np.uint8)
-        rows[:, :width] = data[np.minimum(starts[:, None] + np.arange(width), data.size - 1)]
-        rows[np.arange(order.size), lengths] = ord("\n")
-        texts = rows[np.arange(width + 1) <= lengths[:, None]].tobytes().decode("ascii").split("\n")
+        words = [_words_at(data, np.minimum(starts + 8 * j, data.size)) & _KEPT_BYTES[np.clip(lengths - 8 * j, 0, 8)]
+                 for j in range(int(lengths.max(initial=0)) // 8 + 1)]  # (a 0 after each text)  # fmt: skip
+        rows = np.stack(words, axis=1).astype("<u8", copy=False).view(np.uint8)  # (the bytes in text order)
+        texts = rows[np.arange(rows.shape[1]) <= lengths[:, None]].tobytes().decode("ascii").split("\0")
         for k in np.flatnonzero(lengths == 0).tolist():
             texts[k] = repr(float(values[order[k]]))
         return texts[:-1]
