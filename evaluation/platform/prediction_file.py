@@ -11,6 +11,7 @@ probabilities). Every problem is one line naming the file and the line (and the 
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import os
@@ -271,14 +272,16 @@ class _Rows(Mapping[str, PredictionRow]):
     def __init__(
         self,
         columns: tuple[str, ...],
-        records: list[Any],
+        records: Callable[[], list[Any]],
         lines: Sequence[int],
         ids: Callable[[], list[str]],
         cells: Cells | None = None,
         keys: Keys | None = None,
         index: dict[str, int] | None = None,
     ) -> None:
-        self._columns, self._records, self._lines, self._ids, self._cells = columns, records, lines, ids, cells
+        self._columns, self._lines, self._ids, self._cells = columns, lines, ids, cells
+        self._records_of = records
+        self._made: list[Any] | None = None
         self.keys, self._index = keys, index
         self._read: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # ``numbers``' columns (``texts``)
 
@@ -286,8 +289,15 @@ class _Rows(Mapping[str, PredictionRow]):
     def index(self) -> dict[str, int]:
         """Each case's row, made on first use (a file read as columns needs none: ``keys``)."""
         if self._index is None:
-            self._index = dict(zip(self._ids(), range(len(self._records)), strict=True))
+            self._index = dict(zip(self._ids(), range(len(self._lines)), strict=True))
         return self._index
+
+    @property
+    def _records(self) -> list[Any]:
+        """Each row's record, made on first use (a file read as columns needs none)."""
+        if self._made is None:
+            self._made = self._records_of()
+        return self._made
 
     def __getitem__(self, case: str) -> PredictionRow:
         row = self.index[case]
@@ -302,7 +312,7 @@ class _Rows(Mapping[str, PredictionRow]):
         return iter(self.index)
 
     def __len__(self) -> int:
-        return len(self._records)
+        return len(self._lines)
 
     def numbers(self, name: str) -> np.ndarray | None:
         """Column ``name`` as floats read from the file's bytes (a file without quotes): its plain decimals at
@@ -382,10 +392,14 @@ def read_prediction_table(
         raise SubmissionError(f"The prediction file {name} is empty; it needs a header line with the column "
                               f"'{id_column}'.")  # fmt: skip
     plain = '"' not in text and "\x00" not in text and text.count("\r") == text.count("\r\n")
-    split = _split_plain if plain else _split_csv
-    columns, records, ids_of, lines, stop, cells, keys = split(
-        text.replace("\r\n", "\n") if plain and "\r" in text else text, id_column, name
-    )
+    if plain and "\r" not in text:  # (its bytes as read, less a BOM)
+        read = data[len(codecs.BOM_UTF8) :] if data.startswith(codecs.BOM_UTF8) else data
+        columns, records, ids_of, lines, stop, cells, keys = _split_plain(text, id_column, name, read)
+    else:
+        split = _split_plain if plain else _split_csv
+        columns, records, ids_of, lines, stop, cells, keys = split(
+            text.replace("\r\n", "\n") if plain else text, id_column, name
+        )
     if keys is not None and stop is None and not strip:  # no id blank or twice: the ids made when asked for
         return PredictionTable(name, columns, _Rows(columns, records, lines, ids_of, cells, keys))
     ids = ids_of()
@@ -421,11 +435,12 @@ def _without_suffix(case: str, suffixes: tuple[str, ...]) -> str:
 Cells = tuple[np.ndarray, np.ndarray, np.ndarray]
 # the ids of a file's rows as words (``_cell_words``, file order) and their order sorted (``_in_order``)
 Keys = tuple[np.ndarray, np.ndarray]
-# (columns, each row's record, its stripped ids (made when called), its line, the first malformed row's line and
-# error or None, the rows' ``Cells`` or None, their ``Keys`` when every id is plain ASCII, none blank or twice)
+# (columns, each row's record and its stripped ids (each made when called), its line, the first malformed row's
+# line and error or None, the rows' ``Cells`` or None, their ``Keys`` when every id is plain ASCII, none blank or
+# twice)
 Split = tuple[
     tuple[str, ...],
-    list[Any],
+    Callable[[], list[Any]],
     Callable[[], list[str]],
     Sequence[int],
     tuple[int, SubmissionError] | None,
@@ -452,13 +467,14 @@ def _width_error(line: int, cells: int, width: int, name: str) -> tuple[int, Sub
                                  f"{width} columns.")  # fmt: skip
 
 
-def _split_plain(text: str, id_column: str, name: str) -> Split:
+def _split_plain(text: str, id_column: str, name: str, data: bytes | None = None) -> Split:
     """A CSV without quotes, NULs or lone carriage returns (``\\r\\n`` already made ``\\n``): every
     record is one line and every comma a separator, so its lines come from one ``str.split`` and the
     cells of every line are counted with numpy; the id cells are read from the bytes as words (``Keys``: an
     id a str only when asked for) when every one is plain ASCII (no space), none blank or twice, else cut out
-    of each line here. The rows are the well-formed lines before the first malformed one (the returned error)."""
-    encoded = np.frombuffer(text.encode(), np.uint8)
+    of each line here. The rows are the well-formed lines before the first malformed one (the returned error);
+    their lines' texts are made only when asked for. ``data``: the text's UTF-8 bytes when at hand."""
+    encoded = np.frombuffer(text.encode() if data is None else data, np.uint8)
     separators = np.flatnonzero((encoded == ord("\n")) | (encoded == ord(",")))
     breaks = np.flatnonzero(encoded[separators] == ord("\n"))  # the line breaks, as indices into separators
     if not text.endswith("\n"):
@@ -471,26 +487,29 @@ def _split_plain(text: str, id_column: str, name: str) -> Split:
     width, position = len(columns), columns.index(id_column)
     count = np.diff(breaks)  # the cells of each line after the header (its commas + 1)
     keep = np.diff(ends) > 1  # an empty line is skipped
-    lines = text.split("\n")[1 : count.size + 1]
     stop = None
     for k in np.flatnonzero((count != width) & keep).tolist():
-        if count[k] == 1 and not lines[k].strip():
+        if count[k] == 1 and not encoded[ends[k] + 1 : ends[k + 1]].tobytes().decode().strip():
             keep[k] = False  # spaces only: a blank line
         else:
             stop = _width_error(k + 2, int(count[k]), width, name)
             keep[k:] = False
             break
-    if keep.all():
-        records, numbers, firsts = lines, range(2, count.size + 2), breaks[:-1]
-    else:
-        rows = np.flatnonzero(keep).tolist()
-        records, numbers, firsts = [lines[k] for k in rows], [k + 2 for k in rows], breaks[:-1][keep]
+    rows = None if keep.all() else np.flatnonzero(keep).tolist()
+    numbers = range(2, count.size + 2) if rows is None else [k + 2 for k in rows]
+    firsts = breaks[:-1][keep]
+
+    def records() -> list[str]:
+        lines = text.split("\n")[1 : count.size + 1]
+        return lines if rows is None else [lines[k] for k in rows]
+
     stripped = not text.isascii() or any(space in text for space in " \t\x0b\x0c\x1c\x1d\x1e\x1f")
 
     def ids() -> list[str]:
-        found = records if width == 1 else (
-            [record.partition(",")[0] for record in records] if position == 0
-            else [record.split(",", position + 1)[position] for record in records]
+        lines = records()
+        found = lines if width == 1 else (
+            [line.partition(",")[0] for line in lines] if position == 0
+            else [line.split(",", position + 1)[position] for line in lines]
         )  # fmt: skip
         return list(map(str.strip, found)) if stripped else found
 
@@ -535,7 +554,7 @@ def _split_csv(text: str, id_column: str, name: str) -> Split:
     if stop is None and lines and lines[-1] > start and text.count('"') % 2:  # the last row ran on to the end
         stop = _open_quote(start, lines[-1], name)
     ids = [record[position] for record in records]
-    return columns, records, lambda: ids, lines, stop, None, None
+    return columns, lambda: records, lambda: ids, lines, stop, None, None
 
 
 def _open_quote(first: int, last: int, name: str) -> tuple[int, SubmissionError]:

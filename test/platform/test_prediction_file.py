@@ -116,3 +116,15 @@ def test_ids_read_as_words_match_cases_and_find_a_repeat_past_their_first_eight_
     path.write_text("case,p\nabcdefghi,1\n,2\n")
     with pytest.raises(SubmissionError, match=r"^Line 3 of the prediction file predictions.csv has no case"):
         read_prediction_table(path, "case", 1.0)
+
+
+def test_a_file_with_a_bom_and_other_than_ascii_is_read_from_its_own_bytes(tmp_path):
+    """A file without carriage returns is split from its bytes as read (``_split_plain``'s ``data``): less its BOM,
+    with characters of several bytes before the cells it cuts out."""
+    path = tmp_path / "predictions.csv"
+    for bom in (b"", b"\xef\xbb\xbf"):
+        path.write_bytes(bom + "cäsé,ñp,p\né,x,0.5\nb,y,-2.25\n".encode())
+        table = read_prediction_table(path, "cäsé", 1.0)
+        assert [(case, row.line, row.values) for case, row in table.rows.items()] == [
+            ("é", 2, ("é", "x", "0.5")), ("b", 3, ("b", "y", "-2.25"))]  # fmt: skip
+        assert table.numbers("p").tolist() == [0.5, -2.25] and table.texts("p", np.array([1, 0])) == ["-2.25", "0.5"]
