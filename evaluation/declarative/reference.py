@@ -156,13 +156,16 @@ def _csv_rows(path: Path) -> tuple[list[str], Sequence[int], list[list[str]]]:
     cells of each column of a UTF-8 CSV (a BOM allowed, blank lines skipped), strictly: no quote left open, every row
     as many cells as the header (a short row is not a blank cell). A file without quotes, NULs or lone
     carriage returns is split whole (each line a row); any other by the ``csv`` module, row by row."""
+    data = path.read_bytes()
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         text = ""  # read row by row: a malformed row before the undecodable byte is the error, as always
     plain = text and '"' not in text and "\x00" not in text and text.count("\r") == text.count("\r\n")
-    text = text.replace("\r\n", "\n") if plain and "\r" in text else text
-    whole = _ascii_rows(text) if plain and text.isascii() else None
+    if plain and "\r" in text:
+        text = text.replace("\r\n", "\n")
+        data = text.encode()
+    whole = _ascii_rows(text, data[len(data) - len(text) :]) if plain and text.isascii() else None
     if whole is not None:
         return whole
     lines = text.split("\n") if plain else []
@@ -197,23 +200,24 @@ def _csv_rows(path: Path) -> tuple[list[str], Sequence[int], list[list[str]]]:
     return header, found, [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in header]
 
 
-def _ascii_rows(text: str) -> tuple[list[str], Sequence[int], list[list[str]]] | None:
-    """``_csv_rows`` of an ASCII CSV without quotes, NULs or carriage returns and with no blank line (else
-    ``None``): its lines' ends and commas found by numpy (every line as many cells as the header: a
-    ``ParserError``), then every cell from one ``str.split``."""
-    data = np.frombuffer(text.encode("ascii"), np.uint8)
+def _ascii_rows(text: str, encoded: bytes) -> tuple[list[str], Sequence[int], list[list[str]]] | None:
+    """``_csv_rows`` of an ASCII CSV (``encoded``: its bytes) without quotes, NULs or carriage returns and with
+    no blank line (else ``None``): its lines' ends and commas found by numpy (every line as many cells as the
+    header: a ``ParserError``), then every cell from one ``str.split``."""
+    data = np.frombuffer(encoded, np.uint8)
     breaks = np.flatnonzero(data == ord("\n"))
     if not text.endswith("\n"):
         breaks = np.r_[breaks, data.size]  # the last line ends at the end of the text
     lengths = np.diff(breaks, prepend=-1) - 1
     if not lengths[0] or (lengths[1:] == 0).any() or lengths.max() > csv.field_size_limit():
         return None  # (no header, a blank line, or a line the csv module refuses)
-    header = text[: breaks[0]].split(",")
-    commas = np.diff(np.searchsorted(np.flatnonzero(data == ord(",")), breaks))  # in each line after the header
-    if (commas != len(header) - 1).any():
+    before = np.searchsorted(np.flatnonzero(data == ord(",")), breaks)  # the commas before each line's end
+    width, commas = int(before[0]) + 1, np.diff(before)  # the header's cells, each row's commas
+    if (commas != width - 1).any():
         raise ParserError()
-    cells = text[breaks[0] + 1 : breaks[-1]].replace("\n", ",").split(",") if commas.size else []
-    return header, range(2, commas.size + 2), [cells[k :: len(header)] for k in range(len(header))]
+    cells = text.replace("\n", ",").split(",")  # the header's cells, then each row's (then "" after a break)
+    end = width * (commas.size + 1)
+    return cells[:width], range(2, commas.size + 2), [cells[width + k : end : width] for k in range(width)]
 
 
 # the reference CSVs of one load, each split and its cases checked once: path -> (header, the rows' lines, the

@@ -160,11 +160,12 @@ def repr_lengths(
     return np.where(written, kept - starts, 0)
 
 
-def decimal_cells(cells: Sequence[str]) -> np.ndarray | None:
-    """``plain_decimals`` of a list of cells (``None`` for one that holds a line break)."""
-    data = np.frombuffer("\n".join(cells).encode() + b"\n", np.uint8)
-    ends = np.flatnonzero(data == ord("\n"))
-    if ends.size != len(cells):
+def decimal_cells(cells: Sequence[str], joined: str | None = None) -> np.ndarray | None:
+    """``plain_decimals`` of a list of cells (``None`` for one that holds a line break); ``joined``: the cells
+    joined by line breaks, when at hand."""
+    data = np.frombuffer(("\n".join(cells) if joined is None else joined).encode(), np.uint8)
+    ends = np.r_[np.flatnonzero(data == ord("\n")), data.size]
+    if ends.size != len(cells) or not data.size:  # (a line break in a cell; no cell but one empty)
         return None
     return plain_decimals(data, np.r_[0, ends[:-1] + 1], ends)
 
@@ -173,10 +174,10 @@ def float_cells(cells: Sequence[str], separators: bool = True) -> np.ndarray | N
     """The cells as floats, each as ``float()`` reads it (plain decimals at once: ``decimal_cells``), or ``None``
     when one is not in ASCII (float() reads full-width digits), is no number, or (``separators=False``) holds
     Python's digit separator "_"."""
-    joined = "".join(cells)
+    joined = "\n".join(cells)
     if not joined.isascii() or (not separators and "_" in joined):
         return None
-    numbers = decimal_cells(cells)
+    numbers = decimal_cells(cells, joined)
     if numbers is not None:
         return numbers
     try:
