@@ -29,7 +29,7 @@ from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.platform.detections import point_names, point_numbers
 from evaluation.platform.files import read_bytes
 from evaluation.platform.matching import stem
-from evaluation.platform.prediction_file import float_cells
+from evaluation.platform.prediction_file import cell_texts, float_cells, plain_decimals
 from evaluation.platform.sockets import parse_json_bytes
 
 
@@ -203,7 +203,7 @@ def _csv_rows(path: Path) -> tuple[list[str], Sequence[int], list[list[str]]]:
 def _ascii_rows(text: str, encoded: bytes) -> tuple[list[str], Sequence[int], list[list[str]]] | None:
     """``_csv_rows`` of an ASCII CSV (``encoded``: its bytes) without quotes, NULs or carriage returns and with
     no blank line (else ``None``): its lines' ends and commas found by numpy (every line as many cells as the
-    header: a ``ParserError``), then every cell from one ``str.split``."""
+    header: a ``ParserError``), each column its cells' bytes (``_Column``)."""
     data = np.frombuffer(encoded, np.uint8)
     breaks = np.flatnonzero(data == ord("\n"))
     if not text.endswith("\n"):
@@ -211,13 +211,60 @@ def _ascii_rows(text: str, encoded: bytes) -> tuple[list[str], Sequence[int], li
     lengths = np.diff(breaks, prepend=-1) - 1
     if not lengths[0] or (lengths[1:] == 0).any() or lengths.max() > csv.field_size_limit():
         return None  # (no header, a blank line, or a line the csv module refuses)
-    before = np.searchsorted(np.flatnonzero(data == ord(",")), breaks)  # the commas before each line's end
+    found = np.flatnonzero(data == ord(","))
+    before = np.searchsorted(found, breaks)  # the commas before each line's end
     width, commas = int(before[0]) + 1, np.diff(before)  # the header's cells, each row's commas
     if (commas != width - 1).any():
         raise ParserError()
-    cells = text.replace("\n", ",").split(",")  # the header's cells, then each row's (then "" after a break)
-    end = width * (commas.size + 1)
-    return cells[:width], range(2, commas.size + 2), [cells[width + k : end : width] for k in range(width)]
+    edges = (
+        np.column_stack([breaks[:-1], found.reshape(breaks.size, width - 1)[1:], breaks[1:]]) if commas.size else None
+    )
+    bare = not any(space in text for space in " \t\x0b\x0c\x1c\x1d\x1e\x1f")
+    columns = [_Column(text, data, edges[:, k] + 1, edges[:, k + 1], bare) if edges is not None else []
+               for k in range(width)]  # fmt: skip
+    return text[: breaks[0]].split(","), range(2, commas.size + 2), columns
+
+
+class _Column(Sequence[str]):
+    """A column of an ASCII CSV read whole (``_ascii_rows``): its cells' bytes (``data[starts[k]:ends[k]]``),
+    their strs made on first use (a number column read whole needs none: ``numbers``); ``bare``: no cell of
+    the file holds a space (``str.strip`` leaves it as it is)."""
+
+    def __init__(self, text: str, data: np.ndarray, starts: np.ndarray, ends: np.ndarray, bare: bool) -> None:
+        self._text, self._data, self._starts, self._ends, self.bare = text, data, starts, ends, bare
+        self._cells: list[str] | None = None
+
+    def _strings(self) -> list[str]:
+        if self._cells is None:
+            lengths = self._ends - self._starts
+            self._cells = (
+                cell_texts(self._data, self._starts, lengths) if lengths.max(initial=0) <= 64
+                else list(map(self._text.__getitem__, map(slice, self._starts.tolist(), self._ends.tolist())))
+            )  # fmt: skip
+        return self._cells
+
+    def numbers(self) -> np.ndarray | None:
+        """The cells as floats when every one is a plain decimal (``plain_decimals``), read from the bytes."""
+        return plain_decimals(self._data, self._starts, self._ends)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._strings()[index]
+
+    def __len__(self) -> int:
+        return self._starts.size
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._strings())
+
+    def __contains__(self, cell: object) -> bool:
+        if cell == "":
+            return bool((self._starts == self._ends).any())
+        return cell in self._strings()
+
+    def __eq__(self, other: object) -> bool:
+        return list(self) == other
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 # the reference CSVs of one load, each split and its cases checked once: path -> (header, the rows' lines, the
@@ -354,11 +401,14 @@ def _stripped(found: list[list[str]], place: dict[str, int], columns: tuple[str,
     return [_strip(found[place[column]]) for column in columns]
 
 
-def _strip(cells: list[str]) -> list[str]:
-    """The cells stripped (a copy): at once when none holds a space (in ASCII: ``str.strip``'s own)."""
+def _strip(cells: Sequence[str]) -> Sequence[str]:
+    """The cells stripped (a copy, or a ``_Column`` none of whose cells holds a space as it is): at once when none
+    holds a space (in ASCII: ``str.strip``'s own)."""
+    if isinstance(cells, _Column) and cells.bare:
+        return cells
     joined = "".join(cells)
     if joined.isascii() and not any(space in joined for space in " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"):
-        return cells.copy()
+        return list(cells)
     return list(map(str.strip, cells))
 
 
@@ -447,7 +497,7 @@ def _whole_column(output: OutputSpec, texts: Mapping[str, str], cases: Sequence[
     if type(output.type) in (Choice, Probabilities) and not output.options:  # (a class name, as written)
         distinct = set(column)
         whole = distinct <= set(output.classes) and not {c.lower() for c in distinct} & set(output.blank_values)
-        return ByCase(cases, column) if whole else None
+        return ByCase(cases, list(column)) if whole else None
     if type(output.type) is not Number:
         return None
     if any(blank in column for blank in output.blank_values) or (
@@ -455,7 +505,9 @@ def _whole_column(output: OutputSpec, texts: Mapping[str, str], cases: Sequence[
         and set(map(str.lower, column)) & set(output.blank_values)
     ):  # (a blank value without letters is matched as it is)
         return None
-    numbers = float_cells(column)  # (not in ASCII, e.g. full-width digits, or no number: the cell-by-cell words)
+    numbers = column.numbers() if isinstance(column, _Column) else None  # (from the file's bytes)
+    if numbers is None:  # (not in ASCII, e.g. full-width digits, or no number: the cell-by-cell words)
+        numbers = float_cells(column)
     if numbers is None or not np.isfinite(numbers).all() or (binary and not np.isin(numbers, (0.0, 1.0)).all()):
         return None
     return ByCase(cases, None, numbers)

@@ -212,6 +212,16 @@ def _cell_words(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.nd
     return np.stack(words, axis=1).byteswap()
 
 
+def cell_texts(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> list[str]:
+    """The cells ``data[starts[k] : starts[k] + lengths[k]]`` (ASCII without NULs, short: a row of their 8-byte
+    words each) as strs, at once: their words read (``_words_at``), the bytes past each cell 0, the cells' bytes
+    and a 0 after each taken in turn, decoded and split at the 0s."""
+    words = [_words_at(data, np.minimum(starts + 8 * j, data.size)) & _KEPT_BYTES[np.clip(lengths - 8 * j, 0, 8)]
+             for j in range(int(lengths.max(initial=0)) // 8 + 1)]  # (a 0 after each cell)  # fmt: skip
+    rows = np.stack(words, axis=1).astype("<u8", copy=False).view(np.uint8)  # (the bytes in the cells' order)
+    return rows[np.arange(rows.shape[1]) <= lengths[:, None]].tobytes().decode("ascii").split("\0")[:-1]
+
+
 def _text_words(texts: Sequence[str]) -> np.ndarray:
     """``_cell_words`` of printable ASCII ``texts`` (joined at once)."""
     data = np.frombuffer("\n".join([*texts, ""]).encode("ascii"), np.uint8)
@@ -345,14 +355,10 @@ class _Rows(Mapping[str, PredictionRow]):
         if name not in self._read:
             return None
         data, (starts, lengths, values) = self._cells[0], self._read[name]
-        starts, lengths = starts[order], lengths[order]  # (at most 17 bytes)
-        words = [_words_at(data, np.minimum(starts + 8 * j, data.size)) & _KEPT_BYTES[np.clip(lengths - 8 * j, 0, 8)]
-                 for j in range(int(lengths.max(initial=0)) // 8 + 1)]  # (a 0 after each text)  # fmt: skip
-        rows = np.stack(words, axis=1).astype("<u8", copy=False).view(np.uint8)  # (the bytes in text order)
-        texts = rows[np.arange(rows.shape[1]) <= lengths[:, None]].tobytes().decode("ascii").split("\0")
-        for k in np.flatnonzero(lengths == 0).tolist():
+        texts = cell_texts(data, starts[order], lengths[order])  # (at most 17 bytes)
+        for k in np.flatnonzero(lengths[order] == 0).tolist():
             texts[k] = repr(float(values[order[k]]))
-        return texts[:-1]
+        return texts
 
     def column(self, name: str) -> list[str]:
         """The stripped cells of column ``name``, one per row in file order (each row's ``cells[name]``),

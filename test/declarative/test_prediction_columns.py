@@ -135,6 +135,7 @@ def test_a_csv_the_columns_refuse_gets_the_row_readers_message(tmp_path, monkeyp
         "id,a,b\n1,x,y\n2,z\n",  # a short row,
         "id,a\n1,x,y\n2,z\n",  # a long one,
         "id,a\n1,x\n\n",  # a blank line at the end (read line by line)
+        "id,a\n1," + "x" * 100 + "\n2,y\n",  # a long cell (cut out of the text as a str)
     ],
 )
 def test_reference_rows_split_whole_as_the_csv_module_splits_them(tmp_path, text):
