@@ -151,7 +151,7 @@ def _listed_stacks(
     return stacks, columns
 
 
-def _csv_rows(path: Path) -> tuple[list[str], Sequence[int], list[list[str]]]:
+def _csv_rows(path: Path) -> tuple[list[str], Sequence[int], list[Sequence[str]]]:
     """The header, the rows' lines (1 = the header; a row with a quoted line break: its last line) and the
     cells of each column of a UTF-8 CSV (a BOM allowed, blank lines skipped), strictly: no quote left open, every row
     as many cells as the header (a short row is not a blank cell). A file without quotes, NULs or lone
@@ -200,7 +200,7 @@ def _csv_rows(path: Path) -> tuple[list[str], Sequence[int], list[list[str]]]:
     return header, found, [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in header]
 
 
-def _ascii_rows(text: str, encoded: bytes) -> tuple[list[str], Sequence[int], list[list[str]]] | None:
+def _ascii_rows(text: str, encoded: bytes) -> tuple[list[str], Sequence[int], list[Sequence[str]]] | None:
     """``_csv_rows`` of an ASCII CSV (``encoded``: its bytes) without quotes, NULs or carriage returns and with
     no blank line (else ``None``): its lines' ends and commas found by numpy (every line as many cells as the
     header: a ``ParserError``), each column its cells' bytes (``_Column``)."""
@@ -269,7 +269,7 @@ class _Column(Sequence[str]):
 
 # the reference CSVs of one load, each split and its cases checked once: path -> (header, the rows' lines, the
 # cells of each column, the stripped cases)
-Tables = dict[Path, tuple[list[str], Sequence[int], list[list[str]], list[str]]]
+Tables = dict[Path, tuple[list[str], Sequence[int], list[Sequence[str]], Sequence[str]]]
 
 
 def _csv_column(
@@ -349,7 +349,7 @@ def _csv_table(
     binary: bool,
     reader: str = "",
     tables: Tables | None = None,
-) -> tuple[list[str], Sequence[int], list[list[str]]]:
+) -> tuple[Sequence[str], Sequence[int], list[Sequence[str]]]:
     """The cases of a CSV reference (stripped), their rows' lines and the cells of each of ``columns``
     (stripped); the file must hold every column the declaration reads from it (all absent ones named at
     once) and each case once. ``tables``: the files this load has read (each read once; the first
@@ -396,7 +396,7 @@ def _present(
     return {column: k for k, column in enumerate(header)}
 
 
-def _stripped(found: list[list[str]], place: dict[str, int], columns: tuple[str, ...]) -> list[list[str]]:
+def _stripped(found: list[Sequence[str]], place: dict[str, int], columns: tuple[str, ...]) -> list[Sequence[str]]:
     """The cells of each of ``columns`` (stripped)."""
     return [_strip(found[place[column]]) for column in columns]
 
