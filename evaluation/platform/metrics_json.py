@@ -13,7 +13,6 @@ import math
 import os
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from itertools import chain, islice, repeat
 from pathlib import Path
 from typing import Any
 
@@ -161,7 +160,8 @@ def _section_text(
 ) -> str:
     """A per-case section from its cases' JSON texts (``ids``; ``quote``: their texts are the cases between
     quotes) and its values' JSON texts, a column per key (``keys``: each key and its inner keys, whose values
-    are a column each), joined in one pass (an entry's pieces in turn, no string per entry)."""
+    are a column each), joined in one pass (an entry's pieces in turn, laid out in one list by slices: no
+    string per entry)."""
     heads, close = [], ""
     for n, (key, inner) in enumerate(keys):
         lead = f"{quote}: {{" if n == 0 else ","
@@ -174,12 +174,16 @@ def _section_text(
         )
         close = f"\n{pad}    }}" if names else ""
     tail = f"{close}\n{pad}  }},\n{pad}  {quote}"
-    pieces: list[Iterable[str]] = [ids]
-    for head, column in zip(heads, columns, strict=True):
-        pieces += [repeat(head), column]
-    body = islice(chain.from_iterable(zip(repeat(tail), *pieces)), 1, None)  # (each entry after the one
-    # before's tail: the first after none)
-    return "".join(chain([f"{{\n{pad}  {quote}"], body, [f"{close}\n{pad}  }}\n{pad}}}"]))
+    ids = list(ids)
+    stride = 2 + 2 * len(heads)  # an entry: the one before's tail, its case, each value's head and value
+    pieces = [tail] * (stride * len(ids))
+    pieces[1::stride] = ids
+    for k, (head, column) in enumerate(zip(heads, columns, strict=True)):
+        pieces[2 + 2 * k :: stride] = [head] * len(ids)
+        pieces[3 + 2 * k :: stride] = column
+    pieces[:1] = [f"{{\n{pad}  {quote}"]  # (the first entry: after no tail)
+    pieces.append(f"{close}\n{pad}  }}\n{pad}}}")
+    return "".join(pieces)
 
 
 def _case_section(cases: dict[Any, Any]) -> Any:
