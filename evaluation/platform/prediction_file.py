@@ -191,14 +191,17 @@ _KEPT_BYTES = np.array([(1 << 8 * k) - 1 for k in range(8)] + [2**64 - 1], np.ui
 
 def _words_at(data: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """The 8 bytes of ``data`` from each of ``offsets`` (at most its size; 0s past its end) as a little-endian
-    word (an unaligned view of ``data``: no copy of it; its last 8 bytes from a copy of them)."""
+    word (an unaligned view of ``data``: no copy of it; within its last 8 bytes from a copy of them)."""
     cut = max(data.size - 8, 0)
-    end = np.zeros(16, np.uint8)
-    end[: data.size - cut] = data[cut:]
-    words = np.ndarray((9,), "<u8", end, strides=(1,))[np.clip(offsets - cut, 0, 8)]
     if data.size >= 8:
-        early = offsets < cut
-        words[early] = np.ndarray((cut + 1,), "<u8", data, strides=(1,))[offsets[early]]
+        words = np.ndarray((cut + 1,), "<u8", data, strides=(1,))[np.minimum(offsets, cut)]
+        late = np.flatnonzero(offsets > cut)
+    else:
+        words, late = np.zeros(offsets.size, "<u8"), np.arange(offsets.size)
+    if late.size:
+        end = np.zeros(16, np.uint8)
+        end[: data.size - cut] = data[cut:]
+        words[late] = np.ndarray((9,), "<u8", end, strides=(1,))[offsets[late] - cut]
     return words
 
 
