@@ -137,7 +137,8 @@ def aggregate_metrics(
         lists.update((names.get(o.slug, o.slug), []) for o in declaration.outputs)
         columns = {o.slug: results.column(o.slug, reference.cases) for o in declaration.outputs}
         inner = {slug: results.classes[slug] for slug in columns if slug in results.classes}
-        section = _case_columns(reference.cases, per_case, columns if report.case_values else {}, inner)
+        texts = results.texts if tuple(reference.cases) == results.cases else {}
+        section = _case_columns(reference.cases, per_case, columns if report.case_values else {}, inner, texts)
     row_results = () if isinstance(results, ColumnResults) else declaration.outputs
     for output in row_results:  # (cases skipped for a blank reference have no entry)
         scored = [c for c in reference.cases if output.slug in results[c].submitted]
@@ -158,16 +159,17 @@ def aggregate_metrics(
 
 
 def _values_of(values: Mapping[str, Any], cases: Sequence[str]) -> Sequence[Any]:
-    """The values of ``cases``: a reference column read whole (``ByCase``) of these very cases as it is."""
-    if isinstance(values, ByCase) and list(values.cases) == list(cases):
-        return values.cells
+    """The values of ``cases``: a reference column read whole (``ByCase``) of these very cases as it is (its
+    numbers' array, read-only, when it has one)."""
+    if isinstance(values, ByCase) and values.of(cases):
+        return values.cells if values.numbers is None else values.numbers
     return list(map(values.__getitem__, cases))
 
 
 def _class_names(values: Mapping[str, Any], cases: Sequence[str]) -> np.ndarray:
     """The class names of ``cases`` as an array of strings: of a column read whole of these very cases, made once
     for all the metrics of its output (``ByCase.strings``, read-only)."""
-    if isinstance(values, ByCase) and list(values.cases) == list(cases):
+    if isinstance(values, ByCase) and values.of(cases):
         return values.strings()
     return np.array(list(map(values.__getitem__, cases)), dtype=str)
 
@@ -186,11 +188,12 @@ def _case_columns(
     per_case: dict[str, dict[str, Any]],
     columns: dict[str, np.ndarray],
     inner: dict[str, tuple[str, ...]],
+    texts: Mapping[str, list[list[str]]],
 ) -> Mapping[str, Mapping[str, Any]]:
     """The per-case section of a submission scored as columns: each output's values (``columns``, in the
-    order of ``cases``; ``inner``: a probabilities output's classes) after the entries the metrics wrote
-    (``per_case``); held by columns when they wrote none."""
-    held = CaseColumns(cases, columns, inner)
+    order of ``cases``; ``inner``: a probabilities output's classes; ``texts``: their ``repr`` when known)
+    after the entries the metrics wrote (``per_case``); held by columns when they wrote none."""
+    held = CaseColumns(cases, columns, inner, texts)
     if columns and not any(per_case.values()):
         return held
     return {case: {**per_case.get(case, {}), **held[case]} for case in cases}

@@ -73,12 +73,18 @@ def _summing(matrix: np.ndarray, output: OutputSpec) -> np.ndarray | None:
 class ColumnResults(Mapping[str, CaseResult]):
     """Each case's result, made when asked for (as ``score_case`` gives it: every output submitted), and
     each output's values whole (``column``), which the aggregation reads instead of case by case: a number
-    output's floats, a probabilities output's matrix (a row per case, a column per class of ``classes``)."""
+    output's floats, a probabilities output's matrix (a row per case, a column per class of ``classes``);
+    ``texts``: of an output whose every cell was read from the file's bytes, its values' ``repr`` (a list per
+    column: a number output's one, a probabilities output's per class), for the per-case section."""
 
     def __init__(
-        self, cases: Sequence[str], columns: dict[str, np.ndarray], classes: dict[str, tuple[str, ...]]
+        self,
+        cases: Sequence[str],
+        columns: dict[str, np.ndarray],
+        classes: dict[str, tuple[str, ...]],
+        texts: dict[str, list[list[str]]] | None = None,
     ) -> None:
-        self.cases, self.columns, self.classes = tuple(cases), columns, classes
+        self.cases, self.columns, self.classes, self.texts = tuple(cases), columns, classes, texts or {}
         self._index: dict[str, int] | None = None
 
     def column(self, slug: str, cases: Sequence[str]) -> np.ndarray:
@@ -133,6 +139,7 @@ def scored_columns(
     if order is None:
         return None
     columns: dict[str, np.ndarray] = {}
+    texts: dict[str, list[list[str]]] = {}
     for output in outputs:
         if output.columns:
             numbers = _probabilities(table, output)
@@ -142,7 +149,10 @@ def scored_columns(
         if numbers is None:
             return None
         columns[output.slug] = numbers[order]
-    return ColumnResults(cases, columns, {o.slug: o.classes for o in outputs if o.columns})
+        found = [table.texts(column, order) for column in output.csv_columns]
+        if all(text is not None for text in found):
+            texts[output.slug] = found
+    return ColumnResults(cases, columns, {o.slug: o.classes for o in outputs if o.columns}, texts)
 
 
 def read_columns(read: ReadColumns, reference: DeclaredReference, declaration: Declaration) -> ColumnResults | None:

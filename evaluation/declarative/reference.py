@@ -28,7 +28,7 @@ from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.platform.detections import point_names, point_numbers
 from evaluation.platform.files import read_bytes
 from evaluation.platform.matching import stem
-from evaluation.platform.prediction_file import float_cells
+from evaluation.platform.prediction_file import cell_texts, float_cells, plain_decimals
 from evaluation.platform.sockets import parse_json_bytes
 
 
@@ -151,17 +151,24 @@ def _listed_stacks(
     return stacks, columns
 
 
-def _csv_rows(path: Path) -> tuple[list[str], Sequence[int], list[list[str]]]:
+def _csv_rows(path: Path) -> tuple[list[str], Sequence[int], list[Sequence[str]]]:
     """The header, the rows' lines (1 = the header; a row with a quoted line break: its last line) and the
     cells of each column of a UTF-8 CSV (a BOM allowed, blank lines skipped), strictly: no quote left open, every row
     as many cells as the header (a short row is not a blank cell). A file without quotes, NULs or lone
     carriage returns is split whole (each line a row); any other by the ``csv`` module, row by row."""
+    data = path.read_bytes()
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         text = ""  # read row by row: a malformed row before the undecodable byte is the error, as always
     plain = text and '"' not in text and "\x00" not in text and text.count("\r") == text.count("\r\n")
-    lines = (text.replace("\r\n", "\n") if "\r" in text else text).split("\n") if plain else []
+    if plain and "\r" in text:
+        text = text.replace("\r\n", "\n")
+        data = text.encode()
+    whole = _ascii_rows(text, data[len(data) - len(text) :]) if plain and text.isascii() else None
+    if whole is not None:
+        return whole
+    lines = text.split("\n") if plain else []
     if lines and not lines[-1]:
         lines.pop()
     if lines and lines[0] and max(map(len, lines)) <= csv.field_size_limit():
@@ -193,9 +200,76 @@ def _csv_rows(path: Path) -> tuple[list[str], Sequence[int], list[list[str]]]:
     return header, found, [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in header]
 
 
+def _ascii_rows(text: str, encoded: bytes) -> tuple[list[str], Sequence[int], list[Sequence[str]]] | None:
+    """``_csv_rows`` of an ASCII CSV (``encoded``: its bytes) without quotes, NULs or carriage returns and with
+    no blank line (else ``None``): its lines' ends and commas found by numpy (every line as many cells as the
+    header: a ``ParserError``), each column its cells' bytes (``_Column``)."""
+    data = np.frombuffer(encoded, np.uint8)
+    breaks = np.flatnonzero(data == ord("\n"))
+    if not text.endswith("\n"):
+        breaks = np.r_[breaks, data.size]  # the last line ends at the end of the text
+    lengths = np.diff(breaks, prepend=-1) - 1
+    if not lengths[0] or (lengths[1:] == 0).any() or lengths.max() > csv.field_size_limit():
+        return None  # (no header, a blank line, or a line the csv module refuses)
+    found = np.flatnonzero(data == ord(","))
+    before = np.searchsorted(found, breaks)  # the commas before each line's end
+    width, commas = int(before[0]) + 1, np.diff(before)  # the header's cells, each row's commas
+    if (commas != width - 1).any():
+        raise ParserError()
+    edges = (
+        np.column_stack([breaks[:-1], found.reshape(breaks.size, width - 1)[1:], breaks[1:]]) if commas.size else None
+    )
+    bare = not any(space in text for space in " \t\x0b\x0c\x1c\x1d\x1e\x1f")
+    columns = [_Column(text, data, edges[:, k] + 1, edges[:, k + 1], bare) if edges is not None else []
+               for k in range(width)]  # fmt: skip
+    return text[: breaks[0]].split(","), range(2, commas.size + 2), columns
+
+
+class _Column(Sequence[str]):
+    """A column of an ASCII CSV read whole (``_ascii_rows``): its cells' bytes (``data[starts[k]:ends[k]]``),
+    their strs made on first use (a number column read whole needs none: ``numbers``); ``bare``: no cell of
+    the file holds a space (``str.strip`` leaves it as it is)."""
+
+    def __init__(self, text: str, data: np.ndarray, starts: np.ndarray, ends: np.ndarray, bare: bool) -> None:
+        self._text, self._data, self._starts, self._ends, self.bare = text, data, starts, ends, bare
+        self._cells: list[str] | None = None
+
+    def _strings(self) -> list[str]:
+        if self._cells is None:
+            lengths = self._ends - self._starts
+            self._cells = (
+                cell_texts(self._data, self._starts, lengths) if lengths.max(initial=0) <= 64
+                else list(map(self._text.__getitem__, map(slice, self._starts.tolist(), self._ends.tolist())))
+            )  # fmt: skip
+        return self._cells
+
+    def numbers(self) -> np.ndarray | None:
+        """The cells as floats when every one is a plain decimal (``plain_decimals``), read from the bytes."""
+        return plain_decimals(self._data, self._starts, self._ends)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._strings()[index]
+
+    def __len__(self) -> int:
+        return self._starts.size
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._strings())
+
+    def __contains__(self, cell: object) -> bool:
+        if cell == "":
+            return bool((self._starts == self._ends).any())
+        return cell in self._strings()
+
+    def __eq__(self, other: object) -> bool:
+        return list(self) == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 # the reference CSVs of one load, each split and its cases checked once: path -> (header, the rows' lines, the
 # cells of each column, the stripped cases)
-Tables = dict[Path, tuple[list[str], Sequence[int], list[list[str]], list[str]]]
+Tables = dict[Path, tuple[list[str], Sequence[int], list[Sequence[str]], Sequence[str]]]
 
 
 def _csv_column(
@@ -214,13 +288,30 @@ def _csv_column(
 
 class ByCase(Mapping[str, Any]):
     """A column by case (a reference CSV's cells, a number reference's values): its cases and their values
-    in order (``cells``), the look-up by case made on first use (a column read whole needs none), the cells
-    as an array of strings made once (``strings``: a class reference, read by each metric of its output)."""
+    in order (``cells``; a number reference: ``numbers``, read-only, the list made from them when asked for),
+    the look-up by case made on first use (a column read whole needs none), the cells as an array of strings
+    made once (``strings``: a class reference, read by each metric of its output)."""
 
-    def __init__(self, cases: Sequence[str], cells: Sequence[Any]) -> None:
-        self.cases, self.cells = cases, cells
+    def __init__(self, cases: Sequence[str], cells: Sequence[Any] | None, numbers: np.ndarray | None = None) -> None:
+        self.cases, self._cells, self.numbers = cases, cells, numbers
+        if numbers is not None:
+            numbers.flags.writeable = False
         self._index: dict[str, Any] | None = None
         self._strings: np.ndarray | None = None
+
+    @property
+    def cells(self) -> Sequence[Any]:
+        """The values in case order (a number reference's floats)."""
+        if self._cells is None:
+            self._cells = self.numbers.tolist() if self.numbers is not None else []
+        return self._cells
+
+    def of(self, cases: Sequence[str]) -> bool:
+        """Whether its cases are ``cases``, in their order."""
+        mine = self.cases
+        if mine is cases or len(mine) != len(cases):
+            return mine is cases
+        return mine == cases if type(mine) is type(cases) else list(mine) == list(cases)
 
     def strings(self) -> np.ndarray:
         """``np.array(cells, dtype=str)``, read-only (shared by its readers)."""
@@ -258,7 +349,7 @@ def _csv_table(
     binary: bool,
     reader: str = "",
     tables: Tables | None = None,
-) -> tuple[list[str], Sequence[int], list[list[str]]]:
+) -> tuple[Sequence[str], Sequence[int], list[Sequence[str]]]:
     """The cases of a CSV reference (stripped), their rows' lines and the cells of each of ``columns``
     (stripped); the file must hold every column the declaration reads from it (all absent ones named at
     once) and each case once. ``tables``: the files this load has read (each read once; the first
@@ -282,7 +373,7 @@ def _csv_table(
         )
         raise ConfigurationError(f"{what} ({type(error).__name__}): fix it in the phase's ground truth.") from None
     place = _present(header, file, declaration, columns, reader)
-    ids = list(map(str.strip, found[place[id_column]]))
+    ids = _strip(found[place[id_column]])
     if len(set(ids)) < len(ids):
         seen: set[str] = set()
         case = next(case for case in ids if case in seen or seen.add(case))
@@ -305,9 +396,20 @@ def _present(
     return {column: k for k, column in enumerate(header)}
 
 
-def _stripped(found: list[list[str]], place: dict[str, int], columns: tuple[str, ...]) -> list[list[str]]:
+def _stripped(found: list[Sequence[str]], place: dict[str, int], columns: tuple[str, ...]) -> list[Sequence[str]]:
     """The cells of each of ``columns`` (stripped)."""
-    return [list(map(str.strip, found[place[column]])) for column in columns]
+    return [_strip(found[place[column]]) for column in columns]
+
+
+def _strip(cells: Sequence[str]) -> Sequence[str]:
+    """The cells stripped (a copy, or a ``_Column`` none of whose cells holds a space as it is): at once when none
+    holds a space (in ASCII: ``str.strip``'s own)."""
+    if isinstance(cells, _Column) and cells.bare:
+        return cells
+    joined = "".join(cells)
+    if joined.isascii() and not any(space in joined for space in " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"):
+        return list(cells)
+    return list(map(str.strip, cells))
 
 
 def _one_hot(ground_truth: Path, output: OutputSpec, declaration: Declaration, tables: Tables) -> dict[str, str | None]:
@@ -395,7 +497,7 @@ def _whole_column(output: OutputSpec, texts: Mapping[str, str], cases: Sequence[
     if type(output.type) in (Choice, Probabilities) and not output.options:  # (a class name, as written)
         distinct = set(column)
         whole = distinct <= set(output.classes) and not {c.lower() for c in distinct} & set(output.blank_values)
-        return ByCase(cases, column) if whole else None
+        return ByCase(cases, list(column)) if whole else None
     if type(output.type) is not Number:
         return None
     if any(blank in column for blank in output.blank_values) or (
@@ -403,14 +505,18 @@ def _whole_column(output: OutputSpec, texts: Mapping[str, str], cases: Sequence[
         and set(map(str.lower, column)) & set(output.blank_values)
     ):  # (a blank value without letters is matched as it is)
         return None
-    numbers = float_cells(column)  # (not in ASCII, e.g. full-width digits, or no number: the cell-by-cell words)
+    numbers = column.numbers() if isinstance(column, _Column) else None  # (from the file's bytes)
+    if numbers is None:  # (not in ASCII, e.g. full-width digits, or no number: the cell-by-cell words)
+        numbers = float_cells(column)
     if numbers is None or not np.isfinite(numbers).all() or (binary and not np.isin(numbers, (0.0, 1.0)).all()):
         return None
-    return ByCase(cases, numbers.tolist())
+    return ByCase(cases, None, numbers)
 
 
 def _in_order(found: Mapping[str, Any], cases: Sequence[str]) -> bool:
     """Whether ``found`` lists exactly ``cases``, in their order (a CSV in case order: no look-up per case)."""
+    if isinstance(found, ByCase):
+        return found.of(cases)
     return len(found) == len(cases) and list(found) == list(cases)
 
 

@@ -13,7 +13,6 @@ import math
 import os
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from itertools import chain, repeat
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +72,12 @@ def dumps(metrics: Mapping[str, Any]) -> str:
     """The canonical text of a metrics document (deterministic: same input, same bytes). A per-case section
     held by columns (``CaseColumns``), or a large one of plain values, is written column by column
     (``_case_section``), the same bytes."""
+    return "".join(_pieces_of(metrics))
+
+
+def _pieces_of(metrics: Mapping[str, Any]) -> list[str]:
+    """``dumps`` in pieces: the document, or with a per-case section written column by column the text before
+    it, it, and the text after it (not joined: a section of 250,000 cases is 20 MB)."""
     cases = metrics.get(CASE_SECTION) if isinstance(metrics, Mapping) else None
     fast = None
     if isinstance(cases, CaseColumns):
@@ -80,12 +85,12 @@ def dumps(metrics: Mapping[str, Any]) -> str:
     elif isinstance(cases, dict) and len(cases) >= FAST_CASES:
         fast = _case_section(cases)
     if fast is None:
-        return json.dumps(json_safe(metrics), indent=2, allow_nan=False) + "\n"
+        return [json.dumps(json_safe(metrics), indent=2, allow_nan=False) + "\n"]
     text = json.dumps(json_safe({**metrics, CASE_SECTION: _PLACE}), indent=2, allow_nan=False) + "\n"
     place = json.dumps(_PLACE)
     at = text.index(place)
     pad = " " * (at - text.rindex("\n", 0, at) - 1 - len(json.dumps(CASE_SECTION)) - 2)  # the key's indent
-    return text.replace(place, fast(pad), 1)
+    return [text[:at], fast(pad), text[at + len(place) :]]
 
 
 FAST_CASES = 1000  # per-case entries from which ``dumps`` writes them column by column
@@ -97,15 +102,19 @@ _PLAIN = {float: repr, int: repr, bool: {True: "true", False: "false"}.__getitem
 class CaseColumns(Mapping[str, dict[str, Any]]):
     """A per-case section ``{case: {key: value}}`` held as columns: the cases (str) and, per key (str), one
     finite float per case (a float array, in the cases' order), or with ``inner`` keys (``inner[key]``) a
-    row of floats per case, the object ``{inner key: float}`` (a 2-D array); written column by column by ``dumps``."""
+    row of floats per case, the object ``{inner key: float}`` (a 2-D array); written column by column by ``dumps``,
+    each float as its ``repr``: of a key in ``texts``, those texts (a list per column: its one, or one per inner
+    key), made by the caller."""
 
     def __init__(
         self,
         cases: Sequence[str],
         columns: Mapping[str, np.ndarray],
         inner: Mapping[str, Sequence[str]] | None = None,
+        texts: Mapping[str, Sequence[Sequence[str]]] | None = None,
     ) -> None:
         self.cases, self.columns, self.inner = tuple(cases), dict(columns), dict(inner or {})
+        self.texts = dict(texts or {})
         self._index: dict[str, int] | None = None
 
     def __getitem__(self, case: str) -> dict[str, Any]:
@@ -129,7 +138,9 @@ class CaseColumns(Mapping[str, dict[str, Any]]):
         columns, keys = [], []
         for key, column in self.columns.items():
             values = np.asarray(column, np.float64)
-            if key in self.inner:
+            if key in self.texts:
+                columns += self.texts[key]
+            elif key in self.inner:
                 columns += [map(float.__repr__, values[:, j].tolist()) for j in range(values.shape[1])]
             else:
                 columns.append(map(float.__repr__, values.tolist()))
@@ -149,7 +160,8 @@ def _section_text(
 ) -> str:
     """A per-case section from its cases' JSON texts (``ids``; ``quote``: their texts are the cases between
     quotes) and its values' JSON texts, a column per key (``keys``: each key and its inner keys, whose values
-    are a column each), joined in one pass (an entry's pieces in turn, no string per entry)."""
+    are a column each), joined in one pass (an entry's pieces in turn, laid out in one list by slices: no
+    string per entry)."""
     heads, close = [], ""
     for n, (key, inner) in enumerate(keys):
         lead = f"{quote}: {{" if n == 0 else ","
@@ -162,11 +174,16 @@ def _section_text(
         )
         close = f"\n{pad}    }}" if names else ""
     tail = f"{close}\n{pad}  }},\n{pad}  {quote}"
-    pieces: list[Iterable[str]] = [ids]
-    for head, column in zip(heads, columns, strict=True):
-        pieces += [repeat(head), column]
-    body = "".join(chain.from_iterable(zip(*pieces, repeat(tail))))
-    return f"{{\n{pad}  {quote}{body[: -len(tail)]}{close}\n{pad}  }}\n{pad}}}"
+    ids = list(ids)
+    stride = 2 + 2 * len(heads)  # an entry: the one before's tail, its case, each value's head and value
+    pieces = [tail] * (stride * len(ids))
+    pieces[1::stride] = ids
+    for k, (head, column) in enumerate(zip(heads, columns, strict=True)):
+        pieces[2 + 2 * k :: stride] = [head] * len(ids)
+        pieces[3 + 2 * k :: stride] = column
+    pieces[:1] = [f"{{\n{pad}  {quote}"]  # (the first entry: after no tail)
+    pieces.append(f"{close}\n{pad}  }}\n{pad}}}")
+    return "".join(pieces)
 
 
 def _case_section(cases: dict[Any, Any]) -> Any:
@@ -210,12 +227,18 @@ def split_case_results(metrics: Mapping[str, Any]) -> tuple[dict[str, Any], dict
     return public, {CASE_SECTION: cases, "settings": settings}
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """``text`` to ``path`` through a temporary file beside it and a rename: never a partial file."""
+WRITTEN_AT_ONCE = 2**20  # characters of a text encoded at a time (no copy of a whole 20 MB text)
+
+
+def write_atomically(path: Path, text: str | Sequence[str]) -> None:
+    """``text`` (or its pieces, in turn) to ``path`` through a temporary file beside it and a rename: never a
+    partial file."""
     handle, temporary = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=path.suffix, dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as file:
-            file.write(text.encode("utf-8"))
+            for piece in [text] if isinstance(text, str) else text:
+                for at in range(0, len(piece), WRITTEN_AT_ONCE):
+                    file.write(piece[at : at + WRITTEN_AT_ONCE].encode("utf-8"))
             file.flush()
             os.fsync(file.fileno())
         os.chmod(temporary, 0o644)
@@ -244,13 +267,13 @@ def write_metrics(
                 f"The leaderboard value {problem}; metrics.json was not written so that the "
                 "submission does not vanish from the leaderboard."
             )
-    text = dumps(public)
+    text = _pieces_of(public)
     path.parent.mkdir(parents=True, exist_ok=True)
     if private is None:
         write_atomically(path, text)
         return
     organizer = path.with_name(CASE_RESULTS_FILE)
-    write_atomically(organizer, dumps(private))
+    write_atomically(organizer, _pieces_of(private))
     try:
         write_atomically(path, text)
     except BaseException:

@@ -11,11 +11,12 @@ probabilities). Every problem is one line naming the file and the line (and the 
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import os
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -27,6 +28,7 @@ from evaluation.platform.files import contained, read_bytes, regular_size
 
 PREDICTION_FILE = "predictions.csv"
 SHOWN_CHARACTERS = 40  # of a participant's own cell or header, quoted in a message
+MAX_KEY = 256  # bytes of the longest id read as words (``_cell_words``): a wider one is read as a str
 
 
 class PredictionRow(NamedTuple):
@@ -63,22 +65,30 @@ class PredictionTable:
         ``None``: read its cells (``column``)."""
         return self.rows.numbers(name) if isinstance(self.rows, _Rows) else None
 
+    def texts(self, name: str, order: np.ndarray) -> list[str] | None:
+        """``repr`` of each number of column ``name`` (as ``numbers`` read it) in the row order ``order``; ``None``
+        when not read from the file's bytes (``_Rows.texts``)."""
+        return self.rows.texts(name, order) if isinstance(self.rows, _Rows) else None
+
     def positions(self, cases: Sequence[str]) -> np.ndarray | None:
         """The row of each of ``cases`` (distinct) in the order of ``rows``, or ``None`` when one has no row.
-        As many cases as rows, in printable ASCII: both sorted as bytes by numpy and matched in turn (a look-up
-        per case would reach the rows' table in random order)."""
-        ids = list(self.rows)
+        As many cases as rows, in printable ASCII: both sorted as bytes by numpy (as 8-byte words: ``_cell_words``;
+        the file's ids read so from its bytes: ``keys``) and matched in turn (a look-up per case would reach the
+        rows' table in random order)."""
+        keys = self.rows.keys if isinstance(self.rows, _Rows) else None
+        ids = list(self.rows) if keys is None else []
         joined = "".join(ids) + "".join(cases)
-        if len(ids) == len(cases) and joined.isascii() and joined.isprintable():
-            found, wanted = np.array(ids, dtype="S"), np.array(cases, dtype="S")
-            by_row = np.argsort(found)
-            by_case = np.arange(len(cases)) if (wanted[1:] > wanted[:-1]).all() else np.argsort(wanted)
-            if not np.array_equal(found[by_row], wanted[by_case]):
+        if len(self.rows) == len(cases) and joined.isascii() and joined.isprintable():
+            found, by_row = keys or _in_order(_text_words(ids))
+            wanted = _text_words(cases)
+            by_case = np.arange(len(cases)) if _ascending(wanted) else _in_order(wanted)[1]
+            width = max(found.shape[1], wanted.shape[1])
+            if not (_widened(found, width)[by_row] == _widened(wanted, width)[by_case]).all():
                 return None
             rows = np.empty(len(cases), np.intp)
             rows[by_case] = by_row
             return rows
-        index = self.rows.index if isinstance(self.rows, _Rows) else {case: k for k, case in enumerate(ids)}
+        index = self.rows.index if isinstance(self.rows, _Rows) else {case: k for k, case in enumerate(self.rows)}
         try:
             return np.fromiter(map(index.__getitem__, cases), np.intp, len(cases))
         except KeyError:
@@ -91,16 +101,16 @@ _POWERS = np.array([float(10**k) for k in range(23)])  # each a double exactly (
 def plain_decimals(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
     """The cells ``data[starts[k]:ends[k]]`` (UTF-8 bytes) as floats, each what ``float()`` reads, or ``None``
     unless every cell is a plain decimal (``_plain``)."""
-    values, plain = _plain(data, starts, ends)
+    values, plain, _ = _plain(data, starts, ends)
     return values if starts.size and plain.all() else None
 
 
-def _plain(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _plain(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The cells ``data[starts[k]:ends[k]]`` as floats where each is a plain decimal (``[+-]digits[.digits]``,
     ``.5`` and ``5.`` included; no space, no exponent; at most 20 bytes) of at most 18 digits whose digits make
     an integer below 2**53, and which those are: that integer over a power of ten up to 10**22, both doubles
     exactly, is one correctly rounded division, what ``float()`` reads (Clinger's fast path: W. D. Clinger,
-    "How to read floating point numbers accurately", PLDI 1990)."""
+    "How to read floating point numbers accurately", PLDI 1990); and each cell's points."""
     lengths = ends - starts
     mantissa, places, digits, dots = (np.zeros(starts.size, np.int64) for _ in range(4))
     bad = (lengths < 1) | (lengths > 20)
@@ -119,14 +129,43 @@ def _plain(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.n
         dots += dot
     plain = ~bad & (dots <= 1) & (digits >= 1) & (digits <= 18) & (mantissa < 2**53)
     values = np.where(plain, mantissa, 0) / _POWERS[np.where(plain, places, 0)]
-    return np.where(negative, -values, values), plain
+    return np.where(negative, -values, values), plain, dots
 
 
-def decimal_cells(cells: Sequence[str]) -> np.ndarray | None:
-    """``plain_decimals`` of a list of cells (``None`` for one that holds a line break)."""
-    data = np.frombuffer("\n".join(cells).encode() + b"\n", np.uint8)
-    ends = np.flatnonzero(data == ord("\n"))
-    if ends.size != len(cells):
+def repr_lengths(
+    data: np.ndarray, starts: np.ndarray, ends: np.ndarray, values: np.ndarray, points: np.ndarray
+) -> np.ndarray:
+    """Of plain decimal cells (``_plain``: their floats ``values``, their points ``points``), how many of each
+    cell's bytes are its float's ``repr`` (0: none, repr is written otherwise): those of a cell with "-" or no
+    sign, one point with a digit either side, no 0 before another digit at the start, the float 0 or of size in
+    [1e-4, 1e16) (repr's fixed notation: Python's ``format_float_short``), less its 0s at the end (but one after
+    the point), if then at most 15 digits. A decimal of at most 15 significant digits is the only one of them
+    within its float's rounding interval (they are at least 1e-15 of it apart, the interval at most 2.3e-16 of
+    it wide), so repr, the shortest decimal that reads back (``float_repr_style`` 'short'), has its digits."""
+    last = data.size - 1
+    first = data[np.minimum(starts, last)]
+    body = starts + (first == ord("-"))
+    lead, after = data[np.minimum(body, last)], data[np.minimum(body + 1, last)]
+    kept, zeros = ends.copy(), points == 1
+    while zeros.any():  # the 0s at the end after a digit after the point
+        zeros &= (data[np.maximum(kept - 1, 0)] == ord("0")) & (data[np.maximum(kept - 2, 0)] != ord(".")) & (
+            kept - 2 > body)  # fmt: skip
+        kept -= zeros
+    size = np.abs(values)
+    written = (
+        (first != ord("+")) & (points == 1) & (lead != ord(".")) & (data[np.maximum(kept - 1, 0)] != ord("."))
+        & ((lead != ord("0")) | (after == ord("."))) & (kept - body <= 16)
+        & ((size == 0) | ((size >= 1e-4) & (size < 1e16)))
+    )  # fmt: skip
+    return np.where(written, kept - starts, 0)
+
+
+def decimal_cells(cells: Sequence[str], joined: str | None = None) -> np.ndarray | None:
+    """``plain_decimals`` of a list of cells (``None`` for one that holds a line break); ``joined``: the cells
+    joined by line breaks, when at hand."""
+    data = np.frombuffer(("\n".join(cells) if joined is None else joined).encode(), np.uint8)
+    ends = np.r_[np.flatnonzero(data == ord("\n")), data.size]
+    if ends.size != len(cells) or not data.size:  # (a line break in a cell; no cell but one empty)
         return None
     return plain_decimals(data, np.r_[0, ends[:-1] + 1], ends)
 
@@ -135,16 +174,85 @@ def float_cells(cells: Sequence[str], separators: bool = True) -> np.ndarray | N
     """The cells as floats, each as ``float()`` reads it (plain decimals at once: ``decimal_cells``), or ``None``
     when one is not in ASCII (float() reads full-width digits), is no number, or (``separators=False``) holds
     Python's digit separator "_"."""
-    joined = "".join(cells)
+    joined = "\n".join(cells)
     if not joined.isascii() or (not separators and "_" in joined):
         return None
-    numbers = decimal_cells(cells)
+    numbers = decimal_cells(cells, joined)
     if numbers is not None:
         return numbers
     try:
         return np.fromiter(map(float, cells), np.float64, len(cells))
     except ValueError:
         return None
+
+
+_KEPT_BYTES = np.array([(1 << 8 * k) - 1 for k in range(8)] + [2**64 - 1], np.uint64)  # the first k bytes of 8
+
+
+def _words_at(data: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """The 8 bytes of ``data`` from each of ``offsets`` (at most its size; 0s past its end) as a little-endian
+    word (an unaligned view of ``data``: no copy of it; within its last 8 bytes from a copy of them)."""
+    cut = max(data.size - 8, 0)
+    if data.size >= 8:
+        words = np.ndarray((cut + 1,), "<u8", data, strides=(1,))[np.minimum(offsets, cut)]
+        late = np.flatnonzero(offsets > cut)
+    else:
+        words, late = np.zeros(offsets.size, "<u8"), np.arange(offsets.size)
+    if late.size:
+        end = np.zeros(16, np.uint8)
+        end[: data.size - cut] = data[cut:]
+        words[late] = np.ndarray((9,), "<u8", end, strides=(1,))[offsets[late] - cut]
+    return words
+
+
+def _cell_words(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The cells ``data[starts[k]:ends[k]]`` (bytes) as rows of 8-byte words, each read big-endian with 0s after
+    the cell's end, so that rows compare (first word, then the next) as the cells' bytes do; read at once, 8
+    bytes a word (``_words_at``)."""
+    lengths = ends - starts
+    words = [_words_at(data, np.minimum(starts + 8 * j, data.size)) & _KEPT_BYTES[np.clip(lengths - 8 * j, 0, 8)]
+             for j in range(-(-int(lengths.max(initial=1)) // 8))]  # fmt: skip
+    return np.stack(words, axis=1).byteswap()
+
+
+def cell_texts(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> list[str]:
+    """The cells ``data[starts[k] : starts[k] + lengths[k]]`` (ASCII without NULs, short: a row of their 8-byte
+    words each) as strs, at once: their words read (``_words_at``), the bytes past each cell 0, the cells' bytes
+    and a 0 after each taken in turn, decoded and split at the 0s."""
+    words = [_words_at(data, np.minimum(starts + 8 * j, data.size)) & _KEPT_BYTES[np.clip(lengths - 8 * j, 0, 8)]
+             for j in range(int(lengths.max(initial=0)) // 8 + 1)]  # (a 0 after each cell)  # fmt: skip
+    rows = np.stack(words, axis=1).astype("<u8", copy=False).view(np.uint8)  # (the bytes in the cells' order)
+    return rows[np.arange(rows.shape[1]) <= lengths[:, None]].tobytes().decode("ascii").split("\0")[:-1]
+
+
+def _text_words(texts: Sequence[str]) -> np.ndarray:
+    """``_cell_words`` of printable ASCII ``texts`` (joined at once)."""
+    data = np.frombuffer("\n".join([*texts, ""]).encode("ascii"), np.uint8)
+    ends = np.flatnonzero(data == ord("\n"))
+    return _cell_words(data, np.r_[0, ends[:-1] + 1], ends)
+
+
+def _in_order(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``words`` (``_cell_words``) and their rows' order sorted (the words every row shares left out: one word
+    sorted as numbers, more by ``np.lexsort``)."""
+    differ = [words[:, j] for j in range(words.shape[1]) if len(words) and (words[:, j] != words[0, j]).any()]
+    if len(differ) > 1:
+        return words, np.lexsort(differ[::-1])
+    return words, np.argsort(differ[0], kind="stable") if differ else np.arange(len(words))
+
+
+def _ascending(words: np.ndarray) -> bool:
+    """Whether the rows of ``words`` are distinct and sorted (each above the one before at their first other
+    word)."""
+    other = words[1:] != words[:-1]
+    first = np.argmax(other, axis=1)
+    rows = np.arange(len(other))
+    return bool(other.any(axis=1).all() and (words[1:][rows, first] > words[:-1][rows, first]).all())
+
+
+def _widened(words: np.ndarray, width: int) -> np.ndarray:
+    """``words`` with 0 words after each row's, ``width`` in all."""
+    return np.pad(words, ((0, 0), (0, width - words.shape[1])))
 
 
 def find_prediction_file(input_dir: Path, name: str = PREDICTION_FILE) -> Path:
@@ -171,17 +279,39 @@ class _Rows(Mapping[str, PredictionRow]):
     """The rows by case, each made when asked for: a row's record is its line's text (a file without
     quotes, split at its commas then) or its stripped cells (the ``csv`` module's); every check was
     made when the file was read. ``cells``: a file without quotes, its bytes, where its cells end (its
-    separators, then its end) and each row's first cell's separator before it (``Cells``)."""
+    separators, then its end) and each row's first cell's separator before it (``Cells``); ``keys``: its ids
+    read from those bytes (``Keys``), which ``positions`` matches, the look-up by case (``index``) made from
+    ``ids`` only when asked for."""
 
     def __init__(
         self,
         columns: tuple[str, ...],
-        records: list[Any],
+        records: Callable[[], list[Any]],
         lines: Sequence[int],
-        index: dict[str, int],
+        ids: Callable[[], list[str]],
         cells: Cells | None = None,
+        keys: Keys | None = None,
+        index: dict[str, int] | None = None,
     ) -> None:
-        self._columns, self._records, self._lines, self.index, self._cells = columns, records, lines, index, cells
+        self._columns, self._lines, self._ids, self._cells = columns, lines, ids, cells
+        self._records_of = records
+        self._made: list[Any] | None = None
+        self.keys, self._index = keys, index
+        self._read: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # ``numbers``' columns (``texts``)
+
+    @property
+    def index(self) -> dict[str, int]:
+        """Each case's row, made on first use (a file read as columns needs none: ``keys``)."""
+        if self._index is None:
+            self._index = dict(zip(self._ids(), range(len(self._lines)), strict=True))
+        return self._index
+
+    @property
+    def _records(self) -> list[Any]:
+        """Each row's record, made on first use (a file read as columns needs none)."""
+        if self._made is None:
+            self._made = self._records_of()
+        return self._made
 
     def __getitem__(self, case: str) -> PredictionRow:
         row = self.index[case]
@@ -196,7 +326,7 @@ class _Rows(Mapping[str, PredictionRow]):
         return iter(self.index)
 
     def __len__(self) -> int:
-        return len(self.index)
+        return len(self._lines)
 
     def numbers(self, name: str) -> np.ndarray | None:
         """Column ``name`` as floats read from the file's bytes (a file without quotes): its plain decimals at
@@ -207,7 +337,7 @@ class _Rows(Mapping[str, PredictionRow]):
         data, edges, firsts = self._cells
         cell = firsts + self._columns.index(name)
         starts, ends = edges[cell] + 1, edges[cell + 1]
-        values, plain = _plain(data, starts, ends)
+        values, plain, points = _plain(data, starts, ends)
         others = np.flatnonzero(~plain).tolist()
         if len(others) > starts.size // 16:
             return None
@@ -219,7 +349,19 @@ class _Rows(Mapping[str, PredictionRow]):
                 values[k] = float(text)
             except ValueError:
                 return None
+        self._read[name] = starts, np.where(plain, repr_lengths(data, starts, ends, values, points), 0), values
         return values
+
+    def texts(self, name: str, order: np.ndarray) -> list[str] | None:
+        """``repr`` of each number of column ``name`` read by ``numbers`` (else ``None``), in the row order ``order``:
+        of a cell that holds it (``repr_lengths``), cut out of the file's bytes (all at once), any other by ``repr``."""
+        if name not in self._read:
+            return None
+        data, (starts, lengths, values) = self._cells[0], self._read[name]
+        texts = cell_texts(data, starts[order], lengths[order])  # (at most 17 bytes)
+        for k in np.flatnonzero(lengths[order] == 0).tolist():
+            texts[k] = repr(float(values[order[k]]))
+        return texts
 
     def column(self, name: str) -> list[str]:
         """The stripped cells of column ``name``, one per row in file order (each row's ``cells[name]``),
@@ -260,10 +402,17 @@ def read_prediction_table(
         raise SubmissionError(f"The prediction file {name} is empty; it needs a header line with the column "
                               f"'{id_column}'.")  # fmt: skip
     plain = '"' not in text and "\x00" not in text and text.count("\r") == text.count("\r\n")
-    split = _split_plain if plain else _split_csv
-    columns, records, ids, lines, stop, cells = split(
-        text.replace("\r\n", "\n") if plain and "\r" in text else text, id_column, name
-    )
+    if plain and "\r" not in text:  # (its bytes as read, less a BOM)
+        read = data[len(codecs.BOM_UTF8) :] if data.startswith(codecs.BOM_UTF8) else data
+        columns, records, ids_of, lines, stop, cells, keys = _split_plain(text, id_column, name, read)
+    else:
+        split = _split_plain if plain else _split_csv
+        columns, records, ids_of, lines, stop, cells, keys = split(
+            text.replace("\r\n", "\n") if plain else text, id_column, name
+        )
+    if keys is not None and stop is None and not strip:  # no id blank or twice: the ids made when asked for
+        return PredictionTable(name, columns, _Rows(columns, records, lines, ids_of, cells, keys))
+    ids = ids_of()
     if strip:
         ids = [_without_suffix(case, strip) for case in ids]
     index = dict(zip(ids, range(len(ids)), strict=True))
@@ -281,7 +430,7 @@ def read_prediction_table(
         problems.append((lines[row], SubmissionError(message, case)))
     if problems:
         raise min(problems, key=lambda problem: problem[0])[1]
-    return PredictionTable(name, columns, _Rows(columns, records, lines, index, cells))
+    return PredictionTable(name, columns, _Rows(columns, records, lines, lambda: ids, cells, index=index))
 
 
 def _without_suffix(case: str, suffixes: tuple[str, ...]) -> str:
@@ -294,9 +443,20 @@ def _without_suffix(case: str, suffixes: tuple[str, ...]) -> str:
 # a file without quotes: its bytes, the byte of each separator (comma or line break) and then its end, and
 # each row's separator before its first cell (an index into the former)
 Cells = tuple[np.ndarray, np.ndarray, np.ndarray]
-# (columns, each row's record, its stripped id, its line, the first malformed row's line and error or None,
-# the rows' ``Cells`` or None)
-Split = tuple[tuple[str, ...], list[Any], list[str], Sequence[int], tuple[int, SubmissionError] | None, Cells | None]
+# the ids of a file's rows as words (``_cell_words``, file order) and their order sorted (``_in_order``)
+Keys = tuple[np.ndarray, np.ndarray]
+# (columns, each row's record and its stripped ids (each made when called), its line, the first malformed row's
+# line and error or None, the rows' ``Cells`` or None, their ``Keys`` when every id is plain ASCII, none blank or
+# twice)
+Split = tuple[
+    tuple[str, ...],
+    Callable[[], list[Any]],
+    Callable[[], list[str]],
+    Sequence[int],
+    tuple[int, SubmissionError] | None,
+    Cells | None,
+    Keys | None,
+]
 
 
 def _columns(header: list[str], id_column: str, name: str) -> tuple[str, ...]:
@@ -317,12 +477,14 @@ def _width_error(line: int, cells: int, width: int, name: str) -> tuple[int, Sub
                                  f"{width} columns.")  # fmt: skip
 
 
-def _split_plain(text: str, id_column: str, name: str) -> Split:
+def _split_plain(text: str, id_column: str, name: str, data: bytes | None = None) -> Split:
     """A CSV without quotes, NULs or lone carriage returns (``\\r\\n`` already made ``\\n``): every
     record is one line and every comma a separator, so its lines come from one ``str.split`` and the
-    cells of every line are counted with numpy; only the id cell of each row is cut out here. The
-    rows are the well-formed lines before the first malformed one (the returned error)."""
-    encoded = np.frombuffer(text.encode(), np.uint8)
+    cells of every line are counted with numpy; the id cells are read from the bytes as words (``Keys``: an
+    id a str only when asked for) when every one is plain ASCII (no space), none blank or twice, else cut out
+    of each line here. The rows are the well-formed lines before the first malformed one (the returned error);
+    their lines' texts are made only when asked for. ``data``: the text's UTF-8 bytes when at hand."""
+    encoded = np.frombuffer(text.encode() if data is None else data, np.uint8)
     separators = np.flatnonzero((encoded == ord("\n")) | (encoded == ord(",")))
     breaks = np.flatnonzero(encoded[separators] == ord("\n"))  # the line breaks, as indices into separators
     if not text.endswith("\n"):
@@ -335,29 +497,40 @@ def _split_plain(text: str, id_column: str, name: str) -> Split:
     width, position = len(columns), columns.index(id_column)
     count = np.diff(breaks)  # the cells of each line after the header (its commas + 1)
     keep = np.diff(ends) > 1  # an empty line is skipped
-    lines = text.split("\n")[1 : count.size + 1]
     stop = None
     for k in np.flatnonzero((count != width) & keep).tolist():
-        if count[k] == 1 and not lines[k].strip():
+        if count[k] == 1 and not encoded[ends[k] + 1 : ends[k + 1]].tobytes().decode().strip():
             keep[k] = False  # spaces only: a blank line
         else:
             stop = _width_error(k + 2, int(count[k]), width, name)
             keep[k:] = False
             break
-    if keep.all():
-        records, numbers, firsts = lines, range(2, count.size + 2), breaks[:-1]
-    else:
-        rows = np.flatnonzero(keep).tolist()
-        records, numbers, firsts = [lines[k] for k in rows], [k + 2 for k in rows], breaks[:-1][keep]
-    if width == 1:
-        ids = records
-    elif position == 0:
-        ids = [record.partition(",")[0] for record in records]
-    else:
-        ids = [record.split(",", position + 1)[position] for record in records]
-    if not text.isascii() or any(space in text for space in " \t\x0b\x0c\x1c\x1d\x1e\x1f"):
-        ids = list(map(str.strip, ids))
-    return columns, records, ids, numbers, stop, (encoded, np.r_[separators, encoded.size], firsts)
+    rows = None if keep.all() else np.flatnonzero(keep).tolist()
+    numbers = range(2, count.size + 2) if rows is None else [k + 2 for k in rows]
+    firsts = breaks[:-1][keep]
+
+    def records() -> list[str]:
+        lines = text.split("\n")[1 : count.size + 1]
+        return lines if rows is None else [lines[k] for k in rows]
+
+    stripped = not text.isascii() or any(space in text for space in " \t\x0b\x0c\x1c\x1d\x1e\x1f")
+
+    def ids() -> list[str]:
+        lines = records()
+        found = lines if width == 1 else (
+            [line.partition(",")[0] for line in lines] if position == 0
+            else [line.split(",", position + 1)[position] for line in lines]
+        )  # fmt: skip
+        return list(map(str.strip, found)) if stripped else found
+
+    edges = np.r_[separators, encoded.size]
+    keys = None
+    starts, ends = edges[firsts + position] + 1, edges[firsts + position + 1]
+    if not stripped and (ends - starts).max(initial=0) <= MAX_KEY:
+        words, order = keys = _in_order(_cell_words(encoded, starts, ends))
+        if (ends == starts).any() or (words[order[1:]] == words[order[:-1]]).all(axis=1).any():
+            keys = None  # (an id blank or twice: the row reader words it)
+    return columns, records, ids, numbers, stop, (encoded, edges, firsts), keys
 
 
 def _split_csv(text: str, id_column: str, name: str) -> Split:
@@ -390,7 +563,8 @@ def _split_csv(text: str, id_column: str, name: str) -> Split:
         stop = reader.line_num, _not_csv(reader.line_num, error, name)
     if stop is None and lines and lines[-1] > start and text.count('"') % 2:  # the last row ran on to the end
         stop = _open_quote(start, lines[-1], name)
-    return columns, records, [record[position] for record in records], lines, stop, None
+    ids = [record[position] for record in records]
+    return columns, lambda: records, lambda: ids, lines, stop, None, None
 
 
 def _open_quote(first: int, last: int, name: str) -> tuple[int, SubmissionError]:

@@ -73,6 +73,28 @@ def replace_cell(line: int, column: int, text: str):
     return edit
 
 
+# cells that are not their float's repr, and some that are (written as they stand in metrics.json)
+WRITTEN_OTHERWISE = [
+    (1, "0.50"), (1, "+0.25"), (1, ".5"), (1, "1."), (1, "1e-5"), (1, "0.00001"), (1, "00.5"), (1, "0"),
+    (1, "0.0001"), (1, "0.000123456789012"), (1, "0.1234567890123456"), (1, "0.30000000000000004"),
+    (1, "0.0"), (1, "1.0"), (1, "0.100000000000000"), (2, "-0.0"), (2, "-0"), (2, "1000000000000000.0"),
+    (2, "9999999999999999.0"), (2, "12345678901234567890"), (2, "123456789012345.6"), (2, "-2.50"),
+    (2, "2.5E3"), (2, "0.000099"), (2, "+7"), (2, "3.141592653589793"), (2, "-12.0"),
+]  # fmt: skip
+
+
+def test_cells_written_otherwise_than_repr_give_the_row_readers_bytes(tmp_path, monkeypatch):
+    """The per-case section takes a cell's own text only where it is its float's repr (``repr_lengths``)."""
+
+    def edit(text: str) -> str:
+        for line, (column, cell) in enumerate(WRITTEN_OTHERWISE, start=50):
+            text = replace_cell(line, column, cell)(text)
+        return text
+
+    fast, slow, taken = both(tmp_path, monkeypatch, edit)
+    assert taken and isinstance(fast, bytes) and fast == slow
+
+
 @pytest.mark.parametrize(
     ("edit", "words"),
     [
@@ -106,6 +128,14 @@ def test_a_csv_the_columns_refuse_gets_the_row_readers_message(tmp_path, monkeyp
         "id\n1\n \n2\n",
         "id,a\n1,x\n2\n",
         "id,a\n1,x\n 2, y \n",
+        "id,a\n1,x\n2,y",  # ASCII without a blank line (``_ascii_rows``): with no break at the end,
+        "id,a\r\n1,x\r\n2,y\r\n",  # CRLF,
+        "id,a\n",  # no row,
+        "id\n1\n2\n",  # one column,
+        "id,a,b\n1,x,y\n2,z\n",  # a short row,
+        "id,a\n1,x,y\n2,z\n",  # a long one,
+        "id,a\n1,x\n\n",  # a blank line at the end (read line by line)
+        "id,a\n1," + "x" * 100 + "\n2,y\n",  # a long cell (cut out of the text as a str)
     ],
 )
 def test_reference_rows_split_whole_as_the_csv_module_splits_them(tmp_path, text):

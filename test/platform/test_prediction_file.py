@@ -63,3 +63,68 @@ def test_a_file_without_quotes_gives_its_number_columns_from_its_bytes(tmp_path)
     assert table.numbers("p").tolist() == [k / 8 for k in range(40)] + [1e-05, 7.0] and table.numbers("q") is None
     path.write_text("case,p\né,1\nb,2\na,3\n")
     assert read_prediction_table(path, "case", 1.0).positions(["a", "b", "é"]).tolist() == [2, 1, 0]
+
+
+def test_a_number_columns_texts_are_its_floats_repr_its_own_cells_where_they_are_that(tmp_path):
+    """``texts``: each number's ``repr`` in the order asked for; a cell's own text kept only where it is that
+    (``repr_lengths``: less its 0s at the end), which the many cells written as repr writes them are."""
+    rng = np.random.default_rng(3)
+    numbers = [
+        round(x, k)
+        for x, k in zip(rng.uniform(-1e4, 1e4, 3000).tolist(), rng.integers(1, 12, 3000).tolist(), strict=True)
+    ]
+    written = [repr(x) for x in numbers if abs(x) >= 1e-4]  # (as repr writes them: no trailing 0)
+    others = ["0.50", "+0.25", ".5", "1.", "1e-5", "0.00001", "00.5", "0", "-0", "0.000123456789012", "-2.50",
+              "0.1234567890123456", "1000000000000000.0", "9999999999999999.0", "12345678901234567890", "+7",
+              "0.0", "-0.0", "0.0001", "123456789012345.6", "3.141592653589793", "2.5E3", "0.000099"]  # fmt: skip
+    cells = written + others
+    path = tmp_path / "predictions.csv"
+    path.write_text("case,p\n" + "".join(f"c{k},{cell}\n" for k, cell in enumerate(cells)))
+    table = read_prediction_table(path, "case", 10.0)
+    assert table.numbers("p").tolist() == list(map(float, cells))
+    order = rng.permutation(len(cells))
+    assert table.texts("p", order) == [repr(float(cells[k])) for k in order]
+    kept = table.rows._read["p"][1] > 0  # (a rule on the safe side: at most 15 digits written, "0.000" counted)
+    assert kept[: len(written)].all()
+    own = [cell for cell, kept in zip(others, kept[len(written) :], strict=True) if kept]
+    assert own == ["0.50", "-2.50", "0.0", "-0.0", "0.0001"]
+
+
+def test_ids_read_as_words_match_cases_and_find_a_repeat_past_their_first_eight_bytes(tmp_path):
+    """Ids read from the file's bytes as 8-byte words (``_cell_words``): of lengths across word boundaries (and
+    one longer than ``MAX_KEY``, read as a str), matched to the cases in any order; a repeat or blank id that
+    only its ninth byte tells apart is still found, with the row reader's message."""
+    from evaluation.platform.prediction_file import MAX_KEY
+
+    ids = ["a", "ab", "abcdefgh", "abcdefghi", "abcdefghij", "abcdefgh_1234567", "b" * 17, "Z", "0"]
+    rng = np.random.default_rng(5)
+    order = rng.permutation(len(ids)).tolist()
+    path = tmp_path / "predictions.csv"
+    for extra in ([], ["c" * (MAX_KEY + 1)]):
+        cases = ids + extra
+        path.write_text("p,case\n" + "".join(f"{k},{cases[k]}\n" for k in order + list(range(len(ids), len(cases)))))
+        table = read_prediction_table(path, "case", 1.0)
+        assert (table.rows.keys is None) == bool(extra)
+        rows = table.positions(sorted(cases))
+        assert rows is not None and [list(table.rows)[k] for k in rows] == sorted(cases)
+        assert table.positions([*sorted(cases)[:-1], "abcdefghik"]) is None
+    path.write_text("case,p\nabcdefghi,1\nabcdefghj,2\nabcdefghi,3\n")
+    with pytest.raises(
+        SubmissionError, match=r"^Line 4 of the prediction file predictions.csv repeats case abcdefghi "
+    ):
+        read_prediction_table(path, "case", 1.0)
+    path.write_text("case,p\nabcdefghi,1\n,2\n")
+    with pytest.raises(SubmissionError, match=r"^Line 3 of the prediction file predictions.csv has no case"):
+        read_prediction_table(path, "case", 1.0)
+
+
+def test_a_file_with_a_bom_and_other_than_ascii_is_read_from_its_own_bytes(tmp_path):
+    """A file without carriage returns is split from its bytes as read (``_split_plain``'s ``data``): less its BOM,
+    with characters of several bytes before the cells it cuts out."""
+    path = tmp_path / "predictions.csv"
+    for bom in (b"", b"\xef\xbb\xbf"):
+        path.write_bytes(bom + "cäsé,ñp,p\né,x,0.5\nb,y,-2.25\n".encode())
+        table = read_prediction_table(path, "cäsé", 1.0)
+        assert [(case, row.line, row.values) for case, row in table.rows.items()] == [
+            ("é", 2, ("é", "x", "0.5")), ("b", 3, ("b", "y", "-2.25"))]  # fmt: skip
+        assert table.numbers("p").tolist() == [0.5, -2.25] and table.texts("p", np.array([1, 0])) == ["-2.25", "0.5"]
