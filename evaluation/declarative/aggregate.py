@@ -44,9 +44,8 @@ from evaluation.declarative.segmentation import (
 from evaluation.errors import ConfigurationError
 from evaluation.metrics.bootstrap import percentile_interval, resample_weights
 from evaluation.metrics.groups import over_groups
-from evaluation.metrics.hit_radius import ScanFindings
+from evaluation.metrics.options import UNITS
 from evaluation.metrics.summary_statistics import STATISTICS, resampled_statistic, statistic
-from evaluation.metrics.volumes import UNITS
 from evaluation.platform.metrics_json import CaseColumns
 
 
@@ -487,6 +486,8 @@ def _hit_radius_metric(
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     """The CPM and the sensitivity at each rate over the scored scans (``metrics.hit_radius``); with
     ``bootstrap_draws = "legacy"`` the LUNA16 script's bootstrap bounds go to ``intervals``."""
+    from evaluation.metrics.hit_radius import ScanFindings  # (where points are scored: not at the engine's start)
+
     keys = [key for _, _, key in metric_keys(metric)]
     if not cases:
         return {key: math.nan for key in keys}, {key: np.array([np.nan]) for key in keys}

@@ -19,7 +19,7 @@ import numpy as np
 from evaluation.declarative import heat_maps
 from evaluation.declarative.tables import KEY, SLUG, Table, type_of
 from evaluation.errors import ConfigurationError, SubmissionError
-from evaluation.metrics.detection_maps import CASE_SCORES, DYNAMIC, MIN_OVERLAP, OVERLAPS
+from evaluation.metrics.options import CASE_SCORES, DYNAMIC, MIN_OVERLAP, OVERLAPS
 from evaluation.platform.detections import parse_detections, parse_points, point_names
 from evaluation.platform.images import GEOMETRY_POLICIES, GEOMETRY_TOLERANCE
 from evaluation.platform.matching import IMAGE_NAME_SUFFIXES

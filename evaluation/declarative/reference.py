@@ -13,7 +13,7 @@ import glob
 import json
 import math
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence, ValuesView
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import repeat
@@ -239,6 +239,19 @@ class ByCase(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return len(self.cases)
+
+    def values(self) -> ValuesView[Any]:
+        """The cells in order, without the look-up by case (a count over a column: ``engine.dataset_counts``)."""
+        return _Cells(self)
+
+
+class _Cells(ValuesView[Any]):
+    """``ByCase.values()``: its cells iterated as they are."""
+
+    _mapping: ByCase
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._mapping.cells)
 
 
 def _csv_cells(
