@@ -19,7 +19,6 @@ import numpy as np
 
 from evaluation.declarative import measures, python_metric
 from evaluation.declarative.columns import ColumnResults
-from evaluation.declarative.heat_maps import heat_map_case_values
 from evaluation.declarative.metric_records import COUNTED, HEAT_MAP_CASES, NULL, PUBLIC_SEGMENTATION, RECORD
 from evaluation.declarative.output_kinds import MISCLASSIFIED, OutputSpec
 from evaluation.declarative.reference import ByCase, DeclaredReference
@@ -538,6 +537,8 @@ def _case_set_metric(
         entry = RECORD[metric.metric].catalogue
         if metric.metric not in HEAT_MAP_CASE_METRICS:
             return output.type.aggregation(metric, entry, output, cases, results, settings)
+        from evaluation.declarative.heat_maps import heat_map_case_values  # (where a heat map is scored)
+
         for case, entries in heat_map_case_values(metric, output, cases, results).items():  # per case, then summed
             per_case[case].update(entries)
         counting = dataclasses.replace(metric, params=tuple((k, v) for k, v in metric.params if k != "case_entries"))

@@ -116,9 +116,10 @@ class EmptyDataError(csv.Error):
     """A CSV without even a header row (pandas' name, as ``ParserError``)."""
 
 
-def frame_case(stack: str, frame: int) -> str:
-    """The case of a listed stack's frame (its position in the stack, from 0)."""
-    return f"{stack}:{frame}"
+def frame_cases(stack: str, count: int) -> tuple[str, ...]:
+    """The cases of a listed stack's ``count`` frames: ``<stack>:<frame>``, the frame its position in the stack
+    (from 0)."""
+    return tuple([f"{stack}:{frame}" for frame in range(count)])
 
 
 def _listed_stacks(
@@ -137,7 +138,7 @@ def _listed_stacks(
         key = cases.frame_order
         for stack, frames in sorted(document.items()):
             ordered = sorted(frames, key=lambda record: int(record[key]))
-            stacks[stack] = tuple([frame_case(stack, k) for k in range(len(ordered))])
+            stacks[stack] = frame_cases(stack, len(ordered))
             for name, column in columns.items():
                 column.extend([record[name] for record in ordered])
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
@@ -489,9 +490,8 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
     first = listing[0]
     order = tuple(texts.get(first.slug) or classes.get(first.slug) or ())  # a CSV's cases in file order
     listed = files.get(first.slug) or texts.get(first.slug) or classes.get(first.slug) or tables.get(first.slug)
-    cases = tuple(sorted(listed or documents.get(first.slug) or {}))
-    if stacks:
-        cases = order  # stacks by name, frames in order
+    # listed stacks: by name, frames in order; else sorted
+    cases = order if stacks else tuple(sorted(listed or documents.get(first.slug) or {}))
     if not cases:
         raise ConfigurationError(f"The ground truth holds no case for {first.reference.text}.")
     for output in declaration.outputs:
