@@ -764,7 +764,7 @@ def _python_set(
         predictions = np.array([results[c].values[output.slug] for c in cases])
     found = _values_of(reference.values[output.slug], cases)
     references = _objects(found) if output.type.objects else np.array(found)
-    fields = {name: tuple(by_case[c] for c in cases) for name, by_case in reference.fields.items()}
+    fields = {name: tuple(_values_of(by_case, cases)) for name, by_case in reference.fields.items()}
     own = dict(metric.params).get("params", {})
     weights = {text.partition(":")[2]: _weights_of(metric, text, cases, reference) for text in metric.sample_weights}
     earlier = earlier or {}

@@ -559,7 +559,7 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
             findings[output.slug] = {c: _reference_findings(files[output.slug][c], c, output) for c in cases}
     groups = {m.name: _groups(ground_truth, declaration, m.groups, cases, m.name, tables_read)
               for m in declaration.metrics if m.groups}  # fmt: skip
-    fields = {name: dict(zip(framed, map(str, records[name]), strict=True)) for name in declaration.cases.fields}
+    fields = {name: ByCase(framed, list(map(str, records[name]))) for name in declaration.cases.fields}
     weights = _sample_weights(ground_truth, declaration, cases, tables_read)
     return DeclaredReference(
         cases, files, values, ground_truth, events, groups, order, findings, stacks, fields, weights
