@@ -10,7 +10,8 @@ than the reference as shipped. Ours is the declaration evaluation/declarations/i
 reader returns columns, scored whole (0.23-0.35 s at 25,000 images as timed below, 0.24-0.35 s before ``overall``
 read the catalogue's value instead of computing it again, 0.27-0.42 s before its balanced accuracy was counted
 without scikit-learn's label mapping; 1.40-2.18 s before, row by row). Against the module it replaced
-(``--against-tree``, 27 Nov): 1.11-1.21x by target, medians of the rounds 1.04-1.15x (docs/benchmarks.md).
+(``--against-tree``, 27 Nov): 0.92-1.01x by target at issue 29's close, medians of the rounds 0.90-1.02x, under a load
+of about 1 (1.11-1.21x, medians 1.04-1.15x, at its previous stop under a load of 3-4; docs/benchmarks.md).
 
 ``--against-tree TREE``: also the module the declaration replaced (``evaluation/challenges/isic.py``), from a tree
 of a commit that still had it (``git -C REPO archive 156e73b | tar -x -C TREE``), against ours (issue 29's

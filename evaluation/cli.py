@@ -15,7 +15,6 @@ import os
 import signal
 import sys
 import threading
-import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -281,6 +280,8 @@ def _run(arguments: argparse.Namespace) -> int:
     except MemoryError:
         return _fail(str(out_of_memory(None, "in the main process")))
     except Exception as error:  # a defect: the traceback is for the admins, stdout only
+        import traceback  # (imported on a defect, not at every start)
+
         traceback.print_exc(file=sys.stdout)
         return _fail(
             f"The evaluation failed with an internal error ({type(error).__name__}); "

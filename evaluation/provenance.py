@@ -22,7 +22,6 @@ where such paths belong, is refused in one line before anything it names is open
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
@@ -63,6 +62,8 @@ def largest_read() -> int:
 
 def file_sha256(path: Path, what: str, max_bytes: int | None = None) -> str:
     """The SHA-256 of a checked regular file (files.open_binary: no FIFO, no final link, bounded)."""
+    import hashlib  # (where a record is made: not at every start)
+
     digest = hashlib.sha256()
     try:
         with open_binary(path, what, max_bytes=max_bytes) as handle:
@@ -110,6 +111,8 @@ def tree_sha256(folder: Path, what: str) -> str:
     """One hash of a folder (its links at the top resolved first: the platform may stage ``/input``
     as one): every entry's relative path and content, in sorted order (see the module docstring for
     links, special and huge files; the order and names of the files count, their times do not)."""
+    import hashlib  # (where a record is made: not at every start)
+
     digest = hashlib.sha256()
     try:
         lines = _entries(folder.resolve(), what, largest_read())

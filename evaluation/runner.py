@@ -20,9 +20,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
-import traceback
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import BrokenExecutor
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
@@ -296,14 +294,18 @@ def _outcome(
         raise
     except MemoryError:
         raise out_of_memory(task.case, f"while scoring this case in {where}") from None
-    except BrokenExecutor:  # the pool's BrokenProcessPool: a worker process died
-        cases = sorted({task.case, *(other.case for other, _ in (in_flight or {}).values())})
-        raise EvaluationError(
-            f"a worker process died while evaluating case {' or '.join(cases)} "
-            "(out of memory or a crash reading its files).",
-            task.case,
-        ) from None
-    except Exception as error:  # a defect, not the participant's fault: details for the admins only
+    except Exception as error:
+        import traceback  # (concurrent.futures and traceback: imported on an error, not at every start)
+        from concurrent.futures import BrokenExecutor
+
+        if isinstance(error, BrokenExecutor):  # the pool's BrokenProcessPool: a worker process died
+            cases = sorted({task.case, *(other.case for other, _ in (in_flight or {}).values())})
+            raise EvaluationError(
+                f"a worker process died while evaluating case {' or '.join(cases)} "
+                "(out of memory or a crash reading its files).",
+                task.case,
+            ) from None
+        # a defect, not the participant's fault: details for the admins only
         log(f"Internal error while evaluating case {task.case}:\n{traceback.format_exc()}")
         raise EvaluationError(
             f"internal error ({type(error).__name__}) while evaluating case {task.case}.", task.case

@@ -19,7 +19,6 @@ import numpy as np
 
 from evaluation.declarative import measures, python_metric
 from evaluation.declarative.columns import ColumnResults
-from evaluation.declarative.heat_maps import heat_map_case_values
 from evaluation.declarative.metric_records import COUNTED, HEAT_MAP_CASES, NULL, PUBLIC_SEGMENTATION, RECORD
 from evaluation.declarative.output_kinds import MISCLASSIFIED, OutputSpec
 from evaluation.declarative.reference import ByCase, DeclaredReference
@@ -44,9 +43,8 @@ from evaluation.declarative.segmentation import (
 from evaluation.errors import ConfigurationError
 from evaluation.metrics.bootstrap import percentile_interval, resample_weights
 from evaluation.metrics.groups import over_groups
-from evaluation.metrics.hit_radius import ScanFindings
+from evaluation.metrics.options import UNITS
 from evaluation.metrics.summary_statistics import STATISTICS, resampled_statistic, statistic
-from evaluation.metrics.volumes import UNITS
 from evaluation.platform.metrics_json import CaseColumns
 
 
@@ -490,6 +488,8 @@ def _hit_radius_metric(
 ) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     """The CPM and the sensitivity at each rate over the scored scans (``metrics.hit_radius``); with
     ``bootstrap_draws = "legacy"`` the LUNA16 script's bootstrap bounds go to ``intervals``."""
+    from evaluation.metrics.hit_radius import ScanFindings  # (where points are scored: not at the engine's start)
+
     keys = [key for _, _, key in metric_keys(metric)]
     if not cases:
         return {key: math.nan for key in keys}, {key: np.array([np.nan]) for key in keys}
@@ -540,6 +540,8 @@ def _case_set_metric(
         entry = RECORD[metric.metric].catalogue
         if metric.metric not in HEAT_MAP_CASE_METRICS:
             return output.type.aggregation(metric, entry, output, cases, results, settings)
+        from evaluation.declarative.heat_maps import heat_map_case_values  # (where a heat map is scored)
+
         for case, entries in heat_map_case_values(metric, output, cases, results).items():  # per case, then summed
             per_case[case].update(entries)
         counting = dataclasses.replace(metric, params=tuple((k, v) for k, v in metric.params if k != "case_entries"))
@@ -765,7 +767,7 @@ def _python_set(
         predictions = np.array([results[c].values[output.slug] for c in cases])
     found = _values_of(reference.values[output.slug], cases)
     references = _objects(found) if output.type.objects else np.array(found)
-    fields = {name: tuple(by_case[c] for c in cases) for name, by_case in reference.fields.items()}
+    fields = {name: tuple(_values_of(by_case, cases)) for name, by_case in reference.fields.items()}
     own = dict(metric.params).get("params", {})
     weights = {text.partition(":")[2]: _weights_of(metric, text, cases, reference) for text in metric.sample_weights}
     earlier = earlier or {}

@@ -14,13 +14,12 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.metrics.bootstrap import drawn_cases, resample_weights
-from evaluation.metrics.detection_maps import LARGEST, CaseLesions, case_lesion_counts, case_lesions
 from evaluation.platform.images import (
     GEOMETRY_TOLERANCE,
     on_reference_grid,
@@ -29,6 +28,9 @@ from evaluation.platform.images import (
     read_label_image,
     sitk,
 )
+
+if TYPE_CHECKING:  # metrics.detection_maps (with the lesion matching) is imported where a map is scored
+    from evaluation.metrics.detection_maps import CaseLesions
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,8 @@ class HeatMapTask:
             )
             if on_grid is not submitted:  # resampled ("nearest")
                 prediction = sitk.GetArrayFromImage(on_grid).astype(np.float64)
+        from evaluation.metrics.detection_maps import case_lesions
+
         try:
             return case_lesions(prediction, reference, **dict(self.matching))
         except ValueError as error:  # e.g. a heat map where a detection map is expected (candidates = "given")
@@ -103,6 +107,8 @@ def read_map_image(path: Path, case: str, named: str, what: str, dimension: int 
 
 def map_values(image: sitk.Image, case: str, named: str, what: str) -> np.ndarray:
     """A map's values (z, y, x) as float64: finite, non-negative and within the float32 range scored in."""
+    from evaluation.metrics.detection_maps import LARGEST
+
     array = sitk.GetArrayFromImage(image).astype(np.float64)
     if not np.isfinite(array).all():
         raise SubmissionError(f"The {what} of {named} holds a non-finite value.", case)
@@ -182,6 +188,8 @@ def heat_map_case_values(metric: Any, output: Any, cases: list[str], results: Ma
     ``<name>``, and with ``case_entries`` its lesion entries ``[score, lesion]`` at ``<name>_entries``
     in ``picai_eval``'s order (``evaluate_case``'s lesion_results without the overlap: matched lesions,
     missed lesions with score 0, false positives)."""
+    from evaluation.metrics.detection_maps import case_lesion_counts
+
     params = dict(metric.params)
     entries = [results[c].segmentations[output.slug] for c in cases]
     counts = case_lesion_counts(entries, params["count"]) if entries else []

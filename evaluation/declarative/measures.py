@@ -36,12 +36,11 @@ import numpy as np
 
 from evaluation.declarative.metric_records import RECORD, RECORDS
 from evaluation.declarative.output_kinds import KINDS
-from evaluation.metrics import hit_radius
 from evaluation.metrics.bootstrap import drawn_cases
-from evaluation.metrics.hit_radius import ScanFindings
 
 if TYPE_CHECKING:
     from evaluation.metrics.detection import ImageDetections
+    from evaluation.metrics.hit_radius import ScanFindings
 
 # ------------------------------------------------------------------------- segmentation, per case
 
@@ -476,6 +475,8 @@ def decision_value(
 
 
 def _scan_entries(scans: list[ScanFindings], params: Mapping[str, Any]) -> list[tuple[np.ndarray, np.ndarray]]:
+    from evaluation.metrics import hit_radius  # (where points are scored: not at the engine's start)
+
     return [hit_radius.scan_entries(scan, params["default_diameter"], params["distance"], params.get("max_marks"))
             for scan in scans]  # fmt: skip
 
@@ -485,6 +486,8 @@ def hit_radius_metric(
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """The sensitivity at each declared rate over the scans (the catalogue's ``cpm`` is their mean) and,
     with ``weights``, each resample's of its drawn scans (resamples x rates; None without)."""
+    from evaluation.metrics import hit_radius
+
     entries = _scan_entries(scans, params)
     rates, reading = params["fp_rates"], params["reading"]
     found = hit_radius.resampled_sensitivities(entries, [np.arange(len(scans))], rates, reading)[0]
@@ -499,6 +502,8 @@ def legacy_bootstrap(
     """The LUNA16 script's bounds (``hit_radius.official_bootstrap``, after ``np.random.seed(seed)``) of
     the CPM (the script's rule on each resample's mean sensitivity; the script reports none) and of
     each rate."""
+    from evaluation.metrics import hit_radius
+
     found = hit_radius.official_bootstrap(_scan_entries(scans, params), resamples, seed, params["fp_rates"], level)
     _, low, high = hit_radius.script_bounds(found.values.astype(float).mean(axis=1, keepdims=True), level)
     return [(float(low[0]), float(high[0])), *zip(found.low.tolist(), found.high.tolist(), strict=True)]

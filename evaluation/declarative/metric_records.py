@@ -18,10 +18,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaluation.declarative.output_kinds import Boxes, Points
-from evaluation.metrics.detection_maps import LESION_COUNTS
-from evaluation.metrics.hit_radius import CPM_FP_RATES, DEFAULT_DIAMETER, DISTANCES, READINGS
+from evaluation.metrics.options import (
+    CPM_FP_RATES,
+    DEFAULT_DIAMETER,
+    DISTANCES,
+    LESION_COUNTS,
+    PRECISIONS,
+    READINGS,
+    VOLUME_UNITS,
+)
 from evaluation.metrics.summary_statistics import STATISTICS
-from evaluation.metrics.volumes import PRECISIONS, VOLUME_UNITS
 
 REQUIRED: Any = ...  # a parameter without a default: the declaration must give it
 OMITTED = "omitted"  # a parameter without a default that is left out of the settings unless declared

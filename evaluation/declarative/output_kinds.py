@@ -16,10 +16,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from evaluation.declarative import heat_maps
 from evaluation.declarative.tables import KEY, SLUG, Table, type_of
 from evaluation.errors import ConfigurationError, SubmissionError
-from evaluation.metrics.detection_maps import CASE_SCORES, DYNAMIC, MIN_OVERLAP, OVERLAPS
+from evaluation.metrics.options import CASE_SCORES, DYNAMIC, MIN_OVERLAP, OVERLAPS
 from evaluation.platform.detections import parse_detections, parse_points, point_names
 from evaluation.platform.images import GEOMETRY_POLICIES, GEOMETRY_TOLERANCE
 from evaluation.platform.matching import IMAGE_NAME_SUFFIXES
@@ -817,9 +816,26 @@ class HeatMap(OutputKind):
     name, platform_kind = "heat_map", "Heat Map"
     missing = ("error", "empty-mask", "exclude")  # empty-mask: an all-zero map (no candidate, case score 0)
     image, value, csv, scoring = True, False, "", "heat_map"
-    worker_task = staticmethod(heat_maps.heat_map_task)
-    check_file = staticmethod(heat_maps.check_heat_map)
-    aggregation = staticmethod(heat_maps.heat_map_metric)
+
+    # ``heat_maps`` (with the lesion matching) imported where a heat map is scored, not at the engine's start
+    @staticmethod
+    def worker_task(*arguments: Any) -> Any:
+        from evaluation.declarative import heat_maps
+
+        return heat_maps.heat_map_task(*arguments)
+
+    @staticmethod
+    def check_file(*arguments: Any) -> None:
+        from evaluation.declarative import heat_maps
+
+        heat_maps.check_heat_map(*arguments)
+
+    @staticmethod
+    def aggregation(*arguments: Any) -> Any:
+        from evaluation.declarative import heat_maps
+
+        return heat_maps.heat_map_metric(*arguments)
+
     keys: ClassVar[dict[str, Any]] = {
         "dimension": {"enum": [2, 3], "description": "The maps' dimension."},
         **GEOMETRY_KEYS,

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import hashlib
 import importlib.util
 import inspect
 import math
@@ -157,7 +156,7 @@ def _module(path: str, shown: str) -> ModuleType:
         version = ()
     key = (path, version)
     if key not in _MODULES:
-        name = "declared_rules_" + hashlib.sha256(path.encode()).hexdigest()[:16]
+        name = "declared_rules_" + path.encode().hex()  # (one name per path, the same in every process)
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:
             raise ConfigurationError(f"{shown}: cannot be loaded as a Python module.")

@@ -13,7 +13,7 @@ import glob
 import json
 import math
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence, ValuesView
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import repeat
@@ -116,9 +116,10 @@ class EmptyDataError(csv.Error):
     """A CSV without even a header row (pandas' name, as ``ParserError``)."""
 
 
-def frame_case(stack: str, frame: int) -> str:
-    """The case of a listed stack's frame (its position in the stack, from 0)."""
-    return f"{stack}:{frame}"
+def frame_cases(stack: str, count: int) -> tuple[str, ...]:
+    """The cases of a listed stack's ``count`` frames: ``<stack>:<frame>``, the frame its position in the stack
+    (from 0)."""
+    return tuple([f"{stack}:{frame}" for frame in range(count)])
 
 
 def _listed_stacks(
@@ -137,7 +138,7 @@ def _listed_stacks(
         key = cases.frame_order
         for stack, frames in sorted(document.items()):
             ordered = sorted(frames, key=lambda record: int(record[key]))
-            stacks[stack] = tuple([frame_case(stack, k) for k in range(len(ordered))])
+            stacks[stack] = frame_cases(stack, len(ordered))
             for name, column in columns.items():
                 column.extend([record[name] for record in ordered])
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
@@ -330,6 +331,19 @@ class ByCase(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return len(self.cases)
+
+    def values(self) -> ValuesView[Any]:
+        """The cells in order, without the look-up by case (a count over a column: ``engine.dataset_counts``)."""
+        return _Cells(self)
+
+
+class _Cells(ValuesView[Any]):
+    """``ByCase.values()``: its cells iterated as they are."""
+
+    _mapping: ByCase
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._mapping.cells)
 
 
 def _csv_cells(
@@ -582,9 +596,8 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
     first = listing[0]
     order = tuple(texts.get(first.slug) or classes.get(first.slug) or ())  # a CSV's cases in file order
     listed = files.get(first.slug) or texts.get(first.slug) or classes.get(first.slug) or tables.get(first.slug)
-    cases = tuple(sorted(listed or documents.get(first.slug) or {}))
-    if stacks:
-        cases = order  # stacks by name, frames in order
+    # listed stacks: by name, frames in order; else sorted
+    cases = order if stacks else tuple(sorted(listed or documents.get(first.slug) or {}))
     if not cases:
         raise ConfigurationError(f"The ground truth holds no case for {first.reference.text}.")
     for output in declaration.outputs:
@@ -652,7 +665,7 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
             findings[output.slug] = {c: _reference_findings(files[output.slug][c], c, output) for c in cases}
     groups = {m.name: _groups(ground_truth, declaration, m.groups, cases, m.name, tables_read)
               for m in declaration.metrics if m.groups}  # fmt: skip
-    fields = {name: dict(zip(framed, map(str, records[name]), strict=True)) for name in declaration.cases.fields}
+    fields = {name: ByCase(framed, list(map(str, records[name]))) for name in declaration.cases.fields}
     weights = _sample_weights(ground_truth, declaration, cases, tables_read)
     return DeclaredReference(
         cases, files, values, ground_truth, events, groups, order, findings, stacks, fields, weights

@@ -1138,6 +1138,16 @@ def _target(table: Table, data: Mapping[str, Any], text: str) -> tuple[str, int,
                f"submission.{'/'.join(SUBMISSION_TARGETS)} or leaderboard)")  # fmt: skip
 
 
+def _python_parameters(data: Mapping[str, Any], targets: tuple[tuple[str, int, str], ...], value: Any) -> bool:
+    """Whether ``targets`` are all python metrics' own parameters (``params.<key>``, declared: ``_target``) and
+    ``value`` a string, number or boolean, which is all ``python_metric.parse`` asks of one: the declaration with
+    it is then valid when the declared one is (no parse of its own)."""
+    return isinstance(value, (str, int, float, bool)) and all(
+        section == "metrics" and key.startswith("params.") and data[section][index].get("metric") == PYTHON
+        for section, index, key in targets
+    )
+
+
 def _options(top: Table, data: Mapping[str, Any], folder: str = "") -> tuple[OptionSpec, ...]:
     """The ``[[options]]``: each default and choice must give a valid declaration where it applies."""
     options: list[OptionSpec] = []
@@ -1169,6 +1179,8 @@ def _options(top: Table, data: Mapping[str, Any], folder: str = "") -> tuple[Opt
                 table.fail(key, f"{value!r} is not of the default's type ({type(default).__name__})")
             declared = values.get(_text(value), value)
             if _unchanged(data, targets, declared):  # the declaration itself, which this parse checks
+                continue
+            if _python_parameters(data, targets, declared):  # valid as the declaration this parse checks
                 continue
             try:
                 parse_data(_overridden(data, targets, declared), top.file, check_options=False, folder=folder)

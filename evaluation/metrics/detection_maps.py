@@ -40,13 +40,9 @@ from evaluation.metrics.assignment import linear_sum_assignment
 from evaluation.metrics.classification import auroc
 from evaluation.metrics.curves import precision_recall_curve
 from evaluation.metrics.lesions import connected_components, overlap_counts
+from evaluation.metrics.options import CASE_SCORES, DYNAMIC, LESION_COUNTS, MIN_OVERLAP, OVERLAPS
 
-MIN_OVERLAP = 0.1
 OVERLAP_EPSILON = 1e-8
-OVERLAPS = ("iou", "dsc")
-CASE_SCORES = ("max", "bayesian")
-LESION_COUNTS = ("reference", "candidates")
-DYNAMIC = ("dynamic", "dynamic-v2", "dynamic-fast")
 MAX_THRESHOLDS = 10_000
 LARGEST = float(np.finfo(np.float32).max)  # maps are scored in float32, picai_eval's type: larger is no number
 _STRUCTURE = np.ones((3, 3, 3))

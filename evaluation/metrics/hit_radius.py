@@ -42,11 +42,8 @@ import numpy as np
 
 from evaluation.metrics import checks
 from evaluation.metrics.curves import roc_curve
+from evaluation.metrics.options import CPM_FP_RATES, DEFAULT_DIAMETER, DISTANCES, READINGS
 
-CPM_FP_RATES = (0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
-DEFAULT_DIAMETER = 10.0  # mm: the script's diameter of a finding of unknown (negative) size
-READINGS = ("nearest", "interpolate")
-DISTANCES = ("strict", "inclusive")
 OFFICIAL_GRID = (0.125, 8.0, 10000)  # the script's bootstrap grid: np.linspace(FROC_minX, FROC_maxX, 10000)
 
 

@@ -26,10 +26,7 @@ import numpy as np
 from evaluation.metrics import checks
 from evaluation.metrics.boxes import bounding_box
 from evaluation.metrics.lesions import connected_components
-
-UNITS = {"ml": 1000.0, "mm3": 1.0}
-VOLUME_UNITS = (*UNITS, "voxels")
-PRECISIONS = ("float64", "nifti", "nifti-float32")
+from evaluation.metrics.options import PRECISIONS, UNITS, VOLUME_UNITS
 
 
 def voxel_volume(spacing: Sequence[float], unit: str = "ml", precision: str = "float64") -> float:

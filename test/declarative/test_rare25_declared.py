@@ -106,3 +106,20 @@ def test_a_job_for_no_listed_stack_is_named(tmp_path, evaluate_cli):
     (input_dir / "predictions.json").write_text(json.dumps(document))
     run = evaluate_cli("rare25", input_dir, ground_truth=ground_truth)
     assert run.exit_code == 1 and "input 's9' is not a stack of the reference" in run.last_error_line
+
+
+def test_choices_of_a_python_metrics_parameters_need_no_parse_of_their_own(monkeypatch):
+    """Issue 29 (the start-up against the former module): rare25.toml's choices (protocol, rng, ppv_at_recall) set
+    only its python metric's own parameters, which any string, number or boolean fills, so loading it parses the
+    declaration once; each choice in force still gives the declaration validated whole (``with_options``)."""
+    from evaluation.declarative import schema
+
+    parsed = []
+    real = schema.parse_data
+    monkeypatch.setattr(schema, "parse_data", lambda *args, **kwargs: parsed.append(1) or real(*args, **kwargs))
+    declaration = schema.load(REPO / "evaluation" / "declarations" / "rare25.toml")
+    assert len(parsed) == 1
+    for option in (o for o in declaration.options if o.choices):
+        for choice in option.choices:
+            changed = schema.with_options(declaration, {option.name: choice})
+            assert dict(changed.metrics[0].params)["params"][option.name] == choice
