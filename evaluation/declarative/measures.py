@@ -28,7 +28,7 @@ left out of the percentile interval.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache, partial
 from typing import TYPE_CHECKING, Any
 
@@ -358,6 +358,17 @@ def _macro(values: np.ndarray, exclude: bool) -> np.ndarray | float:
     return macro if values.ndim > 1 else float(macro)
 
 
+def class_positions(truth: Sequence[str] | np.ndarray, classes: tuple[str, ...]) -> np.ndarray:
+    """Each reference class name's position in ``classes`` (every one of them), one comparison per class."""
+    names = np.asarray(truth)
+    numbered = np.full(names.shape, -1, np.intp)
+    for position, name in enumerate(classes):
+        numbered[names == name] = position
+    if (numbered < 0).any():
+        raise KeyError(names[numbered < 0][0])
+    return numbered
+
+
 def probability_metric(
     metric: str,
     truth: np.ndarray,
@@ -377,8 +388,7 @@ def probability_metric(
         predicted = argmax_classes(probabilities, classes)
         return value_metric(metric, truth, predicted, {**params, "classes": classes}, weights, sample=sample)
     if metric in ARGMAX_METRICS:  # the classes as their columns' positions (a tie "wrong": -1, no class), so that
-        position = {name: k for k, name in enumerate(classes)}  # scikit-learn sums per class in the declared order
-        numbered = np.fromiter(map(position.__getitem__, truth), np.intp, len(truth))
+        numbered = class_positions(truth, classes)  # scikit-learn sums per class in the declared order
         found = np.asarray(probabilities).argmax(axis=1)
         if params.get("ties") == "wrong":
             found = classification.argmax_labels(np.asarray(probabilities))

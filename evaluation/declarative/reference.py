@@ -248,6 +248,10 @@ class _Column(Sequence[str]):
         """The cells as floats when every one is a plain decimal (``plain_decimals``), read from the bytes."""
         return plain_decimals(self._data, self._starts, self._ends)
 
+    def characters(self) -> np.ndarray | None:
+        """The cells' bytes when every cell is one byte (a one-hot column of 0s and 1s), else ``None``."""
+        return self._data[self._starts] if self._starts.size and (self._ends - self._starts == 1).all() else None
+
     def __getitem__(self, index: Any) -> Any:
         return self._strings()[index]
 
@@ -426,7 +430,9 @@ def _strip(cells: Sequence[str]) -> Sequence[str]:
     return list(map(str.strip, cells))
 
 
-def _one_hot(ground_truth: Path, output: OutputSpec, declaration: Declaration, tables: Tables) -> dict[str, str | None]:
+def _one_hot(
+    ground_truth: Path, output: OutputSpec, declaration: Declaration, tables: Tables
+) -> Mapping[str, str | None]:
     """A one-hot reference (``reference = "truth.csv"``): each case's one class whose column is true
     (a cell spelled as a boolean reference: ``true_values`` / ``false_values``; a row without one:
     the ``reference_none`` class), ``None`` for a row whose class cells are all blank under
@@ -440,7 +446,7 @@ def _one_hot(ground_truth: Path, output: OutputSpec, declaration: Declaration, t
     ids, _, cells = _csv_table(ground_truth, file, ref.read_columns, declaration, True, "", tables)
     whole = _one_hot_classes(output, cells)
     if whole is not None:
-        return dict(zip(ids, whole, strict=True))
+        return ByCase(ids, whole)
     found: dict[str, str | None] = {}
     for case, (line, cells) in _csv_cells(ground_truth, file, ref.read_columns, declaration, True, tables).items():
         where, who = f"Line {line} of {source}", f"{cases.noun} {case}"
@@ -476,11 +482,24 @@ def _one_hot_classes(output: OutputSpec, cells: list[list[str]]) -> list[str] | 
     cell is spelled as true or false (none blank) and every row has exactly one true cell; else ``None``
     (read row by row, which words the problem or applies ``blank`` and ``reference_none``)."""
     true, false, blank = set(output.true_values), set(output.false_values), set(output.blank_values)
+    characters = [column.characters() if isinstance(column, _Column) else None for column in cells]
+    if all(found is not None for found in characters):  # (one byte a cell: no str made per cell)
+        spelled = {chr(code) for found in characters for code in np.unique(found)}
+        if not {text.lower() for text in spelled} <= (true | false) - blank:
+            return None
+        codes = [ord(text) for text in spelled if text.lower() in true]
+        ones = np.stack([np.isin(found, codes) for found in characters], axis=1)
+        return _only_ones(output, ones)
     spelled = set().union(*map(set, cells))  # (each distinct cell lowered once)
     if not {text.lower() for text in spelled} <= (true | false) - blank:
         return None
     trues = {text for text in spelled if text.lower() in true}
     ones = np.stack([_cells_in(column, trues, "" not in spelled) for column in cells], axis=1)
+    return _only_ones(output, ones)
+
+
+def _only_ones(output: OutputSpec, ones: np.ndarray) -> list[str] | None:
+    """Each row's class of a one-hot reference from its (rows, classes) true cells, when every row has exactly one."""
     if not (ones.sum(axis=1) == 1).all():
         return None
     names = np.array([name for name, _ in output.reference.columns], dtype=object)
