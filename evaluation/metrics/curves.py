@@ -27,7 +27,7 @@ def threshold_counts(
     """(false positives, true positives, thresholds) of the decision ``scores >= t`` at each distinct
     score t, highest first: ``confusion_matrix_at_thresholds`` (scikit-learn < 1.8: ``_binary_clf_curve``),
     ``sklearn/metrics/_ranking.py``. Rows of zero weight are dropped; the rest sorted by descending score
-    (stable: ties keep their order); tied rows form one threshold, counted at its last row; the counts
+    (stable with weights: ties keep their order); tied rows form one threshold, counted at its last row; the counts
     are float64 cumulative sums of the positives' (negatives') weights, or without weights the true
     positives a cumulative sum and the false positives ``1 + index - tp``.
 
@@ -43,7 +43,9 @@ def threshold_counts(
         positive, scores, weight = positive[kept], scores[kept], weight[kept]
     if scores.size == 0:
         raise ValueError("a curve needs at least one sample (of non-zero weight)")
-    order = np.argsort(-scores, kind="stable")
+    # ties keep their order (stable) where it decides the last bit: summed weights; unweighted counts are whole
+    # numbers, the same in any order within a tie, so there any sort does (quicker)
+    order = np.argsort(-scores, kind="stable" if sample_weight is not None else None)
     scores, positive = scores[order], positive[order].astype(np.float64)
     ends = np.r_[np.flatnonzero(np.diff(scores)), scores.size - 1]  # each tied group's last row
     if sample_weight is None:
