@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import SimpleITK as sitk
 from scipy import ndimage
 
 from evaluation.declarative.output_kinds import KINDS, OutputSpec, region_of
 from evaluation.declarative.reference import load_declared_reference
 from evaluation.declarative.schema import Declaration
 from evaluation.errors import ConfigurationError
+from evaluation.platform.images import sitk  # (imported on first use: an image without it says so in one line)
 
 IDENTICAL = "identical"
 MISSING = None  # the variant's value of an absent output
