@@ -70,14 +70,16 @@ def read_predictions(context: Any) -> tuple[list[str], np.ndarray]:
         raise SubmissionError(message + _undecodable_lines(context.data())) from None
     table = _checked(table, categories)
     if context.cases is not None:
-        cases = pd.Index(context.cases)
-        missing = cases.difference(table.index)
-        if not missing.empty:
-            raise SubmissionError(_listing("Missing images in CSV: ", missing.tolist()))
-        extra = table.index.difference(cases)
-        if not extra.empty:
-            raise SubmissionError(_listing("Extra images in CSV: ", extra.tolist()))
+        _same_set(table.index, pd.Index(context.cases), "images")
     return table.index.tolist(), table.to_numpy(dtype=float)
+
+
+def _same_set(found: pd.Index, wanted: pd.Index, what: str) -> None:
+    """The reference's check that the CSV holds the ``wanted`` images or columns: the missing ones refused first,
+    then the extra ones, each listed in its message."""
+    for word, names in (("Missing", wanted.difference(found)), ("Extra", found.difference(wanted))):
+        if not names.empty:
+            raise SubmissionError(_listing(f"{word} {what} in CSV: ", names.tolist()))
 
 
 def _listing(prefix: str, items: Sequence[Any]) -> str:
@@ -143,13 +145,7 @@ def _checked(table: pd.DataFrame, categories: Sequence[str]) -> pd.DataFrame:
         duplicates = images[images.duplicated()].unique().tolist()
         raise SubmissionError(_listing("Duplicate image rows detected in CSV: ", duplicates))
     table = table.drop(columns="image").set_axis(pd.Index(images, name="image"), axis="index")
-    wanted = pd.Index(categories)
-    missing = wanted.difference(table.columns)
-    if not missing.empty:
-        raise SubmissionError(_listing("Missing columns in CSV: ", missing.tolist()))
-    extra = table.columns.difference(wanted)
-    if not extra.empty:
-        raise SubmissionError(_listing("Extra columns in CSV: ", extra.tolist()))
+    _same_set(table.columns, pd.Index(categories), "columns")
     table = table[list(categories)]
     incomplete = table.index[table.isna().to_numpy().any(axis=1)]
     if not incomplete.empty:

@@ -196,12 +196,6 @@ def weighted_metrics() -> tuple[str, ...]:
 KAPPA_WEIGHTS = dict(next(p for p in RECORD["cohen_kappa"].params if p.key == "weights").values)  # -> sklearn's
 
 
-def declared_edges(metric: str) -> tuple[str, ...]:
-    """The declared edge-case keys of a value or detection metric (the catalogue's edge parameters
-    unless renamed)."""
-    return tuple(edge.key for edge in RECORD[metric].edges)
-
-
 def value_metric(
     metric: str,
     truth: np.ndarray,

@@ -835,7 +835,7 @@ def test_every_declared_value_metric_is_a_catalogue_entry():
         assert metric.inputs[:1] in (("truth",), ("truth_labels",), ("time",)), name
         renamed = measures.DECLARED_EDGES.get(name, {edge: edge for edge in metric.edge_cases})
         assert {edge for edge in renamed.values() if edge is not None} <= set(metric.edge_cases), name
-        assert set(measures.declared_edges(name)) == set(renamed), name
+        assert {edge.key for edge in measures.RECORD[name].edges} == set(renamed), name
         assert set(renamed) <= {edge.key for record in measures.RECORDS for edge in record.edges}, name
         if name in measures.RESAMPLE_WEIGHTS:
             assert "weights" in metric.parameters, name  # the bootstrap's vectorised form
