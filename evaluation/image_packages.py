@@ -59,15 +59,18 @@ def _project_file(module: str) -> Path | None:
     return next((p for p in (base.with_suffix(".py"), base / "__init__.py") if p.is_file()), None)
 
 
-@cache
-def reaches_image_packages(path: Path, seen: frozenset[Path] = frozenset()) -> bool:
-    """Whether the Python file ``path`` imports a medical-image package, itself or through this project's modules."""
-    for name in _names(path):
-        if name.split(".")[0] in image_modules():
-            return True
-        found = _project_file(name)
-        if found is not None and found not in seen | {path} and reaches_image_packages(found, seen | {path}):
-            return True
+def reaches_image_packages(path: Path) -> bool:
+    """Whether the Python file ``path`` imports a medical-image package, itself or through this project's modules
+    (each module's file read once)."""
+    waiting, seen = [path], {path}
+    while waiting:
+        for name in _names(waiting.pop()):
+            if name.split(".")[0] in image_modules():
+                return True
+            found = _project_file(name)
+            if found is not None and found not in seen:
+                seen.add(found)
+                waiting.append(found)
     return False
 
 
