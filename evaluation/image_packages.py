@@ -21,6 +21,7 @@ from pathlib import Path
 from evaluation.contract import DECLARATIONS
 from evaluation.declarative.python_metric import code_files
 from evaluation.declarative.schema import Declaration, load
+from evaluation.errors import ConfigurationError
 
 PACKAGE = Path(__file__).resolve().parent  # evaluation/
 REQUIREMENTS = PACKAGE.parent / "requirements-images.txt"
@@ -87,7 +88,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     path = DECLARATIONS / f"{arguments.challenge}.toml"
     if not path.is_file():
         parser.error(f"no declaration {path.name} in {DECLARATIONS}")
-    print("yes" if needs_image_packages(load(path)) else "no")
+    try:
+        declaration = load(path)
+    except ConfigurationError as error:  # (one line, not a traceback, in the image's build log)
+        parser.error(str(error))
+    print("yes" if needs_image_packages(declaration) else "no")
     return 0
 
 

@@ -86,3 +86,12 @@ def test_reading_an_image_without_the_packages_is_one_line_for_the_organizer():
     run = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.startswith("This evaluation image has no SimpleITK: it was built for a challenge without image")
+
+
+def test_a_declaration_that_does_not_load_is_one_line(monkeypatch, tmp_path, capsys):
+    """The Dockerfile's question about a broken declaration ends the build with its reason, not a traceback."""
+    (tmp_path / "broken.toml").write_text('name = "broken"\n')
+    monkeypatch.setattr("evaluation.image_packages.DECLARATIONS", tmp_path)
+    with pytest.raises(SystemExit):
+        main(["broken"])
+    assert "broken.toml" in capsys.readouterr().err.splitlines()[-1]
