@@ -27,7 +27,7 @@ from evaluation.platform.predictions import Job, Socket, load_jobs
 DECLARATIONS = Path(__file__).resolve().parent / "declarations"  # the packaged <name>.toml challenges
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CaseTask:
     """One unit of per-case work, possibly sent to a worker process (everything in it must pickle)."""
 
@@ -35,7 +35,7 @@ class CaseTask:
     payload: Any = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Option:
     """A documented challenge option, overridable with ``--set name=value``."""
 
@@ -65,7 +65,7 @@ class Option:
         return value
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Phase:
     """The phase settings on grand-challenge.org, in the platform's own field names."""
 
@@ -112,7 +112,7 @@ class Phase:
         }
 
 
-@dataclass
+@dataclass(eq=False)
 class Prepared:
     """What ``prepare`` found: the tasks to score and the reference cases without a prediction."""
 
@@ -121,7 +121,7 @@ class Prepared:
     scored: dict[str, Any] | None = None  # each case's result, made by prepare: no task left (value columns)
 
 
-@dataclass
+@dataclass(eq=False)
 class Checked:
     """What the participant's pre-flight check (``evaluation.check``) found without the ground truth:
     the cases checked, warnings (outputs the evaluation will count as missing under the challenge's

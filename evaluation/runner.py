@@ -55,7 +55,7 @@ class Executor(Protocol):
         ...
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class LocalPool:
     """This machine: ``run_cases`` with at most ``workers`` processes, ``case_timeout`` seconds a case."""
 

@@ -56,7 +56,7 @@ SIGNATURES = {"case": ("prediction", "reference", "context"), "set": ("predictio
 SCORED = ("segmentation", "values", "probabilities", "detection")  # the output kinds' ``scoring`` it may score
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CaseContext:
     """What a per-case function knows of its case beside the two values: the case id, the output's slug,
     and for a segmentation the voxel spacing and origin (mm, in the arrays' axis order z y x) and the
@@ -72,7 +72,7 @@ class CaseContext:
     options: Mapping[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class SetContext:
     """What a whole-set function knows beside the arrays: the cases (in the arrays' order), the output's
     slug and classes, ``resample``: None for the observed set, else the bootstrap resample's index,
@@ -94,7 +94,7 @@ class SetContext:
     aggregates: Mapping[str, float] = field(default_factory=dict)  # earlier metrics' values: ISIC's overall
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ReaderContext:
     """What a prediction-file phase's own reader (``[submission] reader``) knows: the file's name and size in
     bytes (nothing read yet; the engine found it and checked that it is a regular file in the input), the
@@ -115,7 +115,7 @@ class ReaderContext:
     data: Callable[[], bytes] = field(repr=False, default=lambda: b"")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Function:
     """An organizer's function: ``path`` (absolute) and ``name``; ``shown``: the file as declared."""
 
@@ -250,7 +250,7 @@ def function(table: Table, text: str, folder: str, over: str, key: str = "functi
     return Function(str(path), name, file)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ReadColumns:
     """What a reader returned as columns: its ``cases`` and ``values``, a float matrix with a row per case and a
     column per ``columns`` (``ReaderContext.columns``)."""
@@ -376,7 +376,7 @@ def returned(
     return found
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CaseCall:
     """One per-case python metric of one output, as a worker runs it."""
 
@@ -413,7 +413,7 @@ def _untouchable(value: Any) -> Any:
     return copy.deepcopy(value)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ValueCase:
     """A per-case python metric of a value output with the case's value and reference (``CasePayload``)."""
 

@@ -32,7 +32,7 @@ from evaluation.platform.prediction_file import cell_texts, float_cells, plain_d
 from evaluation.platform.sockets import parse_json_bytes
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DeclaredReference:
     """The cases (sorted) and, per output, the reference file or value of every case."""
 

@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # (metrics.segmentation, with every metric module it calls, i
     from evaluation.metrics.segmentation import CaseSegmentation, LabelRequest, LesionVolumeForm, LesionWiseForm
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class SegmentationTask:
     """One segmentation output of one case, as a worker needs it."""
 
@@ -62,7 +62,7 @@ class SegmentationTask:
         return score_segmentation(self, case)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CasePayload:
     """What a worker gets: segmentations to score, parsed values (after the missing policies), and
     which outputs the participant submitted."""
@@ -73,7 +73,7 @@ class CasePayload:
     python: tuple[ValueCase, ...] = ()  # the per-case python metrics of its value outputs
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CaseResult:
     segmentations: Mapping[str, CaseSegmentation]
     values: Mapping[str, Any]

@@ -45,7 +45,7 @@ from evaluation.platform.sockets import output_json
 _NUMBER = re.compile(r"(\d+)$")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Stack:
     """A stack as a job answers it: ``key`` (a listed stack's name, or its number), ``case`` (the case its own
     errors name), its frames' cases in order (``()``: not known, the participant's check) and ``count``, the
@@ -58,7 +58,7 @@ class Stack:
     size: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Frames:
     """What a stacked submission answers: the frames (cases) of each stack, the job of each answered stack
     and each value output's checked list of each stack it answered (numbers: an array)."""

@@ -42,7 +42,7 @@ def ppv_at_recall(labels: np.ndarray, scores: np.ndarray, recall: float = 0.9, m
     raise ValueError(f"unknown PPV method {method!r}; expected one of {PPV_METHODS}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CurveMetrics:
     """AUROC, AUPRC (average precision) and PPV at recall, one value per row of weights."""
 
@@ -111,7 +111,7 @@ def grouped_curve_metrics(
     return CurveMetrics(*(np.concatenate([part[k] for part in parts]) for k in range(3)))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Tables:
     """Per-group counts at the K distinct positive scores, highest first, each for the groups that have
     such samples: positives at or above (TP), negatives at or above (FA) plus all negatives (last

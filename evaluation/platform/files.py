@@ -109,12 +109,17 @@ def _megabytes(size: int) -> str:
 def contained(root: Path, relative: str | Path, case: str | None = None) -> Path:
     """``root / relative`` with every symlink resolved (``root`` itself first), refusing any path
     that ends up outside ``root``; nothing is opened."""
-    root_resolved = root.resolve()
+    return Path(contained_in(os.path.realpath(root), relative, case))
+
+
+def contained_in(resolved_root: str, relative: str | Path, case: str | None = None) -> str:
+    """``contained`` below a root already resolved (``os.path.realpath``), as text: a caller that checks
+    many paths below one root resolves it once, and a prefix test replaces pathlib's walk over parents."""
     try:
-        candidate = Path(os.path.realpath(root_resolved / relative))
+        candidate = os.path.realpath(os.path.join(resolved_root, relative))
     except ValueError:  # an embedded NUL byte
         raise SubmissionError(f"the output path {str(relative)!r} is not a valid file name.", case) from None
-    if candidate != root_resolved and root_resolved not in candidate.parents:
+    if candidate != resolved_root and not candidate.startswith(os.path.join(resolved_root, "")):
         raise SubmissionError(f"the output path '{relative}' points outside the input folder.", case)
     return candidate
 

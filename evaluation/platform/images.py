@@ -246,7 +246,7 @@ def same_size(prediction: np.ndarray, reference: np.ndarray, case: str, named: s
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class LabelPair:
     """A case's reference and prediction voxels, checked and on one grid: numpy views into
     ``images`` (kept here so that the views stay valid), and the reference spacing (z, y, x)."""

@@ -32,7 +32,7 @@ def reference_name(name: str, reference: Collection[str]) -> str:
     return matches[0] if len(matches) == 1 else name
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Matched:
     """Jobs by reference case (each case exactly once), and the reference cases without a job."""
 

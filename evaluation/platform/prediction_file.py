@@ -46,7 +46,7 @@ class PredictionRow(NamedTuple):
         return dict(zip(self.columns, self.values, strict=True))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PredictionTable:
     """The rows of a prediction CSV by case (file order), and its header's columns."""
 

@@ -19,7 +19,7 @@ from evaluation.platform.files import MAX_PREDICTIONS_BYTES, contained, read_byt
 PREDICTIONS_FILE = "predictions.json"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Socket:
     """A socket (formerly "interface") as the platform describes it."""
 
@@ -29,7 +29,7 @@ class Socket:
     super_kind: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class SocketValue:
     """One input or output of a job: an inline value, a file URL or an image reference."""
 
@@ -52,7 +52,7 @@ class SocketValue:
         return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Job:
     """One successful algorithm job of the submission."""
 

@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from evaluation.errors import SubmissionError
-from evaluation.platform.files import MAX_JSON_BYTES, check_image_file, contained, read_bytes, regular_size
+from evaluation.platform.files import (
+    MAX_JSON_BYTES,
+    check_image_file,
+    contained,
+    contained_in,
+    read_bytes,
+    regular_size,
+)
 from evaluation.platform.predictions import Job, json_problem
 
 IMAGE_SUFFIXES = (".mha", ".tif", ".tiff", ".nii.gz", ".nii", ".png")
@@ -29,15 +36,16 @@ def _in_own_output(input_dir: Path, job: Job, slug: str, relative: Path, case: s
     inside this job's own output folder (never another job's)."""
     if Path(job.pk).name != job.pk or job.pk in (".", ".."):
         raise SubmissionError(f"job pk '{job.pk}' is not a plain folder name.", case)
-    path = contained(input_dir, Path(job.pk) / "output" / relative, case)
-    own = input_dir.resolve() / job.pk / "output"
-    if Path(os.path.realpath(own)) != own or (path != own and own not in path.parents):
+    root = os.path.realpath(input_dir)
+    path = contained_in(root, Path(job.pk) / "output" / relative, case)
+    own = os.path.join(root, job.pk, "output")
+    if os.path.realpath(own) != own or (path != own and not path.startswith(os.path.join(own, ""))):
         raise SubmissionError(
             f"the output '{slug}' ({relative}) points outside the output folder of its own job {job.pk}; "
             "it was not read.",
             case,
         )
-    return path
+    return Path(path)
 
 
 def output_path(input_dir: Path, job: Job, slug: str, case: str | None = None) -> Path | None:
