@@ -186,7 +186,7 @@ def _case_columns(
     per_case: dict[str, dict[str, Any]],
     columns: dict[str, np.ndarray],
     inner: dict[str, tuple[str, ...]],
-    texts: Mapping[str, list[list[str]]],
+    texts: Mapping[str, list[np.ndarray]],
 ) -> Mapping[str, Mapping[str, Any]]:
     """The per-case section of a submission scored as columns: each output's values (``columns``, in the
     order of ``cases``; ``inner``: a probabilities output's classes; ``texts``: their ``repr`` when known)

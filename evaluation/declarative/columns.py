@@ -74,15 +74,16 @@ class ColumnResults(Mapping[str, CaseResult]):
     """Each case's result, made when asked for (as ``score_case`` gives it: every output submitted), and
     each output's values whole (``column``), which the aggregation reads instead of case by case: a number
     output's floats, a probabilities output's matrix (a row per case, a column per class of ``classes``);
-    ``texts``: of an output whose every cell was read from the file's bytes, its values' ``repr`` (a list per
-    column: a number output's one, a probabilities output's per class), for the per-case section."""
+    ``texts``: of an output whose every cell was read from the file's bytes, its values' ``repr`` as NUL-padded
+    bytes (``PredictionTable.texts``; a number output's column, a probabilities output's one per class), for the
+    per-case section."""
 
     def __init__(
         self,
         cases: Sequence[str],
         columns: dict[str, np.ndarray],
         classes: dict[str, tuple[str, ...]],
-        texts: dict[str, list[list[str]]] | None = None,
+        texts: dict[str, list[np.ndarray]] | None = None,
     ) -> None:
         self.cases, self.columns, self.classes, self.texts = tuple(cases), columns, classes, texts or {}
         self._index: dict[str, int] | None = None
@@ -139,7 +140,7 @@ def scored_columns(
     if order is None:
         return None
     columns: dict[str, np.ndarray] = {}
-    texts: dict[str, list[list[str]]] = {}
+    texts: dict[str, list[np.ndarray]] = {}
     for output in outputs:
         if output.columns:
             numbers = _probabilities(table, output)

@@ -65,9 +65,9 @@ class PredictionTable:
         ``None``: read its cells (``column``)."""
         return self.rows.numbers(name) if isinstance(self.rows, _Rows) else None
 
-    def texts(self, name: str, order: np.ndarray) -> list[str] | None:
-        """``repr`` of each number of column ``name`` (as ``numbers`` read it) in the row order ``order``; ``None``
-        when not read from the file's bytes (``_Rows.texts``)."""
+    def texts(self, name: str, order: np.ndarray) -> np.ndarray | None:
+        """``repr`` of each number of column ``name`` (as ``numbers`` read it) in the row order ``order``, as NUL-padded
+        bytes (``padded_cells``); ``None`` when not read from the file's bytes (``_Rows.texts``)."""
         return self.rows.texts(name, order) if isinstance(self.rows, _Rows) else None
 
     def positions(self, cases: Sequence[str]) -> np.ndarray | None:
@@ -205,23 +205,40 @@ def _words_at(data: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return words
 
 
+def padded_cells(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int | None = None) -> np.ndarray:
+    """The cells ``data[starts[k] : starts[k] + lengths[k]]`` (bytes) as rows of ``width`` 8-byte words (default:
+    the fewest that hold the longest cell), each row the cell's bytes in order and 0s after them (little-endian
+    words: viewed as bytes, the row is the cell's text padded with NULs); read at once, 8 bytes a word
+    (``_words_at``)."""
+    width = -(-int(lengths.max(initial=0)) // 8) if width is None else width
+    rows = np.empty((starts.size, width), "<u8")
+    for j in range(width):
+        kept = _KEPT_BYTES[np.clip(lengths - 8 * j, 0, 8)]
+        rows[:, j] = _words_at(data, np.minimum(starts + 8 * j, data.size)) & kept
+    return rows
+
+
+def padded_texts(texts: Sequence[str]) -> np.ndarray:
+    """``padded_cells`` of ASCII ``texts`` without NULs (joined at NULs and encoded at once)."""
+    data = np.frombuffer("\0".join([*texts, ""]).encode("ascii"), np.uint8)
+    ends = np.flatnonzero(data == 0)
+    starts = np.r_[0, ends + 1][: ends.size]
+    return padded_cells(data, starts, ends - starts)
+
+
 def _cell_words(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """The cells ``data[starts[k]:ends[k]]`` (bytes) as rows of 8-byte words, each read big-endian with 0s after
-    the cell's end, so that rows compare (first word, then the next) as the cells' bytes do; read at once, 8
-    bytes a word (``_words_at``)."""
+    the cell's end, so that rows compare (first word, then the next) as the cells' bytes do (``padded_cells``,
+    at least one word)."""
     lengths = ends - starts
-    words = [_words_at(data, np.minimum(starts + 8 * j, data.size)) & _KEPT_BYTES[np.clip(lengths - 8 * j, 0, 8)]
-             for j in range(-(-int(lengths.max(initial=1)) // 8))]  # fmt: skip
-    return np.stack(words, axis=1).byteswap()
+    return padded_cells(data, starts, lengths, max(-(-int(lengths.max(initial=0)) // 8), 1)).byteswap()
 
 
 def cell_texts(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> list[str]:
     """The cells ``data[starts[k] : starts[k] + lengths[k]]`` (ASCII without NULs, short: a row of their 8-byte
-    words each) as strs, at once: their words read (``_words_at``), the bytes past each cell 0, the cells' bytes
-    and a 0 after each taken in turn, decoded and split at the 0s."""
-    words = [_words_at(data, np.minimum(starts + 8 * j, data.size)) & _KEPT_BYTES[np.clip(lengths - 8 * j, 0, 8)]
-             for j in range(int(lengths.max(initial=0)) // 8 + 1)]  # (a 0 after each cell)  # fmt: skip
-    rows = np.stack(words, axis=1).astype("<u8", copy=False).view(np.uint8)  # (the bytes in the cells' order)
+    words each) as strs, at once: their ``padded_cells`` with a 0 after each cell, the cells' bytes and that 0
+    taken in turn, decoded and split at the 0s."""
+    rows = padded_cells(data, starts, lengths, int(lengths.max(initial=0)) // 8 + 1).view(np.uint8)
     return rows[np.arange(rows.shape[1]) <= lengths[:, None]].tobytes().decode("ascii").split("\0")[:-1]
 
 
@@ -352,15 +369,21 @@ class _Rows(Mapping[str, PredictionRow]):
         self._read[name] = starts, np.where(plain, repr_lengths(data, starts, ends, values, points), 0), values
         return values
 
-    def texts(self, name: str, order: np.ndarray) -> list[str] | None:
-        """``repr`` of each number of column ``name`` read by ``numbers`` (else ``None``), in the row order ``order``:
-        of a cell that holds it (``repr_lengths``), cut out of the file's bytes (all at once), any other by ``repr``."""
+    def texts(self, name: str, order: np.ndarray) -> np.ndarray | None:
+        """``repr`` of each number of column ``name`` read by ``numbers`` (else ``None``), in the row order ``order``,
+        as ``padded_cells``: of a cell that holds it (``repr_lengths``), cut out of the file's bytes (all at once),
+        any other by ``repr``."""
         if name not in self._read:
             return None
         data, (starts, lengths, values) = self._cells[0], self._read[name]
-        texts = cell_texts(data, starts[order], lengths[order])  # (at most 17 bytes)
-        for k in np.flatnonzero(lengths[order] == 0).tolist():
-            texts[k] = repr(float(values[order[k]]))
+        lengths = lengths[order]
+        texts = padded_cells(data, starts[order], lengths)  # (at most 17 bytes)
+        others = np.flatnonzero(lengths == 0)
+        if others.size:
+            written = padded_texts(list(map(repr, values[order[others]].tolist())))
+            width = max(texts.shape[1], written.shape[1])
+            texts = _widened(texts, width)
+            texts[others] = _widened(written, width)
         return texts
 
     def column(self, name: str) -> list[str]:
