@@ -267,6 +267,21 @@ def _ascending(words: np.ndarray) -> bool:
     return bool(other.any(axis=1).all() and (words[1:][rows, first] > words[:-1][rows, first]).all())
 
 
+def _repeats(words: np.ndarray, order: np.ndarray) -> bool:
+    """Whether two rows of ``words`` are the same (``order``: their rows sorted, ``_in_order``)."""
+    return bool((words[order[1:]] == words[order[:-1]]).all(axis=1).any())
+
+
+def distinct_cells(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool | None:
+    """Whether the cells ``data[starts[k]:ends[k]]`` (bytes without NULs) are distinct, from their words
+    (``_cell_words``): ascending, else sorted (``_in_order``) without a repeat; ``None`` for a cell longer than
+    ``MAX_KEY`` (compare their strs)."""
+    if (ends - starts).max(initial=0) > MAX_KEY:
+        return None
+    words = _cell_words(data, starts, ends)
+    return _ascending(words) or not _repeats(*_in_order(words))
+
+
 def _widened(words: np.ndarray, width: int) -> np.ndarray:
     """``words`` with 0 words after each row's, ``width`` in all."""
     return np.pad(words, ((0, 0), (0, width - words.shape[1])))
@@ -551,7 +566,7 @@ def _split_plain(text: str, id_column: str, name: str, data: bytes | None = None
     starts, ends = edges[firsts + position] + 1, edges[firsts + position + 1]
     if not stripped and (ends - starts).max(initial=0) <= MAX_KEY:
         words, order = keys = _in_order(_cell_words(encoded, starts, ends))
-        if (ends == starts).any() or (words[order[1:]] == words[order[:-1]]).all(axis=1).any():
+        if (ends == starts).any() or _repeats(words, order):
             keys = None  # (an id blank or twice: the row reader words it)
     return columns, records, ids, numbers, stop, (encoded, edges, firsts), keys
 
