@@ -130,7 +130,8 @@ def roc_auc_score(
     ``max_fpr`` in (0, 1): the area over the false-positive rates [0, max_fpr], the curve cut at a point
     interpolated linearly at max_fpr, McClish-standardised ``0.5 * (1 + (A - max_fpr² / 2) / (max_fpr -
     max_fpr² / 2))`` (McClish, Med Decis Making 1989); ``ValueError`` outside (0, 1]."""
-    if np.unique(np.asarray(truth) == 1).size != 2:
+    positive = np.asarray(truth) == 1
+    if not positive.any() or positive.all():  # (one class, or none)
         return float("nan")
     fpr, tpr, _ = roc_curve(truth, scores, sample_weight)
     if max_fpr is None or max_fpr == 1:
