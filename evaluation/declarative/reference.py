@@ -162,7 +162,9 @@ def _csv_rows(path: Path) -> tuple[list[str], Sequence[int], list[Sequence[str]]
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         text = ""  # read row by row: a malformed row before the undecodable byte is the error, as always
-    plain = text and '"' not in text and "\x00" not in text and text.count("\r") == text.count("\r\n")
+    plain = (
+        text and '"' not in text and "\x00" not in text and ("\r" not in text or text.count("\r") == text.count("\r\n"))
+    )
     if plain and "\r" in text:
         text = text.replace("\r\n", "\n")
         data = text.encode()

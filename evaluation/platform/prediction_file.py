@@ -439,7 +439,7 @@ def read_prediction_table(
     if not text.strip():
         raise SubmissionError(f"The prediction file {name} is empty; it needs a header line with the column "
                               f"'{id_column}'.")  # fmt: skip
-    plain = '"' not in text and "\x00" not in text and text.count("\r") == text.count("\r\n")
+    plain = '"' not in text and "\x00" not in text and ("\r" not in text or text.count("\r") == text.count("\r\n"))
     if plain and "\r" not in text:  # (its bytes as read, less a BOM)
         read = data[len(codecs.BOM_UTF8) :] if data.startswith(codecs.BOM_UTF8) else data
         columns, records, ids_of, lines, stop, cells, keys = _split_plain(text, id_column, name, read)
