@@ -26,7 +26,7 @@ from evaluation.declarative.python_metric import PYTHON, ReadColumns
 from evaluation.declarative.reference import DeclaredReference
 from evaluation.declarative.schema import Declaration
 from evaluation.declarative.segmentation import CaseResult
-from evaluation.platform.prediction_file import PredictionTable, float_cells
+from evaluation.platform.prediction_file import PredictionTable, float_cells, printable_texts
 
 
 def _numbers(table: PredictionTable, column: str, low: float, high: float, nonnegative: bool) -> np.ndarray | None:
@@ -76,7 +76,7 @@ class ColumnResults(Mapping[str, CaseResult]):
     output's floats, a probabilities output's matrix (a row per case, a column per class of ``classes``);
     ``texts``: of an output whose every cell was read from the file's bytes, its values' ``repr`` as NUL-padded
     bytes (``PredictionTable.texts``; a number output's column, a probabilities output's one per class), for the
-    per-case section."""
+    per-case section; ``ids``: the cases' ``printable_texts`` when made."""
 
     def __init__(
         self,
@@ -84,8 +84,10 @@ class ColumnResults(Mapping[str, CaseResult]):
         columns: dict[str, np.ndarray],
         classes: dict[str, tuple[str, ...]],
         texts: dict[str, list[np.ndarray]] | None = None,
+        ids: np.ndarray | None = None,
     ) -> None:
         self.cases, self.columns, self.classes, self.texts = tuple(cases), columns, classes, texts or {}
+        self.ids = ids
         self._index: dict[str, int] | None = None
 
     def column(self, slug: str, cases: Sequence[str]) -> np.ndarray:
@@ -136,7 +138,8 @@ def scored_columns(
         or len(table.rows) != len(cases)
     ):
         return None
-    order = table.positions(cases)  # each case's row in the file (as many rows as cases: one each)
+    ids = printable_texts(cases)
+    order = table.positions(cases, ids)  # each case's row in the file (as many rows as cases: one each)
     if order is None:
         return None
     columns: dict[str, np.ndarray] = {}
@@ -153,7 +156,7 @@ def scored_columns(
         found = [table.texts(column, order) for column in output.csv_columns]
         if all(text is not None for text in found):
             texts[output.slug] = found
-    return ColumnResults(cases, columns, {o.slug: o.classes for o in outputs if o.columns}, texts)
+    return ColumnResults(cases, columns, {o.slug: o.classes for o in outputs if o.columns}, texts, ids)
 
 
 def read_columns(read: ReadColumns, reference: DeclaredReference, declaration: Declaration) -> ColumnResults | None:

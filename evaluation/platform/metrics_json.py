@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from evaluation.errors import ConfigurationError
-from evaluation.platform.prediction_file import padded_texts
+from evaluation.platform.prediction_file import padded_texts, printable_texts
 
 
 def json_safe(value: Any) -> Any:
@@ -98,6 +98,7 @@ def _pieces_of(metrics: Mapping[str, Any]) -> list[str | bytes]:
 FAST_CASES = 1000  # per-case entries from which ``dumps`` writes them column by column
 SECTION_BYTES = 2**20  # of per-case entries laid out at a time (``_section_bytes``)
 _PLACE = "\x00the per-case section\x00"  # its place in the rest of the document (no case id holds a NUL)
+_ESCAPED = np.frombuffer(b'"\\', np.uint8)  # the characters of printable ASCII that json.dumps escapes
 _PLAIN = {float: repr, int: repr, bool: {True: "true", False: "false"}.__getitem__,
           str: json.encoder.encode_basestring_ascii}  # fmt: skip
 
@@ -107,7 +108,7 @@ class CaseColumns(Mapping[str, dict[str, Any]]):
     finite float per case (a float array, in the cases' order), or with ``inner`` keys (``inner[key]``) a
     row of floats per case, the object ``{inner key: float}`` (a 2-D array); written column by column by ``dumps``,
     each float as its ``repr``: of a key in ``texts``, those texts (a ``padded_cells`` array per column: its one,
-    or one per inner key), made by the caller."""
+    or one per inner key), made by the caller; ``ids``: the cases' ``printable_texts``, when the caller made them."""
 
     def __init__(
         self,
@@ -115,9 +116,10 @@ class CaseColumns(Mapping[str, dict[str, Any]]):
         columns: Mapping[str, np.ndarray],
         inner: Mapping[str, Sequence[str]] | None = None,
         texts: Mapping[str, Sequence[np.ndarray]] | None = None,
+        ids: np.ndarray | None = None,
     ) -> None:
         self.cases, self.columns, self.inner = tuple(cases), dict(columns), dict(inner or {})
-        self.texts = dict(texts or {})
+        self.texts, self.ids = dict(texts or {}), ids
         self._index: dict[str, int] | None = None
 
     def __getitem__(self, case: str) -> dict[str, Any]:
@@ -148,9 +150,9 @@ class CaseColumns(Mapping[str, dict[str, Any]]):
                 found = (values if values.ndim == 2 else values[:, None]).T.tolist()  # (a column per inner key)
                 columns += [padded_texts(list(map(float.__repr__, column))) for column in found]
             keys.append((key, tuple(self.inner.get(key, ()))))
-        joined = "".join(self.cases)  # (json.dumps escapes no character of printable ASCII but '"' and '\\')
-        if joined.isascii() and joined.isprintable() and '"' not in joined and "\\" not in joined:
-            return _section_bytes(pad, keys, padded_texts(self.cases), columns, quote='"')
+        plain = printable_texts(self.cases) if self.ids is None else self.ids
+        if plain is not None and not np.isin(plain.view(np.uint8), _ESCAPED).any():  # (printable ASCII as it is)
+            return _section_bytes(pad, keys, plain, columns, quote='"')
         ids = padded_texts(list(map(json.encoder.encode_basestring_ascii, self.cases)))
         return _section_bytes(pad, keys, ids, columns)
 

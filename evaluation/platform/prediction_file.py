@@ -70,24 +70,25 @@ class PredictionTable:
         bytes (``padded_cells``); ``None`` when not read from the file's bytes (``_Rows.texts``)."""
         return self.rows.texts(name, order) if isinstance(self.rows, _Rows) else None
 
-    def positions(self, cases: Sequence[str]) -> np.ndarray | None:
+    def positions(self, cases: Sequence[str], ids: np.ndarray | None = None) -> np.ndarray | None:
         """The row of each of ``cases`` (distinct) in the order of ``rows``, or ``None`` when one has no row.
-        As many cases as rows, in printable ASCII: both sorted as bytes by numpy (as 8-byte words: ``_cell_words``;
-        the file's ids read so from its bytes: ``keys``) and matched in turn (a look-up per case would reach the
-        rows' table in random order)."""
+        As many cases as rows, in printable ASCII (``ids``: the cases' ``printable_texts`` when at hand): both
+        sorted as bytes by numpy (as 8-byte words: ``_cell_words``; the file's ids read so from its bytes: ``keys``)
+        and matched in turn (a look-up per case would reach the rows' table in random order)."""
         keys = self.rows.keys if isinstance(self.rows, _Rows) else None
-        ids = list(self.rows) if keys is None else []
-        joined = "".join(ids) + "".join(cases)
-        if len(self.rows) == len(cases) and joined.isascii() and joined.isprintable():
-            found, by_row = keys or _in_order(_text_words(ids))
-            wanted = _text_words(cases)
-            by_case = np.arange(len(cases)) if _ascending(wanted) else _in_order(wanted)[1]
-            width = max(found.shape[1], wanted.shape[1])
-            if not (_widened(found, width)[by_row] == _widened(wanted, width)[by_case]).all():
-                return None
-            rows = np.empty(len(cases), np.intp)
-            rows[by_case] = by_row
-            return rows
+        if len(self.rows) == len(cases):
+            wanted = printable_texts(cases) if ids is None else ids
+            found = printable_texts(list(self.rows)) if keys is None and wanted is not None else None
+            if wanted is not None and (keys is not None or found is not None):
+                words, by_row = keys or _in_order(_big_endian(found))
+                wanted = _big_endian(wanted)
+                by_case = np.arange(len(cases)) if _ascending(wanted) else _in_order(wanted)[1]
+                width = max(words.shape[1], wanted.shape[1])
+                if not (_widened(words, width)[by_row] == _widened(wanted, width)[by_case]).all():
+                    return None
+                rows = np.empty(len(cases), np.intp)
+                rows[by_case] = by_row
+                return rows
         index = self.rows.index if isinstance(self.rows, _Rows) else {case: k for k, case in enumerate(self.rows)}
         try:
             return np.fromiter(map(index.__getitem__, cases), np.intp, len(cases))
@@ -220,18 +221,35 @@ def padded_cells(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray, widt
 
 def padded_texts(texts: Sequence[str]) -> np.ndarray:
     """``padded_cells`` of ASCII ``texts`` without NULs (joined at NULs and encoded at once)."""
-    data = np.frombuffer("\0".join([*texts, ""]).encode("ascii"), np.uint8)
+    return _joined_cells(np.frombuffer("\0".join([*texts, ""]).encode("ascii"), np.uint8))
+
+
+def printable_texts(texts: Sequence[str]) -> np.ndarray | None:
+    """``padded_texts`` of ``texts`` when every one is printable ASCII (what ``str.isprintable`` passes), else
+    ``None``."""
+    joined = "\0".join([*texts, ""])
+    if not joined.isascii():
+        return None
+    data = np.frombuffer(joined.encode("ascii"), np.uint8)
+    return _joined_cells(data) if (((data >= 0x20) & (data < 0x7F)) | (data == 0)).all() else None
+
+
+def _joined_cells(data: np.ndarray) -> np.ndarray:
+    """``padded_cells`` of the texts that end at each NUL of ``data``."""
     ends = np.flatnonzero(data == 0)
     starts = np.r_[0, ends + 1][: ends.size]
     return padded_cells(data, starts, ends - starts)
 
 
+def _big_endian(padded: np.ndarray) -> np.ndarray:
+    """Rows of ``padded_cells`` (at least one word) read big-endian, so that rows compare (first word, then the
+    next) as the cells' bytes do."""
+    return _widened(padded, max(padded.shape[1], 1)).byteswap()
+
+
 def _cell_words(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The cells ``data[starts[k]:ends[k]]`` (bytes) as rows of 8-byte words, each read big-endian with 0s after
-    the cell's end, so that rows compare (first word, then the next) as the cells' bytes do (``padded_cells``,
-    at least one word)."""
-    lengths = ends - starts
-    return padded_cells(data, starts, lengths, max(-(-int(lengths.max(initial=0)) // 8), 1)).byteswap()
+    """The cells ``data[starts[k]:ends[k]]`` (bytes) as ``_big_endian`` rows of their ``padded_cells``."""
+    return _big_endian(padded_cells(data, starts, ends - starts))
 
 
 def cell_texts(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> list[str]:
@@ -240,13 +258,6 @@ def cell_texts(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> lis
     taken in turn, decoded and split at the 0s."""
     rows = padded_cells(data, starts, lengths, int(lengths.max(initial=0)) // 8 + 1).view(np.uint8)
     return rows[np.arange(rows.shape[1]) <= lengths[:, None]].tobytes().decode("ascii").split("\0")[:-1]
-
-
-def _text_words(texts: Sequence[str]) -> np.ndarray:
-    """``_cell_words`` of printable ASCII ``texts`` (joined at once)."""
-    data = np.frombuffer("\n".join([*texts, ""]).encode("ascii"), np.uint8)
-    ends = np.flatnonzero(data == ord("\n"))
-    return _cell_words(data, np.r_[0, ends[:-1] + 1], ends)
 
 
 def _in_order(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -283,8 +294,8 @@ def distinct_cells(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bo
 
 
 def _widened(words: np.ndarray, width: int) -> np.ndarray:
-    """``words`` with 0 words after each row's, ``width`` in all."""
-    return np.pad(words, ((0, 0), (0, width - words.shape[1])))
+    """``words`` with 0 words after each row's, ``width`` in all (``words`` itself at that width)."""
+    return words if words.shape[1] == width else np.pad(words, ((0, 0), (0, width - words.shape[1])))
 
 
 def find_prediction_file(input_dir: Path, name: str = PREDICTION_FILE) -> Path:
