@@ -98,7 +98,7 @@ def _pieces_of(metrics: Mapping[str, Any]) -> list[str | bytes]:
 FAST_CASES = 1000  # per-case entries from which ``dumps`` writes them column by column
 SECTION_BYTES = 2**20  # of per-case entries laid out at a time (``_section_bytes``)
 _PLACE = "\x00the per-case section\x00"  # its place in the rest of the document (no case id holds a NUL)
-_ESCAPED = np.frombuffer(b'"\\', np.uint8)  # the characters of printable ASCII that json.dumps escapes
+_ESCAPED = np.isin(np.arange(256), [ord('"'), ord("\\")])  # the bytes of printable ASCII that json.dumps escapes
 _PLAIN = {float: repr, int: repr, bool: {True: "true", False: "false"}.__getitem__,
           str: json.encoder.encode_basestring_ascii}  # fmt: skip
 
@@ -151,7 +151,7 @@ class CaseColumns(Mapping[str, dict[str, Any]]):
                 columns += [padded_texts(list(map(float.__repr__, column))) for column in found]
             keys.append((key, tuple(self.inner.get(key, ()))))
         plain = printable_texts(self.cases) if self.ids is None else self.ids
-        if plain is not None and not np.isin(plain.view(np.uint8), _ESCAPED).any():  # (printable ASCII as it is)
+        if plain is not None and not _ESCAPED[plain.view(np.uint8)].any():  # (printable ASCII as it is)
             return _section_bytes(pad, keys, plain, columns, quote='"')
         ids = padded_texts(list(map(json.encoder.encode_basestring_ascii, self.cases)))
         return _section_bytes(pad, keys, ids, columns)
