@@ -82,9 +82,9 @@ class PredictionTable:
             if wanted is not None and (keys is not None or found is not None):
                 words, by_row = keys or _in_order(_big_endian(found))
                 wanted = _big_endian(wanted)
-                by_case = np.arange(len(cases)) if _ascending(wanted) else _in_order(wanted)[1]
+                wanted, by_case = (wanted, np.arange(len(cases))) if _ascending(wanted) else _in_order(wanted)
                 width = max(words.shape[1], wanted.shape[1])
-                if not (_widened(words, width)[by_row] == _widened(wanted, width)[by_case]).all():
+                if not (_widened(words, width) == _widened(wanted, width)).all():
                     return None
                 rows = np.empty(len(cases), np.intp)
                 rows[by_case] = by_row
@@ -261,26 +261,32 @@ def cell_texts(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> lis
 
 
 def _in_order(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``words`` (``_cell_words``) and their rows' order sorted (the words every row shares left out: one word
-    sorted as numbers, more by ``np.lexsort``)."""
+    """The rows of ``words`` (``_cell_words``) sorted, and their order (the words every row shares left out: one
+    word sorted as numbers, more by ``np.lexsort``)."""
     differ = [words[:, j] for j in range(words.shape[1]) if len(words) and (words[:, j] != words[0, j]).any()]
     if len(differ) > 1:
-        return words, np.lexsort(differ[::-1])
-    return words, np.argsort(differ[0], kind="stable") if differ else np.arange(len(words))
+        order = np.lexsort(differ[::-1])
+    else:
+        order = np.argsort(differ[0], kind="stable") if differ else np.arange(len(words))
+    return words[order], order
 
 
 def _ascending(words: np.ndarray) -> bool:
     """Whether the rows of ``words`` are distinct and sorted (each above the one before at their first other
     word)."""
-    other = words[1:] != words[:-1]
-    first = np.argmax(other, axis=1)
-    rows = np.arange(len(other))
-    return bool(other.any(axis=1).all() and (words[1:][rows, first] > words[:-1][rows, first]).all())
+    above, same = np.zeros(max(len(words) - 1, 0), bool), np.ones(max(len(words) - 1, 0), bool)
+    for column in words.T:  # (word by word: above at the first word that differs)
+        above |= same & (column[1:] > column[:-1])
+        same &= column[1:] == column[:-1]
+    return bool(above.all())
 
 
-def _repeats(words: np.ndarray, order: np.ndarray) -> bool:
-    """Whether two rows of ``words`` are the same (``order``: their rows sorted, ``_in_order``)."""
-    return bool((words[order[1:]] == words[order[:-1]]).all(axis=1).any())
+def _repeats(ordered: np.ndarray) -> bool:
+    """Whether two rows of ``ordered`` (words sorted: ``_in_order``) are the same: two in turn, word by word."""
+    same = np.ones(max(len(ordered) - 1, 0), bool)
+    for column in ordered.T:
+        same &= column[1:] == column[:-1]
+    return bool(same.any())
 
 
 def distinct_cells(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool | None:
@@ -290,7 +296,7 @@ def distinct_cells(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bo
     if (ends - starts).max(initial=0) > MAX_KEY:
         return None
     words = _cell_words(data, starts, ends)
-    return _ascending(words) or not _repeats(*_in_order(words))
+    return _ascending(words) or not _repeats(_in_order(words)[0])
 
 
 def _widened(words: np.ndarray, width: int) -> np.ndarray:
@@ -492,7 +498,7 @@ def _without_suffix(case: str, suffixes: tuple[str, ...]) -> str:
 # a file without quotes: its bytes, the byte of each separator (comma or line break) and then its end, and
 # each row's separator before its first cell (an index into the former)
 Cells = tuple[np.ndarray, np.ndarray, np.ndarray]
-# the ids of a file's rows as words (``_cell_words``, file order) and their order sorted (``_in_order``)
+# the ids of a file's rows as words (``_cell_words``) sorted, and their rows' order (``_in_order``)
 Keys = tuple[np.ndarray, np.ndarray]
 # (columns, each row's record and its stripped ids (each made when called), its line, the first malformed row's
 # line and error or None, the rows' ``Cells`` or None, their ``Keys`` when every id is plain ASCII, none blank or
@@ -576,8 +582,8 @@ def _split_plain(text: str, id_column: str, name: str, data: bytes | None = None
     keys = None
     starts, ends = edges[firsts + position] + 1, edges[firsts + position + 1]
     if not stripped and (ends - starts).max(initial=0) <= MAX_KEY:
-        words, order = keys = _in_order(_cell_words(encoded, starts, ends))
-        if (ends == starts).any() or _repeats(words, order):
+        keys = _in_order(_cell_words(encoded, starts, ends))
+        if (ends == starts).any() or _repeats(keys[0]):
             keys = None  # (an id blank or twice: the row reader words it)
     return columns, records, ids, numbers, stop, (encoded, edges, firsts), keys
 
