@@ -219,12 +219,9 @@ def _ascii_rows(text: str, encoded: bytes) -> tuple[list[str], Sequence[int], li
     width, commas = int(before[0]) + 1, np.diff(before)  # the header's cells, each row's commas
     if (commas != width - 1).any():
         raise ParserError()
-    edges = (
-        np.column_stack([breaks[:-1], found.reshape(breaks.size, width - 1)[1:], breaks[1:]]) if commas.size else None
-    )
+    edges = [breaks[:-1], *found.reshape(breaks.size, width - 1)[1:].T, breaks[1:]]  # (each column's, before it)
     bare = not any(space in text for space in " \t\x0b\x0c\x1c\x1d\x1e\x1f")
-    columns = [_Column(text, data, edges[:, k] + 1, edges[:, k + 1], bare) if edges is not None else []
-               for k in range(width)]  # fmt: skip
+    columns = [_Column(text, data, edges[k] + 1, edges[k + 1], bare) if commas.size else [] for k in range(width)]
     return text[: breaks[0]].split(","), range(2, commas.size + 2), columns
 
 
