@@ -104,6 +104,20 @@ def test_padded_texts_are_their_bytes_padded_with_nuls_to_words():
     assert padded_texts([]).shape == (0, 0) and padded_texts([""]).shape == (1, 0)
 
 
+@pytest.mark.parametrize("prefix", ["", "ISIC_00", "a_common_prefix_longer_than_a_word_"])
+def test_ids_as_words_sort_as_their_bytes(prefix):
+    """``_in_order``: the rows of ids' words sorted as the ids' bytes are, the bits they share left out (one
+    number when the rest fits in 63 bits, else ``np.lexsort``), repeats side by side."""
+    from evaluation.platform.prediction_file import _big_endian, _in_order
+
+    rng = np.random.default_rng(len(prefix))
+    for alphabet, size in (("0123456789", 6), ("ab", 30), ("0123456789abcdefXYZ_-", 12)):
+        ids = [prefix + "".join(rng.choice(list(alphabet), int(rng.integers(1, size)))) for _ in range(500)]
+        words = _big_endian(padded_texts(ids))
+        ordered, order = _in_order(words)
+        assert [ids[k] for k in order] == sorted(ids) and (ordered == words[order]).all()
+
+
 def test_ids_read_as_words_match_cases_and_find_a_repeat_past_their_first_eight_bytes(tmp_path):
     """Ids read from the file's bytes as 8-byte words (``_cell_words``): of lengths across word boundaries (and
     one longer than ``MAX_KEY``, read as a str), matched to the cases in any order; a repeat or blank id that
