@@ -113,21 +113,26 @@ def _plain(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.n
     exactly, is one correctly rounded division, what ``float()`` reads (Clinger's fast path: W. D. Clinger,
     "How to read floating point numbers accurately", PLDI 1990); and each cell's points."""
     lengths = ends - starts
-    mantissa, places, digits, dots = (np.zeros(starts.size, np.int64) for _ in range(4))
+    mantissa, dots, point = (np.zeros(starts.size, np.int64) for _ in range(3))
     bad = (lengths < 1) | (lengths > 20)
-    first = data[np.minimum(starts, data.size - 1)]
+    last = data.size - 1
+    first = data[np.minimum(starts, last)]
     negative = first == ord("-")
     signed = negative | (first == ord("+"))
     for j in range(min(int(lengths.max(initial=0)), 21)):
         live = lengths > j
-        chars = data[np.minimum(starts + j, data.size - 1)]
-        digit = (chars >= ord("0")) & (chars <= ord("9")) & live
-        dot = (chars == ord(".")) & live
-        bad |= live & ~digit & ~dot & ~(signed & (j == 0))
-        mantissa = np.where(digit, mantissa * 10 + (chars.astype(np.int64) - ord("0")), mantissa)
-        places += digit & (dots > 0)
-        digits += digit
+        chars = data[np.minimum(starts + j, last)]
+        value = chars - np.uint8(ord("0"))
+        digit, dot = value < 10, chars == ord(".")
+        other = ~(digit | dot)
+        bad |= (other & ~signed if j == 0 else other) & live
+        digit &= live
+        dot &= live
+        mantissa = np.where(digit, mantissa * 10 + value, mantissa)
         dots += dot
+        np.add(point, j, out=point, where=dot)  # (the point's place: of a plain decimal, the one)
+    digits = lengths - dots - signed  # (of a plain decimal: every byte but its point and sign)
+    places = np.where(dots > 0, lengths - 1 - point, 0)
     plain = ~bad & (dots <= 1) & (digits >= 1) & (digits <= 18) & (mantissa < 2**53)
     values = np.where(plain, mantissa, 0) / _POWERS[np.where(plain, places, 0)]
     return np.where(negative, -values, values), plain, dots
