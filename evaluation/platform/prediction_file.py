@@ -468,7 +468,7 @@ def read_prediction_table(
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         raise SubmissionError(f"The prediction file {name} is not UTF-8 text (line {line}).") from None
-    if not text.strip():
+    if not text or text.isspace():  # (as ``not text.strip()``, without a copy of the text)
         raise SubmissionError(f"The prediction file {name} is empty; it needs a header line with the column "
                               f"'{id_column}'.")  # fmt: skip
     plain = '"' not in text and "\x00" not in text and ("\r" not in text or text.count("\r") == text.count("\r\n"))
@@ -559,7 +559,8 @@ def _split_plain(text: str, id_column: str, name: str, data: bytes | None = None
     breaks = np.flatnonzero(encoded[separators] == ord("\n"))  # the line breaks, as indices into separators
     if not text.endswith("\n"):
         breaks = np.r_[breaks, separators.size]  # the last line ends at the end of the text
-    ends = np.r_[separators, encoded.size][breaks]  # each line's end (its break) in bytes
+    edges = np.r_[separators, encoded.size]
+    ends = edges[breaks]  # each line's end (its break) in bytes
     if np.max(np.diff(ends, prepend=-1)) > csv.field_size_limit():
         return _split_csv(text, id_column, name)  # the csv module's own error for a field too large
     header = text.partition("\n")[0]
@@ -593,7 +594,6 @@ def _split_plain(text: str, id_column: str, name: str, data: bytes | None = None
         )  # fmt: skip
         return list(map(str.strip, found)) if stripped else found
 
-    edges = np.r_[separators, encoded.size]
     keys = None
     starts, ends = edges[firsts + position] + 1, edges[firsts + position + 1]
     if not stripped and (ends - starts).max(initial=0) <= MAX_KEY:
