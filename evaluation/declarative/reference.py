@@ -28,7 +28,13 @@ from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.platform.detections import point_names, point_numbers
 from evaluation.platform.files import read_bytes
 from evaluation.platform.matching import stem
-from evaluation.platform.prediction_file import cell_texts, distinct_cells, float_cells, plain_decimals
+from evaluation.platform.prediction_file import (
+    cell_texts,
+    distinct_rows,
+    float_cells,
+    padded_cells,
+    plain_decimals,
+)
 from evaluation.platform.sockets import parse_json_bytes
 
 
@@ -233,12 +239,21 @@ class _Column(Sequence[str]):
     def __init__(self, text: str, data: np.ndarray, starts: np.ndarray, ends: np.ndarray, bare: bool) -> None:
         self._text, self._data, self._starts, self._ends, self.bare = text, data, starts, ends, bare
         self._cells: list[str] | None = None
+        self._rows: np.ndarray | None = None
+
+    def _padded(self) -> np.ndarray | None:
+        """The cells as ``padded_cells`` with a NUL after each, made once (their strs and ``distinct`` read them);
+        ``None`` for a cell longer than 64 bytes."""
+        lengths = self._ends - self._starts
+        if self._rows is None and lengths.max(initial=0) <= 64:
+            self._rows = padded_cells(self._data, self._starts, lengths, int(lengths.max(initial=0)) // 8 + 1)
+        return self._rows
 
     def _strings(self) -> list[str]:
         if self._cells is None:
-            lengths = self._ends - self._starts
+            rows = self._padded()
             self._cells = (
-                cell_texts(self._data, self._starts, lengths) if lengths.max(initial=0) <= 64
+                cell_texts(rows, self._ends - self._starts) if rows is not None
                 else list(map(self._text.__getitem__, map(slice, self._starts.tolist(), self._ends.tolist())))
             )  # fmt: skip
         return self._cells
@@ -248,9 +263,9 @@ class _Column(Sequence[str]):
         return plain_decimals(self._data, self._starts, self._ends)
 
     def distinct(self) -> bool:
-        """Whether no two cells are the same (``distinct_cells``: read from their bytes)."""
-        found = distinct_cells(self._data, self._starts, self._ends)
-        return len(set(self)) == len(self) if found is None else found
+        """Whether no two cells are the same (``distinct_rows`` of their bytes; of long cells, their strs)."""
+        rows = self._padded()
+        return len(set(self)) == len(self) if rows is None else distinct_rows(rows)
 
     def characters(self) -> np.ndarray | None:
         """The cells' bytes when every cell is one byte (a one-hot column of 0s and 1s), else ``None``."""

@@ -257,12 +257,13 @@ def _cell_words(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.nd
     return _big_endian(padded_cells(data, starts, ends - starts))
 
 
-def cell_texts(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> list[str]:
-    """The cells ``data[starts[k] : starts[k] + lengths[k]]`` (ASCII without NULs, short: a row of their 8-byte
-    words each) as strs, at once: their ``padded_cells`` with a 0 after each cell, the cells' bytes and that 0
-    taken in turn, decoded and split at the 0s."""
-    rows = padded_cells(data, starts, lengths, int(lengths.max(initial=0)) // 8 + 1).view(np.uint8)
-    return rows[np.arange(rows.shape[1]) <= lengths[:, None]].tobytes().decode("ascii").split("\0")[:-1]
+def cell_texts(padded: np.ndarray, lengths: np.ndarray) -> list[str]:
+    """The cells of ``padded_cells`` rows with a NUL after each (``lengths``: theirs; ASCII without NULs or line
+    breaks) as strs, at once: a line break put after each cell, the rows' bytes without their NULs, decoded and
+    split at the line breaks."""
+    laid = bytearray(padded.tobytes())
+    np.frombuffer(laid, np.uint8).reshape(len(padded), -1)[np.arange(len(padded)), lengths] = ord("\n")
+    return laid.translate(None, b"\0").decode("ascii").split("\n")[:-1]
 
 
 def _in_order(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -304,13 +305,10 @@ def _repeats(ordered: np.ndarray) -> bool:
     return bool(same.any())
 
 
-def distinct_cells(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool | None:
-    """Whether the cells ``data[starts[k]:ends[k]]`` (bytes without NULs) are distinct, from their words
-    (``_cell_words``): ascending, else sorted (``_in_order``) without a repeat; ``None`` for a cell longer than
-    ``MAX_KEY`` (compare their strs)."""
-    if (ends - starts).max(initial=0) > MAX_KEY:
-        return None
-    words = _cell_words(data, starts, ends)
+def distinct_rows(padded: np.ndarray) -> bool:
+    """Whether the cells of ``padded_cells`` rows (bytes without NULs) are distinct, their rows read big-endian
+    (``_big_endian``): ascending, else sorted (``_in_order``) without a repeat."""
+    words = _big_endian(padded)
     return _ascending(words) or not _repeats(_in_order(words)[0])
 
 
