@@ -560,7 +560,7 @@ def _split_plain(text: str, id_column: str, name: str, data: bytes | None = None
     ends = edges[breaks]  # each line's end (its break) in bytes
     if np.max(np.diff(ends, prepend=-1)) > csv.field_size_limit():
         return _split_csv(text, id_column, name)  # the csv module's own error for a field too large
-    header = text.partition("\n")[0]
+    header = text[: text.find("\n")] if "\n" in text else text  # (the first line, no copy of the others)
     columns = _columns(header.split(",") if header else [], id_column, name)
     width, position = len(columns), columns.index(id_column)
     count = np.diff(breaks)  # the cells of each line after the header (its commas + 1)
