@@ -97,6 +97,7 @@ def _pieces_of(metrics: Mapping[str, Any]) -> list[str | bytes]:
 
 FAST_CASES = 1000  # per-case entries from which ``dumps`` writes them column by column
 SECTION_BYTES = 2**20  # of per-case entries laid out at a time (``_section_bytes``)
+LONGEST_TEXT = 256  # characters of the longest case or value ``_case_section`` lays out
 _PLACE = "\x00the per-case section\x00"  # its place in the rest of the document (no case id holds a NUL)
 _ESCAPED = np.isin(np.arange(256), [ord('"'), ord("\\")])  # the bytes of printable ASCII that json.dumps escapes
 _PLAIN = {float: repr, int: repr, bool: {True: "true", False: "false"}.__getitem__,
@@ -207,7 +208,8 @@ def _section_bytes(
 def _case_section(cases: dict[Any, Any]) -> Any:
     """``pad -> bytes`` (in pieces) of the per-case section ``{case: {key: value}}`` as ``json.dumps(indent=2)`` writes
     it at the indent ``pad``, when every case is a str with a dict of the same str keys and each key's
-    values are of one plain type (finite floats, ints, booleans or strs); else ``None``."""
+    values are of one plain type (finite floats, ints, booleans or strs) and no text (a case's or a value's) is
+    longer than ``LONGEST_TEXT`` (each is laid out at the longest's width); else ``None``."""
     entries = list(cases.values())
     if set(map(type, cases)) != {str} or set(map(type, entries)) != {dict}:
         return None
@@ -222,9 +224,12 @@ def _case_section(cases: dict[Any, Any]) -> Any:
             return None
         if kind is float and not all(map(math.isfinite, column)):
             return None
-        columns.append(padded_texts(list(map(_PLAIN[kind], column))))
-    ids = padded_texts(list(map(json.encoder.encode_basestring_ascii, cases)))
-    return lambda pad: _section_bytes(pad, [(name, ()) for name in names], ids, columns)
+        columns.append(list(map(_PLAIN[kind], column)))
+    texts = [list(map(json.encoder.encode_basestring_ascii, cases)), *columns]
+    if max(max(map(len, column)) for column in texts) > LONGEST_TEXT:
+        return None
+    ids, *values = map(padded_texts, texts)
+    return lambda pad: _section_bytes(pad, [(name, ()) for name in names], ids, values)
 
 
 CASE_RESULTS_FILE = "case-results.json"

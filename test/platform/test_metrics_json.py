@@ -64,6 +64,7 @@ def standard(document):
         (lambda k: {"p": k} if k else {"q": 1}, False),  # keys that differ
         (lambda k: {"p": np.float64(k)}, False),
         (lambda k: {}, False),
+        (lambda k: {"note": "x" * 300 if k == 7 else "y"}, False),  # a text longer than LONGEST_TEXT
     ],
 )
 def test_a_large_per_case_section_written_by_columns_is_the_standard_encoders_bytes(entry, fast):
