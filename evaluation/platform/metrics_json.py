@@ -12,7 +12,7 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +83,7 @@ def _pieces_of(metrics: Mapping[str, Any]) -> list[str | bytes]:
     cases = metrics.get(CASE_SECTION) if isinstance(metrics, Mapping) else None
     fast = None
     if isinstance(cases, CaseColumns):
-        fast = cases.section
+        fast = cases.writer()
     elif isinstance(cases, dict) and len(cases) >= FAST_CASES:
         fast = _case_section(cases)
     if fast is None:
@@ -97,7 +97,7 @@ def _pieces_of(metrics: Mapping[str, Any]) -> list[str | bytes]:
 
 FAST_CASES = 1000  # per-case entries from which ``dumps`` writes them column by column
 SECTION_BYTES = 2**20  # of per-case entries laid out at a time (``_section_bytes``)
-LONGEST_TEXT = 256  # characters of the longest case or value ``_case_section`` lays out
+LONGEST_TEXT = 256  # characters of the longest case or value a section is laid out with (``_section_bytes``)
 _PLACE = "\x00the per-case section\x00"  # its place in the rest of the document (no case id holds a NUL)
 _ESCAPED = np.isin(np.arange(256), [ord('"'), ord("\\")])  # the bytes of printable ASCII that json.dumps escapes
 _PLAIN = {float: repr, int: repr, bool: {True: "true", False: "false"}.__getitem__,
@@ -139,9 +139,9 @@ class CaseColumns(Mapping[str, dict[str, Any]]):
     def __len__(self) -> int:
         return len(self.cases)
 
-    def section(self, pad: str) -> list[bytes]:
-        """The section's bytes (in pieces) as ``json.dumps(indent=2)`` writes it at the indent ``pad`` (a float as
-        ``repr``)."""
+    def writer(self) -> Callable[[str], list[bytes]] | None:
+        """``pad -> bytes`` (in pieces) of the section as ``json.dumps(indent=2)`` writes it at the indent ``pad`` (a
+        float as ``repr``), or ``None`` when a case's text is longer than ``LONGEST_TEXT`` (``json.dumps`` then)."""
         columns, keys = [], []
         for key, column in self.columns.items():
             values = np.asarray(column, np.float64)
@@ -153,9 +153,12 @@ class CaseColumns(Mapping[str, dict[str, Any]]):
             keys.append((key, tuple(self.inner.get(key, ()))))
         plain = printable_texts(self.cases) if self.ids is None else self.ids
         if plain is not None and not _ESCAPED[plain.view(np.uint8)].any():  # (printable ASCII as it is)
-            return _section_bytes(pad, keys, plain, columns, quote='"')
-        ids = padded_texts(list(map(json.encoder.encode_basestring_ascii, self.cases)))
-        return _section_bytes(pad, keys, ids, columns)
+            return lambda pad: _section_bytes(pad, keys, plain, columns, quote='"')
+        texts = list(map(json.encoder.encode_basestring_ascii, self.cases))
+        if max(map(len, texts), default=0) > LONGEST_TEXT:
+            return None
+        ids = padded_texts(texts)
+        return lambda pad: _section_bytes(pad, keys, ids, columns)
 
 
 def _section_bytes(

@@ -226,24 +226,28 @@ def padded_cells(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray, widt
 
 def padded_texts(texts: Sequence[str]) -> np.ndarray:
     """``padded_cells`` of ASCII ``texts`` without NULs (joined at NULs and encoded at once)."""
-    return _joined_cells(np.frombuffer("\0".join([*texts, ""]).encode("ascii"), np.uint8))
+    data = np.frombuffer("\0".join([*texts, ""]).encode("ascii"), np.uint8)
+    starts, ends = _joined(data)
+    return padded_cells(data, starts, ends - starts)
 
 
 def printable_texts(texts: Sequence[str]) -> np.ndarray | None:
-    """``padded_texts`` of ``texts`` when every one is printable ASCII (what ``str.isprintable`` passes), else
-    ``None``."""
+    """``padded_texts`` of ``texts`` when every one is printable ASCII (what ``str.isprintable`` passes) of at most
+    ``MAX_KEY`` characters (each row is as wide as the longest), else ``None``."""
     joined = "\0".join([*texts, ""])
     if not joined.isascii():
         return None
     data = np.frombuffer(joined.encode("ascii"), np.uint8)
-    return _joined_cells(data) if (((data >= 0x20) & (data < 0x7F)) | (data == 0)).all() else None
+    if not (((data >= 0x20) & (data < 0x7F)) | (data == 0)).all():
+        return None
+    starts, ends = _joined(data)
+    return padded_cells(data, starts, ends - starts) if (ends - starts).max(initial=0) <= MAX_KEY else None
 
 
-def _joined_cells(data: np.ndarray) -> np.ndarray:
-    """``padded_cells`` of the texts that end at each NUL of ``data``."""
+def _joined(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where the texts that end at each NUL of ``data`` start and end."""
     ends = np.flatnonzero(data == 0)
-    starts = np.r_[0, ends + 1][: ends.size]
-    return padded_cells(data, starts, ends - starts)
+    return np.r_[0, ends + 1][: ends.size], ends
 
 
 def _big_endian(padded: np.ndarray) -> np.ndarray:

@@ -82,6 +82,7 @@ def test_a_large_per_case_section_written_by_columns_is_the_standard_encoders_by
     [
         ["c0", "c1", "c2"],  # plain ids: quoted around the texts
         [f"case {k}" for k in range(40)],
+        ["c0", "c" * 300, "c2"],  # an id longer than LONGEST_TEXT: json.dumps
         ['a "quoted" id', "back\\slash", "é", "tab\there", "del\x7f", "%s"],  # ids the encoder escapes
     ],
 )
