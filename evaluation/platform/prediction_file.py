@@ -115,13 +115,12 @@ def _plain(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.n
     lengths = ends - starts
     mantissa, dots, point = (np.zeros(starts.size, np.int64) for _ in range(3))
     bad = (lengths < 1) | (lengths > 20)
-    last = data.size - 1
-    first = data[np.minimum(starts, last)]
+    first = data.take(starts, mode="clip")
     negative = first == ord("-")
     signed = negative | (first == ord("+"))
     for j in range(min(int(lengths.max(initial=0)), 21)):
         live = lengths > j
-        chars = data[np.minimum(starts + j, last)]
+        chars = data.take(starts + j, mode="clip")
         value = chars - np.uint8(ord("0"))
         digit, dot = value < 10, chars == ord(".")
         other = ~(digit | dot)
@@ -148,18 +147,17 @@ def repr_lengths(
     the point), if then at most 15 digits. A decimal of at most 15 significant digits is the only one of them
     within its float's rounding interval (they are at least 1e-15 of it apart, the interval at most 2.3e-16 of
     it wide), so repr, the shortest decimal that reads back (``float_repr_style`` 'short'), has its digits."""
-    last = data.size - 1
-    first = data[np.minimum(starts, last)]
+    first = data.take(starts, mode="clip")
     body = starts + (first == ord("-"))
-    lead, after = data[np.minimum(body, last)], data[np.minimum(body + 1, last)]
+    lead, after = data.take(body, mode="clip"), data.take(body + 1, mode="clip")
     kept, zeros = ends.copy(), points == 1
     while zeros.any():  # the 0s at the end after a digit after the point
-        zeros &= (data[np.maximum(kept - 1, 0)] == ord("0")) & (data[np.maximum(kept - 2, 0)] != ord(".")) & (
+        zeros &= (data.take(kept - 1, mode="clip") == ord("0")) & (data.take(kept - 2, mode="clip") != ord(".")) & (
             kept - 2 > body)  # fmt: skip
         kept -= zeros
     size = np.abs(values)
     written = (
-        (first != ord("+")) & (points == 1) & (lead != ord(".")) & (data[np.maximum(kept - 1, 0)] != ord("."))
+        (first != ord("+")) & (points == 1) & (lead != ord(".")) & (data.take(kept - 1, mode="clip") != ord("."))
         & ((lead != ord("0")) | (after == ord("."))) & (kept - body <= 16)
         & ((size == 0) | ((size >= 1e-4) & (size < 1e16)))
     )  # fmt: skip
