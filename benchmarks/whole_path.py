@@ -13,10 +13,11 @@ floor process, same run (issue 30: the core benchmarks time the metrics; this on
 
 Each process is timed best of ``--repeats``, ours and the floor in turn, in wall seconds and in CPU seconds
 (user + system of the whole process tree, which a load on the shared machine moves far less). Goals: per case
-<= 2x the floor and the 9-case run <= 2.5x; per row <= 2x pandas. Measured (27 Nov, ``--csv-only --full``, three
-runs in turn with the main branch's, a load of 0.8-0.9): the probabilities phase per row 1.09-1.36x pandas (wall),
-1.08-1.38x (CPU), main's 2.15-2.66x / 1.75-2.36x; the CSV sketch 0.67-0.97x / 0.66-0.85x, main's 1.31-1.44x
-(docs/benchmarks.md). ``--against DIR``: another checkout of the
+<= 2x the floor and the 9-case run <= 2.5x; per row <= 2x pandas. Measured (27 Nov, ``--csv-only --full``, four
+runs each in turn with one of the main branch's, a load of 0.9-1.0): the probabilities phase per row 0.93-2.44x
+pandas (wall), 0.83-2.33x (CPU): ours 1.4-1.9 us a row, pandas' difference 0.6-1.7 us (the runs above 2x: 0.6 us);
+main's 1.33-3.05x / 1.33-3.18x (2.7-3.6 us a row); the CSV sketch 0.61-0.82x / 0.55-0.78x, main's 1.17-1.38x /
+1.25-1.41x (docs/benchmarks.md). ``--against DIR``: another checkout of the
 project (e.g. the main branch before a change) runs each prediction-file phase on the same input, from its own
 folder, and its metrics.json must be byte for byte ours (the run stops otherwise).
 
