@@ -13,10 +13,17 @@ floor process, same run (issue 30: the core benchmarks time the metrics; this on
 
 Each process is timed best of ``--repeats``, ours and the floor in turn, in wall seconds and in CPU seconds
 (user + system of the whole process tree, which a load on the shared machine moves far less). Goals: per case
-<= 2x the floor and the 9-case run <= 2.5x; per row <= 2x pandas.
+<= 2x the floor and the 9-case run <= 2.5x; per row <= 2x pandas. Measured (27 Nov, ``--csv-only --full``, four
+runs each in turn with one of the main branch's, a load of 0.9-1.0): the probabilities phase per row 0.93-2.44x
+pandas (wall), 0.83-2.33x (CPU): ours 1.4-1.9 us a row, pandas' difference 0.6-1.7 us (the runs above 2x: 0.6 us);
+main's 1.33-3.05x / 1.33-3.18x (2.7-3.6 us a row); the CSV sketch 0.61-0.82x / 0.55-0.78x, main's 1.17-1.38x /
+1.25-1.41x (docs/benchmarks.md). ``--against DIR``: another checkout of the
+project (e.g. the main branch before a change) runs each prediction-file phase on the same input, from its own
+folder, and its metrics.json must be byte for byte ours (the run stops otherwise).
 
 Usage: .venv/bin/python benchmarks/whole_path.py [--cases 3 9] [--shape 200 512 512] [--rows 50000 250000]
        [--probability-rows 25000 125000] [--full] [--csv-only] (the prediction-file phases alone)
+       [--against /path/to/other/checkout]
 """
 
 from __future__ import annotations
@@ -95,6 +102,15 @@ def in_turn(*commands: list[str], repeats: int, roots: Sequence[Path] = ()) -> l
     places = [*roots, *[REPO] * (len(commands) - len(roots))]
     times = [[timed(command, root) for command, root in zip(commands, places, strict=True)] for _ in range(repeats)]
     return [(min(t[k][0] for t in times), min(t[k][1] for t in times)) for k in range(len(commands))]
+
+
+def same_bytes(command: list[str], folder: Path, other: Path) -> None:
+    """Run ``command`` (ours, whose output is ``folder/out``) from the checkout ``other`` into ``folder/other``;
+    stop unless the two metrics.json hold the same bytes."""
+    theirs = [*command[: command.index("--output") + 1], str(folder / "other")]
+    timed(theirs, other)
+    if (folder / "out" / "metrics.json").read_bytes() != (folder / "other" / "metrics.json").read_bytes():
+        raise SystemExit(f"metrics.json of {folder.name} differs from that of {other}")
 
 
 def segmentation_inputs(folder: Path, cases: int, shape: tuple[int, int, int]) -> tuple[Path, Path, list[Path]]:
@@ -218,6 +234,7 @@ def main() -> None:
     parser.add_argument("--probability-rows", type=int, nargs=2, default=None)
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--csv-only", action="store_true", help="only the prediction-file phase")
+    parser.add_argument("--against", type=Path, default=None, help="another checkout: the same metrics.json bytes")
     arguments = harness.parse(
         parser,
         {
@@ -266,7 +283,11 @@ def main() -> None:
                 mine, theirs = in_turn(command, read, repeats=arguments.repeats)
                 ours.append(mine)
                 floor.append(theirs)
+                if arguments.against:
+                    same_bytes(command, folder, arguments.against.resolve())
             report(what, "row", tuple(counts), ours, floor, (2, "-"))
+            if arguments.against:
+                print(f"  metrics.json byte for byte that of {arguments.against} at both row counts")
 
 
 if __name__ == "__main__":

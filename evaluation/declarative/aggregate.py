@@ -135,8 +135,9 @@ def aggregate_metrics(
         lists.update((names.get(o.slug, o.slug), []) for o in declaration.outputs)
         columns = {o.slug: results.column(o.slug, reference.cases) for o in declaration.outputs}
         inner = {slug: results.classes[slug] for slug in columns if slug in results.classes}
-        texts = results.texts if tuple(reference.cases) == results.cases else {}
-        section = _case_columns(reference.cases, per_case, columns if report.case_values else {}, inner, texts)
+        same = tuple(reference.cases) == results.cases
+        texts, ids = (results.texts, results.ids) if same else ({}, None)
+        section = _case_columns(reference.cases, per_case, columns if report.case_values else {}, inner, texts, ids)
     row_results = () if isinstance(results, ColumnResults) else declaration.outputs
     for output in row_results:  # (cases skipped for a blank reference have no entry)
         scored = [c for c in reference.cases if output.slug in results[c].submitted]
@@ -186,12 +187,14 @@ def _case_columns(
     per_case: dict[str, dict[str, Any]],
     columns: dict[str, np.ndarray],
     inner: dict[str, tuple[str, ...]],
-    texts: Mapping[str, list[list[str]]],
+    texts: Mapping[str, list[np.ndarray]],
+    ids: np.ndarray | None,
 ) -> Mapping[str, Mapping[str, Any]]:
     """The per-case section of a submission scored as columns: each output's values (``columns``, in the
-    order of ``cases``; ``inner``: a probabilities output's classes; ``texts``: their ``repr`` when known)
-    after the entries the metrics wrote (``per_case``); held by columns when they wrote none."""
-    held = CaseColumns(cases, columns, inner, texts)
+    order of ``cases``; ``inner``: a probabilities output's classes; ``texts``: their ``repr`` when known; ``ids``:
+    the cases' ``printable_texts`` when made) after the entries the metrics wrote (``per_case``); held by columns
+    when they wrote none."""
+    held = CaseColumns(cases, columns, inner, texts, ids)
     if columns and not any(per_case.values()):
         return held
     return {case: {**per_case.get(case, {}), **held[case]} for case in cases}

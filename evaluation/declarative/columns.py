@@ -26,7 +26,7 @@ from evaluation.declarative.python_metric import PYTHON, ReadColumns
 from evaluation.declarative.reference import DeclaredReference
 from evaluation.declarative.schema import Declaration
 from evaluation.declarative.segmentation import CaseResult
-from evaluation.platform.prediction_file import PredictionTable, float_cells
+from evaluation.platform.prediction_file import PredictionTable, float_cells, printable_texts
 
 
 def _numbers(table: PredictionTable, column: str, low: float, high: float, nonnegative: bool) -> np.ndarray | None:
@@ -74,17 +74,20 @@ class ColumnResults(Mapping[str, CaseResult]):
     """Each case's result, made when asked for (as ``score_case`` gives it: every output submitted), and
     each output's values whole (``column``), which the aggregation reads instead of case by case: a number
     output's floats, a probabilities output's matrix (a row per case, a column per class of ``classes``);
-    ``texts``: of an output whose every cell was read from the file's bytes, its values' ``repr`` (a list per
-    column: a number output's one, a probabilities output's per class), for the per-case section."""
+    ``texts``: of an output whose every cell was read from the file's bytes, its values' ``repr`` as NUL-padded
+    bytes (``PredictionTable.texts``; a number output's column, a probabilities output's one per class), for the
+    per-case section; ``ids``: the cases' ``printable_texts`` when made."""
 
     def __init__(
         self,
         cases: Sequence[str],
         columns: dict[str, np.ndarray],
         classes: dict[str, tuple[str, ...]],
-        texts: dict[str, list[list[str]]] | None = None,
+        texts: dict[str, list[np.ndarray]] | None = None,
+        ids: np.ndarray | None = None,
     ) -> None:
         self.cases, self.columns, self.classes, self.texts = tuple(cases), columns, classes, texts or {}
+        self.ids = ids
         self._index: dict[str, int] | None = None
 
     def column(self, slug: str, cases: Sequence[str]) -> np.ndarray:
@@ -135,11 +138,12 @@ def scored_columns(
         or len(table.rows) != len(cases)
     ):
         return None
-    order = table.positions(cases)  # each case's row in the file (as many rows as cases: one each)
+    ids = printable_texts(cases)
+    order = table.positions(cases, ids)  # each case's row in the file (as many rows as cases: one each)
     if order is None:
         return None
     columns: dict[str, np.ndarray] = {}
-    texts: dict[str, list[list[str]]] = {}
+    texts: dict[str, list[np.ndarray]] = {}
     for output in outputs:
         if output.columns:
             numbers = _probabilities(table, output)
@@ -152,7 +156,7 @@ def scored_columns(
         found = [table.texts(column, order) for column in output.csv_columns]
         if all(text is not None for text in found):
             texts[output.slug] = found
-    return ColumnResults(cases, columns, {o.slug: o.classes for o in outputs if o.columns}, texts)
+    return ColumnResults(cases, columns, {o.slug: o.classes for o in outputs if o.columns}, texts, ids)
 
 
 def read_columns(read: ReadColumns, reference: DeclaredReference, declaration: Declaration) -> ColumnResults | None:

@@ -28,7 +28,13 @@ from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.platform.detections import point_names, point_numbers
 from evaluation.platform.files import read_bytes
 from evaluation.platform.matching import stem
-from evaluation.platform.prediction_file import cell_texts, float_cells, plain_decimals
+from evaluation.platform.prediction_file import (
+    cell_texts,
+    distinct_rows,
+    float_cells,
+    padded_cells,
+    plain_decimals,
+)
 from evaluation.platform.sockets import parse_json_bytes
 
 
@@ -162,7 +168,9 @@ def _csv_rows(path: Path) -> tuple[list[str], Sequence[int], list[Sequence[str]]
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         text = ""  # read row by row: a malformed row before the undecodable byte is the error, as always
-    plain = text and '"' not in text and "\x00" not in text and text.count("\r") == text.count("\r\n")
+    plain = (
+        text and '"' not in text and "\x00" not in text and ("\r" not in text or text.count("\r") == text.count("\r\n"))
+    )
     if plain and "\r" in text:
         text = text.replace("\r\n", "\n")
         data = text.encode()
@@ -217,12 +225,9 @@ def _ascii_rows(text: str, encoded: bytes) -> tuple[list[str], Sequence[int], li
     width, commas = int(before[0]) + 1, np.diff(before)  # the header's cells, each row's commas
     if (commas != width - 1).any():
         raise ParserError()
-    edges = (
-        np.column_stack([breaks[:-1], found.reshape(breaks.size, width - 1)[1:], breaks[1:]]) if commas.size else None
-    )
+    edges = [breaks[:-1], *found.reshape(breaks.size, width - 1)[1:].T, breaks[1:]]  # (each column's, before it)
     bare = not any(space in text for space in " \t\x0b\x0c\x1c\x1d\x1e\x1f")
-    columns = [_Column(text, data, edges[:, k] + 1, edges[:, k + 1], bare) if edges is not None else []
-               for k in range(width)]  # fmt: skip
+    columns = [_Column(text, data, edges[k] + 1, edges[k + 1], bare) if commas.size else [] for k in range(width)]
     return text[: breaks[0]].split(","), range(2, commas.size + 2), columns
 
 
@@ -234,12 +239,21 @@ class _Column(Sequence[str]):
     def __init__(self, text: str, data: np.ndarray, starts: np.ndarray, ends: np.ndarray, bare: bool) -> None:
         self._text, self._data, self._starts, self._ends, self.bare = text, data, starts, ends, bare
         self._cells: list[str] | None = None
+        self._rows: np.ndarray | None = None
+
+    def _padded(self) -> np.ndarray | None:
+        """The cells as ``padded_cells`` with a NUL after each, made once (their strs and ``distinct`` read them);
+        ``None`` for a cell longer than 64 bytes."""
+        lengths = self._ends - self._starts
+        if self._rows is None and lengths.max(initial=0) <= 64:
+            self._rows = padded_cells(self._data, self._starts, lengths, int(lengths.max(initial=0)) // 8 + 1)
+        return self._rows
 
     def _strings(self) -> list[str]:
         if self._cells is None:
-            lengths = self._ends - self._starts
+            rows = self._padded()
             self._cells = (
-                cell_texts(self._data, self._starts, lengths) if lengths.max(initial=0) <= 64
+                cell_texts(rows, self._ends - self._starts) if rows is not None
                 else list(map(self._text.__getitem__, map(slice, self._starts.tolist(), self._ends.tolist())))
             )  # fmt: skip
         return self._cells
@@ -247,6 +261,11 @@ class _Column(Sequence[str]):
     def numbers(self) -> np.ndarray | None:
         """The cells as floats when every one is a plain decimal (``plain_decimals``), read from the bytes."""
         return plain_decimals(self._data, self._starts, self._ends)
+
+    def distinct(self) -> bool:
+        """Whether no two cells are the same (``distinct_rows`` of their bytes; of long cells, their strs)."""
+        rows = self._padded()
+        return len(set(self)) == len(self) if rows is None else distinct_rows(rows)
 
     def characters(self) -> np.ndarray | None:
         """The cells' bytes when every cell is one byte (a one-hot column of 0s and 1s), else ``None``."""
@@ -293,22 +312,30 @@ def _csv_column(
 
 class ByCase(Mapping[str, Any]):
     """A column by case (a reference CSV's cells, a number reference's values): its cases and their values
-    in order (``cells``; a number reference: ``numbers``, read-only, the list made from them when asked for),
-    the look-up by case made on first use (a column read whole needs none), the cells as an array of strings
-    made once (``strings``: a class reference, read by each metric of its output)."""
+    in order (``cells``; a number reference: ``numbers``, a one-hot reference: ``strings``, read-only, the list
+    made from them when asked for), the look-up by case made on first use (a column read whole needs none), the
+    cells as an array of strings made once (``strings``: a class reference, read by each metric of its
+    output)."""
 
-    def __init__(self, cases: Sequence[str], cells: Sequence[Any] | None, numbers: np.ndarray | None = None) -> None:
-        self.cases, self._cells, self.numbers = cases, cells, numbers
-        if numbers is not None:
-            numbers.flags.writeable = False
+    def __init__(
+        self,
+        cases: Sequence[str],
+        cells: Sequence[Any] | None,
+        numbers: np.ndarray | None = None,
+        strings: np.ndarray | None = None,
+    ) -> None:
+        self.cases, self._cells, self.numbers, self._strings = cases, cells, numbers, strings
+        for array in (numbers, strings):
+            if array is not None:
+                array.flags.writeable = False
         self._index: dict[str, Any] | None = None
-        self._strings: np.ndarray | None = None
 
     @property
     def cells(self) -> Sequence[Any]:
-        """The values in case order (a number reference's floats)."""
+        """The values in case order (a number reference's floats; a class reference's names)."""
         if self._cells is None:
-            self._cells = self.numbers.tolist() if self.numbers is not None else []
+            made = self.numbers if self.numbers is not None else self._strings
+            self._cells = made.tolist() if made is not None else []
         return self._cells
 
     def of(self, cases: Sequence[str]) -> bool:
@@ -392,7 +419,7 @@ def _csv_table(
         raise ConfigurationError(f"{what} ({type(error).__name__}): fix it in the phase's ground truth.") from None
     place = _present(header, file, declaration, columns, reader)
     ids = _strip(found[place[id_column]])
-    if len(set(ids)) < len(ids):
+    if not (ids.distinct() if isinstance(ids, _Column) else len(set(ids)) == len(ids)):
         seen: set[str] = set()
         case = next(case for case in ids if case in seen or seen.add(case))
         raise ConfigurationError(f"{file} lists case {case} twice.")
@@ -446,7 +473,7 @@ def _one_hot(
     ids, _, cells = _csv_table(ground_truth, file, ref.read_columns, declaration, True, "", tables)
     whole = _one_hot_classes(output, cells)
     if whole is not None:
-        return ByCase(ids, whole)
+        return ByCase(ids, None, strings=whole)
     found: dict[str, str | None] = {}
     for case, (line, cells) in _csv_cells(ground_truth, file, ref.read_columns, declaration, True, tables).items():
         where, who = f"Line {line} of {source}", f"{cases.noun} {case}"
@@ -477,33 +504,37 @@ def _one_hot(
     return found
 
 
-def _one_hot_classes(output: OutputSpec, cells: list[list[str]]) -> list[str] | None:
+def _one_hot_classes(output: OutputSpec, cells: list[list[str]]) -> np.ndarray | None:
     """Each row's class of a one-hot reference read whole (``cells``: each class column's cells), when every
     cell is spelled as true or false (none blank) and every row has exactly one true cell; else ``None``
     (read row by row, which words the problem or applies ``blank`` and ``reference_none``)."""
     true, false, blank = set(output.true_values), set(output.false_values), set(output.blank_values)
     characters = [column.characters() if isinstance(column, _Column) else None for column in cells]
     if all(found is not None for found in characters):  # (one byte a cell: no str made per cell)
-        spelled = {chr(code) for found in characters for code in np.unique(found)}
+        counts = sum(np.bincount(found, minlength=256) for found in characters)
+        spelled = {chr(code) for code in np.flatnonzero(counts).tolist()}
         if not {text.lower() for text in spelled} <= (true | false) - blank:
             return None
-        codes = [ord(text) for text in spelled if text.lower() in true]
-        ones = np.stack([np.isin(found, codes) for found in characters], axis=1)
-        return _only_ones(output, ones)
+        trues = np.zeros(256, bool)
+        trues[[ord(text) for text in spelled if text.lower() in true]] = True
+        return _only_ones(output, [trues[found] for found in characters])
     spelled = set().union(*map(set, cells))  # (each distinct cell lowered once)
     if not {text.lower() for text in spelled} <= (true | false) - blank:
         return None
     trues = {text for text in spelled if text.lower() in true}
-    ones = np.stack([_cells_in(column, trues, "" not in spelled) for column in cells], axis=1)
-    return _only_ones(output, ones)
+    return _only_ones(output, [_cells_in(column, trues, "" not in spelled) for column in cells])
 
 
-def _only_ones(output: OutputSpec, ones: np.ndarray) -> list[str] | None:
-    """Each row's class of a one-hot reference from its (rows, classes) true cells, when every row has exactly one."""
-    if not (ones.sum(axis=1) == 1).all():
+def _only_ones(output: OutputSpec, ones: list[np.ndarray]) -> np.ndarray | None:
+    """Each row's class (an array of strings) of a one-hot reference from its true cells (a boolean array per class
+    column), when every row has exactly one."""
+    count, position = np.zeros(ones[0].size, np.intp), np.zeros(ones[0].size, np.intp)
+    for k, column in enumerate(ones):
+        count += column
+        position[column] = k
+    if not (count == 1).all():
         return None
-    names = np.array([name for name, _ in output.reference.columns], dtype=object)
-    return names[ones.argmax(axis=1)].tolist()
+    return np.array([name for name, _ in output.reference.columns], dtype=str)[position]
 
 
 def _cells_in(column: list[str], texts: set[str], filled: bool) -> np.ndarray:
@@ -651,14 +682,13 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
                     if texts[output.slug][c].lower() not in output.blank_values or output.blank == "error"
                 }
             )
-        if (
-            output.slug in classes
-            and _in_order(classes[output.slug], cases)
-            and None not in (whole := list(classes[output.slug].values()))
-        ):  # a one-hot reference read whole, in case order
+        one_hot = classes.get(output.slug)
+        if isinstance(one_hot, ByCase) and one_hot.of(cases):  # read whole (a class every row), in case order
+            values[output.slug] = ByCase(cases, None, strings=one_hot.strings())
+        elif one_hot is not None and _in_order(one_hot, cases) and None not in (whole := list(one_hot.values())):
             values[output.slug] = ByCase(cases, whole)
-        elif output.slug in classes:
-            values[output.slug] = {c: classes[output.slug][c] for c in cases if classes[output.slug][c] is not None}
+        elif one_hot is not None:
+            values[output.slug] = {c: one_hot[c] for c in cases if one_hot[c] is not None}
     for output in declaration.outputs:  # a case scored for every output of together_with or for none
         if output.together_with:
             kept = [c for c in values[output.slug] if all(c in values[other] for other in output.together_with)]

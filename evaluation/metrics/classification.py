@@ -73,13 +73,25 @@ def _counted_balanced_accuracy(truth: np.ndarray, predicted: np.ndarray, sample_
     row, as its ``coo_array.toarray``; integer counts without weights), each label's diagonal over its row
     sum, the mean of those not NaN (NaN when none is; scikit-learn warns where a label has no reference row).
     Without its validation and its mapping of each label through a dict (strings, negative ``UNDECIDED``)."""
-    labels, places = np.unique(np.concatenate([truth, predicted]), return_inverse=True)
+    labels, places = _sorted_labels(np.concatenate([truth, predicted]))
     n = labels.size
     matrix = np.bincount(places[: truth.size] * n + places[truth.size :], sample_weight, n * n).reshape(n, n)
     with np.errstate(divide="ignore", invalid="ignore"):
         recalls = np.diagonal(matrix) / matrix.sum(axis=1)
     kept = recalls[~np.isnan(recalls)]
     return float(np.mean(kept)) if kept.size else float("nan")  # (no weighted label: its NaN, without a warning)
+
+
+def _sorted_labels(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)``; of integers within a span no wider than their count (class
+    positions) counted (``np.bincount``), not sorted."""
+    if values.dtype.kind in "iu" and values.size:
+        low = int(values.min())
+        span = int(values.max()) - low + 1
+        if span <= values.size:
+            present = np.bincount(values - low, minlength=span) > 0
+            return np.flatnonzero(present).astype(values.dtype) + low, (np.cumsum(present) - 1)[values - low]
+    return np.unique(values, return_inverse=True)
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray, empty: float) -> np.ndarray:

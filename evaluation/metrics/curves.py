@@ -44,9 +44,13 @@ def threshold_counts(
     if scores.size == 0:
         raise ValueError("a curve needs at least one sample (of non-zero weight)")
     # ties keep their order (stable) where it decides the last bit: summed weights; unweighted counts are whole
-    # numbers, the same in any order within a tie, so there any sort does (quicker)
-    order = np.argsort(-scores, kind="stable" if sample_weight is not None else None)
-    scores, positive = scores[order], positive[order].astype(np.float64)
+    # numbers, the same in any order within a tie, so there any sort does (quicker: ``_ranked``)
+    ranked = _ranked(scores, positive) if sample_weight is None else None
+    if ranked is not None:
+        scores, positive = ranked
+    else:
+        order = np.argsort(-scores, kind="stable" if sample_weight is not None else None)
+        scores, positive = scores[order], positive[order].astype(np.float64)
     ends = np.r_[np.flatnonzero(np.diff(scores)), scores.size - 1]  # each tied group's last row
     if sample_weight is None:
         tps = np.cumsum(positive, dtype=np.float64)[ends]
@@ -56,6 +60,26 @@ def threshold_counts(
         tps = np.cumsum(positive * weight, dtype=np.float64)[ends]
         fps = np.cumsum((1 - positive) * weight, dtype=np.float64)[ends]
     return fps, tps, scores[ends]
+
+
+_MAGNITUDE = np.int64(2**63 - 1)  # a double's bits but its sign
+
+
+def _ranked(scores: np.ndarray, positive: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``scores`` from the highest down and ``positive`` (0/1 floats) in that order, ties in any order, by one sort of
+    numbers: each double's bits as an integer that orders as the double does (a negative one's magnitude bits
+    turned), less the bits every score shares, with the row's class as its last bit; ``None`` when that does
+    not fit in 63 bits (scores of both signs over a wide range)."""
+    bits = scores.view(np.int64)
+    keys = bits ^ ((bits >> 63) & _MAGNITUDE)
+    differ = int(np.bitwise_or.reduce(keys ^ keys[0]))
+    low = (differ & -differ).bit_length() - 1 if differ else 0
+    if differ.bit_length() - low > 62 or differ < 0:
+        return None
+    least = keys.min() >> low
+    ranks = np.sort(((keys >> low) - least) << 1 | positive)[::-1]
+    keys = ((ranks >> 1) + least) << low | (keys[0] & ((1 << low) - 1))
+    return (keys ^ ((keys >> 63) & _MAGNITUDE)).view(np.float64), (ranks & 1).astype(np.float64)
 
 
 def roc_curve(
@@ -130,7 +154,8 @@ def roc_auc_score(
     ``max_fpr`` in (0, 1): the area over the false-positive rates [0, max_fpr], the curve cut at a point
     interpolated linearly at max_fpr, McClish-standardised ``0.5 * (1 + (A - max_fpr² / 2) / (max_fpr -
     max_fpr² / 2))`` (McClish, Med Decis Making 1989); ``ValueError`` outside (0, 1]."""
-    if np.unique(np.asarray(truth) == 1).size != 2:
+    positive = np.asarray(truth) == 1
+    if not positive.any() or positive.all():  # (one class, or none)
         return float("nan")
     fpr, tpr, _ = roc_curve(truth, scores, sample_weight)
     if max_fpr is None or max_fpr == 1:

@@ -65,29 +65,30 @@ class PredictionTable:
         ``None``: read its cells (``column``)."""
         return self.rows.numbers(name) if isinstance(self.rows, _Rows) else None
 
-    def texts(self, name: str, order: np.ndarray) -> list[str] | None:
-        """``repr`` of each number of column ``name`` (as ``numbers`` read it) in the row order ``order``; ``None``
-        when not read from the file's bytes (``_Rows.texts``)."""
+    def texts(self, name: str, order: np.ndarray) -> np.ndarray | None:
+        """``repr`` of each number of column ``name`` (as ``numbers`` read it) in the row order ``order``, as NUL-padded
+        bytes (``padded_cells``); ``None`` when not read from the file's bytes (``_Rows.texts``)."""
         return self.rows.texts(name, order) if isinstance(self.rows, _Rows) else None
 
-    def positions(self, cases: Sequence[str]) -> np.ndarray | None:
+    def positions(self, cases: Sequence[str], ids: np.ndarray | None = None) -> np.ndarray | None:
         """The row of each of ``cases`` (distinct) in the order of ``rows``, or ``None`` when one has no row.
-        As many cases as rows, in printable ASCII: both sorted as bytes by numpy (as 8-byte words: ``_cell_words``;
-        the file's ids read so from its bytes: ``keys``) and matched in turn (a look-up per case would reach the
-        rows' table in random order)."""
+        As many cases as rows, in printable ASCII (``ids``: the cases' ``printable_texts`` when at hand): both
+        sorted as bytes by numpy (as 8-byte words: ``_cell_words``; the file's ids read so from its bytes: ``keys``)
+        and matched in turn (a look-up per case would reach the rows' table in random order)."""
         keys = self.rows.keys if isinstance(self.rows, _Rows) else None
-        ids = list(self.rows) if keys is None else []
-        joined = "".join(ids) + "".join(cases)
-        if len(self.rows) == len(cases) and joined.isascii() and joined.isprintable():
-            found, by_row = keys or _in_order(_text_words(ids))
-            wanted = _text_words(cases)
-            by_case = np.arange(len(cases)) if _ascending(wanted) else _in_order(wanted)[1]
-            width = max(found.shape[1], wanted.shape[1])
-            if not (_widened(found, width)[by_row] == _widened(wanted, width)[by_case]).all():
-                return None
-            rows = np.empty(len(cases), np.intp)
-            rows[by_case] = by_row
-            return rows
+        if len(self.rows) == len(cases):
+            wanted = printable_texts(cases) if ids is None else ids
+            found = printable_texts(list(self.rows)) if keys is None and wanted is not None else None
+            if wanted is not None and (keys is not None or found is not None):
+                words, by_row = keys or _in_order(_big_endian(found))
+                wanted = _big_endian(wanted)
+                wanted, by_case = (wanted, np.arange(len(cases))) if _ascending(wanted) else _in_order(wanted)
+                width = max(words.shape[1], wanted.shape[1])
+                if not (_widened(words, width) == _widened(wanted, width)).all():
+                    return None
+                rows = np.empty(len(cases), np.intp)
+                rows[by_case] = by_row
+                return rows
         index = self.rows.index if isinstance(self.rows, _Rows) else {case: k for k, case in enumerate(self.rows)}
         try:
             return np.fromiter(map(index.__getitem__, cases), np.intp, len(cases))
@@ -112,21 +113,25 @@ def _plain(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.n
     exactly, is one correctly rounded division, what ``float()`` reads (Clinger's fast path: W. D. Clinger,
     "How to read floating point numbers accurately", PLDI 1990); and each cell's points."""
     lengths = ends - starts
-    mantissa, places, digits, dots = (np.zeros(starts.size, np.int64) for _ in range(4))
+    mantissa, dots, point = (np.zeros(starts.size, np.int64) for _ in range(3))
     bad = (lengths < 1) | (lengths > 20)
-    first = data[np.minimum(starts, data.size - 1)]
+    first = data.take(starts, mode="clip")
     negative = first == ord("-")
     signed = negative | (first == ord("+"))
     for j in range(min(int(lengths.max(initial=0)), 21)):
         live = lengths > j
-        chars = data[np.minimum(starts + j, data.size - 1)]
-        digit = (chars >= ord("0")) & (chars <= ord("9")) & live
-        dot = (chars == ord(".")) & live
-        bad |= live & ~digit & ~dot & ~(signed & (j == 0))
-        mantissa = np.where(digit, mantissa * 10 + (chars.astype(np.int64) - ord("0")), mantissa)
-        places += digit & (dots > 0)
-        digits += digit
+        chars = data.take(starts + j, mode="clip")
+        value = chars - np.uint8(ord("0"))
+        digit, dot = value < 10, chars == ord(".")
+        other = ~(digit | dot)
+        bad |= (other & ~signed if j == 0 else other) & live
+        digit &= live
+        dot &= live
+        mantissa = np.where(digit, mantissa * 10 + value, mantissa)
         dots += dot
+        np.add(point, j, out=point, where=dot)  # (the point's place: of a plain decimal, the one)
+    digits = lengths - dots - signed  # (of a plain decimal: every byte but its point and sign)
+    places = np.where(dots > 0, lengths - 1 - point, 0)
     plain = ~bad & (dots <= 1) & (digits >= 1) & (digits <= 18) & (mantissa < 2**53)
     values = np.where(plain, mantissa, 0) / _POWERS[np.where(plain, places, 0)]
     return np.where(negative, -values, values), plain, dots
@@ -142,18 +147,17 @@ def repr_lengths(
     the point), if then at most 15 digits. A decimal of at most 15 significant digits is the only one of them
     within its float's rounding interval (they are at least 1e-15 of it apart, the interval at most 2.3e-16 of
     it wide), so repr, the shortest decimal that reads back (``float_repr_style`` 'short'), has its digits."""
-    last = data.size - 1
-    first = data[np.minimum(starts, last)]
+    first = data.take(starts, mode="clip")
     body = starts + (first == ord("-"))
-    lead, after = data[np.minimum(body, last)], data[np.minimum(body + 1, last)]
+    lead, after = data.take(body, mode="clip"), data.take(body + 1, mode="clip")
     kept, zeros = ends.copy(), points == 1
     while zeros.any():  # the 0s at the end after a digit after the point
-        zeros &= (data[np.maximum(kept - 1, 0)] == ord("0")) & (data[np.maximum(kept - 2, 0)] != ord(".")) & (
+        zeros &= (data.take(kept - 1, mode="clip") == ord("0")) & (data.take(kept - 2, mode="clip") != ord(".")) & (
             kept - 2 > body)  # fmt: skip
         kept -= zeros
     size = np.abs(values)
     written = (
-        (first != ord("+")) & (points == 1) & (lead != ord(".")) & (data[np.maximum(kept - 1, 0)] != ord("."))
+        (first != ord("+")) & (points == 1) & (lead != ord(".")) & (data.take(kept - 1, mode="clip") != ord("."))
         & ((lead != ord("0")) | (after == ord("."))) & (kept - body <= 16)
         & ((size == 0) | ((size >= 1e-4) & (size < 1e16)))
     )  # fmt: skip
@@ -205,54 +209,114 @@ def _words_at(data: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return words
 
 
+def padded_cells(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int | None = None) -> np.ndarray:
+    """The cells ``data[starts[k] : starts[k] + lengths[k]]`` (bytes) as rows of ``width`` 8-byte words (default:
+    the fewest that hold the longest cell), each row the cell's bytes in order and 0s after them (little-endian
+    words: viewed as bytes, the row is the cell's text padded with NULs); read at once, 8 bytes a word
+    (``_words_at``)."""
+    width = -(-int(lengths.max(initial=0)) // 8) if width is None else width
+    rows = np.empty((starts.size, width), "<u8")
+    for j in range(width):
+        kept = _KEPT_BYTES[np.clip(lengths - 8 * j, 0, 8)]
+        rows[:, j] = _words_at(data, np.minimum(starts + 8 * j, data.size)) & kept
+    return rows
+
+
+def padded_texts(texts: Sequence[str]) -> np.ndarray:
+    """``padded_cells`` of ASCII ``texts`` without NULs (joined at NULs and encoded at once)."""
+    data = np.frombuffer("\0".join([*texts, ""]).encode("ascii"), np.uint8)
+    starts, ends = _joined(data)
+    return padded_cells(data, starts, ends - starts)
+
+
+def printable_texts(texts: Sequence[str]) -> np.ndarray | None:
+    """``padded_texts`` of ``texts`` when every one is printable ASCII (what ``str.isprintable`` passes) of at most
+    ``MAX_KEY`` characters (each row is as wide as the longest), else ``None``."""
+    joined = "\0".join([*texts, ""])
+    if not joined.isascii():
+        return None
+    data = np.frombuffer(joined.encode("ascii"), np.uint8)
+    if not (((data >= 0x20) & (data < 0x7F)) | (data == 0)).all():
+        return None
+    starts, ends = _joined(data)
+    return padded_cells(data, starts, ends - starts) if (ends - starts).max(initial=0) <= MAX_KEY else None
+
+
+def _joined(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where the texts that end at each NUL of ``data`` start and end."""
+    ends = np.flatnonzero(data == 0)
+    return np.r_[0, ends + 1][: ends.size], ends
+
+
+def _big_endian(padded: np.ndarray) -> np.ndarray:
+    """Rows of ``padded_cells`` (at least one word) read big-endian, so that rows compare (first word, then the
+    next) as the cells' bytes do."""
+    return _widened(padded, max(padded.shape[1], 1)).byteswap()
+
+
 def _cell_words(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The cells ``data[starts[k]:ends[k]]`` (bytes) as rows of 8-byte words, each read big-endian with 0s after
-    the cell's end, so that rows compare (first word, then the next) as the cells' bytes do; read at once, 8
-    bytes a word (``_words_at``)."""
-    lengths = ends - starts
-    words = [_words_at(data, np.minimum(starts + 8 * j, data.size)) & _KEPT_BYTES[np.clip(lengths - 8 * j, 0, 8)]
-             for j in range(-(-int(lengths.max(initial=1)) // 8))]  # fmt: skip
-    return np.stack(words, axis=1).byteswap()
+    """The cells ``data[starts[k]:ends[k]]`` (bytes) as ``_big_endian`` rows of their ``padded_cells``."""
+    return _big_endian(padded_cells(data, starts, ends - starts))
 
 
-def cell_texts(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> list[str]:
-    """The cells ``data[starts[k] : starts[k] + lengths[k]]`` (ASCII without NULs, short: a row of their 8-byte
-    words each) as strs, at once: their words read (``_words_at``), the bytes past each cell 0, the cells' bytes
-    and a 0 after each taken in turn, decoded and split at the 0s."""
-    words = [_words_at(data, np.minimum(starts + 8 * j, data.size)) & _KEPT_BYTES[np.clip(lengths - 8 * j, 0, 8)]
-             for j in range(int(lengths.max(initial=0)) // 8 + 1)]  # (a 0 after each cell)  # fmt: skip
-    rows = np.stack(words, axis=1).astype("<u8", copy=False).view(np.uint8)  # (the bytes in the cells' order)
-    return rows[np.arange(rows.shape[1]) <= lengths[:, None]].tobytes().decode("ascii").split("\0")[:-1]
-
-
-def _text_words(texts: Sequence[str]) -> np.ndarray:
-    """``_cell_words`` of printable ASCII ``texts`` (joined at once)."""
-    data = np.frombuffer("\n".join([*texts, ""]).encode("ascii"), np.uint8)
-    ends = np.flatnonzero(data == ord("\n"))
-    return _cell_words(data, np.r_[0, ends[:-1] + 1], ends)
+def cell_texts(padded: np.ndarray, lengths: np.ndarray) -> list[str]:
+    """The cells of ``padded_cells`` rows with a NUL after each (``lengths``: theirs; ASCII without NULs or line
+    breaks) as strs, at once: a line break put after each cell, the rows' bytes without their NULs, decoded and
+    split at the line breaks."""
+    laid = bytearray(padded.tobytes())
+    np.frombuffer(laid, np.uint8).reshape(len(padded), -1)[np.arange(len(padded)), lengths] = ord("\n")
+    return laid.translate(None, b"\0").decode("ascii").split("\n")[:-1]
 
 
 def _in_order(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``words`` (``_cell_words``) and their rows' order sorted (the words every row shares left out: one word
-    sorted as numbers, more by ``np.lexsort``)."""
-    differ = [words[:, j] for j in range(words.shape[1]) if len(words) and (words[:, j] != words[0, j]).any()]
-    if len(differ) > 1:
-        return words, np.lexsort(differ[::-1])
-    return words, np.argsort(differ[0], kind="stable") if differ else np.arange(len(words))
+    """The rows of ``words`` (``_cell_words``) sorted, and their order: of each word only the bits from the
+    highest to the lowest that differ between rows (the others are every row's), those of all the words put
+    side by side in one number when they fit in 63 bits (ids of a common prefix: sorted as numbers), else the
+    words that differ sorted by ``np.lexsort``."""
+    spans = []  # (word, its lowest differing bit, how many bits from there)
+    for j in range(words.shape[1] if len(words) else 0):
+        differ = int(np.bitwise_or.reduce(words[:, j] ^ words[0, j]))  # (a column at a time: quicker than axis=0)
+        if differ:
+            low = (differ & -differ).bit_length() - 1
+            spans.append((j, low, differ.bit_length() - low))
+    if sum(bits for _, _, bits in spans) <= 63:
+        key = np.zeros(len(words), np.uint64)
+        for j, low, bits in spans:
+            key = (key << np.uint64(bits)) | ((words[:, j] >> np.uint64(low)) & np.uint64((1 << bits) - 1))
+        order = np.argsort(key.view(np.int64)) if spans else np.arange(len(words))
+    else:
+        order = np.lexsort([words[:, j] for j, _, _ in spans[::-1]])
+    return words[order], order
 
 
 def _ascending(words: np.ndarray) -> bool:
     """Whether the rows of ``words`` are distinct and sorted (each above the one before at their first other
     word)."""
-    other = words[1:] != words[:-1]
-    first = np.argmax(other, axis=1)
-    rows = np.arange(len(other))
-    return bool(other.any(axis=1).all() and (words[1:][rows, first] > words[:-1][rows, first]).all())
+    above, same = np.zeros(max(len(words) - 1, 0), bool), np.ones(max(len(words) - 1, 0), bool)
+    for column in words.T:  # (word by word: above at the first word that differs)
+        above |= same & (column[1:] > column[:-1])
+        same &= column[1:] == column[:-1]
+    return bool(above.all())
+
+
+def _repeats(ordered: np.ndarray) -> bool:
+    """Whether two rows of ``ordered`` (words sorted: ``_in_order``) are the same: two in turn, word by word."""
+    same = np.ones(max(len(ordered) - 1, 0), bool)
+    for column in ordered.T:
+        same &= column[1:] == column[:-1]
+    return bool(same.any())
+
+
+def distinct_rows(padded: np.ndarray) -> bool:
+    """Whether the cells of ``padded_cells`` rows (bytes without NULs) are distinct, their rows read big-endian
+    (``_big_endian``): ascending, else sorted (``_in_order``) without a repeat."""
+    words = _big_endian(padded)
+    return _ascending(words) or not _repeats(_in_order(words)[0])
 
 
 def _widened(words: np.ndarray, width: int) -> np.ndarray:
-    """``words`` with 0 words after each row's, ``width`` in all."""
-    return np.pad(words, ((0, 0), (0, width - words.shape[1])))
+    """``words`` with 0 words after each row's, ``width`` in all (``words`` itself at that width)."""
+    return words if words.shape[1] == width else np.pad(words, ((0, 0), (0, width - words.shape[1])))
 
 
 def find_prediction_file(input_dir: Path, name: str = PREDICTION_FILE) -> Path:
@@ -352,15 +416,20 @@ class _Rows(Mapping[str, PredictionRow]):
         self._read[name] = starts, np.where(plain, repr_lengths(data, starts, ends, values, points), 0), values
         return values
 
-    def texts(self, name: str, order: np.ndarray) -> list[str] | None:
-        """``repr`` of each number of column ``name`` read by ``numbers`` (else ``None``), in the row order ``order``:
-        of a cell that holds it (``repr_lengths``), cut out of the file's bytes (all at once), any other by ``repr``."""
+    def texts(self, name: str, order: np.ndarray) -> np.ndarray | None:
+        """``repr`` of each number of column ``name`` read by ``numbers`` (else ``None``), in the row order ``order``,
+        as ``padded_cells``: of a cell that holds it (``repr_lengths``), cut out of the file's bytes (all at once),
+        any other by ``repr``."""
         if name not in self._read:
             return None
         data, (starts, lengths, values) = self._cells[0], self._read[name]
-        texts = cell_texts(data, starts[order], lengths[order])  # (at most 17 bytes)
-        for k in np.flatnonzero(lengths[order] == 0).tolist():
-            texts[k] = repr(float(values[order[k]]))
+        texts = padded_cells(data, starts, lengths)[order]  # (read in file order, then put in order: quicker)
+        others = np.flatnonzero(lengths[order] == 0)
+        if others.size:
+            written = padded_texts(list(map(repr, values[order[others]].tolist())))
+            width = max(texts.shape[1], written.shape[1])
+            texts = _widened(texts, width)
+            texts[others] = _widened(written, width)
         return texts
 
     def column(self, name: str) -> list[str]:
@@ -398,10 +467,10 @@ def read_prediction_table(
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         raise SubmissionError(f"The prediction file {name} is not UTF-8 text (line {line}).") from None
-    if not text.strip():
+    if not text or text.isspace():  # (as ``not text.strip()``, without a copy of the text)
         raise SubmissionError(f"The prediction file {name} is empty; it needs a header line with the column "
                               f"'{id_column}'.")  # fmt: skip
-    plain = '"' not in text and "\x00" not in text and text.count("\r") == text.count("\r\n")
+    plain = '"' not in text and "\x00" not in text and ("\r" not in text or text.count("\r") == text.count("\r\n"))
     if plain and "\r" not in text:  # (its bytes as read, less a BOM)
         read = data[len(codecs.BOM_UTF8) :] if data.startswith(codecs.BOM_UTF8) else data
         columns, records, ids_of, lines, stop, cells, keys = _split_plain(text, id_column, name, read)
@@ -443,7 +512,7 @@ def _without_suffix(case: str, suffixes: tuple[str, ...]) -> str:
 # a file without quotes: its bytes, the byte of each separator (comma or line break) and then its end, and
 # each row's separator before its first cell (an index into the former)
 Cells = tuple[np.ndarray, np.ndarray, np.ndarray]
-# the ids of a file's rows as words (``_cell_words``, file order) and their order sorted (``_in_order``)
+# the ids of a file's rows as words (``_cell_words``) sorted, and their rows' order (``_in_order``)
 Keys = tuple[np.ndarray, np.ndarray]
 # (columns, each row's record and its stripped ids (each made when called), its line, the first malformed row's
 # line and error or None, the rows' ``Cells`` or None, their ``Keys`` when every id is plain ASCII, none blank or
@@ -485,14 +554,16 @@ def _split_plain(text: str, id_column: str, name: str, data: bytes | None = None
     of each line here. The rows are the well-formed lines before the first malformed one (the returned error);
     their lines' texts are made only when asked for. ``data``: the text's UTF-8 bytes when at hand."""
     encoded = np.frombuffer(text.encode() if data is None else data, np.uint8)
-    separators = np.flatnonzero((encoded == ord("\n")) | (encoded == ord(",")))
+    low = np.flatnonzero(encoded <= ord(","))  # (bytes up to the comma, few in a CSV but its separators: one pass)
+    separators = low[(encoded[low] == ord("\n")) | (encoded[low] == ord(","))]
     breaks = np.flatnonzero(encoded[separators] == ord("\n"))  # the line breaks, as indices into separators
     if not text.endswith("\n"):
         breaks = np.r_[breaks, separators.size]  # the last line ends at the end of the text
-    ends = np.r_[separators, encoded.size][breaks]  # each line's end (its break) in bytes
+    edges = np.r_[separators, encoded.size]
+    ends = edges[breaks]  # each line's end (its break) in bytes
     if np.max(np.diff(ends, prepend=-1)) > csv.field_size_limit():
         return _split_csv(text, id_column, name)  # the csv module's own error for a field too large
-    header = text.partition("\n")[0]
+    header = text[: text.find("\n")] if "\n" in text else text  # (the first line, no copy of the others)
     columns = _columns(header.split(",") if header else [], id_column, name)
     width, position = len(columns), columns.index(id_column)
     count = np.diff(breaks)  # the cells of each line after the header (its commas + 1)
@@ -523,12 +594,11 @@ def _split_plain(text: str, id_column: str, name: str, data: bytes | None = None
         )  # fmt: skip
         return list(map(str.strip, found)) if stripped else found
 
-    edges = np.r_[separators, encoded.size]
     keys = None
     starts, ends = edges[firsts + position] + 1, edges[firsts + position + 1]
     if not stripped and (ends - starts).max(initial=0) <= MAX_KEY:
-        words, order = keys = _in_order(_cell_words(encoded, starts, ends))
-        if (ends == starts).any() or (words[order[1:]] == words[order[:-1]]).all(axis=1).any():
+        keys = _in_order(_cell_words(encoded, starts, ends))
+        if (ends == starts).any() or _repeats(keys[0]):
             keys = None  # (an id blank or twice: the row reader words it)
     return columns, records, ids, numbers, stop, (encoded, edges, firsts), keys
 

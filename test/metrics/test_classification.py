@@ -174,16 +174,17 @@ def test_brier_score_equals_scikit_learn_to_the_last_bit(seed):
 def test_balanced_accuracy_of_integer_labels_equals_scikit_learn_to_the_last_bit(seed):
     """Integer labels (ISIC's argmax classes, ``UNDECIDED`` among the predictions) are counted as
     ``balanced_accuracy_score`` counts them, not by it: equal bit for bit under fractional, whole and
-    zero row weights, scikit-learn as the oracle; all-zero weights remain its own error."""
+    zero row weights and none, scikit-learn as the oracle (labels spread wider than their count: sorted, not
+    counted); all-zero weights remain its own error."""
     from sklearn.metrics import balanced_accuracy_score
 
     from evaluation.metrics.classification import balanced_accuracy
 
     rng = np.random.default_rng(seed)
-    n, k = int(rng.integers(1, 400)), int(rng.integers(1, 10))
-    truth, predicted = rng.integers(0, k, n), rng.integers(-1, k, n)
-    for weights in (rng.random(n), rng.integers(0, 3, n).astype(float), (rng.random(n) * 1e3).round(3)):
-        if not weights.any():
+    n, k, spread = int(rng.integers(1, 400)), int(rng.integers(1, 10)), [1, 1000][seed % 2]
+    truth, predicted = rng.integers(0, k, n) * spread, rng.integers(-1, k, n) * spread
+    for weights in (None, rng.random(n), rng.integers(0, 3, n).astype(float), (rng.random(n) * 1e3).round(3)):
+        if weights is not None and not weights.any():
             continue
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

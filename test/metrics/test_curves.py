@@ -101,6 +101,23 @@ def test_areas_equal_scikit_learn(seed):
     assert _same(curves.auc(recall, precision), oracle.auc(recall, precision))  # (decreasing x)
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_counts_sorted_as_packed_numbers_equal_scikit_learn(seed):
+    """Unweighted counts from one sort of the scores' bits with each row's class packed in (``_ranked``: scores of
+    one sign within a power of two's range, e.g. probabilities): probabilities, negative scores, ties, one score; of
+    both signs or from -1e300 to 1e300, the argsort, the same counts."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 2000))
+    truth = rng.random(n) < 0.4
+    scores = [np.round(rng.dirichlet(np.ones(3), n)[:, 0], int(rng.integers(1, 7))), -(0.05 + rng.random(n)).round(2),
+              np.full(n, 0.25), rng.normal(size=n), rng.uniform(-1e300, 1e300, n)][seed % 5]  # fmt: skip
+    assert (curves._ranked(scores, truth) is None) == (seed % 5 >= 3)
+    _, fps, _, tps, thresholds = oracle.confusion_matrix_at_thresholds(truth, scores)
+    ours = curves.threshold_counts(truth, scores)
+    assert _same(ours[0], fps) and _same(ours[1], tps) and _same(ours[2], thresholds)
+    assert _same(curves.roc_auc_score(truth, scores), _quietly(oracle.roc_auc_score, truth, scores))
+
+
 def test_edge_cases_equal_scikit_learn():
     """One sample, no positive, no negative, every score tied, positives only zero-weighted."""
     cases = [

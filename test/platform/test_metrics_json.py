@@ -64,6 +64,7 @@ def standard(document):
         (lambda k: {"p": k} if k else {"q": 1}, False),  # keys that differ
         (lambda k: {"p": np.float64(k)}, False),
         (lambda k: {}, False),
+        (lambda k: {"note": "x" * 300 if k == 7 else "y"}, False),  # a text longer than LONGEST_TEXT
     ],
 )
 def test_a_large_per_case_section_written_by_columns_is_the_standard_encoders_bytes(entry, fast):
@@ -80,14 +81,21 @@ def test_a_large_per_case_section_written_by_columns_is_the_standard_encoders_by
     "cases",
     [
         ["c0", "c1", "c2"],  # plain ids: quoted around the texts
+        [f"case {k}" for k in range(40)],
+        ["c0", "c" * 300, "c2"],  # an id longer than LONGEST_TEXT: json.dumps
         ['a "quoted" id', "back\\slash", "é", "tab\there", "del\x7f", "%s"],  # ids the encoder escapes
     ],
 )
-def test_a_per_case_section_held_by_columns_is_the_standard_encoders_bytes(cases):
-    """``CaseColumns`` (a submission scored as columns): the bytes of the same section as dicts, at any size."""
+@pytest.mark.parametrize("laid", [2**20, 1, 300])  # bytes of entries laid out at a time: all, one, a few
+def test_a_per_case_section_held_by_columns_is_the_standard_encoders_bytes(cases, laid, monkeypatch):
+    """``CaseColumns`` (a submission scored as columns): the bytes of the same section as dicts, at any size, laid
+    out in pieces of any size."""
+    from evaluation.platform import metrics_json
     from evaluation.platform.metrics_json import CaseColumns
 
-    values = np.array([0.1, -0.0, 1e-05, 1e16, 2.5, 1 / 3][: len(cases)])
+    monkeypatch.setattr(metrics_json, "SECTION_BYTES", laid)
+    assert dumps({"case": CaseColumns([], {"p": np.array([])})}) == standard({"case": {}})
+    values = np.resize([0.1, -0.0, 1e-05, 1e16, 2.5, 1 / 3, 123456.789e-300], len(cases))
     rows = np.stack([values, values[::-1]], axis=1)
     for columns, inner in (
         ({"p": values, 'odd "key" %s': values[::-1].copy()}, {}),

@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 
 from evaluation.errors import SubmissionError
-from evaluation.platform.prediction_file import decimal_cells, read_prediction_table
+from evaluation.platform.prediction_file import decimal_cells, padded_texts, read_prediction_table
+
+
+def padded(rows: np.ndarray) -> list[str]:
+    """The texts of ``padded_cells`` rows (each row's bytes up to its NULs)."""
+    return [row.tobytes().rstrip(b"\0").decode("ascii") for row in rows.view(np.uint8)]
 
 
 def test_the_first_header_column_that_repeats_is_named(tmp_path):
@@ -83,11 +88,34 @@ def test_a_number_columns_texts_are_its_floats_repr_its_own_cells_where_they_are
     table = read_prediction_table(path, "case", 10.0)
     assert table.numbers("p").tolist() == list(map(float, cells))
     order = rng.permutation(len(cells))
-    assert table.texts("p", order) == [repr(float(cells[k])) for k in order]
+    assert padded(table.texts("p", order)) == [repr(float(cells[k])) for k in order]
     kept = table.rows._read["p"][1] > 0  # (a rule on the safe side: at most 15 digits written, "0.000" counted)
     assert kept[: len(written)].all()
     own = [cell for cell, kept in zip(others, kept[len(written) :], strict=True) if kept]
     assert own == ["0.50", "-2.50", "0.0", "-0.0", "0.0001"]
+
+
+def test_padded_texts_are_their_bytes_padded_with_nuls_to_words():
+    """``padded_texts`` (``padded_cells``): a row of 8-byte words per text, its bytes then NULs; none: no row."""
+    texts = ["", "a", "abcdefgh", "abcdefghi", '"x"', "0.1234567890123456"]
+    rows = padded_texts(texts)
+    assert rows.shape == (6, 3) and padded(rows) == texts
+    assert rows.view(np.uint8)[3].tobytes() == b"abcdefghi" + b"\0" * 15
+    assert padded_texts([]).shape == (0, 0) and padded_texts([""]).shape == (1, 0)
+
+
+@pytest.mark.parametrize("prefix", ["", "ISIC_00", "a_common_prefix_longer_than_a_word_"])
+def test_ids_as_words_sort_as_their_bytes(prefix):
+    """``_in_order``: the rows of ids' words sorted as the ids' bytes are, the bits they share left out (one
+    number when the rest fits in 63 bits, else ``np.lexsort``), repeats side by side."""
+    from evaluation.platform.prediction_file import _big_endian, _in_order
+
+    rng = np.random.default_rng(len(prefix))
+    for alphabet, size in (("0123456789", 6), ("ab", 30), ("0123456789abcdefXYZ_-", 12)):
+        ids = [prefix + "".join(rng.choice(list(alphabet), int(rng.integers(1, size)))) for _ in range(500)]
+        words = _big_endian(padded_texts(ids))
+        ordered, order = _in_order(words)
+        assert [ids[k] for k in order] == sorted(ids) and (ordered == words[order]).all()
 
 
 def test_ids_read_as_words_match_cases_and_find_a_repeat_past_their_first_eight_bytes(tmp_path):
@@ -127,4 +155,5 @@ def test_a_file_with_a_bom_and_other_than_ascii_is_read_from_its_own_bytes(tmp_p
         table = read_prediction_table(path, "cäsé", 1.0)
         assert [(case, row.line, row.values) for case, row in table.rows.items()] == [
             ("é", 2, ("é", "x", "0.5")), ("b", 3, ("b", "y", "-2.25"))]  # fmt: skip
-        assert table.numbers("p").tolist() == [0.5, -2.25] and table.texts("p", np.array([1, 0])) == ["-2.25", "0.5"]
+        assert table.numbers("p").tolist() == [0.5, -2.25]
+        assert padded(table.texts("p", np.array([1, 0]))) == ["-2.25", "0.5"]
