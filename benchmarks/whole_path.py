@@ -13,16 +13,15 @@ floor process, same run (issue 30: the core benchmarks time the metrics; this on
 
 Each process is timed best of ``--repeats``, ours and the floor in turn, in wall seconds and in CPU seconds
 (user + system of the whole process tree, which a load on the shared machine moves far less). Goals: per case
-<= 2x the floor and the 9-case run <= 2.5x; per row <= 2x pandas. Measured (27 Nov, ``--csv-only --full``, four
-runs each in turn with one of the main branch's, a load of 0.9-1.0): the probabilities phase per row 0.93-2.44x
-pandas (wall), 0.83-2.33x (CPU): ours 1.4-1.9 us a row, pandas' difference 0.6-1.7 us (the runs above 2x: 0.6 us);
-main's 1.33-3.05x / 1.33-3.18x (2.7-3.6 us a row); the CSV sketch 0.61-0.82x / 0.55-0.78x, main's 1.17-1.38x /
-1.25-1.41x (docs/benchmarks.md). ``--against DIR``: another checkout of the
+<= 2x the floor and the 9-case run <= 2.5x; per row <= 2x pandas. ``--full`` gives the probabilities phase the
+sketch's row counts and every process nine runs: at 25,000 and 125,000 rows, best of 3, pandas' difference of two
+processes (each with its 0.35 s import) moved from 0.5 to 2.4 us a row between runs, ours stayed at 1.4-2.1 us
+(docs/benchmarks.md has the figures). ``--against DIR``: another checkout of the
 project (e.g. the main branch before a change) runs each prediction-file phase on the same input, from its own
 folder, and its metrics.json must be byte for byte ours (the run stops otherwise).
 
 Usage: .venv/bin/python benchmarks/whole_path.py [--cases 3 9] [--shape 200 512 512] [--rows 50000 250000]
-       [--probability-rows 25000 125000] [--full] [--csv-only] (the prediction-file phases alone)
+       [--probability-rows 50000 250000] [--full] [--csv-only] (the prediction-file phases alone)
        [--against /path/to/other/checkout]
 """
 
@@ -248,8 +247,8 @@ def main() -> None:
             "cases": (3, 9),
             "shape": (200, 512, 512),
             "rows": (50000, 250000),
-            "probability_rows": (25000, 125000),
-            "repeats": 3,
+            "probability_rows": (50000, 250000),
+            "repeats": 9,
         },
     )
     with tempfile.TemporaryDirectory() as scratch:
