@@ -19,9 +19,9 @@ subprocess from the same files:
   the best times, the median of the runs' ratios, the same in CPU seconds of each process, and whether the two
   metrics.json are byte-identical. Both trees run as the environment says: with ``PYTHONDONTWRITEBYTECODE=1``
   each start compiles every module it imports (the image compiles the project once, ``compileall``: set
-  ``PYTHONPYCACHEPREFIX`` to a scratch folder and unset it to measure that). At issue 29's close (27 Nov, compiled
-  bytecode, 1,000 iterations, best of 9): 1.08-1.10x in wall seconds, 1.08-1.11x in CPU seconds in three runs,
-  1.05-1.12x over eight (1.15-1.19x before that stop's start-up changes, the same session; docs/benchmarks.md).
+  ``PYTHONPYCACHEPREFIX`` to a scratch folder and unset it to measure that). 27 Nov, compiled bytecode, 1,000
+  iterations: 1.07-1.11x in three runs of best of 15 (1.02-1.15x in five of best of 9: a single run moves about 5%
+  on this machine), 1.08-1.12x before that stop's start-up changes (docs/benchmarks.md).
 
 Prints the wall times and ratios (each side's best of ``--repeat``), the bootstrap-only times (the pure
 function in this process, the reference's loop as timed inside its script) and checks the 13 numbers agree
