@@ -12,11 +12,13 @@ floor process, same run (issue 30: the core benchmarks time the metrics; this on
   beside the floor's.
 
 Each process is timed best of ``--repeats``, ours and the floor in turn, in wall seconds and in CPU seconds
-(user + system of the whole process tree, which a load on the shared machine moves far less). Goals: per case
-<= 2x the floor and the 9-case run <= 2.5x; per row <= 2x pandas. ``--full`` gives the probabilities phase the
-sketch's row counts and every process nine runs: at 25,000 and 125,000 rows, best of 3, pandas' difference of two
-processes (each with its 0.35 s import) moved from 0.5 to 2.4 us a row between runs, ours stayed at 1.4-2.1 us
-(docs/benchmarks.md has the figures). ``--against DIR``: another checkout of the
+(user + system of the whole process tree, which a load on the shared machine moves far less). Per case or row,
+ours is the difference of its two whole processes; the floor's is the difference of its reads as the floor
+process times them itself (its import excluded: pandas' took 0.25-0.39 s from run to run, and at 25,000 and
+125,000 rows, best of 3, the difference of its two whole processes moved from 0.5 to 2.4 us a row while its reads
+stayed at 1.3 us). Goals: per case <= 2x the floor and the 9-case run <= 2.5x; per row <= 2x pandas. ``--full``:
+both prediction-file phases at 50,000 and 250,000 rows, every process best of 9 (docs/benchmarks.md has the
+figures). ``--against DIR``: another checkout of the
 project (e.g. the main branch before a change) runs each prediction-file phase on the same input, from its own
 folder, and its metrics.json must be byte for byte ours (the run stops otherwise).
 
@@ -46,15 +48,20 @@ sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
 from segmentation_read_floor import KITS_SPACING, kits_case  # noqa: E402
 
-FLOOR_READ_IMAGES = """
-import sys, SimpleITK as sitk
+READS = "reads"  # the floor's last line: "reads <wall seconds> <CPU seconds>" of its reads alone, in process
+FLOOR_READ_IMAGES = f"""
+import sys, time, SimpleITK as sitk
+wall, cpu = time.perf_counter(), time.process_time()
 for path in sys.argv[1:]:
     sitk.GetArrayViewFromImage(sitk.ReadImage(path))
+print("{READS}", time.perf_counter() - wall, time.process_time() - cpu)
 """
-FLOOR_READ_CSVS = """
-import sys, pandas as pd
+FLOOR_READ_CSVS = f"""
+import sys, time, pandas as pd
+wall, cpu = time.perf_counter(), time.process_time()
 for path in sys.argv[1:]:
     pd.read_csv(path, dtype=str)
+print("{READS}", time.perf_counter() - wall, time.process_time() - cpu)
 """
 CSV_DECLARATION = """
 name = "csv-sketch"
@@ -84,23 +91,25 @@ score = "aggregates.auroc"
 """
 
 
-def timed(command: list[str], root: Path = REPO) -> tuple[float, float]:
+def timed(command: list[str], root: Path = REPO) -> tuple[float, ...]:
     """The wall time and the CPU time (user + system of it and its children) of ``command`` run in ``root``
-    (exit 0 required)."""
+    (exit 0 required), and a floor's own times of its reads when it prints them (``READS``)."""
     before, start = os.times(), time.perf_counter()
     run = subprocess.run(command, cwd=root, capture_output=True, text=True)
     wall, after = time.perf_counter() - start, os.times()
     if run.returncode != 0:
         raise SystemExit(f"{command[:4]} failed: {run.stderr.strip().splitlines()[-1:]}")
-    return wall, after.children_user + after.children_system - before.children_user - before.children_system
+    cpu = after.children_user + after.children_system - before.children_user - before.children_system
+    last = (run.stdout.strip().splitlines() or [""])[-1].split()
+    return (wall, cpu, *map(float, last[1:])) if last[:1] == [READS] else (wall, cpu)
 
 
-def in_turn(*commands: list[str], repeats: int, roots: Sequence[Path] = ()) -> list[tuple[float, float]]:
-    """Each command best of ``repeats`` (wall, CPU), the commands run in turn so that a load hits them all;
-    command k in ``roots[k]`` (a checkout of the project; default this one)."""
+def in_turn(*commands: list[str], repeats: int, roots: Sequence[Path] = ()) -> list[tuple[float, ...]]:
+    """Each command best of ``repeats`` (wall, CPU; a floor's: also of its reads, ``timed``), the commands run in
+    turn so that a load hits them all; command k in ``roots[k]`` (a checkout of the project; default this one)."""
     places = [*roots, *[REPO] * (len(commands) - len(roots))]
     times = [[timed(command, root) for command, root in zip(commands, places, strict=True)] for _ in range(repeats)]
-    return [(min(t[k][0] for t in times), min(t[k][1] for t in times)) for k in range(len(commands))]
+    return [tuple(map(min, zip(*(t[k] for t in times), strict=True))) for k in range(len(commands))]
 
 
 def same_bytes(command: list[str], folder: Path, other: Path) -> None:
@@ -211,16 +220,19 @@ def probability_inputs(folder: Path, rows: int, one_hot: bool = True) -> tuple[P
 
 
 def report(what: str, unit: str, counts: tuple[int, int], ours: list, floor: list, goals) -> None:
-    """Per ``unit`` (the difference of the two counts) and the larger count's whole process, against the floor,
-    in wall seconds then in CPU seconds (``ours`` and ``floor``: a (wall, CPU) pair per count)."""
+    """Per ``unit`` (the difference of the two counts: ours of its whole processes, the floor's of its reads as
+    it times them, which its import, e.g. pandas' 0.25-0.39 s, does not move) and the larger count's whole
+    process, against the floor, in wall seconds then in CPU seconds (``ours``: a (wall, CPU) pair per count;
+    ``floor``: its process's pair and its reads' pair)."""
     small, large = counts
     print(f"{what}: {small} and {large} {unit}s")
     for k, clock in enumerate(("wall", "CPU")):
         mine, theirs = [t[k] for t in ours], [t[k] for t in floor]
-        per, floor_per = ((t[1] - t[0]) / (large - small) for t in (mine, theirs))
+        per = (mine[1] - mine[0]) / (large - small)
+        floor_per = (floor[1][2 + k] - floor[0][2 + k]) / (large - small)
         ratio = f"{per / floor_per:.2f}x" if floor_per > 0 else "no ratio (the floor's difference is within its noise)"
         print(f"  {clock}: ours {mine[0]:.2f} s / {mine[1]:.2f} s, floor {theirs[0]:.2f} s / {theirs[1]:.2f} s; "
-              f"per {unit} ours {per * 1e3:.4f} ms, floor {floor_per * 1e3:.4f} ms: {ratio} "
+              f"per {unit} ours {per * 1e3:.4f} ms, floor {floor_per * 1e3:.4f} ms (its reads): {ratio} "
               f"(goal {goals[0]}x); whole process at {large} {unit}s {mine[1] / max(theirs[1], 1e-9):.2f}x the floor's "
               f"(fixed cost about {mine[1] - per * large:.2f} s; goal {goals[1]})")  # fmt: skip
 
