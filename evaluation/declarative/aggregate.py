@@ -101,14 +101,14 @@ def aggregate_metrics(
             cases = _scored(output, reference.cases, results)
             values, resamples = _case_set_metric(metric, output, cases, results, reference, settings, per_case)
         for _, _, key in metric_keys(metric):
-            computed[f"{metric.group}.{key}" if metric.group else key] = (values[key], resamples[key])
-            made_by[f"{metric.group}.{key}" if metric.group else key] = metric
+            computed[metric.path(key)] = (values[key], resamples[key])
+            made_by[metric.path(key)] = metric
     for metric, form, key in _written(declaration):
         target = aggregates.setdefault(metric.group, {}) if metric.group else aggregates
-        value, resamples_of_key = computed[f"{metric.group}.{key}" if metric.group else key]
+        value, resamples_of_key = computed[metric.path(key)]
         target[key] = value
         if metric.bootstrap and form not in COUNT_FORMS:
-            path = f"{metric.group}.{key}" if metric.group else key
+            path = metric.path(key)
             low, high = intervals[path] if path in intervals else percentile_interval(resamples_of_key, level)
             target[f"{key}_ci_low"], target[f"{key}_ci_high"] = low, high
     for metric, found in by_group:  # each group's value beside the combined one
@@ -321,7 +321,7 @@ def _segmentation_metric(
                         f"No reference case has the label '{label}': aggregates.{key} (mean over positives) is "
                         "undefined."
                     )
-            path = f"{metric.group}.{key}" if metric.group else key
+            path = metric.path(key)
             counted[path] = int(np.count_nonzero(np.isfinite(averaged)))
             arguments = (metric, form, averaged, counts, inter * scale, (ref + pred) * scale)
             values[key] = float(_form(*arguments, None)) if cases else float("nan")
@@ -515,7 +515,7 @@ def _hit_radius_metric(
     if legacy:
         found = measures.legacy_bootstrap(scans, params, settings["bootstrap_resamples"], settings["seed"], level)
         for key, bounds in zip(keys, found, strict=True):
-            intervals[f"{metric.group}.{key}" if metric.group else key] = bounds
+            intervals[metric.path(key)] = bounds
     return values, resamples
 
 

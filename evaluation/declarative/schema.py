@@ -213,6 +213,10 @@ class MetricSpec:
         """The aggregate key of one label and form (value metrics: label "" and form "value")."""
         return dict(self.keys)[form].format(name=self.name, label=label, form=form)
 
+    def path(self, key: str) -> str:
+        """Where its aggregate ``key`` goes under ``aggregates``: ``group.key`` in a group, else ``key``."""
+        return f"{self.group}.{key}" if self.group else key
+
     def per_case_key(self, label: str) -> str:
         return self.case_key.format(name=self.name, label=label)
 
@@ -479,7 +483,7 @@ class Declaration:
         keys = []
         for metric in self.metrics:
             for _, form, key in metric_keys(metric):
-                path = f"{metric.group}.{key}" if metric.group else key
+                path = metric.path(key)
                 keys.append(path)
                 if metric.bootstrap and form not in COUNT_FORMS:
                     keys += [f"{path}_ci_low", f"{path}_ci_high"]
@@ -887,12 +891,12 @@ def _report(
                 "missing", f"false needs missing = 'error' on every output ({loose.slug!r} has {loose.missing!r})"
             )
     means = {
-        f"{m.group}.{key}" if m.group else key: (m, label)
+        m.path(key): (m, label)
         for m in metrics
         for label, form, key in metric_keys(m)
         if form == "mean" and m.metric in SEGMENTATION_METRICS
     }
-    written = [f"{m.group}.{key}" if m.group else key for m in metrics for _, _, key in metric_keys(m)]
+    written = [m.path(key) for m in metrics for _, _, key in metric_keys(m)]
     counts = table.get("counts", dict, {})
     for key, counted in counts.items():
         if not KEY.fullmatch(key) or key in written:
@@ -1389,8 +1393,8 @@ def parse_data(data: Mapping[str, Any], file: str, check_options: bool = True, f
     for table in top.items("metrics"):
         metrics.append(_metric(table, outputs, earlier, folder))
         for _, _, key in metric_keys(metrics[-1]):
-            earlier[f"{metrics[-1].group}.{key}" if metrics[-1].group else key] = metrics[-1]
-    names = [f"{m.group}.{key}" if m.group else key for m in metrics for _, _, key in metric_keys(m)]
+            earlier[metrics[-1].path(key)] = metrics[-1]
+    names = [m.path(key) for m in metrics for _, _, key in metric_keys(m)]
     counts = Counter(names)
     duplicate = next((key for key in names if counts[key] > 1), None)
     if duplicate:
