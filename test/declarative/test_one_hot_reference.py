@@ -9,6 +9,7 @@ where the definitions coincide) to 1e-9; every bad ground truth fails with its e
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -302,6 +303,41 @@ def test_a_bad_one_hot_truth_is_one_line_without_a_cell(tmp_path, evaluate_cli, 
     assert (run.exit_code, run.last_error_line) == (1, message)
     assert not run.wrote_metrics and "Traceback" not in run.stderr + run.stdout
     assert "0.5" not in run.stderr  # a bad cell's text is never shown
+
+
+UNPARSED = "The ISIC ground truth truth.csv cannot be parsed as UTF-8 CSV ({}): fix it in the phase's ground truth."
+TRUTH_FILES = {  # truth.csv replaced by: what the whole-file reader (``reference._ascii_rows``) or its checks say
+    "a FIFO": (lambda path: os.mkfifo(path), "The ISIC ground truth has no truth.csv."),
+    "a folder": (lambda path: path.mkdir(), "The ISIC ground truth has no truth.csv."),
+    "empty": (lambda path: path.write_bytes(b""), UNPARSED.format("EmptyDataError")),
+    "a line break": (
+        lambda path: path.write_bytes(b"\n"),
+        f"truth.csv lacks the column(s) image, {', '.join(CLASSES)}.",
+    ),
+    "not UTF-8": (
+        lambda path: path.write_bytes(path.read_bytes() + b"ISIC_9,\xff\n"),
+        UNPARSED.format("UnicodeDecodeError"),
+    ),
+    "a row too long": (
+        lambda path: path.write_bytes(path.read_bytes() + b"ISIC_9" + b",0" * 9 + b"\n"),
+        UNPARSED.format("ParserError"),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(TRUTH_FILES))
+def test_a_truth_file_that_is_no_csv_is_one_line(tmp_path, evaluate_cli, name):
+    """The reference CSV read whole from its bytes: a file that is not a regular CSV is the organizer's one line,
+    never a hang (a FIFO is not opened), a traceback or a metrics.json."""
+    make, message = TRUTH_FILES[name]
+    toml, ground_truth, input_dir = phase(tmp_path, one_hot_lines(), NAMED)
+    path = ground_truth / "truth.csv"
+    if name in ("a FIFO", "a folder"):
+        path.unlink()
+    make(path)
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    assert (run.exit_code, run.last_error_line) == (1, message)
+    assert not run.wrote_metrics and "Traceback" not in run.stderr + run.stdout
 
 
 OUTPUT = 'slug = "diagnosis"\nkind = "probabilities"\nclasses = ["MEL", "NV", "BCC"]\nreference = "truth.csv"'
