@@ -105,7 +105,7 @@ def grouped_curve_metrics(
     if block is None:
         block = max(1, _BLOCK_ELEMENTS // (3 * tables.positives.shape[1] + 1))
     parts = [
-        _curve_block(_counts(weights[start : start + block].astype(dtype), tables), recall, method)
+        _curve_block(*_counts(weights[start : start + block].astype(dtype), tables), recall, method)
         for start in range(0, weights.shape[0], block)
     ]
     return CurveMetrics(*(np.concatenate([part[k] for part in parts]) for k in range(3)))
@@ -150,13 +150,14 @@ def _count_tables(labels: np.ndarray, scores: np.ndarray, group: np.ndarray, n_g
     return _Tables(positive_groups, positives, negative_groups, negatives, tied_groups, tied_counts)
 
 
-def _counts(weights: np.ndarray, tables: _Tables) -> np.ndarray:
-    """Per weight row: TP (K columns), FA (K), negatives strictly above each score (K) and all (1)."""
+def _counts(weights: np.ndarray, tables: _Tables) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per weight row, in float64: TP, FA and the negatives strictly above each score (K columns each), and all
+    the negatives (FA and the total are views of one product: no stacked copy of the counts)."""
     tps = weights[:, tables.positive_groups] @ tables.positives.astype(weights.dtype)
-    negatives = weights[:, tables.negative_groups] @ tables.negatives.astype(weights.dtype)
+    negatives = (weights[:, tables.negative_groups] @ tables.negatives.astype(weights.dtype)).astype(float)
     tied = weights[:, tables.tied_groups] @ tables.tied.astype(weights.dtype)
     k = tps.shape[1]
-    return np.hstack([tps, negatives[:, :k], negatives[:, :k] - tied, negatives[:, k:]])
+    return tps.astype(float), negatives[:, :k], negatives[:, :k] - tied, negatives[:, k]
 
 
 def _precision(tp: np.ndarray, fp: np.ndarray) -> np.ndarray:
@@ -165,22 +166,22 @@ def _precision(tp: np.ndarray, fp: np.ndarray) -> np.ndarray:
     return np.where(predicted > 0, tp / np.where(predicted > 0, predicted, 1.0), 1.0)
 
 
-def _curve_block(counts: np.ndarray, recall: float, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The metrics from per-row counts laid out as :func:`_counts` returns them."""
-    k = (counts.shape[1] - 1) // 3
-    counts = counts.astype(float)
-    tps, fa, fb = counts[:, :k], counts[:, k : 2 * k], counts[:, 2 * k :]
-    n_pos, n_neg = tps[:, -1] if k else np.zeros(counts.shape[0]), fb[:, -1]
+def _curve_block(
+    tps: np.ndarray, fa: np.ndarray, fb: np.ndarray, n_neg: np.ndarray, recall: float, method: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The metrics from per-row counts as :func:`_counts` returns them."""
+    k = tps.shape[1]
+    n_pos = tps[:, -1] if k else np.zeros(tps.shape[0])
     with np.errstate(divide="ignore", invalid="ignore"):
         steps = np.diff(tps, axis=1, prepend=0.0)
         # each new positive: the negatives below it, ties half: (2N - FA - FB) / 2
-        auroc = np.sum(steps * (2.0 * n_neg[:, None] - fa - fb[:, :k]), axis=1) / (2.0 * n_pos * n_neg)
+        auroc = np.sum(steps * (2.0 * n_neg[:, None] - fa - fb), axis=1) / (2.0 * n_pos * n_neg)
         recalls = tps / n_pos[:, None]
         precision = _precision(tps, fa)
         auprc = np.sum(np.diff(recalls, axis=1, prepend=0.0) * precision, axis=1)
         if method == "interp" and k:
             # np.interp takes the last curve point with recall <= target, (TP_j, FB_j+1), and the next one
-            rows = np.arange(counts.shape[0])
+            rows = np.arange(tps.shape[0])
             last = np.count_nonzero(recalls <= recall, axis=1) - 1
             below = np.where(last >= 0, tps[rows, np.maximum(last, 0)], 0.0)
             xp = np.stack([np.where(last >= 0, recalls[rows, np.maximum(last, 0)], 0.0), recalls[rows, last + 1]], 1)
