@@ -120,9 +120,14 @@ def contained_in(resolved_root: str, relative: str | Path, case: str | None = No
         candidate = os.path.realpath(os.path.join(resolved_root, relative))
     except ValueError:  # an embedded NUL byte
         raise SubmissionError(f"the output path {str(relative)!r} is not a valid file name.", case) from None
-    if candidate != resolved_root and not candidate.startswith(os.path.join(resolved_root, "")):
+    if not below(resolved_root, candidate):
         raise SubmissionError(f"the output path '{relative}' points outside the input folder.", case)
     return candidate
+
+
+def below(resolved_root: str, resolved: str) -> bool:
+    """Whether the resolved path ``resolved`` is ``resolved_root`` or inside it (both ``os.path.realpath``'s text)."""
+    return resolved == resolved_root or resolved.startswith(os.path.join(resolved_root, ""))
 
 
 def regular_size(path: Path, what: str, case: str | None = None, max_bytes: int | None = None) -> int:

@@ -21,7 +21,7 @@ import stat
 from pathlib import Path
 
 from evaluation.errors import ConfigurationError, SubmissionError
-from evaluation.platform.files import FILE_KINDS, image_data_files, read_bytes
+from evaluation.platform.files import FILE_KINDS, below, image_data_files, read_bytes
 
 PLATFORM_GROUND_TRUTH = Path("/opt/ml/input/data/ground_truth")
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
@@ -67,7 +67,7 @@ def inside(root: Path, path: Path) -> Path:
     """``path`` (below ``root``, the ground-truth folder already resolved: ``os.path.realpath``) with every link
     followed, when that stays inside ``root``; else the organizer's error naming it. Nothing is opened."""
     resolved = os.path.realpath(path)
-    if not resolved.startswith(os.path.join(root, "")):
+    if not below(str(root), resolved):
         raise ConfigurationError(f"The ground truth's {_shown(root, path)} links outside the ground-truth folder.")
     return Path(resolved)
 
@@ -86,7 +86,7 @@ def image_file(root: Path, path: Path) -> None:
     shown = _shown(root, path)
     try:
         named = image_data_files(path, inside(root, path), f"The ground truth's {shown}")
-        outside = any(not os.path.realpath(data).startswith(os.path.join(root, "")) for data in named)
+        outside = any(not below(str(root), os.path.realpath(data)) for data in named)
     except ValueError:  # (a pattern that cannot be expanded, a NUL in a name)
         raise ConfigurationError(f"The ground truth's {shown} names its data files in a way this engine cannot "
                                  "check.") from None  # fmt: skip
@@ -106,4 +106,4 @@ def image_file(root: Path, path: Path) -> None:
 
 def _shown(root: Path, path: Path) -> str:
     """``path`` as the ground truth names it (relative to ``root``)."""
-    return path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
+    return path.relative_to(root).as_posix()
