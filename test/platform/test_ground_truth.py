@@ -17,6 +17,7 @@ from test_hostile import (
     _audited,
     _kits_case,
     _last_line,
+    digestpath1,
     fifo,
     hecktor,
     isic,
@@ -125,6 +126,9 @@ GROUND_TRUTH_FILES = {  # (challenge, build, change, the last line; None: the ru
     "a per-case JSON is a FIFO": ("midog2021", _midog, _fifo("points/001.json"),
                                   "job 0f4ea9d0-85ab-467b-8022-08891fbea22b is for '001', which is not in the "
                                   "reference."),  # (a FIFO is no case's file: the job has no reference case)
+    "a boxes document links outside": ("digestpath2019-task1", digestpath1, _moved("boxes.json", "outside"),
+                                       f"The ground truth's boxes.json {LEAVES}"),
+    "a boxes document links inside": ("digestpath2019-task1", digestpath1, _moved("boxes.json", "inside"), None),
     "a label image links outside": (HECKTOR, hecktor(HECKTOR), _moved("labels/P1.mha", "outside"),
                                     f"The ground truth's labels/P1.mha {LEAVES}"),
     "a label image links inside": (HECKTOR, hecktor(HECKTOR), _moved("labels/P1.mha", "inside"), None),
