@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import csv
 import glob
+import io
 import json
 import math
+import os
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence, ValuesView
 from dataclasses import dataclass, field
@@ -27,6 +29,7 @@ from evaluation.declarative.schema import BINARY_REFERENCE_METRICS, Cases, Decla
 from evaluation.errors import ConfigurationError, SubmissionError
 from evaluation.platform.detections import point_names, point_numbers
 from evaluation.platform.files import read_bytes
+from evaluation.platform.ground_truth import image_file, inside, read_file
 from evaluation.platform.matching import stem
 from evaluation.platform.prediction_file import (
     cell_texts,
@@ -139,8 +142,9 @@ def _listed_stacks(
         raise ConfigurationError(f"{named} has no {cases.stacks}.")
     stacks: dict[str, tuple[str, ...]] = {}
     columns: dict[str, list[Any]] = {name: [] for name in needed}
+    data = read_file(ground_truth, path)
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = json.loads(data.decode("utf-8"))
         key = cases.frame_order
         for stack, frames in sorted(document.items()):
             ordered = sorted(frames, key=lambda record: int(record[key]))
@@ -158,12 +162,13 @@ def _listed_stacks(
     return stacks, columns
 
 
-def _csv_rows(path: Path) -> tuple[list[str], Sequence[int], list[Sequence[str]]]:
+def _csv_rows(raw: bytes) -> tuple[list[str], Sequence[int], list[Sequence[str]]]:
     """The header, the rows' lines (1 = the header; a row with a quoted line break: its last line) and the
-    cells of each column of a UTF-8 CSV (a BOM allowed, blank lines skipped), strictly: no quote left open, every row
-    as many cells as the header (a short row is not a blank cell). A file without quotes, NULs or lone
-    carriage returns is split whole (each line a row); any other by the ``csv`` module, row by row."""
-    data = path.read_bytes()
+    cells of each column of a UTF-8 CSV (``raw``: its bytes; a BOM allowed, blank lines skipped), strictly: no
+    quote left open, every row as many cells as the header (a short row is not a blank cell). A file without
+    quotes, NULs or lone carriage returns is split whole (each line a row); any other by the ``csv`` module, row
+    by row."""
+    data = raw
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -189,7 +194,7 @@ def _csv_rows(path: Path) -> tuple[list[str], Sequence[int], list[Sequence[str]]
             raise ParserError()
         cells = ",".join(body).split(",") if body else []
         return header, numbers, [cells[k :: len(header)] for k in range(len(header))]
-    with path.open(newline="", encoding="utf-8-sig") as handle:
+    with io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8-sig", newline="") as handle:
         reader = csv.reader(handle, strict=True)
         try:
             header = next(reader, None)
@@ -408,7 +413,7 @@ def _csv_table(
     if not path.is_file():
         raise ConfigurationError(f"{named} has no {file}.")
     try:
-        header, lines, found = _csv_rows(path)
+        header, lines, found = _csv_rows(read_file(ground_truth, path))
     except (UnicodeDecodeError, csv.Error) as error:
         what = (
             f"{named} {file} cannot be parsed as UTF-8 CSV"
@@ -610,7 +615,9 @@ def _binary(declaration: Declaration, output: OutputSpec) -> bool:
 def load_declared_reference(ground_truth: Path, declaration: Declaration) -> DeclaredReference:
     """Every output's reference for the cases of the first output whose reference lists cases (a
     ``{case}`` pattern or a CSV column): the same cases everywhere; ``{stem}`` / ``.*`` patterns are
-    looked up case by case."""
+    looked up case by case. Every file is read below the ground-truth folder resolved once
+    (``platform.ground_truth``: nothing outside it is opened)."""
+    ground_truth = Path(os.path.realpath(ground_truth))
     files: dict[str, dict[str, Path]] = {}
     texts: dict[str, Mapping[str, str]] = {}
     classes: dict[str, dict[str, str | None]] = {}  # one-hot references: the class of each case (None: blank)
@@ -709,9 +716,14 @@ def load_declared_reference(ground_truth: Path, declaration: Declaration) -> Dec
         elif output.slug in documents:
             values[output.slug] = {c: _objects(documents[output.slug][c], c, output, "") for c in cases}
         elif output.type.objects:
-            values[output.slug] = {c: _reference_objects(files[output.slug][c], c, output) for c in cases}
+            values[output.slug] = {c: _reference_objects(ground_truth, files[output.slug][c], c, output)
+                                   for c in cases}  # fmt: skip
+        elif output.type.image:  # (read by a worker: checked here, where the ground truth is known)
+            for case in cases:
+                image_file(ground_truth, files[output.slug][case])
         if output.slug not in tables and {"reference_diameter", "reference_ignore"} & set(dict(output.options)):
-            findings[output.slug] = {c: _reference_findings(files[output.slug][c], c, output) for c in cases}
+            findings[output.slug] = {c: _reference_findings(ground_truth, files[output.slug][c], c, output)
+                                     for c in cases}  # fmt: skip
     groups = {m.name: _groups(ground_truth, declaration, m.groups, cases, m.name, tables_read)
               for m in declaration.metrics if m.groups}  # fmt: skip
     fields = {name: ByCase(framed, list(map(str, records[name]))) for name in declaration.cases.fields}
@@ -760,7 +772,7 @@ def _sample_weights(
             csv_file, _, column = text.partition(":")
             if metric.absent_weight is not None and csv_file not in headers:
                 read = tables.get(ground_truth / csv_file)
-                headers[csv_file] = read[0] if read else _csv_rows(ground_truth / csv_file)[0]
+                headers[csv_file] = read[0] if read else _csv_rows(read_file(ground_truth, ground_truth / csv_file))[0]
             absent = metric.absent_weight is not None and column not in headers[csv_file]
             rules = (text, absent and metric.absent_weight, metric.zero_weight, metric.sorted_weights)
             if rules in checked:  # (ISIC's five metrics weighed alike: checked once)
@@ -824,12 +836,13 @@ def _weight(cell: str) -> float:
         return math.nan
 
 
-def _reference_objects(path: Path, case: str, output: OutputSpec) -> np.ndarray:
+def _reference_objects(root: Path, path: Path, case: str, output: OutputSpec) -> np.ndarray:
     """A case's reference boxes (n, 4) or points (n, 3) from its JSON file (the platform's JSON, or
     [[x1, y1, x2, y2], ...] / [[x, y(, z)], ...]); a malformed file is the organizer's, named without its content."""
     kind = output.kind
     try:
-        document = parse_json_bytes(read_bytes(path, f"reference {kind}", case), f"reference {kind}", case)
+        data = read_bytes(inside(root, path), f"reference {kind}", case)
+        document = parse_json_bytes(data, f"reference {kind}", case)
     except SubmissionError as error:
         raise ConfigurationError(f"The reference {kind} of case {case} ({path.name}): {error}") from None
     return _objects(document, case, output, f" ({path.name})")
@@ -856,7 +869,7 @@ def _object_document(ground_truth: Path, output: OutputSpec) -> dict[str, Any]:
     if not path.is_file():
         raise ConfigurationError(f"The ground truth has no {name} (the reference {output.kind} of every case).")
     try:
-        data = read_bytes(path, what, None, None)  # the organizer's file: as large as the test set needs
+        data = read_bytes(inside(ground_truth, path), what, None, None)  # as large as the test set needs
         document = _faulted(fault, lambda: json.loads(data)) if fault else parse_json_bytes(data, what)
     except SubmissionError as error:
         raise ConfigurationError(str(error)) from None
@@ -884,10 +897,11 @@ def _voc_boxes(ground_truth: Path, name: str, fault: str | None) -> dict[str, An
     for file in files:
         what = f"The PASCAL VOC file {file.relative_to(ground_truth).as_posix()}"
         try:
-            image, boxes = _faulted(fault, partial(_voc_file, file, what)) if fault else _voc_file(file, what)
+            read = partial(_voc_file, inside(ground_truth, file), file.stem, what)
+            image, boxes = _faulted(fault, read) if fault else read()
         except (ValueError, TypeError, SyntaxError) as error:  # (ElementTree's ParseError is a SyntaxError)
             raise ConfigurationError(f"{what} cannot be read ({type(error).__name__}).") from None
-        except SubmissionError as error:  # (a link leaving the ground truth, a FIFO, ...)
+        except SubmissionError as error:  # (a FIFO, a device, ...)
             raise ConfigurationError(str(error)) from None
         if image in found:
             raise ConfigurationError(f"{what} names image {image} again.")
@@ -895,13 +909,14 @@ def _voc_boxes(ground_truth: Path, name: str, fault: str | None) -> dict[str, An
     return found
 
 
-def _voc_file(file: Path, what: str) -> tuple[str, list[list[float]]]:
-    """One PASCAL VOC file's image name and boxes."""
+def _voc_file(file: Path, stem: str, what: str) -> tuple[str, list[list[float]]]:
+    """One PASCAL VOC file's image name (``stem``: the name of the file the ground truth lists, when it names
+    none) and boxes (``file``: that file with its links followed)."""
     import xml.etree.ElementTree as ElementTree  # (only for PASCAL VOC references: not imported by every start)
 
     root = ElementTree.fromstring(read_bytes(file, what, None, None))
     boxes = [[float(box.findtext(tag)) for tag in ("xmin", "ymin", "xmax", "ymax")] for box in root.iter("bndbox")]
-    return root.findtext("filename") or file.stem, boxes
+    return root.findtext("filename") or stem, boxes
 
 
 def _point_rows(output: OutputSpec) -> bool:
@@ -954,8 +969,9 @@ def _table_rows(
     path = ground_truth / file
     if not path.is_file():
         raise ConfigurationError(f"The ground truth has no {file}.")
+    data = read_file(ground_truth, path)
     try:
-        with path.open(newline="", encoding="utf-8-sig") as handle:
+        with io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="") as handle:
             lines = [(n + 1, row) for n, row in enumerate(csv.reader(handle, strict=True)) if row]
     except (UnicodeDecodeError, csv.Error) as error:
         raise ConfigurationError(f"{file} cannot be parsed as UTF-8 CSV ({type(error).__name__}).") from None
@@ -972,12 +988,13 @@ def _table_rows(
     return [(line, row[places[0]].strip(), tuple(row[p].strip() for p in places[1:])) for line, row in lines[1:]]
 
 
-def _reference_findings(path: Path, case: str, output: OutputSpec) -> tuple[np.ndarray, np.ndarray]:
+def _reference_findings(root: Path, path: Path, case: str, output: OutputSpec) -> tuple[np.ndarray, np.ndarray]:
     """A case's reference points' diameters (under ``reference_diameter``; -1, an unknown size, where
     a point has none or none is declared) and ignored flags (named ``reference_ignore``)."""
     options = dict(output.options)
     try:
-        document = parse_json_bytes(read_bytes(path, "reference points", case), "reference points", case)
+        data = read_bytes(inside(root, path), "reference points", case)
+        document = parse_json_bytes(data, "reference points", case)
         count = len(output.type.parser(document, case, scored=False)[0])
         key = options.get("reference_diameter")
         diameters = point_numbers(document, key, case) if key else np.full(count, np.nan)

@@ -72,6 +72,7 @@ TIFF_MAX_PAGES = 2**16  # a mask or label volume has far fewer; more is a direct
 TIFF_MAX_ENTRIES = 2**16 - 1  # tags in one directory (classic TIFF's count is 16-bit; BigTIFF's is bounded so)
 TIFF_LAYOUTS = {False: ("H", 12, "I"), True: ("Q", 20, "Q")}  # BigTIFF? -> (entry count, entry size, offset)
 TIFF_INTEGERS = {3: "H", 4: "I", 16: "Q"}  # field type -> struct code: SHORT, LONG, LONG8
+MAX_DATA_FILES = 2**16  # the data files a detached image header may name by pattern (one a slice)
 TIFF_TAGS = {256: "width", 257: "height", 258: "bits", 262: "photometric", 277: "samples"}
 
 
@@ -119,9 +120,14 @@ def contained_in(resolved_root: str, relative: str | Path, case: str | None = No
         candidate = os.path.realpath(os.path.join(resolved_root, relative))
     except ValueError:  # an embedded NUL byte
         raise SubmissionError(f"the output path {str(relative)!r} is not a valid file name.", case) from None
-    if candidate != resolved_root and not candidate.startswith(os.path.join(resolved_root, "")):
+    if not below(resolved_root, candidate):
         raise SubmissionError(f"the output path '{relative}' points outside the input folder.", case)
     return candidate
+
+
+def below(resolved_root: str, resolved: str) -> bool:
+    """Whether the resolved path ``resolved`` is ``resolved_root`` or inside it (both ``os.path.realpath``'s text)."""
+    return resolved == resolved_root or resolved.startswith(os.path.join(resolved_root, ""))
 
 
 def regular_size(path: Path, what: str, case: str | None = None, max_bytes: int | None = None) -> int:
@@ -223,6 +229,48 @@ def _metaimage_header(head: bytes, what: str, case: str | None) -> tuple[dict[st
             fields["ElementDataFile"] = value.strip()
             return fields, position
         fields[key] = value.strip()
+
+
+def image_data_files(path: Path, opened: Path, what: str) -> list[str]:
+    """The other files ITK opens to read the image ``path`` (``opened``: it with its links followed, read here
+    without following one): a detached MetaImage or NRRD header's data files (``ElementDataFile`` / ``data
+    file``: one name, a ``LIST`` of names on the lines after it, or a numbered pattern ``name%03d.raw first last
+    step``; MetaIO's ``metaImage.cxx``, the NRRD format's "detached headers"), an Analyze / NIfTI ``.hdr``'s
+    ``.img``; a relative name is taken from the header's folder as ITK takes it (``path``'s, links not followed).
+    ``[]`` for a self-contained image or a header that does not parse (ITK then opens nothing else). A
+    ``ValueError``: a pattern that cannot be expanded (so not checked)."""
+    name, folder = path.name.lower(), path.parent
+    if name.endswith((".hdr", ".hdr.gz")):
+        base = str(path)[: -len(".hdr.gz") if name.endswith(".gz") else -len(".hdr")]
+        return [base + suffix for suffix in (".img", ".IMG", ".img.gz")]
+    if name.endswith((".mha", ".mhd")):
+        key = "elementdatafile"
+    elif name.endswith((".nrrd", ".nhdr")):
+        key = "data file"
+    else:
+        return []
+    with _open(opened, what, None) as stream:
+        head = stream.read(HEADER_BYTES).decode("latin-1")
+    lines = [line.partition("=" if key == "elementdatafile" else ":") for line in head.splitlines()]
+    number = next((n for n, (field, sep, _) in enumerate(lines) if sep and field.strip().lower() in
+                   (key, key.replace(" ", ""))), None)  # fmt: skip
+    value = "" if number is None else lines[number][2].strip()
+    if value.upper() == "LOCAL" or not value:
+        return []
+    if value.upper().startswith("LIST"):
+        named = ["".join(line).strip() for line in lines[number + 1 :] if "".join(line).strip()]
+    elif "%" in value:
+        pattern, *numbers = value.split()
+        first, last, step = (int(n) for n in numbers[:3]) if len(numbers) >= 3 else (0, -1, 0)
+        if step == 0 or abs((last - first) // step) >= MAX_DATA_FILES:
+            raise ValueError(value)
+        try:
+            named = [pattern % index for index in range(first, last + (1 if step > 0 else -1), step)]
+        except TypeError:  # (a pattern of two numbers, or none that takes one)
+            raise ValueError(value) from None
+    else:
+        named = [value]
+    return [os.path.join(folder, data) for data in named]
 
 
 def _metaimage_bytes(path: Path, size: int, what: str, case: str | None) -> int:

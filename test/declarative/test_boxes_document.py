@@ -96,6 +96,31 @@ def test_without_the_document_pascal_voc_files_give_the_boxes(tmp_path, evaluate
     assert run.last_error_line == "The ground truth has no boxes.json and no PASCAL VOC XML file."
 
 
+@pytest.mark.parametrize("where", ["inside", "outside"])
+def test_a_pascal_voc_file_is_read_inside_the_ground_truth_only(tmp_path, evaluate_cli, where):
+    """A VOC file linked within the ground truth is read (named by the link's stem); one linked outside it is the
+    organizer's one line, never opened (platform/ground_truth.py)."""
+    toml, ground_truth, input_dir = document_case(tmp_path / "voc")
+    toml.write_text(VOC)
+    (ground_truth / "boxes.json").unlink()
+    (ground_truth / "annotations").mkdir()
+    store = tmp_path / "store" if where == "outside" else ground_truth / "store"
+    store.mkdir()
+    for case, rows in REFERENCE_BOXES.items():
+        boxes = "".join(f"<object><bndbox><xmin>{a}</xmin><ymin>{b}</ymin><xmax>{c}</xmax><ymax>{d}</ymax></bndbox>"
+                        "</object>" for a, b, c, d in rows)  # fmt: skip
+        (store / f"kept-{case}.txt").write_text(f"<annotation>{boxes}</annotation>")
+        (ground_truth / "annotations" / f"{case}.xml").symlink_to(store / f"kept-{case}.txt")
+    run = evaluate_cli(str(toml), input_dir, ground_truth=ground_truth)
+    if where == "inside":
+        assert run.exit_code == 0, run.stderr
+        assert list(run.metrics["case"]) == list(REFERENCE_BOXES)
+    else:
+        first = next(iter(REFERENCE_BOXES))
+        line = f"The ground truth's annotations/{first}.xml links outside the ground-truth folder."
+        assert (run.exit_code, run.wrote_metrics, run.last_error_line) == (1, False, line)
+
+
 @pytest.mark.parametrize("key", ["reference_voc = true", 'reference_fault = "bad ({problem})"'])
 def test_voc_and_fault_need_one_document(key):
     text = DETECTION.replace('reference = "boxes/{case}.json"', f'reference = "boxes/{{case}}.json"\n{key}')

@@ -183,3 +183,33 @@ def test_an_uncompressed_nifti_must_hold_its_voxels_after_vox_offset(tmp_path):
     with pytest.raises(SubmissionError, match=r"^the image could not be read: its header declares 4 bytes of voxel "
                        r"data but the file holds 2\.$"):  # fmt: skip
         files.check_image_file(tmp_path / "cut.nii", "the image")
+
+
+@pytest.mark.parametrize(
+    ("name", "header", "named"),
+    [
+        ("a.mha", "NDims = 1\nElementDataFile = LOCAL\n\0\1", []),
+        ("a.mhd", "NDims = 1\nElementDataFile = a.raw\n", ["a.raw"]),
+        ("a.mhd", "NDims = 1\nelementdatafile = /abs/a.raw\n", ["/abs/a.raw"]),
+        ("a.mhd", "NDims = 3\nElementDataFile = LIST 2D\ns0.raw\n../s1.raw\n", ["s0.raw", "../s1.raw"]),
+        ("a.mhd", "NDims = 3\nElementDataFile = s%02d.raw 1 5 2\n", ["s01.raw", "s03.raw", "s05.raw"]),
+        ("a.mhd", "not a header", []),
+        ("a.nhdr", "NRRD0004\ntype: uchar\ndata file: a.raw.gz\n", ["a.raw.gz"]),
+        ("a.nhdr", "NRRD0004\ndatafile: LIST\nb.raw\n", ["b.raw"]),
+        ("a.hdr", "", ["a.img", "a.IMG", "a.img.gz"]),
+        ("a.png", "\x89PNG", []),
+    ],
+)
+def test_the_data_files_an_image_header_names(tmp_path, name, header, named):
+    """What ITK opens besides the header (MetaIO's ElementDataFile, NRRD's data file, an Analyze pair's .img),
+    from the header's own folder."""
+    (tmp_path / name).write_bytes(header.encode("latin-1"))
+    found = files.image_data_files(tmp_path / name, tmp_path / name, name)
+    assert found == [os.path.join(tmp_path, data) for data in named]
+
+
+@pytest.mark.parametrize("value", ["s%d%d.raw 1 2 1", "s%d.raw 1 2 0", "s%d.raw 0 100000 1", "s%d.raw x 2 1"])
+def test_a_data_file_pattern_that_cannot_be_expanded_is_a_value_error(tmp_path, value):
+    (tmp_path / "a.mhd").write_text(f"NDims = 3\nElementDataFile = {value}\n")
+    with pytest.raises(ValueError):
+        files.image_data_files(tmp_path / "a.mhd", tmp_path / "a.mhd", "a.mhd")
