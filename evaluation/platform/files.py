@@ -73,6 +73,9 @@ TIFF_MAX_ENTRIES = 2**16 - 1  # tags in one directory (classic TIFF's count is 1
 TIFF_LAYOUTS = {False: ("H", 12, "I"), True: ("Q", 20, "Q")}  # BigTIFF? -> (entry count, entry size, offset)
 TIFF_INTEGERS = {3: "H", 4: "I", 16: "Q"}  # field type -> struct code: SHORT, LONG, LONG8
 MAX_DATA_FILES = 2**16  # the data files a detached image header may name by pattern (one a slice)
+# such a pattern: one integer conversion, its width and precision below 1,000 (``slice%03d.raw``; a "%c" of a large
+# number or a "%999999999d" would raise or fill the memory before any name is checked)
+DATA_FILE_PATTERN = r"[^%]*%[-+ #0]*\d{0,3}(?:\.\d{0,3})?[diouxX][^%]*"
 TIFF_TAGS = {256: "width", 257: "height", 258: "bits", 262: "photometric", 277: "samples"}
 
 
@@ -262,12 +265,9 @@ def image_data_files(path: Path, opened: Path, what: str) -> list[str]:
     elif "%" in value:
         pattern, *numbers = value.split()
         first, last, step = (int(n) for n in numbers[:3]) if len(numbers) >= 3 else (0, -1, 0)
-        if step == 0 or abs((last - first) // step) >= MAX_DATA_FILES:
+        if step == 0 or abs((last - first) // step) >= MAX_DATA_FILES or not re.fullmatch(DATA_FILE_PATTERN, pattern):
             raise ValueError(value)
-        try:
-            named = [pattern % index for index in range(first, last + (1 if step > 0 else -1), step)]
-        except TypeError:  # (a pattern of two numbers, or none that takes one)
-            raise ValueError(value) from None
+        named = [pattern % index for index in range(first, last + (1 if step > 0 else -1), step)]
     else:
         named = [value]
     return [os.path.join(folder, data) for data in named]

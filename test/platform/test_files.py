@@ -208,7 +208,19 @@ def test_the_data_files_an_image_header_names(tmp_path, name, header, named):
     assert found == [os.path.join(tmp_path, data) for data in named]
 
 
-@pytest.mark.parametrize("value", ["s%d%d.raw 1 2 1", "s%d.raw 1 2 0", "s%d.raw 0 100000 1", "s%d.raw x 2 1"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "s%d%d.raw 1 2 1",
+        "s%d.raw 1 2 0",
+        "s%d.raw 0 100000 1",
+        "s%d.raw x 2 1",
+        "s%c.raw 1114112 1114113 1",  # (Python's "%c" of it: OverflowError)
+        "s%999999999d.raw 1 2 1",  # (a name of a GB each)
+        "s%.999999999d.raw 1 2 1",
+        "s%s.raw 1 2 1",
+    ],
+)
 def test_a_data_file_pattern_that_cannot_be_expanded_is_a_value_error(tmp_path, value):
     (tmp_path / "a.mhd").write_text(f"NDims = 3\nElementDataFile = {value}\n")
     with pytest.raises(ValueError):
