@@ -15,7 +15,7 @@ from rare25_cases import write_case
 from sklearn.metrics import average_precision_score, precision_recall_curve, roc_auc_score
 
 from evaluation.metrics.precision_recall import grouped_curve_metrics
-from evaluation.metrics.prevalence_bootstrap import official_bootstrap_counts, website_bootstrap_counts
+from evaluation.metrics.prevalence_bootstrap import _median, official_bootstrap_counts, website_bootstrap_counts
 from evaluation.platform.layout import JobSpec
 from evaluation.registry import get
 
@@ -126,6 +126,16 @@ def test_other_protocols_and_draws_equal_their_loops(tmp_path, evaluate_cli, pro
     for key in OFFICIAL_KEYS:
         assert run.metrics[key] == pytest.approx(reference[key], abs=1e-12), key
     assert (run.metrics["settings"]["protocol"], run.metrics["settings"]["rng"]) == (protocol, rng)
+
+
+def test_the_bootstraps_median_is_numpys_to_the_bit():
+    """The summaries' median is ``np.median``'s number (the middle value, or the mean of the middle two) for odd and
+    even counts, ties, wide magnitudes and NaN (there: np.median itself)."""
+    rng = np.random.default_rng(3)
+    for size in [*range(1, 40), 999, 1000]:
+        for values in (rng.random(size), rng.integers(0, 4, size) / 7, rng.normal(size=size) * 1e300,
+                       np.round(rng.random(size), 2), np.r_[rng.random(size - 1), np.nan]):  # fmt: skip
+            assert _median(values) == float(np.median(values)) or (np.isnan(_median(values)) and np.isnan(values).any())
 
 
 def test_official_weights_are_patient_draws():
