@@ -20,8 +20,8 @@ subprocess from the same files:
   metrics.json are byte-identical. Both trees run as the environment says: with ``PYTHONDONTWRITEBYTECODE=1``
   each start compiles every module it imports (the image compiles the project once, ``compileall``: set
   ``PYTHONPYCACHEPREFIX`` to a scratch folder and unset it to measure that). 27 Nov, compiled bytecode, 1,000
-  iterations, best of 15: 1.01-1.07x in six runs at issue 29's close (a single run moves about 5% on this machine),
-  1.07-1.11x at the stop before (docs/benchmarks.md).
+  iterations, best of 15: 1.01-1.07x in fifteen runs at issue 29's close (a single run moves about 5% on this
+  machine), 1.07-1.11x at the stop before (docs/benchmarks.md).
 
 Prints the wall times and ratios (each side's best of ``--repeat``), the bootstrap-only times (the pure
 function in this process, the reference's loop as timed inside its script) and checks the 13 numbers agree
