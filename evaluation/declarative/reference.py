@@ -391,6 +391,26 @@ def _csv_cells(
     return dict(zip(ids, zip(lines, by_row, strict=True), strict=True))
 
 
+def _csv_file(
+    ground_truth: Path, file: str, declaration: Declaration, columns: tuple[str, ...], binary: bool
+) -> tuple[list[str], Sequence[int], list[Sequence[str]]]:
+    """``_csv_rows`` of the ground truth's ``file``; a file absent or not UTF-8 CSV is the organizer's one line
+    (naming the ``columns`` read from it)."""
+    path, cases = ground_truth / file, declaration.cases
+    if not path.is_file():
+        raise ConfigurationError(f"{cases.ground_truth} has no {file}.")
+    try:
+        return _csv_rows(read_file(ground_truth, path))
+    except (UnicodeDecodeError, csv.Error) as error:
+        what = (
+            f"{cases.ground_truth} {file} cannot be parsed as UTF-8 CSV"
+            if cases.ground_truth_name
+            else f"{file} must be UTF-8 CSV with columns {','.join((cases.id_column, *columns))}"
+            f"{' and 0/1 labels' if binary else ''}"
+        )
+        raise ConfigurationError(f"{what} ({type(error).__name__}): fix it in the phase's ground truth.") from None
+
+
 def _csv_table(
     ground_truth: Path,
     file: str,
@@ -404,24 +424,11 @@ def _csv_table(
     (stripped); the file must hold every column the declaration reads from it (all absent ones named at
     once) and each case once. ``tables``: the files this load has read (each read once; the first
     problem is the first reader's, in its words)."""
-    path, cases = ground_truth / file, declaration.cases
-    id_column = cases.id_column
-    named = cases.ground_truth
+    path, id_column = ground_truth / file, declaration.cases.id_column
     if tables is not None and path in tables:
         header, lines, found, ids = tables[path]
         return ids, lines, _stripped(found, _present(header, file, declaration, columns, reader), columns)
-    if not path.is_file():
-        raise ConfigurationError(f"{named} has no {file}.")
-    try:
-        header, lines, found = _csv_rows(read_file(ground_truth, path))
-    except (UnicodeDecodeError, csv.Error) as error:
-        what = (
-            f"{named} {file} cannot be parsed as UTF-8 CSV"
-            if cases.ground_truth_name
-            else f"{file} must be UTF-8 CSV with columns {','.join((id_column, *columns))}"
-            f"{' and 0/1 labels' if binary else ''}"
-        )
-        raise ConfigurationError(f"{what} ({type(error).__name__}): fix it in the phase's ground truth.") from None
+    header, lines, found = _csv_file(ground_truth, file, declaration, columns, binary)
     place = _present(header, file, declaration, columns, reader)
     ids = _strip(found[place[id_column]])
     if not (ids.distinct() if isinstance(ids, _Column) else len(set(ids)) == len(ids)):
@@ -772,7 +779,9 @@ def _sample_weights(
             csv_file, _, column = text.partition(":")
             if metric.absent_weight is not None and csv_file not in headers:
                 read = tables.get(ground_truth / csv_file)
-                headers[csv_file] = read[0] if read else _csv_rows(read_file(ground_truth, ground_truth / csv_file))[0]
+                headers[csv_file] = (
+                    read[0] if read else _csv_file(ground_truth, csv_file, declaration, (column,), False)[0]
+                )
             absent = metric.absent_weight is not None and column not in headers[csv_file]
             rules = (text, absent and metric.absent_weight, metric.zero_weight, metric.sorted_weights)
             if rules in checked:  # (ISIC's five metrics weighed alike: checked once)

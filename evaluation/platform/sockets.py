@@ -19,6 +19,7 @@ from typing import Any
 from evaluation.errors import SubmissionError
 from evaluation.platform.files import (
     MAX_JSON_BYTES,
+    below,
     check_image_file,
     contained,
     contained_in,
@@ -39,7 +40,7 @@ def _in_own_output(input_dir: Path, job: Job, slug: str, relative: Path, case: s
     root = os.path.realpath(input_dir)
     path = contained_in(root, Path(job.pk) / "output" / relative, case)
     own = os.path.join(root, job.pk, "output")
-    if os.path.realpath(own) != own or (path != own and not path.startswith(os.path.join(own, ""))):
+    if os.path.realpath(own) != own or not below(own, path):
         raise SubmissionError(
             f"the output '{slug}' ({relative}) points outside the output folder of its own job {job.pk}; "
             "it was not read.",

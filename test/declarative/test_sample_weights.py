@@ -133,6 +133,25 @@ def test_bad_weights_are_the_organizers_one_line(tmp_path, truth, line):
 
 
 @pytest.mark.parametrize(
+    ("content", "error"),
+    [(b"\xff\xfe,w\n", "UnicodeDecodeError"), (b'image,w\n"i1,1\n', "ParserError"), (b"", "EmptyDataError"),
+     (b"image,w\ni1,1,3\n", "ParserError"), (None, None)],
+)  # fmt: skip
+def test_a_weights_file_of_its_own_that_is_not_csv_is_the_organizers_one_line(tmp_path, content, error):
+    """Its header is read for ``absent_weight`` before any column: a broken file is named, not a traceback."""
+    (tmp_path / "gt").mkdir()
+    if content is not None:
+        (tmp_path / "gt" / "weights.csv").write_bytes(content)
+    metric = 'sample_weights = "weights.csv:w"\nabsent_weight = 1.0'
+    with pytest.raises(ConfigurationError) as raised:
+        _run(PROBABILITIES.replace("METRIC", metric), tmp_path, TRUTH, SCORES)
+    assert str(raised.value) == (
+        "The ground truth has no weights.csv." if error is None
+        else f"weights.csv must be UTF-8 CSV with columns image,w ({error}): fix it in the phase's ground truth."
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
     ("metric", "problem"),
     [
         ('sample_weights = "truth.csv"', "weighted.toml: metrics[0].sample_weights: 'truth.csv' is not "
