@@ -1086,6 +1086,7 @@ class Fault:
     env: tuple[tuple[str, str], ...] = ()
     challenge: str = ""  # without a declaration: a packaged challenge (default kits-example)
     raw: bytes | None = None  # the declaration's bytes, when they are not UTF-8 text
+    ground_truth: Callable[[Path], None] | None = None  # changes a copy of kits-example's in ``root / "gt"``
 
     def arguments(self, root: Path) -> list[str]:
         challenge = str(root / DECLARATION) if self.declaration is not None or self.raw else self.challenge
@@ -1099,7 +1100,57 @@ class Fault:
             common += ["--outputs", str(root / "outputs"), "--output", str(root / "made")]
         elif self.tool == "evaluation.compare":
             common = []
-        return [*common, *self.extra]
+        truth = ["--ground-truth", str(root / "gt")] if self.ground_truth is not None else []
+        return [*common, *truth, *self.extra]
+
+
+def _label_0(change: Callable[[Path, Path], None]) -> Callable[[Path], None]:
+    """A copy of kits-example's ground truth in ``root / "gt"`` whose first label, ``labels/case_00000.mha``, is
+    ``change(label, root)``."""
+
+    def made(root: Path) -> None:
+        shutil.copytree(KITS_TRUTH, root / "gt")
+        change(root / "gt" / "labels" / "case_00000.mha", root)
+
+    return made
+
+
+def _linked_outside(label: Path, root: Path) -> None:
+    shutil.copyfile(label, root / "elsewhere.mha")
+    replace_with(label, lambda path: path.symlink_to(root / "elsewhere.mha"))
+
+
+def _data_file(named: str, made: Callable[[Path], None] | None = None) -> Callable[[Path, Path], None]:
+    """The label a MetaImage header naming ``named`` as its data file (``made``: makes that file, from the label)."""
+
+    def change(label: Path, root: Path) -> None:
+        text(label, metaimage(data_file=named, data=b""))
+        if made is not None:
+            made(label)
+
+    return change
+
+
+def _voxels_outside(label: Path) -> None:
+    text(label.parents[2] / "elsewhere.raw", b"\0\1\1\2")  # (beside the ground truth, not in it)
+
+
+def ground_truth_faults(tool: str) -> dict[str, Fault]:
+    """A ground truth whose files lead outside its folder, or to a FIFO: the organizer's one line, nothing opened."""
+    outside = ("The ground truth's labels/case_00000.mha",)
+    return {
+        "a label linked outside": Fault(tool, (*outside, "links outside the ground-truth folder."),
+                                        ground_truth=_label_0(_linked_outside)),
+        "a label whose data file is outside": Fault(
+            tool, (*outside, "names a data file outside the ground-truth folder."),
+            ground_truth=_label_0(_data_file("../../elsewhere.raw", _voxels_outside))),
+        "a label whose data file is a FIFO": Fault(
+            tool, (*outside, "names a data file that is a FIFO"),
+            ground_truth=_label_0(_data_file("case_00000.raw", lambda label: os.mkfifo(label.with_suffix(".raw"))))),
+        "a label whose data-file pattern is a %c": Fault(
+            tool, (*outside, "names its data files in a way this engine cannot check."),
+            ground_truth=_label_0(_data_file("s%c.raw 1114112 1114113 1"))),
+    }  # fmt: skip
 
 
 def declaration_faults(tool: str) -> dict[str, Fault]:
@@ -1183,6 +1234,8 @@ def _organizer_faults() -> dict[str, Fault]:
                         ("evaluation.make_input", "make_input")):  # fmt: skip
         for name, fault in declaration_faults(tool).items():
             faults[f"{label}: {name}"] = fault
+    for name, fault in ground_truth_faults(evaluation).items():  # (batch: the line of each submission it failed)
+        faults[f"ground truth: {name}"] = fault
     options = {  # the run's options and environment (python -m evaluation)
         "EVALUATION_WORKERS garbage": (("EVALUATION_WORKERS",), (), (("EVALUATION_WORKERS", "many"),)),
         "EVALUATION_WORKERS 0": (("EVALUATION_WORKERS",), (), (("EVALUATION_WORKERS", "0"),)),
@@ -1262,6 +1315,8 @@ def _run_fault(root: Path, fault: Fault) -> subprocess.CompletedProcess:
     (root / "broken.json").write_text('{"Score": 1,\n "x": }')
     (root / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
     (root / "list.json").write_text("[1, 2]")
+    if fault.ground_truth is not None:
+        fault.ground_truth(root)
     if fault.raw is not None:
         (root / DECLARATION).write_bytes(fault.raw)
     elif fault.declaration is not None:
